@@ -1,0 +1,65 @@
+"""The errors aizac raises on purpose.
+
+Every error says what went wrong and what to do next (``hint``); adapters chain the underlying
+exception with ``raise ... from e`` so nothing is lost when debugging.
+"""
+
+from __future__ import annotations
+
+
+class AizacError(Exception):
+    """Base class: a message for the user plus a hint on what to do next."""
+
+    default_hint = ""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        self.message = message
+        self.hint = hint if hint is not None else self.default_hint
+        super().__init__(f"{message} {self.hint}".strip() if self.hint else message)
+
+
+class ConfigError(AizacError):
+    """A setting is missing, malformed or names something unknown."""
+
+    default_hint = "Fix the setting named above (environment variable, .env or aizac.toml)."
+
+
+class ModelError(AizacError):
+    """A model provider failed after retries (network, HTTP status, bad payload)."""
+
+    default_hint = "Check the provider's status and your key, or set a fallback model for the role."
+
+
+class StructuredOutputError(ModelError):
+    """A model kept returning output that does not validate against the requested schema."""
+
+    default_hint = (
+        "Try again, use a stronger model for this role, or raise AIZAC_STRUCTURED_RETRIES."
+    )
+
+
+class InvalidInputError(AizacError, ValueError):
+    """User or caller input was rejected at the boundary; nothing was written."""
+
+    default_hint = "Correct the input and try again."
+
+
+class NotFoundError(AizacError, KeyError):
+    """An id, project or name does not exist."""
+
+    default_hint = "List what exists first (e.g. `aizac projects` or the memory inspector)."
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return Exception.__str__(self)
+
+
+class StorageError(AizacError):
+    """Reading or writing the data directory failed; the previous state is kept."""
+
+    default_hint = "Check that AIZAC_DATA_DIR is writable and has free space."
+
+
+class CancelledError(AizacError):
+    """A long operation was cancelled by the user; the project is left as it was."""
+
+    default_hint = "Start the operation again when ready."

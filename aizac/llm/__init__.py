@@ -1,0 +1,1 @@
+"""The model layer: role -> model router, providers, structured output, embeddings."""

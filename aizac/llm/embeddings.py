@@ -1,0 +1,139 @@
+"""Embeddings: a deterministic offline default and configurable real ones.
+
+The default, :class:`HashingEmbeddings`, needs no model and no network: it hashes character
+n-grams (1-3) and words of NFKC-normalised, case-folded text into a fixed number of signed
+buckets and L2-normalises the result. Character n-grams make it work the same way for Korean,
+Chinese and English without a tokenizer; CRC32 keeps it identical across processes (Python's
+``hash`` is salted per process).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+import zlib
+from functools import lru_cache
+
+from langchain_core.embeddings import Embeddings
+
+from aizac.errors import ConfigError
+
+_WORDS = re.compile(r"\w+")
+DEFAULT_DIM = 256
+
+
+@lru_cache(maxsize=200_000)
+def _bucket(feature: str, dim: int) -> tuple[int, float]:
+    h = zlib.crc32(feature.encode("utf-8"))
+    return h % dim, (1.0 if (h >> 31) & 1 else -1.0)
+
+
+def _features(text: str) -> list[str]:
+    norm = unicodedata.normalize("NFKC", text).casefold()
+    feats: list[str] = []
+    for word in _WORDS.findall(norm):
+        feats.append("w:" + word)
+        padded = f" {word} "
+        for n in (1, 2, 3):
+            feats.extend(padded[i : i + n] for i in range(len(padded) - n + 1) if padded[i : i + n].strip())
+    return feats
+
+
+class HashingEmbeddings(Embeddings):
+    """Deterministic hashed character-n-gram embeddings (offline, multilingual)."""
+
+    def __init__(self, dim: int = DEFAULT_DIM) -> None:
+        if dim < 8:
+            raise ConfigError(f"Embedding dimension {dim} is too small; use at least 8.")
+        self.dim = dim
+
+    def embed_one(self, text: str) -> list[float]:
+        """Embed a single text (the zero vector's stand-in is a fixed unit vector)."""
+        vec = [0.0] * self.dim
+        for feat in _features(text):
+            idx, sign = _bucket(feat, self.dim)
+            vec[idx] += sign
+        norm = math.sqrt(sum(v * v for v in vec))
+        if norm == 0.0:
+            vec[0] = 1.0  # empty or punctuation-only text: a valid unit vector, never NaN
+            return vec
+        return [v / norm for v in vec]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self.embed_one(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_one(text)
+
+
+def embeddings_from_spec(spec: str, settings: object | None = None) -> Embeddings:
+    """Build embeddings from a spec string.
+
+    Specs: ``hash`` or ``hash:DIM`` (default, offline), ``openai:MODEL`` (uses the OpenAI key and
+    base URL settings), ``ollama:MODEL`` (uses ``ollama_base_url``),
+    ``sentence-transformers:/path/to/model`` (a local model directory; never downloads).
+    """
+    from aizac.settings import Settings, get_settings
+
+    cfg: Settings = settings if isinstance(settings, Settings) else get_settings()
+    kind, _, arg = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind == "hash":
+        try:
+            return HashingEmbeddings(int(arg) if arg else DEFAULT_DIM)
+        except ValueError as e:
+            raise ConfigError(f"AIZAC_EMBEDDING={spec!r}: the dimension must be an integer.") from e
+    if not arg:
+        raise ConfigError(f"AIZAC_EMBEDDING={spec!r} names no model; write e.g. '{kind}:MODEL'.")
+    if kind == "openai":
+        if cfg.openai_api_key is None and cfg.openai_base_url is None:
+            raise ConfigError(
+                "AIZAC_EMBEDDING uses OpenAI but no key is set.",
+                hint="Set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server).",
+            )
+        from langchain_openai import OpenAIEmbeddings
+
+        return OpenAIEmbeddings(
+            model=arg,
+            api_key=cfg.openai_api_key,  # type: ignore[arg-type]
+            base_url=cfg.openai_base_url,
+            check_embedding_ctx_length=False,  # avoids a tiktoken download
+        )
+    if kind == "ollama":
+        from langchain_ollama import OllamaEmbeddings
+
+        return OllamaEmbeddings(model=arg, base_url=cfg.ollama_base_url)
+    if kind == "sentence-transformers":
+        return _sentence_transformers(arg)
+    raise ConfigError(
+        f"AIZAC_EMBEDDING={spec!r}: unknown embedding provider {kind!r}.",
+        hint="Use hash, hash:DIM, openai:MODEL, ollama:MODEL or sentence-transformers:PATH.",
+    )
+
+
+def _sentence_transformers(path: str) -> Embeddings:
+    from pathlib import Path
+
+    if not Path(path).exists():
+        raise ConfigError(
+            f"AIZAC_EMBEDDING: sentence-transformers model path {path!r} does not exist.",
+            hint="Point it at a downloaded model directory; aizac never downloads models.",
+        )
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as e:
+        raise ConfigError(
+            "AIZAC_EMBEDDING asks for sentence-transformers, which is not installed.",
+            hint="pip install sentence-transformers",
+        ) from e
+    model = SentenceTransformer(path, device="cpu")
+
+    class _STEmbeddings(Embeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [list(map(float, v)) for v in model.encode(texts, normalize_embeddings=True)]
+
+        def embed_query(self, text: str) -> list[float]:
+            return self.embed_documents([text])[0]
+
+    return _STEmbeddings()

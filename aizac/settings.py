@@ -1,0 +1,164 @@
+"""Settings from the environment, an optional ``.env`` and an optional ``aizac.toml``.
+
+Precedence (highest first): constructor arguments, environment variables, ``.env``, the TOML
+file (``AIZAC_CONFIG`` or ``./aizac.toml``), defaults. Provider keys are ``SecretStr`` so they are
+never printed; they also accept the providers' usual variable names (``OPENAI_API_KEY`` ...).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+Language = Literal["ko", "en", "zh"]
+ROLES: tuple[str, ...] = ("planner", "writer", "extractor", "reviewer")
+
+
+def _alias(*names: str) -> AliasChoices:
+    return AliasChoices(*names)
+
+
+class Settings(BaseSettings):
+    """Everything aizac can be configured with. See README "Configuration"."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="AIZAC_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
+    )
+
+    data_dir: Path = Path("aizac-data")
+    language: Language = "ko"
+
+    # Role -> model spec ("local", "openai:gpt-4o", "anthropic:claude-sonnet-4-5",
+    # "clova:HCX-005", "ollama:qwen2.5:7b", "openai-compatible:http://host:port/v1:model").
+    planner_model: str = "local"
+    writer_model: str = "local"
+    extractor_model: str = "local"
+    reviewer_model: str = "local"
+    planner_fallback: str | None = None
+    writer_fallback: str | None = None
+    extractor_fallback: str | None = None
+    reviewer_fallback: str | None = None
+
+    # "hash" (offline default, optionally "hash:DIM"), "openai:MODEL", "ollama:MODEL",
+    # "sentence-transformers:/path/to/model".
+    embedding: str = "hash"
+
+    structured_retries: int = Field(default=2, ge=0, le=10)
+    transient_retries: int = Field(default=3, ge=0, le=10)
+    request_timeout: float = Field(default=120.0, gt=0)
+    local_model_path: Path | None = None
+    local_context: int = Field(default=4096, ge=512)
+    local_max_tokens: int = Field(default=512, ge=16)
+
+    openai_api_key: SecretStr | None = Field(
+        default=None, validation_alias=_alias("AIZAC_OPENAI_API_KEY", "OPENAI_API_KEY")
+    )
+    openai_base_url: str | None = Field(
+        default=None, validation_alias=_alias("AIZAC_OPENAI_BASE_URL", "OPENAI_BASE_URL")
+    )
+    anthropic_api_key: SecretStr | None = Field(
+        default=None, validation_alias=_alias("AIZAC_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")
+    )
+    anthropic_base_url: str | None = Field(
+        default=None, validation_alias=_alias("AIZAC_ANTHROPIC_BASE_URL", "ANTHROPIC_BASE_URL")
+    )
+    clova_api_key: SecretStr | None = Field(
+        default=None, validation_alias=_alias("AIZAC_CLOVA_API_KEY", "CLOVASTUDIO_API_KEY")
+    )
+    clova_base_url: str = Field(
+        default="https://clovastudio.stream.ntruss.com",
+        validation_alias=_alias("AIZAC_CLOVA_BASE_URL", "CLOVASTUDIO_BASE_URL"),
+    )
+    ollama_base_url: str = Field(
+        default="http://127.0.0.1:11434",
+        validation_alias=_alias("AIZAC_OLLAMA_BASE_URL", "OLLAMA_HOST"),
+    )
+    # Optional Chroma server; unset means embedded Chroma under data_dir.
+    chroma_host: str | None = None
+    chroma_port: int = 8000
+
+    # Memory: initial strength per tag and the forgetting threshold (see README "Memory").
+    memory_threshold: float = Field(default=1.0, gt=0, lt=10)
+    strength_story: float = Field(default=10.0, gt=0)
+    strength_character: float = Field(default=30.0, gt=0)
+    strength_relation: float = Field(default=20.0, gt=0)
+    strength_setting: float = Field(default=40.0, gt=0)
+    short_term_tokens: int = Field(default=1200, ge=64)
+
+    # Web app and email export.
+    host: str = "127.0.0.1"
+    port: int = Field(default=7860, ge=1, le=65535)
+    smtp_host: str | None = None
+    smtp_port: int = Field(default=587, ge=1, le=65535)
+    smtp_starttls: bool = True
+    smtp_user: str | None = None
+    smtp_password: SecretStr | None = None
+    smtp_sender: str | None = None
+
+    @field_validator("planner_model", "writer_model", "extractor_model", "reviewer_model")
+    @classmethod
+    def _spec_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a model spec cannot be empty; use 'local' for the embedded model")
+        return value.strip()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_path = Path(os.environ.get("AIZAC_CONFIG", "aizac.toml"))
+        return (
+            init_settings,
+            env_settings,
+            dotenv_settings,
+            TomlConfigSettingsSource(settings_cls, toml_file=toml_path),
+            file_secret_settings,
+        )
+
+    def role_spec(self, role: str) -> str:
+        """The model spec configured for ``role``."""
+        if role not in ROLES:
+            from aizac.errors import ConfigError
+
+            raise ConfigError(f"Unknown role {role!r}; roles are {', '.join(ROLES)}.")
+        return str(getattr(self, f"{role}_model"))
+
+    def role_fallback(self, role: str) -> str | None:
+        """The fallback model spec for ``role``, if any."""
+        self.role_spec(role)
+        value = getattr(self, f"{role}_fallback")
+        return str(value) if value else None
+
+    def tag_strengths(self) -> dict[str, float]:
+        """Initial memory strength for each memory tag."""
+        return {
+            "Story": self.strength_story,
+            "Character": self.strength_character,
+            "CharacterRelation": self.strength_relation,
+            "NovelSetting": self.strength_setting,
+        }
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Settings read once per process (tests build ``Settings(...)`` directly instead)."""
+    return Settings()
