@@ -1,0 +1,39 @@
+"""Shared test setup: every test runs offline, in a throwaway data directory."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from aizac.settings import get_settings
+
+# Variables that would make a test depend on the developer's machine or reach a real service.
+_ISOLATED_ENV = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "CLOVASTUDIO_API_KEY",
+    "OLLAMA_HOST",
+)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Point AIZAC_DATA_DIR at a fresh folder and hide real keys and config files."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("AIZAC_") or name in _ISOLATED_ENV:
+            monkeypatch.delenv(name, raising=False)
+    data_dir: Path = tmp_path_factory.mktemp("aizac-data")
+    monkeypatch.setenv("AIZAC_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("AIZAC_CONFIG", str(data_dir / "no-such-aizac.toml"))
+    monkeypatch.chdir(data_dir)  # so a developer's ./.env is never read
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
