@@ -1,0 +1,124 @@
+"""Prompt templates per language, editable without code changes.
+
+Templates ship as package data in ``aizac/writer/prompts/<lang>/<kind>.txt``. A file of the same
+name under an override directory (``<data_dir>/prompts/<lang>/<kind>.txt``) wins, so a writer can
+edit prompts in place. A template has a ``### system`` and a ``### user`` section and
+``$name`` placeholders (``string.Template``); a missing variable is an error, never a silent gap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from string import Template
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from aizac.errors import ConfigError
+
+LANGUAGES: tuple[str, ...] = ("ko", "en", "zh")
+LANGUAGE_NAMES: dict[str, str] = {"ko": "한국어", "en": "English", "zh": "中文"}
+KINDS: tuple[str, ...] = (
+    "plot",
+    "beat",
+    "prose",
+    "summary",
+    "character",
+    "extract_Story",
+    "extract_Character",
+    "extract_CharacterRelation",
+    "extract_NovelSetting",
+)
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """A parsed template: system and user parts."""
+
+    kind: str
+    language: str
+    system: str
+    user: str
+
+    def render(self, **values: object) -> list[BaseMessage]:
+        """Messages with every ``$placeholder`` filled (pure)."""
+        text = {k: str(v) for k, v in values.items()}
+        text.setdefault("language_name", LANGUAGE_NAMES.get(self.language, self.language))
+        try:
+            system = Template(self.system).substitute(text).strip()
+            user = Template(self.user).substitute(text).strip()
+        except KeyError as e:
+            raise ConfigError(
+                f"Prompt template {self.language}/{self.kind} uses ${e.args[0]}, "
+                "which the pipeline does not provide.",
+                hint="Edit the template to use only the documented placeholders.",
+            ) from e
+        except ValueError as e:
+            raise ConfigError(
+                f"Prompt template {self.language}/{self.kind} is malformed: {e}.",
+                hint="Write a literal dollar sign as $$.",
+            ) from e
+        messages: list[BaseMessage] = []
+        if system:
+            messages.append(SystemMessage(system))
+        messages.append(HumanMessage(user))
+        return messages
+
+
+def parse_template(kind: str, language: str, source: str) -> PromptTemplate:
+    """Split template text into its ``### system`` / ``### user`` sections (pure)."""
+    sections: dict[str, list[str]] = {}
+    current: str | None = None
+    for line in source.splitlines():
+        header = line.strip().lower()
+        if header in ("### system", "### user"):
+            current = header[4:]
+            sections[current] = []
+        elif current is not None:
+            sections[current].append(line)
+    if "user" not in sections:
+        raise ConfigError(
+            f"Prompt template {language}/{kind} has no '### user' section.",
+            hint="Start the user part of the template with a line '### user'.",
+        )
+    return PromptTemplate(
+        kind=kind,
+        language=language,
+        system="\n".join(sections.get("system", [])),
+        user="\n".join(sections["user"]),
+    )
+
+
+class PromptLibrary:
+    """Loads templates (override directory first, then package data) and caches them."""
+
+    def __init__(self, override_dir: Path | None = None) -> None:
+        self.override_dir = override_dir
+        self._cache: dict[tuple[str, str], PromptTemplate] = {}
+
+    def get(self, kind: str, language: str) -> PromptTemplate:
+        if kind not in KINDS:
+            raise ConfigError(f"Unknown prompt kind {kind!r}; kinds are {', '.join(KINDS)}.")
+        lang = language if language in LANGUAGES else "en"
+        key = (kind, lang)
+        if key not in self._cache:
+            self._cache[key] = parse_template(kind, lang, self._read(kind, lang))
+        return self._cache[key]
+
+    def render(self, kind: str, language: str, **values: object) -> list[BaseMessage]:
+        return self.get(kind, language).render(**values)
+
+    def _read(self, kind: str, lang: str) -> str:
+        if self.override_dir is not None:
+            path = self.override_dir / lang / f"{kind}.txt"
+            if path.is_file():
+                return path.read_text(encoding="utf-8")
+        resource = resources.files("aizac.writer") / "prompts" / lang / f"{kind}.txt"
+        try:
+            return resource.read_text(encoding="utf-8")
+        except FileNotFoundError as e:
+            raise ConfigError(
+                f"Prompt template {lang}/{kind}.txt is missing from the installation.",
+                hint="Reinstall aizac (pip install -e .) so package data is included.",
+            ) from e

@@ -1,0 +1,225 @@
+"""Model-facing schemas of the writer pipeline.
+
+Every model output is one of these Pydantic models, requested with its JSON schema and validated.
+Strings carry ``max_length`` and lists ``max_length`` so schema-constrained decoding by a small
+local model always terminates. ``extra="forbid"`` keeps the schemas closed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+Stage = Literal["exposition", "development", "crisis", "climax", "resolution"]
+STAGES: tuple[Stage, ...] = ("exposition", "development", "crisis", "climax", "resolution")
+
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
+Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=60)]
+Line = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=400)]
+
+
+class _Schema(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------------------- plot
+class PlotCharacter(_Schema):
+    """A main character as the plan introduces them."""
+
+    name: Name
+    role: Short = Field(description="protagonist, antagonist, ally, love interest ...")
+    profile: Text = Field(description="who they are, what they want")
+
+
+class PlotSetting(_Schema):
+    """A place, object, era or world rule the story relies on."""
+
+    name: Name
+    description: Text
+
+
+class Act(_Schema):
+    """One of the five acts, with its goal and one line per planned episode."""
+
+    stage: Stage
+    goal: Text
+    episodes: list[Line] = Field(min_length=1, max_length=4, description="one line per episode")
+
+
+class NovelPlot(_Schema):
+    """The whole plan. Only the planner ever sees all of it."""
+
+    title: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+    logline: Text
+    genre: Short
+    keywords: list[Short] = Field(default_factory=list, max_length=8)
+    characters: list[PlotCharacter] = Field(min_length=1, max_length=5)
+    settings: list[PlotSetting] = Field(default_factory=list, max_length=4)
+    acts: list[Act] = Field(min_length=5, max_length=5)
+
+    @model_validator(mode="after")
+    def _acts_in_order(self) -> NovelPlot:
+        # Small models get the stage labels wrong more often than the content; the position
+        # of an act is what defines its stage.
+        for act, stage in zip(self.acts, STAGES, strict=True):
+            act.stage = stage
+        return self
+
+    def act_index(self, episode: int) -> int:
+        """Index of the act that episode number ``episode`` (1-based) belongs to."""
+        if episode < 1:
+            raise ValueError("episodes are numbered from 1")
+        end = 0
+        for i, act in enumerate(self.acts):
+            end += len(act.episodes)
+            if episode <= end:
+                return i
+        return len(self.acts) - 1
+
+    def episode_plan(self, episode: int) -> str:
+        """The planned line for an episode (the act's last line past the planned total)."""
+        start = 1
+        for act in self.acts:
+            if episode < start + len(act.episodes):
+                return act.episodes[episode - start]
+            start += len(act.episodes)
+        return self.acts[-1].episodes[-1]
+
+    @property
+    def planned_episodes(self) -> int:
+        return sum(len(act.episodes) for act in self.acts)
+
+
+# -------------------------------------------------------------------------------------- beats
+class DialogueLine(_Schema):
+    speaker: Name
+    line: Line
+
+
+class BeatDesign(_Schema):
+    """What the planner designs for one beat (position is assigned by the pipeline)."""
+
+    location: Short
+    time: Short
+    characters: list[Name] = Field(min_length=1, max_length=6)
+    events: list[Line] = Field(min_length=1, max_length=4)
+    dialogue: list[DialogueLine] = Field(default_factory=list, max_length=4)
+    emotions: list[Short] = Field(default_factory=list, max_length=4)
+    conflicts: list[Line] = Field(default_factory=list, max_length=3)
+    sets_up: list[Line] = Field(default_factory=list, max_length=3)
+    pays_off: list[Line] = Field(default_factory=list, max_length=3)
+
+
+class NovelBeat(BeatDesign):
+    """A beat placed in the story: episode number and index within the episode (both 1-based)."""
+
+    episode: int = Field(ge=1, le=100_000)
+    index: int = Field(ge=1, le=1_000)
+
+    @classmethod
+    def place(cls, design: BeatDesign, episode: int, index: int) -> NovelBeat:
+        return cls(episode=episode, index=index, **design.model_dump())
+
+    def design(self) -> BeatDesign:
+        return BeatDesign(**self.model_dump(exclude={"episode", "index"}))
+
+    def render(self) -> str:
+        """Plain text of the beat for prompts and summaries."""
+        lines = [
+            f"[{self.episode}-{self.index}] {self.location} / {self.time}",
+            "characters: " + ", ".join(self.characters),
+        ]
+        lines += [f"- {e}" for e in self.events]
+        lines += [f'{d.speaker}: "{d.line}"' for d in self.dialogue]
+        if self.emotions:
+            lines.append("emotions: " + ", ".join(self.emotions))
+        if self.conflicts:
+            lines.append("conflicts: " + "; ".join(self.conflicts))
+        if self.sets_up:
+            lines.append("sets up: " + "; ".join(self.sets_up))
+        if self.pays_off:
+            lines.append("pays off: " + "; ".join(self.pays_off))
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------- extraction
+Keyword = Annotated[str, StringConstraints(strip_whitespace=True, max_length=30)]
+
+
+class StoryFact(_Schema):
+    text: Line
+    keyword: Keyword = ""
+    foreshadow: bool = False
+
+
+class CharacterFact(_Schema):
+    character_name: Name
+    text: Line
+    keyword: Keyword = ""
+
+
+class RelationFact(_Schema):
+    character1: Name
+    character2: Name
+    text: Line
+    keyword: Keyword = ""
+
+
+class SettingFact(_Schema):
+    keyword: Keyword
+    text: Line
+
+
+class StoryExtraction(_Schema):
+    """What happened in the beat that later episodes must remember."""
+
+    facts: list[StoryFact] = Field(default_factory=list, max_length=4)
+
+
+class CharacterExtraction(_Schema):
+    """Changes of a character's state, psychology or status."""
+
+    facts: list[CharacterFact] = Field(default_factory=list, max_length=4)
+
+
+class RelationExtraction(_Schema):
+    """How two characters stand with each other after the beat."""
+
+    facts: list[RelationFact] = Field(default_factory=list, max_length=4)
+
+
+class SettingExtraction(_Schema):
+    """Objects, places, era, culture and world rules the beat establishes."""
+
+    facts: list[SettingFact] = Field(default_factory=list, max_length=4)
+
+
+EXTRACTION_SCHEMAS: dict[str, type[_Schema]] = {
+    "Story": StoryExtraction,
+    "Character": CharacterExtraction,
+    "CharacterRelation": RelationExtraction,
+    "NovelSetting": SettingExtraction,
+}
+
+
+class BeatSummary(_Schema):
+    """A one or two sentence summary of an accepted beat for short-term memory."""
+
+    summary: Text
+
+
+# ---------------------------------------------------------------------------------- characters
+class CharacterProfile(_Schema):
+    """A character introduced during writing (dynamic character)."""
+
+    name: Name
+    aliases: list[Name] = Field(default_factory=list, max_length=3)
+    role: Short
+    profile: Text
+    goal: Line
+
+    def render(self) -> str:
+        alias = f" ({', '.join(self.aliases)})" if self.aliases else ""
+        return f"{self.name}{alias} — {self.role}. {self.profile} Goal: {self.goal}"
