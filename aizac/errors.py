@@ -63,3 +63,9 @@ class CancelledError(AizacError):
     """A long operation was cancelled by the user; the project is left as it was."""
 
     default_hint = "Start the operation again when ready."
+
+
+class ConflictError(AizacError):
+    """A stale edit: the record changed since it was read; nothing was written."""
+
+    default_hint = "Reload the latest version and apply your change again."
