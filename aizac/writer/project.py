@@ -1,0 +1,550 @@
+"""Project persistence: one directory per project with a SQLite file beside its memory.
+
+Layout: ``<data_dir>/projects/<name>/project.sqlite3`` (plot, episodes, beats, prose, a
+key-value slot, a step log) and ``<data_dir>/projects/<name>/memory/`` (the project's embedded
+Chroma). Every write is one SQLite transaction (``BEGIN IMMEDIATE``), so a killed process loses at
+most the step in flight. Writers are serialised by :meth:`ProjectStore.lock` (a per-process
+re-entrant lock plus an ``flock`` on ``.lock`` across processes) and every mutable row has a
+``version`` column: a caller that passes ``expected_version`` gets :class:`ConflictError` instead
+of overwriting a newer edit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from aizac.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
+from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
+
+BeatStatus = Literal["draft", "accepted", "rejected"]
+DB_NAME = "project.sqlite3"
+_NAME = re.compile(r"^[^\W_][\w .\-]{0,63}$")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS plot (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    json TEXT NOT NULL,
+    tropes TEXT NOT NULL DEFAULT '',
+    memory_ids TEXT NOT NULL DEFAULT '[]',
+    version INTEGER NOT NULL DEFAULT 1,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS episodes (
+    number INTEGER PRIMARY KEY,
+    title TEXT NOT NULL,
+    version INTEGER NOT NULL DEFAULT 1
+);
+CREATE TABLE IF NOT EXISTS beats (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    episode INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('draft', 'accepted', 'rejected')),
+    json TEXT NOT NULL,
+    new_characters TEXT NOT NULL DEFAULT '[]',
+    instruction TEXT NOT NULL DEFAULT '',
+    memory_ids TEXT NOT NULL DEFAULT '[]',
+    summary TEXT NOT NULL DEFAULT '',
+    prose TEXT,
+    version INTEGER NOT NULL DEFAULT 1,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS beats_slot ON beats(episode, idx) WHERE status != 'rejected';
+CREATE TABLE IF NOT EXISTS kv (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    version INTEGER NOT NULL DEFAULT 1
+);
+CREATE TABLE IF NOT EXISTS steps (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at REAL NOT NULL,
+    kind TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT '{}'
+);
+"""
+
+_THREAD_LOCKS: dict[Path, threading.RLock] = {}
+_THREAD_LOCKS_GUARD = threading.Lock()
+
+
+def validate_project_name(name: str) -> str:
+    """The project name stripped, or :class:`InvalidInputError` (no separators, <= 64 chars)."""
+    clean = name.strip()
+    if not _NAME.match(clean) or ".." in clean:
+        raise InvalidInputError(
+            f"{name!r} is not a valid project name.",
+            hint="Use 1-64 letters, digits, spaces, '.', '-' or '_', starting with a letter or "
+            "digit (no '/' or '..').",
+        )
+    return clean
+
+
+@dataclass(frozen=True)
+class ProjectInfo:
+    name: str
+    language: str
+    genre: str
+    keywords: list[str]
+    path: Path
+    created_at: float
+
+
+@dataclass
+class PlotRecord:
+    plot: NovelPlot
+    tropes: str
+    memory_ids: list[str]
+    version: int
+
+
+@dataclass
+class BeatRecord:
+    """A stored beat: its design, status, prose and bookkeeping."""
+
+    id: int
+    episode: int
+    index: int
+    status: BeatStatus
+    beat: NovelBeat
+    version: int
+    new_characters: list[CharacterProfile] = field(default_factory=list)
+    instruction: str = ""
+    memory_ids: list[str] = field(default_factory=list)
+    summary: str = ""
+    prose: str | None = None
+
+
+@dataclass(frozen=True)
+class Step:
+    id: int
+    at: float
+    kind: str
+    detail: dict[str, Any]
+
+
+class ProjectStore:
+    """SQLite adapter for one project directory (create with :meth:`create` or :meth:`open`)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.db_path = directory / DB_NAME
+        with _THREAD_LOCKS_GUARD:
+            self._thread_lock = _THREAD_LOCKS.setdefault(directory.resolve(), threading.RLock())
+        self._flock_depth = 0
+        self._flock_file: Any = None
+
+    # ------------------------------------------------------------------ create / open / list
+    @classmethod
+    def create(
+        cls,
+        root: Path,
+        name: str,
+        *,
+        language: str,
+        genre: str = "",
+        keywords: list[str] | None = None,
+    ) -> ProjectStore:
+        clean = validate_project_name(name)
+        directory = root / clean
+        if (directory / DB_NAME).exists():
+            raise InvalidInputError(
+                f"A project named {clean!r} already exists.",
+                hint="Pick another name, or open it with --project.",
+            )
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StorageError(f"Cannot create {directory}: {e}.") from e
+        store = cls(directory)
+        now = time.time()
+        meta = {
+            "name": clean,
+            "language": language,
+            "genre": genre,
+            "keywords": json.dumps(keywords or [], ensure_ascii=False),
+            "created_at": repr(now),
+            "schema": "1",
+        }
+        with store._tx() as db:
+            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
+            store._log(db, "create", {"name": clean})
+        return store
+
+    @classmethod
+    def open(cls, root: Path, name: str) -> ProjectStore:
+        clean = validate_project_name(name)
+        directory = root / clean
+        if not (directory / DB_NAME).is_file():
+            raise NotFoundError(
+                f"No project named {clean!r} in {root}.",
+                hint="List projects with `aizac projects` or create one with `aizac new NAME`.",
+            )
+        return cls(directory)
+
+    @staticmethod
+    def list_names(root: Path) -> list[str]:
+        if not root.is_dir():
+            return []
+        return sorted(p.name for p in root.iterdir() if (p / DB_NAME).is_file())
+
+    @property
+    def memory_dir(self) -> Path:
+        return self.directory / "memory"
+
+    # ------------------------------------------------------------------------ connections
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            db = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+        except sqlite3.Error as e:
+            raise StorageError(f"Cannot open project database {self.db_path}: {e}.") from e
+        db.row_factory = sqlite3.Row
+        return db
+
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: all of it is stored or none of it."""
+        db = self._connect()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        except sqlite3.Error as e:
+            raise StorageError(f"Writing {self.db_path} failed: {e}.") from e
+        finally:
+            db.close()
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        db = self._connect()
+        try:
+            yield db
+        except sqlite3.Error as e:
+            raise StorageError(f"Reading {self.db_path} failed: {e}.") from e
+        finally:
+            db.close()
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Serialise a multi-store step (memory + SQLite) across threads and processes."""
+        with self._thread_lock:
+            if self._flock_depth == 0:
+                self._flock_file = open(self.directory / ".lock", "a+b")  # noqa: SIM115
+                fcntl.flock(self._flock_file.fileno(), fcntl.LOCK_EX)
+            self._flock_depth += 1
+            try:
+                yield
+            finally:
+                self._flock_depth -= 1
+                if self._flock_depth == 0:
+                    fcntl.flock(self._flock_file.fileno(), fcntl.LOCK_UN)
+                    self._flock_file.close()
+                    self._flock_file = None
+
+    # ------------------------------------------------------------------------------ meta
+    def info(self) -> ProjectInfo:
+        with self._read() as db:
+            meta = {r["key"]: r["value"] for r in db.execute("SELECT key, value FROM meta")}
+        return ProjectInfo(
+            name=meta.get("name", self.directory.name),
+            language=meta.get("language", "ko"),
+            genre=meta.get("genre", ""),
+            keywords=json.loads(meta.get("keywords", "[]")),
+            path=self.directory,
+            created_at=float(meta.get("created_at", "0")),
+        )
+
+    def set_meta(self, **values: str) -> None:
+        with self._tx() as db:
+            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
+
+    # ------------------------------------------------------------------------------ plot
+    def plot(self) -> PlotRecord | None:
+        with self._read() as db:
+            row = db.execute("SELECT * FROM plot WHERE id = 1").fetchone()
+        if row is None:
+            return None
+        return PlotRecord(
+            plot=NovelPlot.model_validate_json(row["json"]),
+            tropes=row["tropes"],
+            memory_ids=json.loads(row["memory_ids"]),
+            version=row["version"],
+        )
+
+    def save_plot(
+        self,
+        plot: NovelPlot,
+        *,
+        tropes: str = "",
+        memory_ids: list[str] | None = None,
+        expected_version: int | None = None,
+        step: str = "plot",
+    ) -> int:
+        """Store the plot (replacing any previous one); returns the new version."""
+        with self._tx() as db:
+            row = db.execute("SELECT version, memory_ids FROM plot WHERE id = 1").fetchone()
+            current = row["version"] if row else 0
+            _check_version("plot", current, expected_version)
+            ids = memory_ids if memory_ids is not None else (
+                json.loads(row["memory_ids"]) if row else []
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO plot (id, json, tropes, memory_ids, version, updated_at)"
+                " VALUES (1, ?, ?, ?, ?, ?)",
+                (plot.model_dump_json(), tropes, json.dumps(ids), current + 1, time.time()),
+            )
+            self._log(db, step, {"version": current + 1, "title": plot.title})
+        return current + 1
+
+    # ----------------------------------------------------------------------------- beats
+    def beats(
+        self, *, episode: int | None = None, status: BeatStatus | None = None
+    ) -> list[BeatRecord]:
+        sql = "SELECT * FROM beats"
+        clauses: list[str] = []
+        args: list[object] = []
+        if episode is not None:
+            clauses.append("episode = ?")
+            args.append(episode)
+        if status is not None:
+            clauses.append("status = ?")
+            args.append(status)
+        if clauses:
+            sql += " WHERE " + " AND ".join(clauses)
+        sql += " ORDER BY episode, idx, id"
+        with self._read() as db:
+            rows = db.execute(sql, args).fetchall()
+        return [_beat_record(r) for r in rows]
+
+    def beat(self, beat_id: int) -> BeatRecord:
+        with self._read() as db:
+            row = db.execute("SELECT * FROM beats WHERE id = ?", (beat_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"No beat with id {beat_id}.", hint="List beats with `aizac beat`.")
+        return _beat_record(row)
+
+    def add_draft(
+        self,
+        beat: NovelBeat,
+        *,
+        new_characters: list[CharacterProfile] | None = None,
+        instruction: str = "",
+    ) -> BeatRecord:
+        now = time.time()
+        with self._tx() as db:
+            try:
+                cur = db.execute(
+                    "INSERT INTO beats (episode, idx, status, json, new_characters, instruction,"
+                    " created_at, updated_at) VALUES (?, ?, 'draft', ?, ?, ?, ?, ?)",
+                    (
+                        beat.episode,
+                        beat.index,
+                        beat.model_dump_json(),
+                        _dump_profiles(new_characters),
+                        instruction,
+                        now,
+                        now,
+                    ),
+                )
+            except sqlite3.IntegrityError as e:
+                raise ConflictError(
+                    f"Episode {beat.episode} already has a beat {beat.index}.",
+                    hint="Reload the episode: another session designed this beat first.",
+                ) from e
+            beat_id = int(cur.lastrowid or 0)
+            self._log(db, "beat", {"id": beat_id, "episode": beat.episode, "index": beat.index})
+        return self.beat(beat_id)
+
+    def update_draft(
+        self,
+        beat_id: int,
+        beat: NovelBeat,
+        *,
+        expected_version: int | None = None,
+        new_characters: list[CharacterProfile] | None = None,
+        instruction: str | None = None,
+        step: str = "edit",
+    ) -> BeatRecord:
+        """Replace a draft's design (edit or regeneration); accepted beats are read-only."""
+        with self._tx() as db:
+            row = self._row_for_update(db, beat_id, expected_version)
+            if row["status"] != "draft":
+                raise InvalidInputError(
+                    f"Beat {beat_id} is {row['status']}; only drafts can be changed.",
+                    hint="Undo the acceptance first, or design a new beat.",
+                )
+            if (beat.episode, beat.index) != (row["episode"], row["idx"]):
+                raise InvalidInputError("An edit cannot move a beat to another position.")
+            profiles = (
+                _dump_profiles(new_characters)
+                if new_characters is not None
+                else row["new_characters"]
+            )
+            db.execute(
+                "UPDATE beats SET json = ?, new_characters = ?, instruction = ?,"
+                " version = version + 1, updated_at = ? WHERE id = ?",
+                (
+                    beat.model_dump_json(),
+                    profiles,
+                    row["instruction"] if instruction is None else instruction,
+                    time.time(),
+                    beat_id,
+                ),
+            )
+            self._log(db, step, {"id": beat_id, "version": row["version"] + 1})
+        return self.beat(beat_id)
+
+    def set_status(
+        self,
+        beat_id: int,
+        status: BeatStatus,
+        *,
+        expected_version: int | None = None,
+        memory_ids: list[str] | None = None,
+        summary: str | None = None,
+        step: str | None = None,
+    ) -> BeatRecord:
+        with self._tx() as db:
+            row = self._row_for_update(db, beat_id, expected_version)
+            try:
+                db.execute(
+                    "UPDATE beats SET status = ?, memory_ids = ?, summary = ?,"
+                    " version = version + 1, updated_at = ? WHERE id = ?",
+                    (
+                        status,
+                        json.dumps(memory_ids if memory_ids is not None else
+                                   json.loads(row["memory_ids"])),
+                        row["summary"] if summary is None else summary,
+                        time.time(),
+                        beat_id,
+                    ),
+                )
+            except sqlite3.IntegrityError as e:
+                raise ConflictError(
+                    f"Episode {row['episode']} already has another beat {row['idx']}.",
+                    hint="Reject or remove the other beat first.",
+                ) from e
+            self._log(db, step or status, {"id": beat_id, "version": row["version"] + 1})
+        return self.beat(beat_id)
+
+    def save_prose(
+        self, beat_id: int, prose: str, *, expected_version: int | None = None
+    ) -> BeatRecord:
+        with self._tx() as db:
+            row = self._row_for_update(db, beat_id, expected_version)
+            if row["status"] != "accepted":
+                raise InvalidInputError(
+                    f"Beat {beat_id} is {row['status']}; prose is written for accepted beats.",
+                    hint="Accept the beat first (`aizac beat --accept`).",
+                )
+            db.execute(
+                "UPDATE beats SET prose = ?, version = version + 1, updated_at = ? WHERE id = ?",
+                (prose, time.time(), beat_id),
+            )
+            self._log(db, "prose", {"id": beat_id, "chars": len(prose)})
+        return self.beat(beat_id)
+
+    # -------------------------------------------------------------------------- episodes
+    def episode_titles(self) -> dict[int, str]:
+        with self._read() as db:
+            return {r["number"]: r["title"] for r in db.execute("SELECT * FROM episodes")}
+
+    def set_episode_title(self, number: int, title: str) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO episodes (number, title) VALUES (?, ?) ON CONFLICT(number)"
+                " DO UPDATE SET title = excluded.title, version = version + 1",
+                (number, title),
+            )
+
+    # -------------------------------------------------------------------------------- kv
+    def kv_get(self, key: str) -> tuple[str, int] | None:
+        """The value stored under ``key`` and its version (e.g. the web app's undo tree)."""
+        with self._read() as db:
+            row = db.execute("SELECT value, version FROM kv WHERE key = ?", (key,)).fetchone()
+        return (row["value"], row["version"]) if row else None
+
+    def kv_set(self, key: str, value: str, *, expected_version: int | None = None) -> int:
+        """Store ``value``; with ``expected_version`` (0 = must not exist) a stale write fails."""
+        with self._tx() as db:
+            row = db.execute("SELECT version FROM kv WHERE key = ?", (key,)).fetchone()
+            current = row["version"] if row else 0
+            _check_version(f"kv {key!r}", current, expected_version)
+            db.execute(
+                "INSERT OR REPLACE INTO kv (key, value, version) VALUES (?, ?, ?)",
+                (key, value, current + 1),
+            )
+        return current + 1
+
+    # ----------------------------------------------------------------------------- steps
+    def log_step(self, kind: str, detail: dict[str, Any] | None = None) -> None:
+        with self._tx() as db:
+            self._log(db, kind, detail or {})
+
+    def steps(self, limit: int = 50) -> list[Step]:
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT * FROM steps ORDER BY id DESC LIMIT ?", (limit,)
+            ).fetchall()
+        return [Step(r["id"], r["at"], r["kind"], json.loads(r["detail"])) for r in rows]
+
+    # --------------------------------------------------------------------------- helpers
+    @staticmethod
+    def _log(db: sqlite3.Connection, kind: str, detail: dict[str, Any]) -> None:
+        db.execute(
+            "INSERT INTO steps (at, kind, detail) VALUES (?, ?, ?)",
+            (time.time(), kind, json.dumps(detail, ensure_ascii=False)),
+        )
+
+    @staticmethod
+    def _row_for_update(
+        db: sqlite3.Connection, beat_id: int, expected_version: int | None
+    ) -> sqlite3.Row:
+        row = db.execute("SELECT * FROM beats WHERE id = ?", (beat_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"No beat with id {beat_id}.")
+        _check_version(f"beat {beat_id}", row["version"], expected_version)
+        return row
+
+
+def _check_version(what: str, current: int, expected: int | None) -> None:
+    if expected is not None and expected != current:
+        raise ConflictError(
+            f"The {what} changed since you loaded it (version {current}, you had {expected})."
+        )
+
+
+def _dump_profiles(profiles: list[CharacterProfile] | None) -> str:
+    return json.dumps([p.model_dump() for p in profiles or []], ensure_ascii=False)
+
+
+def _beat_record(row: sqlite3.Row) -> BeatRecord:
+    return BeatRecord(
+        id=row["id"],
+        episode=row["episode"],
+        index=row["idx"],
+        status=row["status"],
+        beat=NovelBeat.model_validate_json(row["json"]),
+        version=row["version"],
+        new_characters=[CharacterProfile(**p) for p in json.loads(row["new_characters"])],
+        instruction=row["instruction"],
+        memory_ids=json.loads(row["memory_ids"]),
+        summary=row["summary"],
+        prose=row["prose"],
+    )
