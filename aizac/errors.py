@@ -69,3 +69,9 @@ class ConflictError(AizacError):
     """A stale edit: the record changed since it was read; nothing was written."""
 
     default_hint = "Reload the latest version and apply your change again."
+
+
+class DeliveryError(AizacError):
+    """Sending something out (an export by email) failed; nothing was delivered."""
+
+    default_hint = "Check the AIZAC_SMTP_* settings and that the mail server is reachable."
