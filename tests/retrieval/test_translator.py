@@ -1,0 +1,147 @@
+import pytest
+from langchain_classic.chains.query_constructor.parser import get_parser
+from langchain_core.structured_query import Comparator, Comparison, StructuredQuery
+
+from aizac.retrieval.aliases import AliasResolver
+from aizac.retrieval.attributes import ATTRIBUTE_NAMES, TAGS, memory_attributes
+from aizac.retrieval.errors import (
+    FilterError,
+    InvalidFilterValueError,
+    UnknownCharacterError,
+    UnknownFieldError,
+)
+from aizac.retrieval.translator import MemoryFilterTranslator, combine, negate
+
+RESOLVER = AliasResolver({"Lee Youngmin": ["이영민"], "Kang Mira": ["강미라"], "Seo Jun": []})
+
+
+def where(text: str, turn: int = 100) -> dict | None:
+    translator = MemoryFilterTranslator(current_turn=turn, resolver=RESOLVER)
+    return translator.translate(get_parser().parse(text)).where
+
+
+def test_attribute_schema_lists_every_memory_field_and_the_four_tags() -> None:
+    names = set(ATTRIBUTE_NAMES)
+    assert {"tag", "character_name", "character1", "character2", "keyword", "chapter",
+            "time", "memory_strength", "pinned"} <= names
+    tag_info = next(a for a in memory_attributes() if a.name == "tag")
+    assert all(f'"{t}"' in tag_info.description for t in TAGS)
+
+
+@pytest.mark.parametrize(
+    ("expr", "expected"),
+    [
+        ('lt("time", 5)', {"last_turn": {"$gt": 95}}),
+        ('lte("time", 5)', {"last_turn": {"$gte": 95}}),
+        ('gt("time", 10)', {"last_turn": {"$lt": 90}}),
+        ('gte("time", 10)', {"last_turn": {"$lte": 90}}),
+        ('eq("time", 0)', {"last_turn": {"$eq": 100}}),
+    ],
+)
+def test_time_becomes_a_bound_on_last_turn(expr: str, expected: dict) -> None:
+    assert where(expr) == expected
+
+
+def test_time_follows_the_current_turn_at_each_translation() -> None:
+    turn = {"now": 10}
+    translator = MemoryFilterTranslator(current_turn=lambda: turn["now"])
+    parsed = get_parser().parse('lt("time", 3)')
+    assert translator.translate(parsed).where == {"last_turn": {"$gt": 7}}
+    turn["now"] = 50
+    assert translator.translate(parsed).where == {"last_turn": {"$gt": 47}}
+
+
+def test_negative_time_is_rejected() -> None:
+    with pytest.raises(InvalidFilterValueError):
+        where('lt("time", -1)')
+
+
+def test_pair_is_canonicalised_whatever_order_and_alias_the_model_used() -> None:
+    expected = {
+        "$and": [
+            {"character1": {"$eq": "Kang Mira"}},
+            {"character2": {"$eq": "Lee Youngmin"}},
+            {"tag": {"$eq": "CharacterRelation"}},
+        ]
+    }
+    assert where('and(eq("tag", "CharacterRelation"), eq("character1", "이영민"), '
+                 'eq("character2", "kang mira"))') == expected
+    assert where('and(eq("character1", "Kang Mira"), eq("character2", "Lee Youngmin"), '
+                 'eq("tag", "relationship"))') == expected
+
+
+def test_single_side_matches_either_side() -> None:
+    assert where('eq("character2", "Mira")') == {
+        "$or": [{"character1": {"$eq": "Kang Mira"}}, {"character2": {"$eq": "Kang Mira"}}]
+    }
+    assert where('ne("character1", "Mira")') == {
+        "$and": [{"character1": {"$ne": "Kang Mira"}}, {"character2": {"$ne": "Kang Mira"}}]
+    }
+
+
+def test_and_has_at_least_two_clauses_or_collapses() -> None:
+    assert where('and(eq("pinned", true))') == {"pinned": {"$eq": True}}
+    assert where('and(eq("pinned", true), eq("keyword", "ring"), gt("chapter", 2))') == {
+        "$and": [
+            {"pinned": {"$eq": True}},
+            {"keyword": {"$eq": "ring"}},
+            {"chapter": {"$gt": 2}},
+        ]
+    }
+    assert combine("$and", [None, {"a": {"$eq": 1}}]) == {"a": {"$eq": 1}}
+    assert combine("$or", [None, None]) is None
+
+
+def test_not_is_pushed_down_into_comparisons() -> None:
+    assert where('not(or(eq("pinned", true), lt("chapter", 3)))') == {
+        "$and": [{"pinned": {"$ne": True}}, {"chapter": {"$gte": 3}}]
+    }
+    assert negate({"tag": {"$in": ["Story"]}}) == {"tag": {"$nin": ["Story"]}}
+
+
+def test_tags_values_and_types_are_normalised() -> None:
+    assert where('eq("tag", "setting")') == {"tag": {"$eq": "NovelSetting"}}
+    assert where('in("tag", ["story", "Character"])') == {"tag": {"$in": ["Story", "Character"]}}
+    assert where('eq("pinned", "true")') == {"pinned": {"$eq": True}}
+    assert where('gte("chapter", "3")') == {"chapter": {"$gte": 3}}
+    assert where('eq("character_name", "이영민")') == {"character_name": {"$eq": "Lee Youngmin"}}
+
+
+def test_superseded_true_asks_for_history_and_drops_the_clause() -> None:
+    translator = MemoryFilterTranslator(resolver=RESOLVER)
+    query = StructuredQuery(
+        query="relationship",
+        filter=get_parser().parse('and(eq("superseded", true), eq("character1", "Seo Jun"))'),
+    )
+    text, kwargs = translator.visit_structured_query(query)
+    assert text == "relationship"
+    assert kwargs["include_superseded"] is True
+    assert kwargs["filter"]["$or"][0] == {"character1": {"$eq": "Seo Jun"}}
+    _, plain = translator.visit_structured_query(
+        StructuredQuery(query="x", filter=get_parser().parse('eq("superseded", false)'))
+    )
+    assert plain == {}
+
+
+@pytest.mark.parametrize(
+    ("expr", "error"),
+    [
+        ('eq("mood", "sad")', UnknownFieldError),
+        ('eq("last_turn", 3)', UnknownFieldError),
+        ('eq("tag", "Weather")', InvalidFilterValueError),
+        ('eq("chapter", "soon")', InvalidFilterValueError),
+        ('gt("pinned", true)', InvalidFilterValueError),
+        ('eq("character1", "Park Sora")', UnknownCharacterError),
+        ('eq("keyword", ["a", "b"])', InvalidFilterValueError),
+    ],
+)
+def test_bad_filters_raise_specific_filter_errors(expr: str, error: type) -> None:
+    with pytest.raises(error):
+        where(expr)
+    assert issubclass(error, FilterError)
+
+
+def test_disallowed_comparator_is_a_filter_error() -> None:
+    translator = MemoryFilterTranslator()
+    with pytest.raises(InvalidFilterValueError):
+        translator.translate(Comparison(comparator=Comparator.LIKE, attribute="keyword", value="a"))
