@@ -83,6 +83,8 @@ class Settings(BaseSettings):
         default="https://clovastudio.stream.ntruss.com",
         validation_alias=_alias("AIZAC_CLOVA_BASE_URL", "CLOVASTUDIO_BASE_URL"),
     )
+    # Key for ``openai-compatible:URL:MODEL`` servers (the OpenAI key is never sent to them).
+    openai_compatible_api_key: SecretStr | None = None
     ollama_base_url: str = Field(
         default="http://127.0.0.1:11434",
         validation_alias=_alias("AIZAC_OLLAMA_BASE_URL", "OLLAMA_HOST"),

@@ -36,7 +36,9 @@ def _features(text: str) -> list[str]:
         feats.append("w:" + word)
         padded = f" {word} "
         for n in (1, 2, 3):
-            feats.extend(padded[i : i + n] for i in range(len(padded) - n + 1) if padded[i : i + n].strip())
+            feats.extend(
+                padded[i : i + n] for i in range(len(padded) - n + 1) if padded[i : i + n].strip()
+            )
     return feats
 
 
@@ -96,7 +98,7 @@ def embeddings_from_spec(spec: str, settings: object | None = None) -> Embedding
 
         return OpenAIEmbeddings(
             model=arg,
-            api_key=cfg.openai_api_key,  # type: ignore[arg-type]
+            api_key=cfg.openai_api_key,
             base_url=cfg.openai_base_url,
             check_embedding_ctx_length=False,  # avoids a tiktoken download
         )

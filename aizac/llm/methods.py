@@ -1,0 +1,131 @@
+"""How each kind of chat model is asked for JSON that follows a schema (pure).
+
+=============  ====================================================  ==========================
+method         request                                               used for
+=============  ====================================================  ==========================
+json_schema    ``response_format={"type": "json_schema", ...}``      OpenAI, compatible, CLOVA
+tool           one forced tool whose input schema is the schema      Anthropic
+constrained    ``response_format={"type": "json_object", schema}``   the local llama.cpp model
+format         ``format=<schema>`` (Ollama's native API)             ChatOllama
+prompt         the schema in a system message, JSON read from text   anything else (fakes too)
+=============  ====================================================  ==========================
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
+
+METHODS: tuple[str, ...] = ("json_schema", "tool", "constrained", "format", "prompt")
+# Name of the provider-neutral kwarg carrying a structured request through a routed model.
+STRUCTURED_KWARG = "aizac_structured"
+_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+@dataclass(frozen=True)
+class StructuredPlan:
+    """What to send for one structured call: the method, extra kwargs, an optional system note."""
+
+    method: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    system_note: str | None = None
+
+
+def schema_name(title: str) -> str:
+    """A tool / response-format name providers accept (``[a-zA-Z0-9_-]{1,64}``)."""
+    return (_NAME_CHARS.sub("_", title) or "Output")[:64]
+
+
+def schema_instruction(schema: dict[str, Any]) -> str:
+    """The system note asking for JSON that validates against ``schema``."""
+    return (
+        "Reply with one JSON object only (no prose, no code fences) that validates against "
+        "this JSON schema:\n" + json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    )
+
+
+def _class_names(model: BaseChatModel) -> set[str]:
+    return {cls.__name__ for cls in type(model).__mro__}
+
+
+def default_method(model: BaseChatModel) -> str:
+    """The best structured-output method ``model`` supports."""
+    names = _class_names(model)
+    if "BaseChatOpenAI" in names:
+        return "json_schema"
+    if "ChatAnthropic" in names:
+        return "tool"
+    if "ChatLocalLlama" in names:
+        return "constrained"
+    if "ChatOllama" in names:
+        return "format"
+    return "prompt"
+
+
+def plan_structured(
+    model: BaseChatModel, schema: dict[str, Any], method: str | None = None
+) -> StructuredPlan:
+    """How to ask ``model`` for output following ``schema`` (a JSON schema dict)."""
+    chosen = method or default_method(model)
+    name = schema_name(str(schema.get("title", "Output")))
+    if chosen == "json_schema":
+        return StructuredPlan(
+            chosen,
+            {
+                "response_format": {
+                    "type": "json_schema",
+                    "json_schema": {"name": name, "schema": schema, "strict": False},
+                }
+            },
+        )
+    if chosen == "tool":
+        tool = {
+            "name": name,
+            "description": str(schema.get("description") or f"Record the {name} result."),
+            "input_schema": schema,
+        }
+        if "ChatAnthropic" in _class_names(model):
+            kwargs: dict[str, Any] = {
+                "tools": [tool],
+                "tool_choice": {"type": "tool", "name": name},
+            }
+        else:
+            binding: Any = model.bind_tools(
+                [{"name": name, "description": tool["description"], "parameters": schema}],
+                tool_choice=name,
+            )
+            kwargs = dict(binding.kwargs)
+        return StructuredPlan(chosen, kwargs)
+    if chosen == "constrained":
+        return StructuredPlan(
+            chosen,
+            {"response_format": {"type": "json_object", "schema": schema}},
+            schema_instruction(schema),
+        )
+    if chosen == "format":
+        return StructuredPlan(chosen, {"format": schema})
+    if chosen == "prompt":
+        return StructuredPlan(chosen, {}, schema_instruction(schema))
+    raise ValueError(f"unknown structured-output method {chosen!r}; use one of {METHODS}")
+
+
+def apply_plan(messages: list[BaseMessage], plan: StructuredPlan) -> list[BaseMessage]:
+    """``messages`` with the plan's system note merged into (or put before) the first one."""
+    if plan.system_note is None:
+        return list(messages)
+    if messages and isinstance(messages[0], SystemMessage):
+        merged = SystemMessage(content=f"{messages[0].text}\n\n{plan.system_note}")
+        return [merged, *messages[1:]]
+    return [SystemMessage(content=plan.system_note), *messages]
+
+
+def output_text(message: BaseMessage) -> str:
+    """The structured payload of a reply: the first tool call's arguments, else the text."""
+    if isinstance(message, AIMessage) and message.tool_calls:
+        return json.dumps(message.tool_calls[0]["args"], ensure_ascii=False)
+    return message.text

@@ -1,0 +1,177 @@
+"""Role -> model routing.
+
+``ModelRouter(settings)`` builds each role's chat model lazily from its spec setting
+(``AIZAC_<ROLE>_MODEL`` and optional ``AIZAC_<ROLE>_FALLBACK``), wraps it with transient-error
+retries and the fallback (:class:`~aizac.llm.resilient.ResilientChatModel`) and a usage callback
+tagging the role, and caches it. ``models=`` injects chat models per role (tests, apps); keys
+are role names, or ``"<role>:fallback"`` for an injected fallback.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from typing import TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage
+from pydantic import BaseModel
+
+from aizac.errors import ConfigError
+from aizac.llm.providers import build_chat_model, check_usable
+from aizac.llm.resilient import Candidate, ResilientChatModel
+from aizac.llm.specs import parse_spec
+from aizac.llm.structured import agenerate_structured, generate_structured
+from aizac.llm.usage import UsageCallback, UsageLog
+from aizac.settings import ROLES, Settings, get_settings
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class RoleStatus:
+    """What ``aizac models`` shows for one role."""
+
+    role: str
+    spec: str
+    provider: str
+    usable: bool
+    reason: str
+    fallback: str | None = None
+
+
+def _setting(role: str, fallback: bool = False) -> str:
+    return f"AIZAC_{role.upper()}_{'FALLBACK' if fallback else 'MODEL'}"
+
+
+def _secrets(settings: Settings) -> list[str]:
+    keys = (
+        settings.openai_api_key,
+        settings.anthropic_api_key,
+        settings.clova_api_key,
+        settings.openai_compatible_api_key,
+    )
+    return [k.get_secret_value() for k in keys if k is not None]
+
+
+class ModelRouter:
+    """Hands out one chat model per role, built from settings or injected."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        models: dict[str, BaseChatModel] | None = None,
+        usage: UsageLog | None = None,
+        backoff_base: float = 1.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.settings = settings if settings is not None else get_settings()
+        self.usage = usage if usage is not None else UsageLog()
+        self._injected = dict(models or {})
+        for key in self._injected:
+            if key.split(":", 1)[0] not in ROLES:
+                raise ConfigError(
+                    f"models= has an unknown role {key!r}; roles are {', '.join(ROLES)}."
+                )
+        self._backoff_base = backoff_base
+        self._sleep = sleep
+        self._cache: dict[str, ResilientChatModel] = {}
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ building
+    def _candidate(self, role: str, fallback: bool) -> Candidate | None:
+        key = f"{role}:fallback" if fallback else role
+        if key in self._injected:
+            model = self._injected[key]
+            return Candidate(f"injected:{type(model).__name__}", _setting(role, fallback), model)
+        text = self.settings.role_fallback(role) if fallback else self.settings.role_spec(role)
+        if text is None:
+            return None
+        setting = _setting(role, fallback)
+        spec = parse_spec(text, setting)
+        return Candidate(str(spec), setting, build_chat_model(spec, self.settings, setting))
+
+    def model(self, role: str) -> BaseChatModel:
+        """The chat model for ``role`` (built on first use, then cached).
+
+        Raises:
+            ConfigError: unknown role, unknown provider, missing key or missing package.
+        """
+        if role not in ROLES:
+            raise ConfigError(f"Unknown role {role!r}; roles are {', '.join(ROLES)}.")
+        with self._lock:
+            if role not in self._cache:
+                primary = self._candidate(role, False)
+                assert primary is not None
+                fallback = self._candidate(role, True)
+                candidates = [primary] + ([fallback] if fallback else [])
+                self._cache[role] = ResilientChatModel(
+                    role=role,
+                    candidates=candidates,
+                    retries=self.settings.transient_retries,
+                    backoff_base=self._backoff_base,
+                    sleep=self._sleep,
+                    secrets=_secrets(self.settings),
+                    callbacks=[UsageCallback(self.usage, role, primary.label)],
+                    tags=[f"role:{role}"],
+                )
+            return self._cache[role]
+
+    # ------------------------------------------------------------------ status
+    def describe(self) -> list[RoleStatus]:
+        """Each role's spec and whether it could run now (no network I/O, no model loading)."""
+        out: list[RoleStatus] = []
+        for role in ROLES:
+            fallback = self.settings.role_fallback(role)
+            if role in self._injected:
+                name = type(self._injected[role]).__name__
+                out.append(RoleStatus(role, f"injected:{name}", "injected", True, "injected"))
+                continue
+            text = self.settings.role_spec(role)
+            try:
+                spec = parse_spec(text, _setting(role))
+            except ConfigError as e:
+                out.append(RoleStatus(role, text, "?", False, e.message, fallback))
+                continue
+            usable, reason = check_usable(spec, self.settings)
+            if not usable and fallback:
+                try:
+                    fb_usable, fb_reason = check_usable(
+                        parse_spec(fallback, _setting(role, True)), self.settings
+                    )
+                except ConfigError as e:
+                    fb_usable, fb_reason = False, e.message
+                if fb_usable:
+                    usable, reason = True, f"{reason}; fallback usable: {fb_reason}"
+            out.append(RoleStatus(role, str(spec), spec.provider, usable, reason, fallback))
+        return out
+
+    # ------------------------------------------------------------------ conveniences
+    def structured(self, role: str, schema: type[M], messages: list[BaseMessage] | str) -> M:
+        """``generate_structured`` with the role's model and the configured retries."""
+        return generate_structured(
+            self.model(role), schema, messages, retries=self.settings.structured_retries
+        )
+
+    async def astructured(self, role: str, schema: type[M], messages: list[BaseMessage] | str) -> M:
+        """Async :meth:`structured`."""
+        return await agenerate_structured(
+            self.model(role), schema, messages, retries=self.settings.structured_retries
+        )
+
+    def stream(self, role: str, messages: list[BaseMessage] | str) -> Iterator[str]:
+        """The role's reply, text piece by text piece."""
+        msgs = [HumanMessage(content=messages)] if isinstance(messages, str) else messages
+        for chunk in self.model(role).stream(msgs):
+            if chunk.text:
+                yield chunk.text
+
+    async def astream(self, role: str, messages: list[BaseMessage] | str) -> AsyncIterator[str]:
+        """Async :meth:`stream`."""
+        msgs = [HumanMessage(content=messages)] if isinstance(messages, str) else messages
+        async for chunk in self.model(role).astream(msgs):
+            if chunk.text:
+                yield chunk.text

@@ -1,0 +1,98 @@
+"""Model spec strings -> :class:`ModelSpec` (pure; no imports of provider SDKs).
+
+A spec names a provider and a model::
+
+    local                                   the embedded SmolLM2 (offline default)
+    openai:gpt-4o                           OpenAI (or OPENAI_BASE_URL)
+    anthropic:claude-sonnet-4-5             Anthropic
+    clova:HCX-005                           HyperCLOVA X on CLOVA Studio
+    ollama:qwen2.5:7b                       Ollama (model names may contain ':')
+    openai-compatible:http://host:8000/v1:my-model   any OpenAI-compatible server
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from aizac.errors import ConfigError
+
+PROVIDERS: tuple[str, ...] = (
+    "local",
+    "openai",
+    "anthropic",
+    "clova",
+    "ollama",
+    "openai-compatible",
+)
+_EXAMPLES = (
+    "local, openai:gpt-4o, anthropic:claude-sonnet-4-5, clova:HCX-005, ollama:qwen2.5:7b, "
+    "openai-compatible:http://host:port/v1:model"
+)
+# scheme://host[:port][/path] followed by ":model"; the model is the part after the last ':'
+# that is not a port (ports are all digits and come before the first '/').
+_COMPAT = re.compile(r"^(?P<url>https?://[^/\s]+(?:/[^\s]*?)?):(?P<model>[^/\s:][^\s]*)$")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed model spec.
+
+    Attributes:
+        provider: one of :data:`PROVIDERS`.
+        model: the provider's model name ("" for ``local``, which may use a configured path).
+        base_url: the server URL for ``openai-compatible``; ``None`` means the provider default
+            (from settings).
+    """
+
+    provider: str
+    model: str
+    base_url: str | None = None
+
+    def __str__(self) -> str:
+        if self.provider == "local":
+            return "local" if not self.model else f"local:{self.model}"
+        if self.provider == "openai-compatible":
+            return f"openai-compatible:{self.base_url}:{self.model}"
+        return f"{self.provider}:{self.model}"
+
+
+def setting_env_name(setting_name: str) -> str:
+    """``planner_model`` -> ``AIZAC_PLANNER_MODEL`` (already upper-case names pass through)."""
+    return setting_name if setting_name.isupper() else f"AIZAC_{setting_name.upper()}"
+
+
+def parse_spec(spec: str, setting_name: str) -> ModelSpec:
+    """Parse ``spec``; errors name ``setting_name`` (e.g. ``AIZAC_PLANNER_MODEL``).
+
+    Raises:
+        ConfigError: the provider is unknown or the model part is missing or malformed.
+    """
+    env = setting_env_name(setting_name)
+    text = (spec or "").strip()
+    if not text:
+        raise ConfigError(f"{env} is empty.", hint=f"Set it to a model spec, e.g. {_EXAMPLES}.")
+    provider, _, rest = text.partition(":")
+    provider = provider.strip().lower()
+    rest = rest.strip()
+    if provider not in PROVIDERS:
+        raise ConfigError(
+            f"{env}={text!r} names an unknown provider {provider!r}.",
+            hint=f"Use one of: {_EXAMPLES}.",
+        )
+    if provider == "local":
+        return ModelSpec("local", rest)
+    if not rest:
+        raise ConfigError(
+            f"{env}={text!r} names no model.",
+            hint=f"Write the model after the provider, e.g. {provider}:MODEL.",
+        )
+    if provider == "openai-compatible":
+        match = _COMPAT.match(rest)
+        if match is None:
+            raise ConfigError(
+                f"{env}={text!r} is not openai-compatible:URL:MODEL.",
+                hint="Example: openai-compatible:http://127.0.0.1:8000/v1:my-model",
+            )
+        return ModelSpec("openai-compatible", match["model"], match["url"].rstrip("/"))
+    return ModelSpec(provider, rest)
