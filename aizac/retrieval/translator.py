@@ -35,6 +35,7 @@ from langchain_core.structured_query import (
     Visitor,
 )
 
+from aizac.memory.records import canonical_pair as memory_pair
 from aizac.retrieval.aliases import AliasResolver
 from aizac.retrieval.attributes import (
     ATTRIBUTE_NAMES,
@@ -101,8 +102,8 @@ _TAG_SYNONYMS = {
 
 
 def canonical_pair(a: str, b: str) -> tuple[str, str]:
-    """The stored order of a relation pair (sorted, so A-B and B-A are the same key)."""
-    return (a, b) if a <= b else (b, a)
+    """The stored order of a relation pair (WriterMemory's rule, so A-B and B-A agree)."""
+    return memory_pair(a, b)
 
 
 def normalize_tag(value: object) -> str:
