@@ -1,0 +1,491 @@
+"""The writer agent of one project: plan, design beats, accept them into memory, write prose.
+
+Collaborators come in through the constructor (router, memory, cliché database, store,
+settings), so tests pass fakes. Information hiding: only :meth:`WriterAgent.plan` sees the
+whole plot; the beat designer gets the current act's goal, the current episode's planned line
+and the context pack; the prose writer gets the beat, the context pack and the previous prose.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from aizac.errors import AizacError, InvalidInputError, NotFoundError
+from aizac.settings import Settings
+from aizac.tokens import count_tokens
+from aizac.writer import characters as dyn
+from aizac.writer import extraction
+from aizac.writer.context import ContextBuilder, default_context, tail_tokens
+from aizac.writer.ports import Cliches, Memory, Router
+from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
+from aizac.writer.prompts import PromptLibrary
+from aizac.writer.schemas import BeatDesign, NovelBeat, NovelPlot
+
+Progress = Callable[[str], None]
+
+
+class WriterAgent:
+    """Everything a writer does on one project (the CLI and the web app drive this).
+
+    Args:
+        store: the project's SQLite store.
+        memory: the project's :class:`~aizac.memory.WriterMemory`.
+        router: role -> chat model (:class:`~aizac.llm.router.ModelRouter`).
+        cliches: the cliché database (:class:`~aizac.cliches.ClicheDB`).
+        settings: aizac settings.
+        prompts: prompt templates (package data, optionally overridden).
+        beats_per_episode: beats before the next episode starts.
+        context_tokens: token budget of the context pack in beat and prose prompts.
+        context_builder: builds the context text (default: :mod:`aizac.retrieval`).
+        concurrent_extraction: run the four extraction calls at once (default) or in turn.
+    """
+
+    def __init__(
+        self,
+        store: ProjectStore,
+        memory: Memory,
+        router: Router,
+        cliches: Cliches | None,
+        *,
+        settings: Settings,
+        prompts: PromptLibrary | None = None,
+        beats_per_episode: int = 4,
+        context_tokens: int = 900,
+        prose_words: int = 300,
+        context_builder: ContextBuilder | None = None,
+        concurrent_extraction: bool = True,
+    ) -> None:
+        if beats_per_episode < 1:
+            raise InvalidInputError("beats_per_episode must be at least 1.")
+        self.store = store
+        self.memory = memory
+        self.router = router
+        self.cliches = cliches
+        self.settings = settings
+        self.prompts = prompts or PromptLibrary()
+        self.beats_per_episode = beats_per_episode
+        self.context_tokens = context_tokens
+        self.prose_words = prose_words
+        self.context_builder = context_builder or default_context
+        self.concurrent_extraction = concurrent_extraction
+        self.reconcile()
+
+    # ---------------------------------------------------------------------------- reading
+    @property
+    def info(self) -> ProjectInfo:
+        return self.store.info()
+
+    def plot(self) -> PlotRecord | None:
+        return self.store.plot()
+
+    def require_plot(self) -> PlotRecord:
+        record = self.store.plot()
+        if record is None:
+            raise InvalidInputError(
+                "This project has no plot yet.", hint="Generate one first (`aizac plot`)."
+            )
+        return record
+
+    def beats(self, episode: int | None = None) -> list[BeatRecord]:
+        """Drafts and accepted beats in story order (rejected ones are history)."""
+        return [b for b in self.store.beats(episode=episode) if b.status != "rejected"]
+
+    def next_position(self) -> tuple[int, int]:
+        """(episode, index) of the beat after the last accepted one."""
+        accepted = self.store.beats(status="accepted")
+        if not accepted:
+            return (1, 1)
+        last = accepted[-1]
+        if last.index >= self.beats_per_episode:
+            return (last.episode + 1, 1)
+        return (last.episode, last.index + 1)
+
+    def current_draft(self) -> BeatRecord | None:
+        episode, index = self.next_position()
+        for record in self.store.beats(episode=episode, status="draft"):
+            if record.index == index:
+                return record
+        return None
+
+    def _genre(self) -> str:
+        record = self.store.plot()
+        return self.info.genre or (record.plot.genre if record else "") or "web novel"
+
+    # ------------------------------------------------------------------------------- plan
+    def plan(self, *, force: bool = False, progress: Progress | None = None) -> PlotRecord:
+        """Draft the plot from the project's keywords with fitting clichés in the prompt.
+
+        Replacing an existing plot needs ``force`` and is refused once beats were accepted.
+        The plot's main characters and settings become the first memories.
+        """
+        say = progress or _quiet
+        with self.store.lock():
+            existing = self.store.plot()
+            if existing is not None and not force:
+                return existing
+            if existing is not None and self.store.beats(status="accepted"):
+                raise InvalidInputError(
+                    "Beats were already accepted on this plot; replanning would orphan them.",
+                    hint="Create a new project for a new plot, or edit this plot's fields.",
+                )
+            info = self.info
+            say("retrieving clichés for: " + ", ".join(info.keywords))
+            tropes = self._tropes(info.keywords, info.genre)
+            messages = self.prompts.render(
+                "plot",
+                info.language,
+                genre=info.genre or "-",
+                keywords=", ".join(info.keywords),
+                tropes=tropes or "-",
+            )
+            say("planning the plot (planner)")
+            plot = self.router.structured("planner", NovelPlot, messages)
+            if info.keywords and not plot.keywords:
+                plot = plot.model_copy(update={"keywords": info.keywords[:8]})
+            ids = self._seed_memory(plot, old_ids=existing.memory_ids if existing else [])
+            self.store.save_plot(plot, tropes=tropes, memory_ids=ids)
+            record = self.store.plot()
+            assert record is not None
+            return record
+
+    def update_plot(self, plot: NovelPlot, *, expected_version: int | None = None) -> PlotRecord:
+        """Store a writer's edit of the plot; its characters and settings are re-seeded."""
+        with self.store.lock():
+            old = self.require_plot()
+            if expected_version is not None and expected_version != old.version:
+                self.store.save_plot(plot, expected_version=expected_version)  # raises
+            ids = self._seed_memory(plot, old_ids=old.memory_ids)
+            self.store.save_plot(
+                plot, tropes=old.tropes, memory_ids=ids, expected_version=old.version,
+                step="plot-edit",
+            )
+            record = self.store.plot()
+            assert record is not None
+            return record
+
+    def _tropes(self, keywords: list[str], genre: str) -> str:
+        if self.cliches is None or not keywords:
+            return ""
+        from aizac.cliches import render_tropes_for_prompt
+
+        arcs: Any
+        try:
+            arcs = self.cliches.expand_keywords(keywords, 3, genre=genre or None)  # type: ignore[call-arg]
+        except (InvalidInputError, TypeError):
+            arcs = self.cliches.expand_keywords(keywords, 3)
+        return render_tropes_for_prompt(list(arcs), max_tokens=700)
+
+    def _seed_memory(self, plot: NovelPlot, *, old_ids: list[str]) -> list[str]:
+        batch = self.memory.stage()
+        try:
+            for c in plot.characters:
+                batch.remember(
+                    f"{c.name} — {c.role}. {c.profile}", "Character",
+                    character_name=c.name, keyword=c.role[:30], chapter=0,
+                )
+            for s in plot.settings:
+                batch.remember(
+                    f"{s.name}: {s.description}", "NovelSetting", keyword=s.name[:30], chapter=0
+                )
+        except BaseException:
+            batch.discard()
+            raise
+        ids = list(batch.commit())
+        for old in old_ids:
+            with contextlib.suppress(AizacError, KeyError):
+                self.memory.forget(old)
+        return ids
+
+    # ------------------------------------------------------------------------------ beats
+    def next_beat(self, instruction: str = "", *, progress: Progress | None = None) -> BeatRecord:
+        """The draft at the next position: the existing one, or a newly designed one."""
+        draft = self.current_draft()
+        if draft is not None:
+            return draft
+        episode, index = self.next_position()
+        beat, profiles = self._design(episode, index, instruction, progress or _quiet)
+        if index == 1:
+            record = self.require_plot()
+            self.store.set_episode_title(episode, record.plot.episode_plan(episode)[:80])
+        return self.store.add_draft(beat, new_characters=profiles, instruction=instruction)
+
+    def regenerate(
+        self, beat_id: int, instruction: str = "", *, expected_version: int | None = None,
+        progress: Progress | None = None,
+    ) -> BeatRecord:
+        """Design the draft ``beat_id`` again (optionally following ``instruction``)."""
+        old = self._draft(beat_id, expected_version)
+        beat, profiles = self._design(old.episode, old.index, instruction, progress or _quiet)
+        return self.store.update_draft(
+            beat_id, beat, expected_version=old.version, new_characters=profiles,
+            instruction=instruction, step="regenerate",
+        )
+
+    def edit_beat(
+        self, beat_id: int, beat: NovelBeat | BeatDesign | dict[str, Any], *,
+        expected_version: int | None = None,
+    ) -> BeatRecord:
+        """Replace a draft's fields with the writer's edit (validated like model output)."""
+        old = self._draft(beat_id, expected_version)
+        try:
+            data = beat.model_dump() if not isinstance(beat, dict) else dict(beat)
+            data.update(episode=old.episode, index=old.index)
+            new = NovelBeat.model_validate(data)
+        except ValueError as e:
+            raise InvalidInputError(f"The edited beat is not valid: {e}") from e
+        keep = [p for p in old.new_characters if p.name in new.characters]
+        return self.store.update_draft(
+            beat_id, new, expected_version=old.version, new_characters=keep
+        )
+
+    def reject(self, beat_id: int, *, expected_version: int | None = None) -> BeatRecord:
+        """Discard a draft; memory is not touched."""
+        old = self._draft(beat_id, expected_version)
+        return self.store.set_status(beat_id, "rejected", expected_version=old.version)
+
+    def _draft(self, beat_id: int, expected_version: int | None) -> BeatRecord:
+        record = self.store.beat(beat_id)
+        if record.status != "draft":
+            raise InvalidInputError(
+                f"Beat {beat_id} is {record.status}; only a draft can be changed.",
+                hint="Design a new beat with `aizac beat`.",
+            )
+        if expected_version is not None and expected_version != record.version:
+            self.store.update_draft(beat_id, record.beat, expected_version=expected_version)
+        return record
+
+    def _design(
+        self, episode: int, index: int, instruction: str, say: Progress
+    ) -> tuple[NovelBeat, list[Any]]:
+        plot = self.require_plot().plot
+        act = plot.acts[plot.act_index(episode)]
+        plan_line = plot.episode_plan(episode)
+        previous = self.store.beats(status="accepted")
+        present = previous[-1].beat.characters if previous else [plot.characters[0].name]
+        context = self._context(present, f"{plan_line} {act.goal}", act.goal, None)
+        info = self.info
+        messages = self.prompts.render(
+            "beat",
+            info.language,
+            genre=self._genre(),
+            stage=act.stage,
+            act_goal=act.goal,
+            episode=episode,
+            index=index,
+            episode_plan=plan_line,
+            context=context or "-",
+            suggestions=self._suggestions(previous[-1].beat.render() if previous else plan_line,
+                                          act.stage),
+            instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
+        )
+        say(f"designing beat {episode}-{index} (planner)")
+        design = self.router.structured("planner", BeatDesign, messages)
+        beat = NovelBeat.place(design, episode, index)
+        profiles = self._new_characters(beat, [], say)
+        return beat, profiles
+
+    def _new_characters(self, beat: NovelBeat, pending: list[Any], say: Progress) -> list[Any]:
+        known = {k: list(v) for k, v in self.memory.characters().items()}
+        for p in pending:
+            known.setdefault(p.name, list(p.aliases))
+        missing = dyn.unknown_names(beat.characters, known)
+        if not missing:
+            return list(pending)
+        say("new character(s): " + ", ".join(missing))
+        created = dyn.create_profiles(
+            self.router, beat, known, story_so_far=self._short_term(),
+            genre=self._genre(), language=self.info.language, prompts=self.prompts,
+        )
+        return [*pending, *created]
+
+    def suggest(self, beat_id: int | None = None, k: int = 5) -> list[Any]:
+        """Next-beat recommendations from the cliché database."""
+        if self.cliches is None:
+            return []
+        plot = self.require_plot().plot
+        if beat_id is not None:
+            record = self.store.beat(beat_id)
+            text, episode = record.beat.render(), record.episode
+        else:
+            accepted = self.store.beats(status="accepted")
+            episode = self.next_position()[0]
+            text = accepted[-1].beat.render() if accepted else plot.episode_plan(episode)
+        stage = plot.acts[plot.act_index(episode)].stage
+        return list(self.cliches.suggest_next(text, stage, k=k))
+
+    def _suggestions(self, text: str, stage: str) -> str:
+        if self.cliches is None:
+            return "-"
+        try:
+            hits = self.cliches.suggest_next(text, stage, k=3)
+        except AizacError:
+            return "-"
+        return "\n".join(f"- {h.summary} ({h.hook})" for h in hits) or "-"
+
+    def _context(
+        self, characters: list[str], query: str, act_goal: str | None, location: str | None
+    ) -> str:
+        return self.context_builder(
+            self.memory, characters=characters, query=query, act_goal=act_goal,
+            location=location, budget=self.context_tokens,
+        )
+
+    def _short_term(self) -> str:
+        short = getattr(self.memory, "short_term", None)
+        return short.text() if short is not None else ""
+
+    # ----------------------------------------------------------------------------- accept
+    def accept(
+        self, beat_id: int, *, expected_version: int | None = None,
+        progress: Progress | None = None,
+    ) -> BeatRecord:
+        """Make a draft canon: extract and commit candidate memories, summarise, advance."""
+        say = progress or _quiet
+        with self.store.lock():
+            record = self._draft(beat_id, expected_version)
+            if (record.episode, record.index) != self.next_position():
+                raise InvalidInputError(
+                    f"Beat {beat_id} is not the next beat of the story.",
+                    hint="Accept beats in order; reject this draft and design the next one.",
+                )
+            profiles = self._new_characters(record.beat, record.new_characters, say)
+            say(f"extracting memories of beat {record.episode}-{record.index} (extractor)")
+            known = list(self.memory.characters()) + [p.name for p in profiles]
+            found = extraction.run_sync(
+                extraction.extract(
+                    self.router, record.beat, known=known, language=self.info.language,
+                    prompts=self.prompts, concurrent_calls=self.concurrent_extraction,
+                )
+            )
+            batch = extraction.stage(self.memory, found, record.beat, new_characters=profiles)
+            self.store.log_step("accepting", {"id": beat_id, "turn": self.memory.turn})
+            ids = list(batch.commit())
+            self.memory.short_term.add(found.summary)
+            self.memory.advance(1)
+            return self.store.set_status(
+                beat_id, "accepted", expected_version=record.version, memory_ids=ids,
+                summary=found.summary,
+            )
+
+    def reconcile(self) -> None:
+        """Bring memory's turn in line with the accepted beats (after a killed accept)."""
+        accepted = len(self.store.beats(status="accepted"))
+        behind = accepted - int(self.memory.turn)
+        if behind > 0:
+            self.memory.advance(behind)
+
+    # ------------------------------------------------------------------------------ prose
+    def write_prose(
+        self, beat_id: int | None = None, *, instruction: str = ""
+    ) -> Iterator[str]:
+        """Stream the prose of an accepted beat (default: the last accepted one).
+
+        The prose is saved when the stream completes; an interrupted stream saves nothing.
+        """
+        record = self._prose_target(beat_id)
+        info = self.info
+        beat = record.beat
+        context = self._context(beat.characters, " ".join(beat.events), None, beat.location)
+        earlier = [
+            b for b in self.store.beats(status="accepted")
+            if (b.episode, b.index) < (beat.episode, beat.index)
+        ]
+        previous = ""
+        if earlier:
+            last = earlier[-1]
+            previous = tail_tokens(last.prose, 300) if last.prose else last.summary
+        messages = self.prompts.render(
+            "prose",
+            info.language,
+            genre=self._genre(),
+            context=context or "-",
+            previous=previous or "-",
+            beat=beat.render(),
+            length=self.prose_words,
+            instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
+        )
+        parts: list[str] = []
+        for chunk in self.router.stream("writer", messages):
+            parts.append(chunk)
+            yield chunk
+        text = "".join(parts).strip()
+        if not text:
+            raise AizacError(
+                "The writer model returned no prose.", hint="Try again or use another model."
+            )
+        self.store.save_prose(record.id, text, expected_version=record.version)
+
+    def save_prose(
+        self, beat_id: int, prose: str, *, expected_version: int | None = None
+    ) -> BeatRecord:
+        """Store the writer's edit of a beat's prose."""
+        return self.store.save_prose(beat_id, prose, expected_version=expected_version)
+
+    def _prose_target(self, beat_id: int | None) -> BeatRecord:
+        if beat_id is not None:
+            record = self.store.beat(beat_id)
+            if record.status != "accepted":
+                raise InvalidInputError(
+                    f"Beat {beat_id} is {record.status}; prose is written for accepted beats.",
+                    hint="Accept it first (`aizac beat --accept`).",
+                )
+            return record
+        accepted = self.store.beats(status="accepted")
+        if not accepted:
+            raise NotFoundError(
+                "No accepted beat to write.", hint="Accept a beat first (`aizac beat --accept`)."
+            )
+        return accepted[-1]
+
+    # ------------------------------------------------------------------------ export / ask
+    def manuscript(self, first: int | None = None, last: int | None = None) -> Any:
+        """The accepted prose as an export :class:`~aizac.export.manuscript.Manuscript`."""
+        from aizac.export.manuscript import EpisodeText, Manuscript
+
+        plot = self.require_plot().plot
+        titles = self.store.episode_titles()
+        episodes: dict[int, list[str]] = {}
+        for b in self.store.beats(status="accepted"):
+            if b.prose and (first is None or b.episode >= first) and (
+                last is None or b.episode <= last
+            ):
+                episodes.setdefault(b.episode, []).append(b.prose)
+        if not episodes:
+            raise InvalidInputError(
+                "There is no prose to export yet.",
+                hint="Accept beats and write their prose first (`aizac write`).",
+            )
+        return Manuscript(
+            title=plot.title,
+            language=self.info.language,  # type: ignore[arg-type]
+            episodes=[
+                EpisodeText(n, titles.get(n, ""), "\n\n".join(parts))
+                for n, parts in sorted(episodes.items())
+            ],
+        )
+
+    def export(self, fmt: str, directory: Path, name: str | None = None) -> Path:
+        from aizac.export.files import write_export
+
+        path = write_export(self.manuscript(), fmt, directory, name)
+        self.store.log_step("export", {"format": fmt, "path": str(path)})
+        return path
+
+    def ask(self, question: str, k: int = 5) -> list[Any]:
+        """Self-query memory: documents answering ``question`` (filters built by a model)."""
+        if not question.strip():
+            raise InvalidInputError("The question is empty.", hint="Ask about a character, ...")
+        from aizac.retrieval import build_self_query_retriever
+
+        retriever = build_self_query_retriever(self.memory, self.router.model("extractor"))
+        return list(retriever.invoke(question))[:k]
+
+    def prompt_tokens(self, messages_text: str) -> int:
+        return count_tokens(messages_text)
+
+
+def _quiet(_: str) -> None:
+    return None

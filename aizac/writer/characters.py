@@ -1,0 +1,67 @@
+"""Dynamic characters: a beat names someone memory does not know -> a fitting profile."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from aizac.writer.extraction import canonical_names
+from aizac.writer.ports import Router
+from aizac.writer.prompts import PromptLibrary
+from aizac.writer.schemas import CharacterProfile, NovelBeat
+
+
+def unknown_names(
+    names: Iterable[str], known: Mapping[str, Sequence[str]]
+) -> list[str]:
+    """Names (in order, deduplicated) that are neither a known name nor a known alias."""
+    canon = canonical_names(known)
+    out: list[str] = []
+    for raw in names:
+        name = raw.strip()
+        if name and name.casefold() not in canon and name not in out:
+            out.append(name)
+    return out
+
+
+def settle_profile(
+    profile: CharacterProfile, name: str, known: Mapping[str, Sequence[str]]
+) -> CharacterProfile:
+    """The profile under exactly ``name``, without aliases that clash with anyone else (pure)."""
+    taken = set(canonical_names(known)) | {name.casefold()}
+    aliases: list[str] = []
+    for alias in profile.aliases:
+        key = alias.strip().casefold()
+        if key and key not in taken:
+            taken.add(key)
+            aliases.append(alias.strip())
+    return profile.model_copy(update={"name": name, "aliases": aliases})
+
+
+def create_profiles(
+    router: Router,
+    beat: NovelBeat,
+    known: Mapping[str, Sequence[str]],
+    *,
+    story_so_far: str,
+    genre: str,
+    language: str,
+    prompts: PromptLibrary,
+) -> list[CharacterProfile]:
+    """A profile for every character of ``beat`` that ``known`` does not contain."""
+    known = {k: list(v) for k, v in known.items()}
+    profiles: list[CharacterProfile] = []
+    for name in unknown_names(beat.characters, known):
+        messages = prompts.render(
+            "character",
+            language,
+            name=name,
+            known=", ".join(known) or "-",
+            context=story_so_far or "-",
+            beat=beat.render(),
+            genre=genre,
+        )
+        raw = router.structured("planner", CharacterProfile, messages)
+        profile = settle_profile(raw, name, known)
+        known[profile.name] = list(profile.aliases)
+        profiles.append(profile)
+    return profiles

@@ -1,0 +1,53 @@
+"""Context for beat and prose prompts: the context pack adapter and prose tails."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from aizac.tokens import count_tokens
+
+
+class ContextBuilder(Protocol):
+    """Builds the memory context text a scene needs, within ``budget`` tokens."""
+
+    def __call__(
+        self,
+        memory: Any,
+        *,
+        characters: list[str],
+        query: str,
+        act_goal: str | None,
+        location: str | None,
+        budget: int,
+    ) -> str: ...
+
+
+def default_context(
+    memory: Any,
+    *,
+    characters: list[str],
+    query: str,
+    act_goal: str | None,
+    location: str | None,
+    budget: int,
+) -> str:
+    """The context pack of :mod:`aizac.retrieval` rendered as prompt text."""
+    from aizac.retrieval import Scene, build_context
+
+    scene = Scene(characters=characters, query=query, act_goal=act_goal, location=location)
+    return str(build_context(memory, scene, budget).render())
+
+
+def tail_tokens(text: str, budget: int) -> str:
+    """The last paragraphs of ``text`` that fit ``budget`` tokens (pure)."""
+    kept: list[str] = []
+    used = 0
+    for para in reversed([p for p in text.splitlines() if p.strip()]):
+        cost = count_tokens(para)
+        if used + cost > budget:
+            if not kept:
+                kept.append(para[-budget * 2 :])
+            break
+        kept.append(para)
+        used += cost
+    return "\n".join(reversed(kept))

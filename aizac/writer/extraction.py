@@ -1,0 +1,159 @@
+"""Candidate memory from an accepted beat: four tags and a summary, extracted concurrently.
+
+:func:`extract` runs the four extraction calls and the summary call at the same time
+(``asyncio.gather`` over :func:`~aizac.llm.structured.agenerate_structured`); :func:`stage`
+turns the results into one candidate batch that the caller commits atomically.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from aizac.writer.ports import Router
+from aizac.writer.prompts import PromptLibrary
+from aizac.writer.schemas import (
+    BeatSummary,
+    CharacterExtraction,
+    CharacterProfile,
+    NovelBeat,
+    RelationExtraction,
+    SettingExtraction,
+    StoryExtraction,
+)
+
+T = TypeVar("T")
+
+
+@dataclass
+class Extracted:
+    """What one beat adds to memory, before it is staged."""
+
+    story: StoryExtraction = field(default_factory=StoryExtraction)
+    characters: CharacterExtraction = field(default_factory=CharacterExtraction)
+    relations: RelationExtraction = field(default_factory=RelationExtraction)
+    settings: SettingExtraction = field(default_factory=SettingExtraction)
+    summary: str = ""
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion from sync code, even if this thread already runs a loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+async def extract(
+    router: Router,
+    beat: NovelBeat,
+    *,
+    known: Sequence[str],
+    language: str,
+    prompts: PromptLibrary,
+    concurrent_calls: bool = True,
+) -> Extracted:
+    """Ask the extractor role for the four tags and the summary (concurrently by default)."""
+    text = beat.render()
+    names = ", ".join(dict.fromkeys([*known, *beat.characters])) or "-"
+
+    def ask(kind: str, schema: type[Any]) -> Coroutine[Any, Any, Any]:
+        messages = prompts.render(kind, language, beat=text, characters=names)
+        return router.astructured("extractor", schema, messages)
+
+    calls = [
+        ask("extract_Story", StoryExtraction),
+        ask("extract_Character", CharacterExtraction),
+        ask("extract_CharacterRelation", RelationExtraction),
+        ask("extract_NovelSetting", SettingExtraction),
+        ask("summary", BeatSummary),
+    ]
+    if concurrent_calls:
+        results = await asyncio.gather(*calls)
+    else:
+        results = [await c for c in calls]
+    story, chars, rels, sets, summary = results
+    return Extracted(story, chars, rels, sets, summary.summary)
+
+
+def canonical_names(characters: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """Every known name and alias (case-folded) -> the character's canonical name."""
+    out: dict[str, str] = {}
+    for name, aliases in characters.items():
+        out[name.casefold()] = name
+        for alias in aliases:
+            out.setdefault(alias.casefold(), name)
+    return out
+
+
+def stage(
+    memory: Any,
+    extracted: Extracted,
+    beat: NovelBeat,
+    *,
+    new_characters: Sequence[CharacterProfile] = (),
+) -> Any:
+    """A candidate batch holding the beat's new characters and extracted facts (not committed).
+
+    Names are mapped to canonical names through aliases; a relation of a character with itself
+    and duplicate facts are dropped; a pair's existing live relation is superseded, not
+    duplicated. The caller commits (atomic) or discards the batch.
+    """
+    where = {"chapter": beat.episode, "beat": beat.index}
+    known = dict(memory.characters())
+    for profile in new_characters:
+        known.setdefault(profile.name, list(profile.aliases))
+    canon = canonical_names(known)
+
+    def name(raw: str) -> str:
+        return canon.get(raw.strip().casefold(), raw.strip())
+
+    batch = memory.stage()
+    try:
+        for p in new_characters:
+            batch.remember(
+                p.render(), "Character", character_name=p.name, aliases=list(p.aliases),
+                keyword=p.role[:30], **where,
+            )
+        seen: set[str] = set()
+        for s in extracted.story.facts:
+            if s.text not in seen:
+                seen.add(s.text)
+                batch.remember(
+                    s.text, "Story", keyword=s.keyword, foreshadow=s.foreshadow, **where
+                )
+        for c in extracted.characters.facts:
+            if c.text not in seen:
+                seen.add(c.text)
+                batch.remember(
+                    c.text, "Character", character_name=name(c.character_name),
+                    keyword=c.keyword, **where,
+                )
+        pairs: set[tuple[str, str]] = set()
+        for r in extracted.relations.facts:
+            a, b = name(r.character1), name(r.character2)
+            pair = (min(a, b), max(a, b))
+            if a.casefold() == b.casefold() or pair in pairs:
+                continue
+            pairs.add(pair)
+            current = memory.relation(a, b)
+            if current is not None:
+                batch.supersede(current.id, r.text, **where)
+            else:
+                batch.remember(
+                    r.text, "CharacterRelation", character1=a, character2=b,
+                    keyword=r.keyword, **where,
+                )
+        for st in extracted.settings.facts:
+            if st.text not in seen:
+                seen.add(st.text)
+                batch.remember(st.text, "NovelSetting", keyword=st.keyword, **where)
+    except BaseException:
+        batch.discard()
+        raise
+    return batch

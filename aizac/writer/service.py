@@ -1,0 +1,214 @@
+"""The project service the CLI and the web app share: :class:`Studio`.
+
+A :class:`Studio` owns what is shared between projects (settings, the model router, the cliché
+database, the embeddings) and hands out one :class:`~aizac.writer.agent.WriterAgent` per project.
+Models are injected through ``models=`` (role -> chat model) or a whole ``router=``, which is
+how tests and the web app's tests run without a provider.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from aizac.errors import InvalidInputError, NotFoundError, StorageError
+from aizac.settings import Settings, get_settings
+from aizac.writer.agent import WriterAgent
+from aizac.writer.context import ContextBuilder
+from aizac.writer.ports import Cliches, Memory, Router
+from aizac.writer.project import ProjectInfo, ProjectStore, validate_project_name
+from aizac.writer.prompts import LANGUAGES, PromptLibrary
+
+CURRENT_FILE = "current_project"
+MAX_KEYWORDS = 12
+MAX_KEYWORD_CHARS = 30
+_KEYWORD_SPLIT = re.compile(r"[,，、;\n]+")
+
+MemoryFactory = Callable[[ProjectStore], Memory]
+
+
+def parse_keywords(keywords: str | list[str]) -> list[str]:
+    """Keywords from ``"회귀, 복수"`` or a list: stripped, deduplicated, bounded (pure)."""
+    raw = _KEYWORD_SPLIT.split(keywords) if isinstance(keywords, str) else list(keywords)
+    out = list(dict.fromkeys(k.strip() for k in raw if k and k.strip()))
+    if not out:
+        raise InvalidInputError(
+            "No keywords given.", hint='Give a few, comma-separated: --keywords "회귀, 복수".'
+        )
+    if len(out) > MAX_KEYWORDS or any(len(k) > MAX_KEYWORD_CHARS for k in out):
+        raise InvalidInputError(
+            f"Too many or too long keywords (at most {MAX_KEYWORDS}, "
+            f"{MAX_KEYWORD_CHARS} characters each)."
+        )
+    return out
+
+
+class Studio:
+    """Create, list and open projects; each open project is a :class:`WriterAgent`.
+
+    Args:
+        settings: aizac settings (default: :func:`get_settings`).
+        router: a model router; default ``ModelRouter(settings, models=models)``.
+        models: role -> chat model to inject (tests, the web app's tests).
+        embeddings: LangChain embeddings for memory and clichés (default: from settings).
+        cliches: a cliché database (default: ``ClicheDB`` under the data directory).
+        memory_factory: builds a project's memory from its store (default: ``WriterMemory``
+            in ``<project>/memory``).
+        beats_per_episode, context_tokens, context_builder, concurrent_extraction: passed to
+            every :class:`WriterAgent`.
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        router: Router | None = None,
+        models: dict[str, BaseChatModel] | None = None,
+        embeddings: Any | None = None,
+        cliches: Cliches | None = None,
+        memory_factory: MemoryFactory | None = None,
+        beats_per_episode: int = 4,
+        context_tokens: int = 900,
+        context_builder: ContextBuilder | None = None,
+        concurrent_extraction: bool = True,
+    ) -> None:
+        self.settings = settings if settings is not None else get_settings()
+        self._router = router
+        self._models = models
+        self._embeddings = embeddings
+        self._cliches = cliches
+        self._memory_factory = memory_factory
+        self.agent_options: dict[str, Any] = {
+            "beats_per_episode": beats_per_episode,
+            "context_tokens": context_tokens,
+            "context_builder": context_builder,
+            "concurrent_extraction": concurrent_extraction,
+        }
+        self.prompts = PromptLibrary(self.settings.data_dir / "prompts")
+        self._agents: dict[str, WriterAgent] = {}
+        self._lock = threading.RLock()
+
+    # --------------------------------------------------------------------- collaborators
+    @property
+    def root(self) -> Path:
+        return self.settings.data_dir / "projects"
+
+    @property
+    def router(self) -> Router:
+        with self._lock:
+            if self._router is None:
+                from aizac.llm.router import ModelRouter
+
+                self._router = ModelRouter(self.settings, models=self._models)
+            return self._router
+
+    @property
+    def embeddings(self) -> Any:
+        with self._lock:
+            if self._embeddings is None:
+                from aizac.llm.embeddings import embeddings_from_spec
+
+                self._embeddings = embeddings_from_spec(self.settings.embedding, self.settings)
+            return self._embeddings
+
+    @property
+    def cliches(self) -> Cliches:
+        with self._lock:
+            if self._cliches is None:
+                from aizac.cliches import ClicheDB
+
+                self._cliches = ClicheDB(
+                    self.settings.data_dir / "cliches", embeddings=self.embeddings
+                )
+            return self._cliches
+
+    def _memory(self, store: ProjectStore) -> Memory:
+        if self._memory_factory is not None:
+            return self._memory_factory(store)
+        from aizac.memory import WriterMemory
+
+        return WriterMemory(  # type: ignore[return-value]
+            path=store.memory_dir, embeddings=self.embeddings, settings=self.settings
+        )
+
+    # -------------------------------------------------------------------------- projects
+    def projects(self) -> list[ProjectInfo]:
+        """Every project in the data directory, most recently created last."""
+        infos = [ProjectStore(self.root / n).info() for n in ProjectStore.list_names(self.root)]
+        return sorted(infos, key=lambda i: i.created_at)
+
+    def create(
+        self,
+        name: str,
+        keywords: str | list[str],
+        *,
+        genre: str = "",
+        language: str | None = None,
+    ) -> WriterAgent:
+        """A new project (made current). Nothing is generated yet: call ``plan()``."""
+        lang = language or self.settings.language
+        if lang not in LANGUAGES:
+            raise InvalidInputError(
+                f"Unknown language {lang!r}.", hint=f"Use one of: {', '.join(LANGUAGES)}."
+            )
+        if len(genre) > 40:
+            raise InvalidInputError("The genre is too long (at most 40 characters).")
+        words = parse_keywords(keywords)
+        store = ProjectStore.create(
+            self.root, name, language=lang, genre=genre.strip(), keywords=words
+        )
+        return self.open(store.info().name)
+
+    def open(self, name: str | None = None) -> WriterAgent:
+        """The agent of project ``name`` (default: the current project); made current."""
+        if name is None:
+            name = self.current_name()
+            if name is None:
+                raise NotFoundError(
+                    "No project selected.",
+                    hint="Create one with `aizac new NAME --keywords ...` or pass --project.",
+                )
+        clean = validate_project_name(name)
+        with self._lock:
+            agent = self._agents.get(clean)
+            if agent is None:
+                store = ProjectStore.open(self.root, clean)
+                agent = WriterAgent(
+                    store,
+                    self._memory(store),
+                    self.router,
+                    self.cliches,
+                    settings=self.settings,
+                    prompts=self.prompts,
+                    **self.agent_options,
+                )
+                self._agents[clean] = agent
+        self._set_current(clean)
+        return agent
+
+    def current_name(self) -> str | None:
+        """The most recently used project, if it still exists."""
+        path = self.settings.data_dir / CURRENT_FILE
+        try:
+            name = path.read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+        if name and (self.root / name).is_dir():
+            return name
+        return None
+
+    def _set_current(self, name: str) -> None:
+        path = self.settings.data_dir / CURRENT_FILE
+        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(name, encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as e:
+            raise StorageError(f"Cannot record the current project in {path}: {e}.") from e
