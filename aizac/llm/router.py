@@ -19,7 +19,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from pydantic import BaseModel
 
-from aizac.errors import ConfigError
+from aizac.errors import ConfigError, InvalidInputError
 from aizac.llm.providers import build_chat_model, check_usable
 from aizac.llm.resilient import Candidate, ResilientChatModel
 from aizac.llm.specs import parse_spec
@@ -101,7 +101,9 @@ class ModelRouter:
             ConfigError: unknown role, unknown provider, missing key or missing package.
         """
         if role not in ROLES:
-            raise ConfigError(f"Unknown role {role!r}; roles are {', '.join(ROLES)}.")
+            raise InvalidInputError(
+                f"Unknown role {role!r}.", hint=f"Use one of: {', '.join(ROLES)}."
+            )
         with self._lock:
             if role not in self._cache:
                 primary = self._candidate(role, False)
