@@ -1,0 +1,352 @@
+"""Self-query retrieval over WriterMemory, with a safe fallback that never raises.
+
+A question goes to the model through LangChain's query constructor (prompted with
+:func:`~aizac.retrieval.attributes.memory_attributes`), comes back as a structured query, is
+translated by :class:`~aizac.retrieval.translator.MemoryFilterTranslator` and searched through
+:class:`MemoryVectorStore`, whose search is ``memory.recall``: results are live and current
+(unless history is asked for) and are reinforced.
+
+When the model's output cannot be parsed, names an unknown field or character, or the store
+rejects the filter, the retriever falls back to a safe query — a tag filter (taken from the
+model's filter when it had a valid one, else guessed from the question) plus similarity — and
+records why in :attr:`MemorySelfQueryRetriever.last_fallback_reason` and
+:attr:`MemorySelfQueryRetriever.fallbacks`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_classic.chains.query_constructor.base import load_query_constructor_runnable
+from langchain_classic.retrievers.self_query.base import SelfQueryRetriever
+from langchain_core.callbacks.manager import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseLanguageModel
+from langchain_core.structured_query import Comparator, Comparison, FilterDirective, Operation
+from langchain_core.vectorstores import VectorStore
+from pydantic import Field
+
+from aizac.errors import InvalidInputError
+from aizac.retrieval.aliases import AliasResolver
+from aizac.retrieval.attributes import DOCUMENT_CONTENTS, memory_attributes
+from aizac.retrieval.errors import FilterError
+from aizac.retrieval.memory_api import Hit, MemoryReader
+from aizac.retrieval.translator import MemoryFilterTranslator, normalize_tag
+
+logger = logging.getLogger(__name__)
+
+_HISTORY = re.compile(
+    r"\b(history|used to|previously|formerly|over time|in the past|changed|change over|"
+    r"how has|how have|evolv\w*|before that)\b|과거|예전|이전|변화|변해|바뀌",
+    re.IGNORECASE,
+)
+_TAG_HINTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "CharacterRelation",
+        re.compile(
+            r"\b(relationship|relation|relations|between|feel about|think of|rivals?|"
+            r"friends?|enem(y|ies)|allies|lovers?)\b|관계|사이",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "Character",
+        re.compile(
+            r"\b(state|status|condition|feeling|mood|profile|personality|doing now|"
+            r"who is)\b|상태|성격|기분",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "NovelSetting",
+        re.compile(
+            r"\b(where|place|city|town|kingdom|rule|law|world|object|artifact|era|"
+            r"custom|culture|setting)\b|설정|장소|세계|규칙",
+            re.IGNORECASE,
+        ),
+    ),
+)
+
+EXAMPLES: list[tuple[str, dict[str, str]]] = [
+    (
+        "What is the relationship between Lee Youngmin and Kang Mira?",
+        {
+            "query": "relationship",
+            "filter": 'and(eq("tag", "CharacterRelation"), eq("character1", "Lee Youngmin"), '
+            'eq("character2", "Kang Mira"))',
+        },
+    ),
+    (
+        "How is Mira doing now?",
+        {"query": "current state", "filter": 'and(eq("tag", "Character"), '
+         'eq("character_name", "Mira"))'},
+    ),
+    (
+        "What did the writer pin about the jade seal?",
+        {"query": "jade seal", "filter": 'eq("pinned", true)'},
+    ),
+    (
+        "How has the relationship between Jun and Mira changed over time?",
+        {
+            "query": "relationship",
+            "filter": 'and(eq("tag", "CharacterRelation"), eq("character1", "Jun"), '
+            'eq("character2", "Mira"), eq("superseded", true))',
+        },
+    ),
+    (
+        "What happened recently at the harbour?",
+        {"query": "harbour", "filter": 'and(eq("tag", "Story"), lt("time", 5))'},
+    ),
+]
+"""Few-shot examples shown to the query-constructing model."""
+
+
+def asks_for_history(question: str) -> bool:
+    """Whether a question is about how facts were or changed (then old versions are served)."""
+    return bool(_HISTORY.search(question))
+
+
+def guess_tag(question: str) -> str | None:
+    """The memory tag a question most likely targets, from its wording (None if unclear)."""
+    for tag, pattern in _TAG_HINTS:
+        if pattern.search(question):
+            return tag
+    return None
+
+
+def tag_in_filter(directive: FilterDirective | None) -> str | None:
+    """The first valid ``tag == X`` in a (possibly invalid) filter, for the fallback."""
+    if isinstance(directive, Comparison):
+        if directive.attribute == "tag" and directive.comparator == Comparator.EQ:
+            try:
+                return normalize_tag(directive.value)
+            except FilterError:
+                return None
+        return None
+    if isinstance(directive, Operation):
+        for arg in directive.arguments:
+            found = tag_in_filter(arg)
+            if found:
+                return found
+    return None
+
+
+def hit_to_document(hit: Hit) -> Document:
+    """A memory hit as a LangChain document (id, text, metadata plus the derived factor)."""
+    meta = dict(hit.metadata)
+    meta["id"] = hit.id
+    meta["memory_factor"] = hit.memory_factor
+    return Document(id=hit.id, page_content=hit.text, metadata=meta)
+
+
+class MemoryVectorStore(VectorStore):
+    """Read-only LangChain vector store over a WriterMemory; search is ``memory.recall``.
+
+    Args:
+        memory: the WriterMemory to read.
+        reinforce: whether searches reinforce what they return (the product default).
+    """
+
+    def __init__(self, memory: MemoryReader, *, reinforce: bool = True) -> None:
+        self.memory = memory
+        self.reinforce = reinforce
+
+    @property
+    def embeddings(self) -> Embeddings:
+        return self.memory.embeddings
+
+    def add_texts(
+        self,
+        texts: Iterable[str],
+        metadatas: list[dict] | None = None,
+        *,
+        ids: list[str] | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        raise InvalidInputError(
+            "The retrieval view of WriterMemory is read-only.",
+            hint="Add memories with WriterMemory.remember() (or stage and commit them).",
+        )
+
+    @classmethod
+    def from_texts(
+        cls,
+        texts: list[str],
+        embedding: Embeddings,
+        metadatas: list[dict] | None = None,
+        *,
+        ids: list[str] | None = None,
+        **kwargs: Any,
+    ) -> MemoryVectorStore:
+        raise InvalidInputError(
+            "MemoryVectorStore wraps an existing WriterMemory.",
+            hint="Create WriterMemory(...) and pass it to MemoryVectorStore(memory).",
+        )
+
+    def similarity_search(
+        self,
+        query: str,
+        k: int = 5,
+        filter: Mapping[str, Any] | None = None,
+        include_superseded: bool = False,
+        **kwargs: Any,
+    ) -> list[Document]:
+        """Live, current memories most similar to ``query`` that match ``filter``."""
+        hits = self.memory.recall(
+            query if query.strip() else " ",
+            k=k,
+            where=dict(filter) if filter else None,
+            reinforce=self.reinforce,
+            include_superseded=include_superseded,
+        )
+        return [hit_to_document(h) for h in hits]
+
+
+@dataclass(frozen=True)
+class FallbackRecord:
+    """Why one question was answered by the safe query instead of the model's filter."""
+
+    question: str
+    stage: str
+    """``parse`` (model output), ``filter`` (translation) or ``search`` (store rejected it)."""
+    reason: str
+    tag: str | None
+
+
+class MemorySelfQueryRetriever(SelfQueryRetriever):
+    """SelfQueryRetriever that falls back to tag filter + similarity instead of raising."""
+
+    fallbacks: list[FallbackRecord] = Field(default_factory=list)
+    last_fallback_reason: str | None = None
+    last_search: dict[str, Any] = Field(default_factory=dict)
+    """Query text and search kwargs of the last search (for inspection and benchmarks)."""
+    max_fallback_log: int = 1000
+
+    def _run(self, question: str, structured: Any, error: Exception | None) -> list[Document]:
+        self.last_fallback_reason = None
+        history = asks_for_history(question)
+        if error is not None:
+            return self._fallback(question, "parse", f"unparsable model output: {error}", None)
+        try:
+            new_query, kwargs = self._prepare_query(question, structured)
+        except (FilterError, ValueError) as e:
+            tag = tag_in_filter(structured.filter)
+            return self._fallback(question, "filter", str(e), tag)
+        if history:
+            kwargs["include_superseded"] = True
+        if not new_query.strip():
+            new_query = question
+        self.last_search = {"query": new_query, **kwargs}
+        try:
+            return self._get_docs_with_query(new_query, kwargs)
+        except Exception as e:  # the store rejected the filter: never surface it to the user
+            tag = tag_in_filter(structured.filter)
+            return self._fallback(question, "search", f"{type(e).__name__}: {e}", tag)
+
+    def _fallback(self, question: str, stage: str, reason: str, tag: str | None) -> list[Document]:
+        tag = tag or guess_tag(question)
+        record = FallbackRecord(question=question, stage=stage, reason=reason, tag=tag)
+        self.fallbacks.append(record)
+        del self.fallbacks[: -self.max_fallback_log]
+        self.last_fallback_reason = f"{stage}: {reason}"
+        logger.info("self-query fallback (%s) for %r: %s", stage, question, reason)
+        kwargs: dict[str, Any] = {**self.search_kwargs}
+        if tag:
+            kwargs["filter"] = {"tag": {"$eq": tag}}
+        if asks_for_history(question):
+            kwargs["include_superseded"] = True
+        self.last_search = {"query": question, **kwargs}
+        return self.vectorstore.similarity_search(question, **kwargs)
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        try:
+            structured = self.query_constructor.invoke(
+                {"query": query}, config={"callbacks": run_manager.get_child()}
+            )
+        except Exception as e:  # bad model output or a failed model call: fall back
+            return self._run(query, None, e)
+        return self._run(query, structured, None)
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        try:
+            structured = await self.query_constructor.ainvoke(
+                {"query": query}, config={"callbacks": run_manager.get_child()}
+            )
+        except Exception as e:
+            return self._run(query, None, e)
+        return self._run(query, structured, None)
+
+
+class _MemoryAliases(AliasResolver):
+    """Alias resolver over a memory that reloads when the store has grown since last read."""
+
+    def __init__(self, memory: MemoryReader) -> None:
+        super().__init__()
+        self._memory = memory
+        self._loaded_len = -1
+
+    def _load(self) -> None:
+        self._exact.clear()
+        self._partial.clear()
+        self._canonical.clear()
+        for canonical, aliases in self._memory.characters().items():
+            self.add(canonical, aliases)
+        for hit in self._memory.get_where({"tag": {"$eq": "CharacterRelation"}}):
+            for key in ("character1", "character2"):
+                name = str(hit.metadata.get(key, ""))
+                if name and self.resolve(name) is None:
+                    self.add(name)
+        self._loaded_len = len(self._memory)
+
+    def candidates(self, name: str) -> set[str]:
+        if self._loaded_len != len(self._memory):
+            self._load()
+        return super().candidates(name)
+
+
+def build_self_query_retriever(
+    memory: MemoryReader,
+    llm: BaseLanguageModel,
+    *,
+    k: int = 5,
+    alias_map: Mapping[str, Sequence[str]] | None = None,
+    reinforce: bool = True,
+) -> MemorySelfQueryRetriever:
+    """A self-query retriever over ``memory`` whose filters are written by ``llm``.
+
+    Args:
+        memory: the WriterMemory to search.
+        llm: any LangChain chat or text model (a fake one in tests).
+        k: number of memories returned per question.
+        alias_map: ``{canonical: [aliases]}``; by default read from ``memory.characters()``
+            (plus relation participants) and refreshed when the store grows.
+        reinforce: whether returned memories are reinforced (recalled) — the product default.
+    """
+    resolver = AliasResolver(alias_map) if alias_map is not None else _MemoryAliases(memory)
+    translator = MemoryFilterTranslator(current_turn=lambda: memory.turn, resolver=resolver)
+    constructor = load_query_constructor_runnable(
+        llm,
+        DOCUMENT_CONTENTS,
+        memory_attributes(),
+        examples=EXAMPLES,
+        allowed_comparators=translator.allowed_comparators,
+        allowed_operators=translator.allowed_operators,
+    ).with_config(run_name="query_constructor")
+    return MemorySelfQueryRetriever(
+        llm_chain=constructor,
+        vectorstore=MemoryVectorStore(memory, reinforce=reinforce),
+        structured_query_translator=translator,
+        search_kwargs={"k": k},
+    )
