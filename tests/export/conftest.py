@@ -16,7 +16,7 @@ KOREAN_PROSE_1 = (
 KOREAN_PROSE_2 = "그날 밤, 두 사람은 다시 만났다.\r\n\r\n\t들여쓴 문단.\n---\n끝."
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def korean_manuscript() -> Manuscript:
     return Manuscript(
         title="달빛 검객: 서연의 길",
@@ -30,7 +30,7 @@ def korean_manuscript() -> Manuscript:
     )
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def chinese_manuscript() -> Manuscript:
     return Manuscript(
         title="剑与月",

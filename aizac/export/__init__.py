@@ -1,0 +1,31 @@
+"""Export a novel as .txt, .md or EPUB 3, to a file or by email.
+
+Pure parts: :mod:`aizac.export.manuscript` (what is exported), :mod:`aizac.export.render`
+(formats). Edges: :mod:`aizac.export.files` (atomic writes), :mod:`aizac.export.email` (SMTP).
+"""
+
+from aizac.export.files import default_export_name, safe_export_name, write_export
+from aizac.export.manuscript import EpisodeText, Manuscript, select_episodes
+from aizac.export.render import (
+    FORMATS,
+    MEDIA_TYPES,
+    render,
+    render_epub,
+    render_md,
+    render_txt,
+)
+
+__all__ = [
+    "FORMATS",
+    "MEDIA_TYPES",
+    "EpisodeText",
+    "Manuscript",
+    "default_export_name",
+    "render",
+    "render_epub",
+    "render_md",
+    "render_txt",
+    "safe_export_name",
+    "select_episodes",
+    "write_export",
+]

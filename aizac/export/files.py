@@ -1,0 +1,164 @@
+"""Export file names and atomic export writes (the only module here that touches the disk)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import unicodedata
+from datetime import datetime
+from pathlib import Path
+
+from aizac.errors import InvalidInputError, StorageError
+from aizac.export.manuscript import Manuscript
+from aizac.export.render import check_format, render
+
+#: Longest accepted file name in UTF-8 bytes, extension included (file systems allow 255).
+MAX_NAME_BYTES = 200
+# Characters that are separators or reserved on some file system (Windows included).
+_FORBIDDEN = set('/\\<>:"|?*')
+_WINDOWS_RESERVED = {"CON", "PRN", "AUX", "NUL"} | {
+    f"{port}{i}" for port in ("COM", "LPT") for i in range(1, 10)
+}
+
+
+def safe_export_name(name: str, ext: str) -> str:
+    """A safe file name for an export: ``name`` (without or with its extension) + ``.ext``.
+
+    Pure check, no side effect. The name is NFC-normalised and stripped of surrounding spaces.
+
+    Raises:
+        InvalidInputError: the name is empty, contains a path separator, ``..``, a control
+            character or a character reserved by common file systems, starts with a dot, or is
+            longer than :data:`MAX_NAME_BYTES` bytes; or ``ext`` is not an export format.
+    """
+    fmt = check_format(ext)
+    if not isinstance(name, str):
+        raise InvalidInputError(f"The export name must be text, got {type(name).__name__}.")
+    cleaned = unicodedata.normalize("NFC", name).strip()
+    if cleaned.lower().endswith(f".{fmt}"):
+        cleaned = cleaned[: -len(fmt) - 1].rstrip()
+    hint = "Use a plain file name such as 'my-novel' (no folders, no '..')."
+    if not cleaned:
+        raise InvalidInputError("The export name is empty.", hint=hint)
+    bad = sorted({c for c in cleaned if c in _FORBIDDEN})
+    if bad:
+        raise InvalidInputError(
+            f"The export name {name!r} contains {' '.join(bad)}, which a file name cannot hold.",
+            hint=hint,
+        )
+    if ".." in cleaned:
+        raise InvalidInputError(f"The export name {name!r} contains '..'.", hint=hint)
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in cleaned):
+        raise InvalidInputError(
+            f"The export name {name!r} contains a control or invisible formatting character.",
+            hint=hint,
+        )
+    if cleaned.startswith("."):
+        raise InvalidInputError(
+            f"The export name {name!r} starts with a dot (a hidden file).", hint=hint
+        )
+    if cleaned.endswith("."):
+        raise InvalidInputError(f"The export name {name!r} ends with a dot.", hint=hint)
+    if cleaned.split(".")[0].upper() in _WINDOWS_RESERVED:
+        raise InvalidInputError(f"The export name {name!r} is a reserved device name.", hint=hint)
+    result = f"{cleaned}.{fmt}"
+    size = len(result.encode("utf-8"))
+    if size > MAX_NAME_BYTES:
+        raise InvalidInputError(
+            f"The export name is too long ({size} bytes in UTF-8; the limit is {MAX_NAME_BYTES}).",
+            hint="Use a shorter name.",
+        )
+    return result
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: a temporary file in the same folder, then rename.
+
+    Readers see the old file or the new one, never half of one; on failure the temporary file
+    is removed and :class:`StorageError` is raised.
+    """
+    try:
+        descriptor, temp_name = tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+        )
+    except OSError as e:
+        raise StorageError(f"Could not write {path}: {e.strerror or e}.") from e
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp_name, path)
+    except BaseException as e:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp_name)
+        if isinstance(e, OSError):
+            raise StorageError(f"Could not write {path}: {e.strerror or e}.") from e
+        raise
+
+
+def default_export_name(title: str, fmt: str) -> str:
+    """A safe file name derived from a title: unsafe characters become ``_``, long ones are cut.
+
+    Unlike :func:`safe_export_name` this never rejects a title; it is what an export is called
+    when the writer does not name it.
+    """
+    check_format(fmt)
+    text = unicodedata.normalize("NFC", title)
+    chars = [
+        "_" if c in _FORBIDDEN or unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c
+        for c in text
+    ]
+    cleaned = "".join(chars)
+    while ".." in cleaned:
+        cleaned = cleaned.replace("..", ".")
+    cleaned = cleaned.strip().strip(".").strip()
+    budget = MAX_NAME_BYTES - len(fmt) - 1
+    while len(cleaned.encode("utf-8")) > budget:
+        cleaned = cleaned[:-1]
+    cleaned = cleaned.rstrip().rstrip(".")
+    if not cleaned or cleaned.split(".")[0].upper() in _WINDOWS_RESERVED:
+        cleaned = f"novel-{cleaned}" if cleaned else "novel"
+    return safe_export_name(cleaned, fmt)
+
+
+def write_export(
+    manuscript: Manuscript,
+    fmt: str,
+    directory: str | os.PathLike[str],
+    name: str | None = None,
+    *,
+    modified: datetime | None = None,
+) -> Path:
+    """Render ``manuscript`` as ``fmt`` and write it atomically into ``directory``.
+
+    Everything is checked before anything is written: a bad name, format or empty manuscript
+    raises :class:`InvalidInputError` and leaves the disk untouched. An existing file of the
+    same name is replaced.
+
+    Args:
+        manuscript: What to export.
+        fmt: ``"txt"``, ``"md"`` or ``"epub"``.
+        directory: The folder to write into (created if missing).
+        name: File name with or without extension; the manuscript's title when omitted.
+        modified: Passed to the EPUB renderer (``dcterms:modified``).
+
+    Returns:
+        The path of the written file.
+    """
+    if name is None:
+        filename = default_export_name(manuscript.title, fmt)
+    else:
+        filename = safe_export_name(name, fmt)
+    data = render(manuscript, fmt, modified=modified)
+    folder = Path(directory)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise StorageError(
+            f"Could not create the export folder {folder}: {e.strerror or e}."
+        ) from e
+    target = folder / filename
+    atomic_write_bytes(target, data)
+    return target

@@ -1,0 +1,185 @@
+"""Render a :class:`~aizac.export.manuscript.Manuscript` as plain text, Markdown or EPUB 3.
+
+Pure functions: no file, network or clock access (``render_epub`` takes the modification time
+as an argument; only when it is omitted is the current time used). Every renderer refuses an
+empty manuscript with :class:`~aizac.errors.InvalidInputError` — there is nothing to export.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import uuid
+from datetime import UTC, datetime
+from html import escape
+from typing import Literal, get_args
+
+from aizac.errors import InvalidInputError
+from aizac.export.manuscript import EpisodeText, Manuscript
+
+ExportFormat = Literal["txt", "md", "epub"]
+FORMATS: tuple[str, ...] = get_args(ExportFormat)
+
+#: MIME type of each format, as sent in email attachments and HTTP downloads.
+MEDIA_TYPES: dict[str, str] = {
+    "txt": "text/plain; charset=utf-8",
+    "md": "text/markdown; charset=utf-8",
+    "epub": "application/epub+zip",
+}
+
+_EPISODE_LABEL = {"ko": "{n}화", "en": "Episode {n}", "zh": "第{n}章"}
+_LABEL_SEPARATOR = {"ko": " ", "en": ": ", "zh": " "}
+_CONTENTS_TITLE = {"ko": "목차", "en": "Contents", "zh": "目录"}
+_BOOK_NAMESPACE = uuid.UUID("5b0c2c58-2f1e-4a57-9d4e-6a1d1f0e7a11")  # aizac's own namespace
+
+
+def check_format(fmt: str) -> ExportFormat:
+    """``fmt`` as an export format, or :class:`InvalidInputError` naming the valid ones."""
+    normalized = fmt.strip().lower().lstrip(".") if isinstance(fmt, str) else fmt
+    if normalized not in FORMATS:
+        raise InvalidInputError(
+            f"Unknown export format {fmt!r}.", hint=f"Use one of: {', '.join(FORMATS)}."
+        )
+    return normalized  # type: ignore[return-value]
+
+
+def episode_heading(episode: EpisodeText, language: str) -> str:
+    """The heading of an episode: ``"3화 제목"``, ``"Episode 3: Title"``, ``"第3章 标题"``."""
+    label = _EPISODE_LABEL.get(language, _EPISODE_LABEL["en"]).format(n=episode.number)
+    if not episode.title:
+        return label
+    return f"{label}{_LABEL_SEPARATOR.get(language, ' ')}{episode.title}"
+
+
+def book_identifier(manuscript: Manuscript) -> str:
+    """The manuscript's identifier, or a stable ``urn:uuid:`` derived from its metadata."""
+    if manuscript.identifier:
+        return manuscript.identifier
+    key = "\x1f".join((manuscript.title, manuscript.author, manuscript.language))
+    return f"urn:uuid:{uuid.uuid5(_BOOK_NAMESPACE, key)}"
+
+
+def _require_episodes(manuscript: Manuscript) -> None:
+    if not manuscript.episodes:
+        raise InvalidInputError(
+            f"'{manuscript.title}' has no episodes to export.",
+            hint="Accept at least one episode, or choose a range that contains one.",
+        )
+
+
+# --- plain text ------------------------------------------------------------------------------
+
+
+def render_txt(manuscript: Manuscript) -> str:
+    """The novel as plain text: title, author, then each heading and its paragraphs.
+
+    Paragraphs are separated by one blank line, episodes by two. The text ends with a newline.
+    """
+    _require_episodes(manuscript)
+    blocks = [manuscript.title + (f"\n{manuscript.author}" if manuscript.author else "")]
+    for episode in manuscript.episodes:
+        body = "\n\n".join([episode_heading(episode, manuscript.language), *episode.paragraphs])
+        blocks.append(body)
+    return "\n\n\n".join(blocks) + "\n"
+
+
+# --- Markdown --------------------------------------------------------------------------------
+
+# Inline characters that could start emphasis, code, links, HTML or strikethrough.
+_MD_INLINE = re.compile(r"([\\`*_\[\]<~])")
+# In headings '#' is escaped everywhere, so that a trailing one is not a closing sequence.
+_MD_INLINE_HEADING = re.compile(r"([\\`*_\[\]<~#])")
+_MD_ENTITY = re.compile(r"&(?=#?[0-9A-Za-z]+;)")
+# A paragraph that would otherwise start a heading, quote, list, thematic break or setext line.
+_MD_LEADING = re.compile(r"^([#>+=-])")
+_MD_ORDERED = re.compile(r"^(\d{1,9})([.)])(?=\s|$)")
+
+
+def escape_markdown(text: str, *, heading: bool = False) -> str:
+    """``text`` escaped so that CommonMark renders it literally (as a paragraph or heading)."""
+    text = (_MD_INLINE_HEADING if heading else _MD_INLINE).sub(r"\\\1", text)
+    text = _MD_ENTITY.sub(r"\\&", text)
+    if not heading:
+        text = _MD_LEADING.sub(r"\\\1", text)
+    return _MD_ORDERED.sub(r"\1\\\2", text)
+
+
+def _md_heading(level: int, text: str) -> str:
+    return "#" * level + " " + escape_markdown(text, heading=True)
+
+
+def render_md(manuscript: Manuscript) -> str:
+    """The novel as Markdown: ``#`` title, author line, ``##`` per episode, escaped paragraphs."""
+    _require_episodes(manuscript)
+    blocks = [_md_heading(1, manuscript.title)]
+    if manuscript.author:
+        blocks.append(escape_markdown(manuscript.author))
+    for episode in manuscript.episodes:
+        blocks.append(_md_heading(2, episode_heading(episode, manuscript.language)))
+        blocks.extend(escape_markdown(p) for p in episode.paragraphs)
+    return "\n\n".join(blocks) + "\n"
+
+
+# --- EPUB 3 ----------------------------------------------------------------------------------
+
+
+def _xhtml_body(heading: str, paragraphs: list[str], heading_tag: str = "h1") -> str:
+    parts = [f"<{heading_tag}>{escape(heading, quote=False)}</{heading_tag}>"]
+    parts.extend(f"<p>{escape(p, quote=False)}</p>" for p in paragraphs)
+    return "\n".join(parts)
+
+
+def render_epub(manuscript: Manuscript, *, modified: datetime | None = None) -> bytes:
+    """The novel as an EPUB 3 file (bytes), valid under EPUBCheck.
+
+    Contains a title page, a navigation document (also an NCX for old readers) and one XHTML
+    content document per episode, all in the manuscript's language.
+
+    Args:
+        manuscript: What to render.
+        modified: The ``dcterms:modified`` time (UTC); the current time when omitted.
+    """
+    from ebooklib import epub  # imported here: only EPUB export needs it
+
+    _require_episodes(manuscript)
+    lang = manuscript.language
+    when = (modified or datetime.now(UTC)).astimezone(UTC)
+
+    book = epub.EpubBook()
+    book.set_identifier(book_identifier(manuscript))
+    book.set_title(manuscript.title)
+    book.set_language(lang)
+    if manuscript.author:
+        book.add_author(manuscript.author)
+
+    title_page = epub.EpubHtml(title=manuscript.title, file_name="title.xhtml", lang=lang)
+    title_page.content = _xhtml_body(
+        manuscript.title, [manuscript.author] if manuscript.author else []
+    )
+    book.add_item(title_page)
+
+    chapters = []
+    for index, episode in enumerate(manuscript.episodes, start=1):
+        heading = episode_heading(episode, lang)
+        chapter = epub.EpubHtml(title=heading, file_name=f"episode-{index:04d}.xhtml", lang=lang)
+        chapter.content = _xhtml_body(heading, episode.paragraphs)
+        book.add_item(chapter)
+        chapters.append(chapter)
+
+    book.toc = chapters
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav(title=_CONTENTS_TITLE.get(lang, "Contents")))
+    book.spine = [title_page, "nav", *chapters]
+
+    buffer = io.BytesIO()
+    epub.write_epub(buffer, book, {"mtime": when, "raise_exceptions": True})
+    return buffer.getvalue()
+
+
+def render(manuscript: Manuscript, fmt: str, *, modified: datetime | None = None) -> bytes:
+    """The manuscript rendered in ``fmt`` (``"txt"``, ``"md"`` or ``"epub"``) as bytes."""
+    checked = check_format(fmt)
+    if checked == "epub":
+        return render_epub(manuscript, modified=modified)
+    text = render_txt(manuscript) if checked == "txt" else render_md(manuscript)
+    return text.encode("utf-8")
