@@ -24,6 +24,7 @@ class RelationCell:
     text: str | None
     memory_id: str | None
     chapter: int | None
+    pinned: bool = False
 
 
 @dataclass
@@ -57,7 +58,9 @@ def _cell(a: str, b: str, hit: Hit | None) -> RelationCell:
     if hit is None:
         return RelationCell(a, b, None, None, None)
     chapter = hit.metadata.get("chapter")
-    return RelationCell(a, b, hit.text, hit.id, int(chapter) if chapter is not None else None)
+    return RelationCell(
+        a, b, hit.text, hit.id, int(chapter) if chapter is not None else None, hit.pinned
+    )
 
 
 def relation_matrix(

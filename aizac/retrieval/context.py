@@ -1,0 +1,156 @@
+"""``build_context``: the memories the next beat or prose call needs, within a token budget.
+
+The reads from WriterMemory happen here (:func:`gather_items`); ranking and trimming are pure
+(:func:`~aizac.retrieval.pack.assemble_pack`, :func:`overlap_score`). What is read stays bounded
+however long the serial gets: the characters present (their latest live Character memories),
+the current relation of each pair among them (exact keyed lookups), the few most relevant
+settings, the short-term summary, the most relevant open foreshadowing and pinned memories,
+and a few related story events.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from aizac.retrieval.aliases import AliasResolver
+from aizac.retrieval.matrix import relation_matrix
+from aizac.retrieval.memory_api import Hit, MemoryReader
+from aizac.retrieval.pack import ContextPack, PackItem, assemble_pack
+
+_WORD = re.compile(r"\w+")
+
+
+class Scene(BaseModel):
+    """What the next beat is about."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    characters: list[str] = Field(default_factory=list)
+    location: str | None = None
+    query: str = ""
+    """Free text: the beat's summary or the question the writer asks."""
+    keywords: list[str] = Field(default_factory=list)
+    act_goal: str | None = None
+
+    def search_text(self) -> str:
+        """Text used for similarity search."""
+        parts = [self.query, self.location or "", *self.keywords, *self.characters]
+        return " ".join(p for p in parts if p).strip() or "story"
+
+
+class PackLimits(BaseModel):
+    """How many items each section may read (bounds the work and the pack)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    states_per_character: int = 2
+    settings: int = 4
+    foreshadowing: int = 3
+    core: int = 4
+    story: int = 3
+
+
+def _words(text: str) -> set[str]:
+    norm = unicodedata.normalize("NFKC", text).casefold()
+    return {w for w in _WORD.findall(norm) if len(w) > 1}
+
+
+def overlap_score(text: str, terms: Iterable[str]) -> float:
+    """Share of the scene's words found in ``text`` (0..1), a cheap relevance for ranking."""
+    wanted = set().union(*(_words(t) for t in terms)) if terms else set()
+    if not wanted:
+        return 0.0
+    return len(wanted & _words(text)) / len(wanted)
+
+
+def _top(hits: Sequence[Hit], terms: Sequence[str], k: int) -> list[tuple[Hit, float]]:
+    scored = [(h, overlap_score(h.text, terms)) for h in hits]
+    scored.sort(key=lambda pair: (pair[1], int(pair[0].metadata.get("chapter", 0))), reverse=True)
+    return scored[:k]
+
+
+def _is_current(hit: Hit) -> bool:
+    meta = hit.metadata
+    return not meta.get("superseded_by") and not meta.get("forgotten")
+
+
+def gather_items(
+    memory: MemoryReader, scene: Scene, limits: PackLimits | None = None
+) -> list[PackItem]:
+    """Read what the scene needs from ``memory`` as candidate pack items (no reinforcement)."""
+    limits = limits or PackLimits()
+    resolver = AliasResolver(memory.characters())
+    present: list[str] = []
+    for name in scene.characters:
+        canonical = resolver.resolve(name) or " ".join(name.split())
+        if canonical and canonical not in present:
+            present.append(canonical)
+    terms = [scene.query, scene.location or "", *scene.keywords, *present]
+    text = scene.search_text()
+    items: list[PackItem] = []
+
+    for rank, name in enumerate(present):
+        where = {"$and": [{"tag": {"$eq": "Character"}}, {"character_name": {"$eq": name}}]}
+        hits = [h for h in memory.get_where(where) if _is_current(h)]
+        hits.sort(key=lambda h: int(h.metadata.get("last_turn", 0)), reverse=True)
+        for n, hit in enumerate(hits[: limits.states_per_character]):
+            items.append(
+                PackItem(section="characters", text=f"{name}: {hit.text}", memory_id=hit.id,
+                         pinned=hit.pinned, relevance=-(rank * 10 + n))
+            )
+
+    matrix = relation_matrix(memory, present, resolver=resolver)
+    for n, cell in enumerate(matrix.known()):
+        items.append(
+            PackItem(section="relations", text=f"{cell.a} — {cell.b}: {cell.text}",
+                     memory_id=cell.memory_id, pinned=cell.pinned, relevance=-n)
+        )
+
+    for n, hit in enumerate(memory.recall(text, k=limits.settings, tag="NovelSetting",
+                                          reinforce=False)):
+        items.append(PackItem(section="settings", text=hit.text, memory_id=hit.id,
+                              pinned=hit.pinned, relevance=-n))
+
+    summary = [line.strip() for line in memory.short_term.text().splitlines() if line.strip()]
+    for n, line in enumerate(summary):
+        items.append(PackItem(section="summary", text=line.lstrip("-• "), relevance=n))
+
+    for hit, score in _top(memory.open_foreshadowing(), terms, limits.foreshadowing):
+        items.append(PackItem(section="foreshadowing", text=hit.text, memory_id=hit.id,
+                              pinned=hit.pinned, relevance=score))
+
+    pinned = [h for h in memory.get_where({"pinned": {"$eq": True}}) if _is_current(h)]
+    for hit, score in _top(pinned, terms, limits.core):
+        items.append(PackItem(section="core", text=hit.text, memory_id=hit.id, pinned=True,
+                              relevance=score))
+
+    for n, hit in enumerate(memory.recall(text, k=limits.story, tag="Story", reinforce=False)):
+        items.append(PackItem(section="story", text=hit.text, memory_id=hit.id,
+                              pinned=hit.pinned, relevance=-n))
+    return items
+
+
+def build_context(
+    memory: MemoryReader,
+    scene: Scene,
+    budget_tokens: int,
+    *,
+    limits: PackLimits | None = None,
+    reinforce: bool = True,
+) -> ContextPack:
+    """The context pack for ``scene`` within ``budget_tokens`` (see :mod:`aizac.retrieval.pack`).
+
+    Memories that make it into the pack are reinforced (they came back, so they matter) unless
+    ``reinforce`` is False.
+    """
+    items = gather_items(memory, scene, limits)
+    pack = assemble_pack(items, budget_tokens, act_goal=scene.act_goal, location=scene.location)
+    if reinforce:
+        ids = [i.memory_id for i in pack.items if i.memory_id]
+        if ids:
+            memory.reinforce(ids)
+    return pack
