@@ -1,0 +1,314 @@
+"""Test doubles for the writer tests: a prompt-routed fake chat model and a small memory.
+
+``RoutedFakeChatModel`` is a LangChain fake chat model (it subclasses ``FakeListChatModel``)
+that answers by the kind of prompt it receives and records every prompt, so tests can check
+what each role saw. ``DictMemory`` implements the slice of WriterMemory the agent uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import itertools
+import json
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForLLMRun,
+    CallbackManagerForLLMRun,
+)
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+
+# Phrases that identify each English prompt template.
+MARKERS: dict[str, str] = {
+    "plot": "Design the novel",
+    "beat": "Design one beat",
+    "prose": "Write this beat as prose",
+    "extract_Story": "plot events later episodes",
+    "extract_Character": "changes in a character's state",
+    "extract_CharacterRelation": "relationships as they stand",
+    "extract_NovelSetting": "places, objects, organisations",
+    "summary": "Summarize what happened",
+    "character": "Create a profile for",
+}
+
+Reply = str | Callable[[str], str]
+
+
+def prompt_text(messages: list[BaseMessage]) -> str:
+    return "\n".join(str(m.content) for m in messages)
+
+
+def kind_of(text: str) -> str:
+    for kind, marker in MARKERS.items():
+        if marker in text:
+            return kind
+    return "unknown"
+
+
+class RoutedFakeChatModel(FakeListChatModel):
+    """Replies by prompt kind; records (kind, prompt) of every call; counts concurrency."""
+
+    replies: dict[str, Any] = {}
+    calls: list[tuple[str, str]] = []
+    delay: float = 0.0
+    in_flight: int = 0
+    max_in_flight: int = 0
+    responses: list[str] = [""]
+
+    def model_post_init(self, context: Any) -> None:
+        super().model_post_init(context)
+        object.__setattr__(self, "_guard", threading.Lock())
+        self.calls = []
+
+    def _answer(self, messages: list[BaseMessage]) -> str:
+        text = prompt_text(messages)
+        kind = kind_of(text)
+        with self._guard:  # type: ignore[attr-defined]
+            self.calls.append((kind, text))
+            n = sum(1 for k, _ in self.calls if k == kind)
+        reply = self.replies.get(kind)
+        if reply is None:
+            raise AssertionError(f"unexpected {kind} prompt to this model:\n{text[:300]}")
+        if isinstance(reply, list):
+            reply = reply[min(n - 1, len(reply) - 1)]
+        return str(reply(text) if callable(reply) else reply)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(self._answer(messages)))])
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        with self._guard:  # type: ignore[attr-defined]
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(self.delay or 0.01)
+            text = self._answer(messages)
+        finally:
+            with self._guard:  # type: ignore[attr-defined]
+                self.in_flight -= 1
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(text))])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        for word in self._answer(messages).split(" "):
+            yield ChatGenerationChunk(message=AIMessageChunk(content=word + " "))
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        for chunk in self._stream(messages):
+            yield chunk
+
+    def kinds(self) -> list[str]:
+        return [k for k, _ in self.calls]
+
+
+# ------------------------------------------------------------------------------ replies
+SPOILER = "ZQX-SPOILER-7731"
+
+
+def plot_json(spoiler: str = SPOILER, episodes_per_act: int = 1) -> str:
+    stages = ["exposition", "development", "crisis", "climax", "resolution"]
+    acts = []
+    for stage in stages:
+        goal = f"{stage} goal" + (f": the mentor is the villain {spoiler}" if stage == "climax"
+                                  else "")
+        eps = [f"{stage} episode {i + 1}" + (f" {spoiler}" if stage == "climax" else "")
+               for i in range(episodes_per_act)]
+        acts.append({"stage": stage, "goal": goal, "episodes": eps})
+    return json.dumps({
+        "title": "The Second Life",
+        "logline": "A hunter returns ten years into the past.",
+        "genre": "modern fantasy",
+        "keywords": ["regression", "revenge"],
+        "characters": [
+            {"name": "Kang Jun", "role": "protagonist", "profile": "A regressed hunter."},
+            {"name": "Seo Yuna", "role": "ally", "profile": "A guild healer."},
+        ],
+        "settings": [{"name": "The Gate", "description": "Portals that spawn monsters."}],
+        "acts": acts,
+    })
+
+
+def beat_json(characters: list[str] | None = None, event: str = "Kang Jun enters a gate") -> str:
+    return json.dumps({
+        "location": "Seoul gate", "time": "night",
+        "characters": characters or ["Kang Jun", "Seo Yuna"],
+        "events": [event],
+        "dialogue": [{"speaker": "Kang Jun", "line": "This time I know the way."}],
+        "emotions": ["resolve"], "conflicts": ["the gate is unstable"],
+        "sets_up": ["a cracked crystal"], "pays_off": [],
+    })
+
+
+EXTRACTOR_REPLIES: dict[str, Any] = {
+    "extract_Story": json.dumps({"facts": [
+        {"text": "Kang Jun cleared the first gate alone.", "keyword": "gate", "foreshadow": False}
+    ]}),
+    "extract_Character": json.dumps({"facts": [
+        {"character_name": "Kang Jun", "text": "Kang Jun is exhausted.", "keyword": "state"}
+    ]}),
+    "extract_CharacterRelation": json.dumps({"facts": [
+        {"character1": "Kang Jun", "character2": "Seo Yuna", "text": "They trust each other.",
+         "keyword": "trust"},
+        {"character1": "Kang Jun", "character2": "Kang Jun", "text": "self", "keyword": ""},
+    ]}),
+    "extract_NovelSetting": json.dumps({"facts": [
+        {"keyword": "crystal", "text": "Gate crystals crack before a break."}
+    ]}),
+    "summary": json.dumps({"summary": "Kang Jun cleared a gate with Yuna."}),
+}
+
+
+def character_json(name: str = "Stranger", aliases: list[str] | None = None) -> str:
+    return json.dumps({
+        "name": name, "aliases": aliases if aliases is not None else ["Kang Jun", "The Masked"],
+        "role": "mysterious broker", "profile": "Sells gate maps.", "goal": "Profit.",
+    })
+
+
+def fake_models(**overrides: Any) -> dict[str, RoutedFakeChatModel]:
+    planner = {"plot": plot_json(), "beat": beat_json(), "character": character_json()}
+    planner.update(overrides.pop("planner", {}))
+    extractor = dict(EXTRACTOR_REPLIES)
+    extractor.update(overrides.pop("extractor", {}))
+    writer = {"prose": "The gate hummed. Kang Jun stepped in.\n\"Again,\" he said."}
+    writer.update(overrides.pop("writer", {}))
+    return {
+        "planner": RoutedFakeChatModel(replies=planner),
+        "extractor": RoutedFakeChatModel(replies=extractor),
+        "writer": RoutedFakeChatModel(replies=writer),
+    }
+
+
+# -------------------------------------------------------------------------------- memory
+@dataclass
+class Item:
+    id: str
+    text: str
+    tag: str
+    fields: dict[str, Any]
+    superseded_by: str = ""
+    forgotten: bool = False
+
+
+class ShortTerm:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def add(self, summary: str) -> None:
+        self.lines.append(summary)
+
+    def text(self) -> str:
+        return "\n".join(self.lines[-5:])
+
+
+@dataclass
+class Batch:
+    memory: DictMemory
+    ops: list[tuple[str, Any]] = field(default_factory=list)
+
+    def remember(self, text: str, tag: str, **fields: Any) -> None:
+        if not text.strip():
+            raise ValueError("empty")
+        self.ops.append(("remember", (text, tag, fields)))
+
+    def supersede(self, memory_id: str, text: str, **fields: Any) -> None:
+        self.ops.append(("supersede", (memory_id, text, fields)))
+
+    def commit(self) -> list[str]:
+        return self.memory._apply(self.ops)
+
+    def discard(self) -> None:
+        self.ops.clear()
+
+
+class DictMemory:
+    """In-process stand-in for WriterMemory (the agent's slice of it)."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Item] = {}
+        self.turn = 0
+        self.short_term = ShortTerm()
+        self._ids = itertools.count(1)
+
+    def stage(self) -> Batch:
+        return Batch(self)
+
+    def _apply(self, ops: list[tuple[str, Any]]) -> list[str]:
+        ids = []
+        for op, args in ops:
+            if op == "remember":
+                text, tag, fields = args
+                new = Item(f"m{next(self._ids)}", text, tag, fields)
+            else:
+                old_id, text, fields = args
+                old = self.items[old_id]
+                new = Item(f"m{next(self._ids)}", text, old.tag, {**old.fields, **fields})
+                old.superseded_by = new.id
+            self.items[new.id] = new
+            ids.append(new.id)
+        return ids
+
+    def advance(self, n: int = 1) -> None:
+        self.turn += n
+
+    def live(self) -> list[Item]:
+        return [i for i in self.items.values() if not i.superseded_by and not i.forgotten]
+
+    def characters(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for i in self.live():
+            if i.tag == "Character":
+                out.setdefault(i.fields["character_name"], []).extend(i.fields.get("aliases", []))
+        return out
+
+    def relation(self, a: str, b: str) -> Item | None:
+        pair = {a, b}
+        found = [i for i in self.live() if i.tag == "CharacterRelation"
+                 and {i.fields["character1"], i.fields["character2"]} == pair]
+        return found[-1] if found else None
+
+    def forget(self, memory_id: str) -> None:
+        self.items[memory_id].forgotten = True
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def snapshot(self) -> Any:
+        return copy.deepcopy((self.items, self.turn, self.short_term.lines))
+
+
+def fake_context(memory: Any, *, characters: list[str], query: str, act_goal: str | None,
+                 location: str | None, budget: int) -> str:
+    """Context builder over DictMemory: profiles of present characters + recent summary."""
+    lines = [f"- {i.text}" for i in memory.live()
+             if i.tag == "Character" and i.fields.get("character_name") in characters]
+    return "\n".join([*lines, memory.short_term.text()])
