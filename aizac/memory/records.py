@@ -1,0 +1,365 @@
+"""Memory records: tags, metadata building and validation, hits, where-filter helpers (pure).
+
+Everything here is plain data in and plain data out, so the rules for what a valid memory is
+live in one place and are tested without Chroma.
+
+Stored metadata (Chroma values cannot be ``None``, so "absent" is ``""`` / ``0`` / ``False``):
+
+============== ======= ==========================================================================
+key            type    meaning
+============== ======= ==========================================================================
+tag            str     one of :data:`TAGS`
+character_name str     the character a memory is about (required for ``Character``)
+character1/2   str     the pair of a ``CharacterRelation``, in canonical order (A-B == B-A)
+aliases        str     other names of a ``Character`` (``"|"``-joined)
+keyword        str     a free keyword (place, object, arc)
+chapter, beat  int     where in the story the fact was established
+created_turn   int     story turn it was written at
+last_turn      int     turn of creation or the last reinforcement
+memory_strength float  ``S`` in ``exp(-time / S) * 10``
+pinned         bool    core memory: never forgotten
+forgotten      bool    explicitly forgotten with ``forget()`` (restorable)
+foreshadow     bool    open foreshadowing (Story / NovelSetting)
+supersedes     str     id of the previous version of this fact, or ``""``
+superseded_by  str     id of the newer version, or ``""`` for current canon
+forget_at      float   ``last_turn + S * ln(10 / threshold)``: last turn the memory is live
+live_until     float   what the live filter reads: ``forget_at``, :data:`ALWAYS` when pinned,
+                       :data:`NEVER` when superseded or forgotten
+============== ======= ==========================================================================
+
+``live_until`` folds "pinned OR forget_at >= turn" AND "not superseded" AND "not forgotten" into
+one indexed range clause, so the live filter stays selective as the store grows.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from aizac.errors import InvalidInputError
+from aizac.memory.forgetting import check_strength, forget_at, memory_factor
+
+STORY = "Story"
+CHARACTER = "Character"
+RELATION = "CharacterRelation"
+SETTING = "NovelSetting"
+TAGS: tuple[str, ...] = (STORY, CHARACTER, RELATION, SETTING)
+
+ALWAYS = 1.0e15
+"""``live_until`` of a pinned memory (later than any turn)."""
+NEVER = -1.0
+"""``live_until`` of a superseded or forgotten memory (earlier than any turn)."""
+ALIAS_SEP = "|"
+
+RESERVED_KEYS: frozenset[str] = frozenset(
+    {
+        "tag", "character_name", "character1", "character2", "aliases", "keyword", "chapter",
+        "beat", "created_turn", "last_turn", "memory_strength", "pinned", "forgotten",
+        "foreshadow", "supersedes", "superseded_by", "forget_at", "live_until",
+    }
+)  # fmt: skip
+
+Metadata = dict[str, str | int | float | bool]
+Where = dict[str, Any]
+
+
+def normalize_name(name: str) -> str:
+    """A character name with Unicode NFC and collapsed whitespace (how names are stored)."""
+    return " ".join(unicodedata.normalize("NFC", name).split())
+
+
+def name_key(name: str) -> str:
+    """The comparison key of a name (case-insensitive)."""
+    return normalize_name(name).casefold()
+
+
+def canonical_pair(a: str, b: str) -> tuple[str, str]:
+    """The two names of a relation in canonical order, so ``(a, b)`` and ``(b, a)`` agree.
+
+    Raises:
+        InvalidInputError: a name is empty or both name the same character.
+    """
+    x, y = normalize_name(a or ""), normalize_name(b or "")
+    if not x or not y:
+        raise InvalidInputError(
+            "A CharacterRelation needs two characters (character1 and character2).",
+            hint="Pass both names, e.g. character1='Mira', character2='Guild master'.",
+        )
+    if name_key(x) == name_key(y):
+        raise InvalidInputError(
+            f"A CharacterRelation of {x!r} with itself is not a relation.",
+            hint="Store what a character thinks of themself as a Character memory instead.",
+        )
+    return (x, y) if (name_key(x), x) <= (name_key(y), y) else (y, x)
+
+
+def check_tag(tag: str) -> str:
+    """Return ``tag`` if it is one of :data:`TAGS`, else raise :class:`InvalidInputError`."""
+    if tag not in TAGS:
+        raise InvalidInputError(
+            f"Unknown memory tag {tag!r}.", hint=f"Use one of: {', '.join(TAGS)}."
+        )
+    return tag
+
+
+def check_text(text: str) -> str:
+    """The memory text, stripped; raises if it is not a non-empty string."""
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInputError(
+            "A memory needs non-empty text.", hint="Pass the fact to remember as a sentence."
+        )
+    return text.strip()
+
+
+def _check_count(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInputError(f"{name} must be a whole number >= 0, got {value!r}.")
+    return value
+
+
+def clean_aliases(aliases: Iterable[str] | None, canonical: str) -> list[str]:
+    """Aliases normalised, de-duplicated, without the canonical name; ``|`` is rejected."""
+    if aliases is None:
+        return []
+    if isinstance(aliases, str):
+        raise InvalidInputError(
+            "aliases must be a list of names, not a single string.",
+            hint="Write aliases=['미라', 'Mira'].",
+        )
+    out: list[str] = []
+    seen = {name_key(canonical)}
+    for alias in aliases:
+        if not isinstance(alias, str):
+            raise InvalidInputError(f"An alias must be a string, got {alias!r}.")
+        if ALIAS_SEP in alias:
+            raise InvalidInputError(f"An alias cannot contain {ALIAS_SEP!r}: {alias!r}.")
+        norm = normalize_name(alias)
+        if norm and name_key(norm) not in seen:
+            seen.add(name_key(norm))
+            out.append(norm)
+    return out
+
+
+def split_aliases(value: object) -> list[str]:
+    """The alias list stored in a metadata string."""
+    return [a for a in str(value or "").split(ALIAS_SEP) if a]
+
+
+def check_extra(extra: Mapping[str, object] | None) -> Metadata:
+    """Caller metadata: scalar values only, no reserved or operator-like keys."""
+    if not extra:
+        return {}
+    out: Metadata = {}
+    for key, value in extra.items():
+        if not isinstance(key, str) or not key or key[0] in "$#" or key in RESERVED_KEYS:
+            raise InvalidInputError(
+                f"extra metadata key {key!r} is reserved or invalid.",
+                hint=f"Use another name; reserved keys are {', '.join(sorted(RESERVED_KEYS))}.",
+            )
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InvalidInputError(f"extra[{key!r}] must be a finite number.")
+        if not isinstance(value, str | int | float | bool):
+            raise InvalidInputError(
+                f"extra[{key!r}] must be a string, number or bool, got {type(value).__name__}.",
+                hint="Chroma metadata cannot hold None, lists or dicts; encode them as a string.",
+            )
+        out[key] = value
+    return out
+
+
+def live_until(meta: Mapping[str, Any]) -> float:
+    """The ``live_until`` value implied by the other fields of ``meta``."""
+    if meta.get("superseded_by") or meta.get("forgotten"):
+        return NEVER
+    if meta.get("pinned"):
+        return ALWAYS
+    return float(meta["forget_at"])
+
+
+def decay_fields(
+    meta: Mapping[str, Any], *, last_turn: int, strength: float, threshold: float
+) -> Metadata:
+    """The fields to write when a memory's strength or last turn changes."""
+    changed: Metadata = {
+        "last_turn": int(last_turn),
+        "memory_strength": float(strength),
+        "forget_at": forget_at(last_turn, strength, threshold),
+    }
+    changed["live_until"] = live_until({**meta, **changed})
+    return changed
+
+
+def build_metadata(
+    tag: str,
+    *,
+    turn: int,
+    threshold: float,
+    strength: float,
+    character_name: str | None = None,
+    character1: str | None = None,
+    character2: str | None = None,
+    keyword: str = "",
+    chapter: int = 0,
+    beat: int = 0,
+    pinned: bool = False,
+    aliases: Iterable[str] | None = None,
+    foreshadow: bool = False,
+    supersedes: str = "",
+    extra: Mapping[str, object] | None = None,
+) -> Metadata:
+    """Validate one memory's fields and return its complete metadata.
+
+    Raises:
+        InvalidInputError: unknown tag, missing or misplaced character fields, bad numbers.
+    """
+    check_tag(tag)
+    strength = check_strength(strength)
+    name = normalize_name(character_name or "")
+    c1 = c2 = ""
+    if tag == CHARACTER and not name:
+        raise InvalidInputError(
+            "A Character memory needs character_name.",
+            hint="Pass character_name='Mira' (the canonical name; other names go in aliases).",
+        )
+    if tag == RELATION:
+        if name:
+            raise InvalidInputError(
+                "A CharacterRelation names its pair with character1 and character2, "
+                "not character_name."
+            )
+        c1, c2 = canonical_pair(character1 or "", character2 or "")
+    elif character1 or character2:
+        raise InvalidInputError(
+            f"character1/character2 only apply to CharacterRelation memories, not {tag}.",
+            hint="Use character_name for the character a memory is about.",
+        )
+    if aliases and tag != CHARACTER:
+        raise InvalidInputError(f"aliases only apply to Character memories, not {tag}.")
+    if foreshadow and tag not in (STORY, SETTING):
+        raise InvalidInputError(
+            f"foreshadow applies to Story and NovelSetting memories, not {tag}."
+        )
+    if not isinstance(keyword, str):
+        raise InvalidInputError(f"keyword must be a string, got {keyword!r}.")
+    meta: Metadata = {
+        **check_extra(extra),
+        "tag": tag,
+        "character_name": name,
+        "character1": c1,
+        "character2": c2,
+        "aliases": ALIAS_SEP.join(clean_aliases(aliases, name)),
+        "keyword": keyword.strip(),
+        "chapter": _check_count("chapter", chapter),
+        "beat": _check_count("beat", beat),
+        "created_turn": int(turn),
+        "pinned": bool(pinned),
+        "forgotten": False,
+        "foreshadow": bool(foreshadow),
+        "supersedes": supersedes,
+        "superseded_by": "",
+    }
+    meta.update(decay_fields(meta, last_turn=turn, strength=strength, threshold=threshold))
+    return meta
+
+
+def and_where(*clauses: Mapping[str, Any] | None) -> Where | None:
+    """AND the non-empty clauses: ``None`` for none, the clause itself for one, ``$and`` else."""
+    kept: list[Where] = []
+    for clause in clauses:
+        if not clause:
+            continue
+        if len(clause) == 1 and "$and" in clause:
+            kept.extend(dict(c) for c in clause["$and"])
+        elif len(clause) > 1:  # {"a": 1, "b": 2} is an implicit AND Chroma rejects
+            kept.extend({k: v} for k, v in clause.items())
+        else:
+            kept.append(dict(clause))
+    if not kept:
+        return None
+    return kept[0] if len(kept) == 1 else {"$and": kept}
+
+
+def state_where(
+    turn: int, *, include_forgotten: bool = False, include_superseded: bool = False
+) -> Where | None:
+    """The filter for which memories to serve at ``turn``.
+
+    Default: live and current (one ``live_until >= turn`` clause). With ``include_forgotten``
+    decayed and forgotten memories are served too; with ``include_superseded`` old versions are.
+    """
+    if not include_forgotten and not include_superseded:
+        return {"live_until": {"$gte": float(turn)}}
+    if include_forgotten and include_superseded:
+        return None
+    if include_forgotten:
+        return {"superseded_by": ""}
+    decayed_ok = {"$or": [{"pinned": True}, {"forget_at": {"$gte": float(turn)}}]}
+    return and_where(decayed_ok, {"forgotten": False})
+
+
+@dataclass(frozen=True)
+class MemoryHit:
+    """One memory as read at a given turn (``memory_factor`` is computed, never stored)."""
+
+    id: str
+    text: str
+    tag: str
+    metadata: dict[str, Any]
+    memory_factor: float
+    strength: float
+    pinned: bool
+    time: int
+    live: bool
+    distance: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def superseded(self) -> bool:
+        """Whether a newer version of this fact exists."""
+        return bool(self.metadata.get("superseded_by"))
+
+    @property
+    def forgotten(self) -> bool:
+        """Whether it is not served at the turn it was read (decayed or forgotten)."""
+        return not self.live and not self.superseded
+
+    @property
+    def character_name(self) -> str:
+        return str(self.metadata.get("character_name", ""))
+
+    @property
+    def aliases(self) -> list[str]:
+        return split_aliases(self.metadata.get("aliases"))
+
+    @property
+    def chapter(self) -> int:
+        return int(self.metadata.get("chapter", 0))
+
+
+def to_hit(
+    mid: str, text: str | None, meta: Mapping[str, Any], turn: int, distance: float | None = None
+) -> MemoryHit:
+    """Build a :class:`MemoryHit` from stored metadata as seen at ``turn``."""
+    strength = float(meta.get("memory_strength", 1.0))
+    time = max(0, int(turn) - int(meta.get("last_turn", turn)))
+    return MemoryHit(
+        id=mid,
+        text=text or "",
+        tag=str(meta.get("tag", "")),
+        metadata=dict(meta),
+        memory_factor=memory_factor(time, strength),
+        strength=strength,
+        pinned=bool(meta.get("pinned", False)),
+        time=time,
+        live=float(meta.get("live_until", NEVER)) >= turn,
+        distance=distance,
+    )
+
+
+def recency_key(hit: MemoryHit) -> tuple[int, int, int, str]:
+    """Sort key: later chapter, beat and creation turn count as more recent."""
+    m = hit.metadata
+    return (int(m.get("chapter", 0)), int(m.get("beat", 0)), int(m.get("created_turn", 0)), hit.id)

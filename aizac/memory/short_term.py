@@ -1,0 +1,73 @@
+"""Short-term memory: a rolling summary of the most recent beats, bounded by tokens (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from aizac.errors import InvalidInputError
+from aizac.tokens import count_tokens, truncate_to_tokens
+
+
+class ShortTermMemory:
+    """The most recent beat summaries whose estimated tokens fit ``max_tokens``.
+
+    Adding a summary drops the oldest ones until the total fits again; a single summary larger
+    than the whole budget is cut to fit. ``on_change`` (set by :class:`WriterMemory`) is called
+    after every change so the buffer is persisted with the store.
+    """
+
+    def __init__(self, max_tokens: int = 1200, items: Iterable[str] = ()) -> None:
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise InvalidInputError(f"max_tokens must be a positive integer, got {max_tokens!r}.")
+        self.max_tokens = max_tokens
+        self._items: list[str] = []
+        self.on_change: object = None
+        for item in items:
+            self._push(item)
+
+    def _push(self, summary: str) -> None:
+        text = summary.strip() if isinstance(summary, str) else ""
+        if not text:
+            raise InvalidInputError(
+                "A beat summary cannot be empty.", hint="Pass one or two sentences per beat."
+            )
+        text = truncate_to_tokens(text, self.max_tokens) or text[:1]
+        self._items.append(text)
+        while len(self._items) > 1 and self.tokens() > self.max_tokens:
+            self._items.pop(0)
+
+    def add(self, beat_summary: str) -> None:
+        """Append the summary of the beat that just became canon."""
+        self._push(beat_summary)
+        self._changed()
+
+    def pop(self) -> str | None:
+        """Remove and return the newest summary (undo of an accepted beat), if any."""
+        item = self._items.pop() if self._items else None
+        if item is not None:
+            self._changed()
+        return item
+
+    def clear(self) -> None:
+        """Forget every summary."""
+        self._items.clear()
+        self._changed()
+
+    def items(self) -> list[str]:
+        """The summaries, oldest first."""
+        return list(self._items)
+
+    def text(self, sep: str = "\n") -> str:
+        """The summaries joined, oldest first (what goes into a prompt)."""
+        return sep.join(self._items)
+
+    def tokens(self) -> int:
+        """Estimated tokens of :meth:`text`."""
+        return count_tokens(self.text())
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def _changed(self) -> None:
+        if callable(self.on_change):
+            self.on_change()

@@ -1,0 +1,617 @@
+"""WriterMemory: the four-tag long-term memory in Chroma (the thin adapter around the pure core).
+
+One Chroma collection holds every memory; the story turn and the short-term buffer live in the
+collection's own metadata, so they persist (and are restored) with the store wherever it lives:
+in memory, on disk (``PersistentClient``) or on a Chroma server (``client=``).
+
+Moving the story on (:meth:`WriterMemory.advance`) rewrites no memory: liveness is the single
+range filter ``live_until >= turn`` (see :mod:`aizac.memory.records`). A recall rewrites only
+the rows it returns (reinforcement). A lock serialises read-modify-write sequences.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import chromadb
+from chromadb.config import Settings as ChromaSettings
+from langchain_core.embeddings import Embeddings
+
+from aizac.errors import InvalidInputError, NotFoundError, StorageError
+from aizac.memory.forgetting import check_strength, check_threshold, reinforced
+from aizac.memory.records import (
+    CHARACTER,
+    MemoryHit,
+    Metadata,
+    Where,
+    and_where,
+    build_metadata,
+    canonical_pair,
+    check_tag,
+    clean_aliases,
+    decay_fields,
+    live_until,
+    name_key,
+    recency_key,
+    split_aliases,
+    state_where,
+    to_hit,
+)
+from aizac.memory.short_term import ShortTermMemory
+from aizac.memory.staging import Candidate, CandidateBatch
+from aizac.settings import Settings, get_settings
+
+STATE_KEY = "aizac_state"
+_INCLUDE = ["documents", "metadatas"]
+
+
+def _chroma_settings() -> ChromaSettings:
+    return ChromaSettings(anonymized_telemetry=False)
+
+
+class WriterMemory:
+    """Story memory with a forgetting curve, pins, superseded facts and staged candidates.
+
+    Args:
+        path: directory of an embedded persistent store; ``None`` keeps it in memory.
+        collection: Chroma collection name (3-512 characters of ``[a-zA-Z0-9._-]``).
+        embeddings: a LangChain ``Embeddings``; ``None`` builds ``settings.embedding``
+            (offline ``HashingEmbeddings`` by default). Chroma never embeds by itself.
+        threshold: forgetting threshold; ``None`` -> ``settings.memory_threshold``.
+        client: a ready Chroma client (e.g. ``chromadb.HttpClient``), instead of ``path``.
+        settings: aizac settings (tag strengths, short-term budget); default ``get_settings()``.
+        clock: optional wall clock (``() -> float``); when given, memories carry ``created_at``.
+            Story time is turns, never the wall clock.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        collection: str = "novel",
+        embeddings: Embeddings | None = None,
+        threshold: float | None = None,
+        client: Any = None,
+        settings: Settings | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        self.settings = settings if settings is not None else get_settings()
+        self.threshold = check_threshold(
+            self.settings.memory_threshold if threshold is None else threshold
+        )
+        if embeddings is None:
+            from aizac.llm.embeddings import embeddings_from_spec
+
+            embeddings = embeddings_from_spec(self.settings.embedding, self.settings)
+        self.embeddings = embeddings
+        self.clock = clock
+        self._lock = threading.RLock()
+        self._ephemeral = client is None and path is None
+        name = collection
+        try:
+            if client is None:
+                if path is None:
+                    client = chromadb.EphemeralClient(settings=_chroma_settings())
+                    # Ephemeral clients share one in-process store: keep each memory separate.
+                    name = f"{collection}-{uuid.uuid4().hex[:12]}"
+                else:
+                    Path(path).mkdir(parents=True, exist_ok=True)
+                    client = chromadb.PersistentClient(path=str(path), settings=_chroma_settings())
+            self.client = client
+            self.collection = client.get_or_create_collection(
+                name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+            )
+        except (ValueError, TypeError) as e:
+            raise InvalidInputError(
+                f"Cannot open memory collection {collection!r}: {e}",
+                hint="Use 3-512 characters of letters, digits, '.', '_' or '-'.",
+            ) from e
+        except Exception as e:
+            raise StorageError(f"Cannot open the memory store at {path or 'memory'}: {e}") from e
+        state = self._load_state()
+        self._turn = int(state.get("turn", 0))
+        self.short_term = ShortTermMemory(self.settings.short_term_tokens, state.get("short", []))
+        self.short_term.on_change = self._save_state
+
+    # ----------------------------------------------------------------- state and time
+
+    def _load_state(self) -> dict[str, Any]:
+        raw = (self.collection.metadata or {}).get(STATE_KEY)
+        if not raw:
+            return {}
+        try:
+            state = json.loads(str(raw))
+        except json.JSONDecodeError as e:
+            raise StorageError(f"The memory store's state record is corrupt: {e}") from e
+        return state if isinstance(state, dict) else {}
+
+    def _save_state(self) -> None:
+        state = {"version": 1, "turn": self._turn, "short": self.short_term.items()}
+        try:
+            self.collection.modify(metadata={STATE_KEY: json.dumps(state, ensure_ascii=False)})
+        except Exception as e:
+            raise StorageError(f"Could not save the story turn and short-term memory: {e}") from e
+
+    @property
+    def turn(self) -> int:
+        """The current story turn (persisted with the store)."""
+        return self._turn
+
+    def advance(self, turns: int = 1) -> int:
+        """Move the story on by ``turns``; rewrites no memory. Returns the new turn."""
+        if isinstance(turns, bool) or not isinstance(turns, int) or turns < 0:
+            raise InvalidInputError(f"advance() takes a whole number of turns >= 0, got {turns!r}.")
+        return self.set_turn(self._turn + turns)
+
+    def set_turn(self, turn: int) -> int:
+        """Set the story turn (e.g. rewind after undoing an accepted beat)."""
+        if isinstance(turn, bool) or not isinstance(turn, int) or turn < 0:
+            raise InvalidInputError(f"The story turn must be a whole number >= 0, got {turn!r}.")
+        with self._lock:
+            previous, self._turn = self._turn, turn
+            try:
+                self._save_state()
+            except StorageError:
+                self._turn = previous
+                raise
+            return self._turn
+
+    # ----------------------------------------------------------------- helpers
+
+    def embed(self, text: str) -> list[float]:
+        """The vector stored for ``text`` (the same embeddings serve documents and queries)."""
+        try:
+            return [float(v) for v in self.embeddings.embed_documents([text])[0]]
+        except Exception as e:
+            raise StorageError(f"Embedding failed: {e}", hint="Check AIZAC_EMBEDDING.") from e
+
+    def default_strength(self, tag: str, strength: float | None = None) -> float:
+        """``strength`` if given, else the tag's default from settings."""
+        if strength is not None:
+            return check_strength(strength)
+        return self.settings.tag_strengths()[check_tag(tag)]
+
+    def _hits(self, res: Mapping[str, Any]) -> list[MemoryHit]:
+        docs = res.get("documents") or [None] * len(res["ids"])
+        metas = res.get("metadatas") or [{}] * len(res["ids"])
+        rows = zip(res["ids"], docs, metas, strict=True)
+        return [to_hit(i, d, m or {}, self._turn) for i, d, m in rows]
+
+    def _fetch(self, ids: Sequence[str], include: list[str] | None = None) -> dict[str, Any]:
+        """Chroma get of ``ids`` in the given order; every id must exist."""
+        ids = list(dict.fromkeys(ids))
+        res = self._chroma(lambda: self.collection.get(ids=ids, include=include or _INCLUDE))
+        found = set(res["ids"])
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise NotFoundError(f"Unknown memory id(s): {', '.join(map(str, missing[:5]))}.")
+        return dict(res)
+
+    def _chroma(self, call: Callable[[], Any], what: str = "memory store") -> Any:
+        try:
+            return call()
+        except (NotFoundError, InvalidInputError):
+            raise
+        except (ValueError, TypeError) as e:
+            raise InvalidInputError(f"Chroma rejected the request: {e}") from e
+        except Exception as e:
+            raise StorageError(f"The {what} failed: {e}") from e
+
+    # ----------------------------------------------------------------- writing
+
+    def remember(
+        self,
+        text: str,
+        tag: str,
+        *,
+        character_name: str | None = None,
+        character1: str | None = None,
+        character2: str | None = None,
+        keyword: str = "",
+        chapter: int = 0,
+        beat: int = 0,
+        strength: float | None = None,
+        pinned: bool = False,
+        aliases: Iterable[str] | None = None,
+        foreshadow: bool = False,
+        extra: Mapping[str, object] | None = None,
+    ) -> str:
+        """Store one fact now and return its id (validated first; nothing half-written).
+
+        Raises:
+            InvalidInputError: unknown tag, empty text, missing or misplaced character fields,
+                a relation of a character with itself, bad numbers or extra metadata.
+        """
+        batch = CandidateBatch(self)
+        batch.remember(
+            text, tag, character_name=character_name, character1=character1,
+            character2=character2, keyword=keyword, chapter=chapter, beat=beat,
+            strength=strength, pinned=pinned, aliases=aliases, foreshadow=foreshadow,
+            extra=extra,
+        )  # fmt: skip
+        return batch.commit()[0]
+
+    def supersede(self, memory_id: str, text: str, **changes: Any) -> str:
+        """Replace a fact by a new version (keeps the old one as history). Returns the new id.
+
+        ``changes`` may set ``chapter``, ``beat``, ``strength``, ``keyword``, ``pinned``,
+        ``aliases`` and ``extra``; the tag and characters carry over from the old version.
+        """
+        batch = CandidateBatch(self)
+        batch.supersede(memory_id, text, **changes)
+        return batch.commit()[0]
+
+    def stage(self) -> CandidateBatch:
+        """A new candidate batch: staged memories stay invisible until ``commit()``."""
+        return CandidateBatch(self)
+
+    def successor_fields(
+        self,
+        old: Mapping[str, Any],
+        *,
+        chapter: int | None = None,
+        beat: int | None = None,
+        strength: float | None = None,
+        keyword: str | None = None,
+        pinned: bool | None = None,
+        aliases: Iterable[str] | None = None,
+        extra: Mapping[str, object] | None = None,
+    ) -> dict[str, Any]:
+        """The fields of a new version of the memory whose metadata is ``old``."""
+        if old.get("superseded_by"):
+            raise InvalidInputError(
+                f"This memory was already superseded by {old['superseded_by']}.",
+                hint="Supersede the latest version (see mem.history(id)).",
+            )
+        tag = str(old["tag"])
+        return dict(
+            character_name=old.get("character_name") or None,
+            character1=old.get("character1") or None,
+            character2=old.get("character2") or None,
+            keyword=str(old.get("keyword", "")) if keyword is None else keyword,
+            chapter=int(old.get("chapter", 0)) if chapter is None else chapter,
+            beat=int(old.get("beat", 0)) if beat is None else beat,
+            pinned=bool(old.get("pinned")) if pinned is None else pinned,
+            aliases=split_aliases(old.get("aliases")) if aliases is None else list(aliases),
+            extra=dict(extra) if extra else None,
+            strength=self.default_strength(tag, strength)
+            if strength is not None
+            else max(float(old.get("memory_strength", 0)), self.default_strength(tag)),
+        )
+
+    def commit_candidates(self, candidates: Sequence[Candidate]) -> list[str]:
+        """Write ``candidates`` atomically (used by :class:`CandidateBatch`)."""
+        if not candidates:
+            return []
+        with self._lock:
+            turn = self._turn
+            targets = [c.supersedes for c in candidates if c.supersedes]
+            olds = self._fetch(targets, ["metadatas"]) if targets else {"ids": [], "metadatas": []}
+            old_meta = dict(zip(olds["ids"], olds["metadatas"], strict=True))
+            metas: list[Metadata] = []
+            for c in candidates:
+                if c.supersedes and old_meta[c.supersedes].get("superseded_by"):
+                    raise InvalidInputError(
+                        f"Memory {c.supersedes} was superseded meanwhile; nothing was written.",
+                        hint="Stage the change again against the latest version.",
+                    )
+                fields = dict(c.fields)
+                if c.supersedes:
+                    fields["supersedes"] = c.supersedes
+                if self.clock is not None:
+                    fields["extra"] = {**(fields.get("extra") or {}), "created_at": self.clock()}
+                metas.append(
+                    build_metadata(c.tag, turn=turn, threshold=self.threshold, **fields)
+                )
+            ids = [c.id for c in candidates]
+            self._chroma(
+                lambda: self.collection.add(
+                    ids=ids,
+                    embeddings=[c.vector for c in candidates],
+                    metadatas=metas,
+                    documents=[c.text for c in candidates],
+                ),
+                "memory write",
+            )
+            if targets:
+                updates = []
+                for c in candidates:
+                    if c.supersedes:
+                        merged = {**old_meta[c.supersedes], "superseded_by": c.id}
+                        updates.append({"superseded_by": c.id, "live_until": live_until(merged)})
+                try:
+                    self._chroma(
+                        lambda: self.collection.update(
+                            ids=targets,
+                            metadatas=updates,
+                        ),
+                        "memory write",
+                    )
+                except Exception:
+                    self._rollback_add(ids)
+                    raise
+            return ids
+
+    def _rollback_add(self, ids: list[str]) -> None:
+        try:
+            self.collection.delete(ids=ids)
+        except Exception as e:  # the store is now inconsistent: say so loudly
+            raise StorageError(
+                f"A failed commit could not be rolled back ({e}); ids {ids} may be half-written.",
+                hint="Delete those ids with mem.undo_commit(ids) once the store is reachable.",
+            ) from e
+
+    def undo_commit(self, ids: Sequence[str]) -> None:
+        """Delete memories a commit added and make what they superseded current again.
+
+        Raises:
+            NotFoundError: an id does not exist (nothing is changed).
+            InvalidInputError: a memory to undo was itself superseded by a later change.
+        """
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return
+        with self._lock:
+            gone = self._fetch(ids, ["documents", "metadatas", "embeddings"])
+            undone = set(ids)
+            restore_ids: list[str] = []
+            restore_meta: list[Metadata] = []
+            for mid, meta in zip(gone["ids"], gone["metadatas"], strict=True):
+                later = meta.get("superseded_by")
+                if later and later not in undone:
+                    raise InvalidInputError(
+                        f"Memory {mid} was superseded later by {later}; undo that change first."
+                    )
+                prev = str(meta.get("supersedes") or "")
+                if prev and prev not in undone:
+                    restore_ids.append(prev)
+            if restore_ids:
+                prev_res = self._fetch(restore_ids, ["metadatas"])
+                for pmeta in prev_res["metadatas"]:
+                    merged = {**pmeta, "superseded_by": ""}
+                    restore_meta.append({"superseded_by": "", "live_until": live_until(merged)})
+                restore_ids = list(prev_res["ids"])
+            self._chroma(lambda: self.collection.delete(ids=list(gone["ids"])), "memory undo")
+            if restore_ids:
+                try:
+                    self._chroma(
+                        lambda: self.collection.update(
+                            ids=restore_ids,
+                            metadatas=restore_meta,
+                        ),
+                        "memory undo",
+                    )
+                except Exception:
+                    self.collection.add(
+                        ids=list(gone["ids"]),
+                        embeddings=gone["embeddings"],
+                        metadatas=gone["metadatas"],
+                        documents=gone["documents"],
+                    )
+                    raise
+
+    def _update(self, memory_id: str, change: Callable[[Mapping[str, Any]], Metadata]) -> None:
+        with self._lock:
+            meta = self._fetch([memory_id], ["metadatas"])["metadatas"][0]
+            new = change(meta)
+            new["live_until"] = live_until({**meta, **new})
+            self._chroma(lambda: self.collection.update(ids=[memory_id], metadatas=[new]))
+
+    def pin(self, memory_id: str) -> None:
+        """Make a memory core: never forgotten (until unpinned)."""
+        self._update(memory_id, lambda m: {"pinned": True})
+
+    def unpin(self, memory_id: str) -> None:
+        """Return a pinned memory to normal decay, starting from the current turn."""
+        self._update(
+            memory_id,
+            lambda m: {"pinned": False, **self._decay(m, float(m["memory_strength"]))},
+        )
+
+    def forget(self, memory_id: str) -> None:
+        """Stop serving a memory now (it stays on disk; :meth:`restore` brings it back)."""
+        self._update(memory_id, lambda m: {"forgotten": True})
+
+    def restore(self, memory_id: str) -> None:
+        """Serve a forgotten or decayed memory again, as if it had just been recalled."""
+        self._update(
+            memory_id,
+            lambda m: {"forgotten": False, **self._decay(m, reinforced(m["memory_strength"]))},
+        )
+
+    def _decay(self, meta: Mapping[str, Any], strength: float) -> Metadata:
+        return decay_fields(meta, last_turn=self._turn, strength=strength, threshold=self.threshold)
+
+    def reinforce(self, ids: Sequence[str]) -> list[MemoryHit]:
+        """Recall effect without a query: strength += 1 and time restarts. Returns the hits."""
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return []
+        with self._lock:
+            res = self._fetch(ids)
+            metas = [self._decay(m, reinforced(m["memory_strength"])) for m in res["metadatas"]]
+            self._chroma(
+                lambda: self.collection.update(
+                    ids=list(res["ids"]),
+                    metadatas=metas,
+                ),
+                "reinforcement",
+            )
+            res["metadatas"] = [{**m, **n} for m, n in zip(res["metadatas"], metas, strict=True)]
+            return self._hits(res)
+
+    def close(self) -> None:
+        """Release an in-memory store (persistent stores need no closing)."""
+        if self._ephemeral:
+            with contextlib.suppress(Exception):
+                self.client.delete_collection(self.collection.name)
+
+    # ----------------------------------------------------------------- reading
+
+    def recall(
+        self,
+        query: str,
+        k: int = 5,
+        where: Where | None = None,
+        reinforce: bool = True,
+        include_forgotten: bool = False,
+        include_superseded: bool = False,
+        tag: str | None = None,
+    ) -> list[MemoryHit]:
+        """The ``k`` memories most similar to ``query`` among those served now.
+
+        ``where`` is a Chroma filter on the metadata (``tag``, ``character_name``, ``chapter``,
+        ``last_turn``, ``memory_strength``, ``pinned``...), ANDed with the live filter. Returned
+        hits are reinforced (unless ``reinforce=False``) and show the state after that.
+        """
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("recall() needs a non-empty query.")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InvalidInputError(f"k must be a positive integer, got {k!r}.")
+        if where is not None and not isinstance(where, Mapping):
+            raise InvalidInputError(f"where must be a dict (a Chroma filter), got {where!r}.")
+        vector = self.embed(query)
+        with self._lock:
+            full = and_where(
+                where,
+                {"tag": check_tag(tag)} if tag else None,
+                state_where(
+                    self._turn,
+                    include_forgotten=include_forgotten,
+                    include_superseded=include_superseded,
+                ),
+            )
+            res = self._chroma(
+                lambda: self.collection.query(
+                    query_embeddings=[vector],
+                    n_results=k,
+                    where=full,
+                    include=["documents", "metadatas", "distances"],
+                ),
+                "recall",
+            )
+            ids = list(res["ids"][0])
+            if not ids:
+                return []
+            distances = list(res["distances"][0])
+            if reinforce:
+                hits = self.reinforce(ids)
+            else:
+                hits = self._hits(
+                    {"ids": ids, "documents": res["documents"][0], "metadatas": res["metadatas"][0]}
+                )
+            return [
+                to_hit(h.id, h.text, h.metadata, self._turn, float(d))
+                for h, d in zip(hits, distances, strict=True)
+            ]
+
+    def get(self, memory_id: str) -> MemoryHit:
+        """One memory in whatever state it is (raises :class:`NotFoundError` if unknown)."""
+        with self._lock:
+            return self._hits(self._fetch([memory_id]))[0]
+
+    def get_where(
+        self,
+        where: Where | None,
+        limit: int | None = None,
+        *,
+        include_forgotten: bool = False,
+        include_superseded: bool = False,
+    ) -> list[MemoryHit]:
+        """Exact metadata lookup (no similarity, no reinforcement), served memories only by
+        default; newest first (chapter, beat, creation turn)."""
+        if where is not None and not isinstance(where, Mapping):
+            raise InvalidInputError(f"where must be a dict (a Chroma filter), got {where!r}.")
+        with self._lock:
+            full = and_where(
+                where,
+                state_where(
+                    self._turn,
+                    include_forgotten=include_forgotten,
+                    include_superseded=include_superseded,
+                ),
+            )
+            res = self._chroma(lambda: self.collection.get(where=full, include=_INCLUDE))
+            hits = sorted(self._hits(res), key=recency_key, reverse=True)
+        return hits[:limit] if limit is not None else hits
+
+    def all(
+        self, include_forgotten: bool = True, include_superseded: bool = True
+    ) -> list[MemoryHit]:
+        """Every stored memory (for the inspector), newest first."""
+        return self.get_where(
+            None, include_forgotten=include_forgotten, include_superseded=include_superseded
+        )
+
+    def relations(self, a: str, b: str) -> list[MemoryHit]:
+        """Every live CharacterRelation of the pair ``a``-``b`` (either order), newest first."""
+        c1, c2 = canonical_pair(a, b)
+        return self.get_where({"$and": [{"character1": c1}, {"character2": c2}]})
+
+    def relation(self, a: str, b: str) -> MemoryHit | None:
+        """The latest live CharacterRelation of the pair (exact keyed lookup), or ``None``."""
+        found = self.relations(a, b)
+        return found[0] if found else None
+
+    def character_state(self, name: str) -> list[MemoryHit]:
+        """Live Character memories of ``name`` (or a character it is an alias of), newest first."""
+        canonical = self.resolve_name(name)
+        return self.get_where({"$and": [{"tag": CHARACTER}, {"character_name": canonical}]})
+
+    def characters(self) -> dict[str, list[str]]:
+        """Canonical name -> aliases, from the live Character memories."""
+        out: dict[str, list[str]] = {}
+        for hit in self.get_where({"tag": CHARACTER}):
+            known = out.setdefault(hit.character_name, [])
+            known.extend(a for a in hit.aliases if a not in known)
+        return out
+
+    def resolve_name(self, name: str) -> str:
+        """The canonical character name for ``name`` or one of its aliases (else ``name``)."""
+        key = name_key(name)
+        if not key:
+            raise InvalidInputError("A character name cannot be empty.")
+        aliases = clean_aliases([name], "")
+        for canonical, other in self.characters().items():
+            if name_key(canonical) == key or any(name_key(a) == key for a in other):
+                return canonical
+        return aliases[0] if aliases else name
+
+    def open_foreshadowing(self) -> list[MemoryHit]:
+        """Foreshadowing still open: live, current, marked ``foreshadow=True``."""
+        return self.get_where({"foreshadow": True})
+
+    def history(self, memory_id: str) -> list[MemoryHit]:
+        """Every version of the fact ``memory_id`` belongs to, oldest first."""
+        with self._lock:
+            chain = [self.get(memory_id)]
+            seen = {memory_id}
+            while (prev := str(chain[0].metadata.get("supersedes") or "")) and prev not in seen:
+                seen.add(prev)
+                try:
+                    chain.insert(0, self.get(prev))
+                except NotFoundError:
+                    break
+            while (nxt := str(chain[-1].metadata.get("superseded_by") or "")) and nxt not in seen:
+                seen.add(nxt)
+                chain.append(self.get(nxt))
+            return chain
+
+    def __len__(self) -> int:
+        """Number of stored memories, including forgotten and superseded ones."""
+        return int(self._chroma(self.collection.count))
+
+    def __repr__(self) -> str:
+        return f"WriterMemory(collection={self.collection.name!r}, turn={self._turn})"
+
+
+def retention_table(settings: Settings, threshold: float | None = None) -> dict[str, float]:
+    """Turns an unrecalled memory of each tag stays live with the configured defaults."""
+    t = settings.memory_threshold if threshold is None else threshold
+    return {tag: s * math.log(10 / t) for tag, s in settings.tag_strengths().items()}
