@@ -1,0 +1,337 @@
+"""Send an export by email: address checks and message building (pure), SMTP delivery (edge).
+
+``validate_address`` and ``build_message`` have no I/O; ``send_message``/``send_export`` talk to
+the SMTP server configured with the ``AIZAC_SMTP_*`` settings (STARTTLS when enabled, implicit
+TLS on port 465, login when a user is set) and turn every failure into an aizac error.
+"""
+
+from __future__ import annotations
+
+import re
+import smtplib
+import ssl
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+
+from pydantic import SecretStr
+
+from aizac.errors import ConfigError, DeliveryError, InvalidInputError
+from aizac.export.files import default_export_name, safe_export_name
+from aizac.export.manuscript import Manuscript
+from aizac.export.render import MEDIA_TYPES, ExportFormat, check_format, render
+from aizac.settings import Settings
+
+MAX_SUBJECT_CHARS = 200
+DEFAULT_TIMEOUT = 30.0
+
+_LOCAL_PART = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*")
+_DOMAIN_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+
+
+def _has_control(text: str) -> bool:
+    return any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in text)
+
+
+def validate_address(address: str) -> str:
+    """``address`` checked as one bare email address (``name@example.com``) and normalised.
+
+    Display names, several addresses, quoted local parts and anything with a line break or
+    other control character (a header-injection attempt such as ``"a@b.c\\r\\nBcc: x@y.z"``) are
+    rejected. An internationalised domain is returned in its ASCII (punycode) form.
+
+    Raises:
+        InvalidInputError: the text is not exactly one valid address.
+    """
+    hint = "Enter one email address, such as writer@example.com."
+    if not isinstance(address, str):
+        raise InvalidInputError("The email address must be text.", hint=hint)
+    if _has_control(address):
+        raise InvalidInputError(
+            "The email address contains a line break or control character; it was rejected.",
+            hint=hint,
+        )
+    candidate = address.strip()
+    if not candidate:
+        raise InvalidInputError("The email address is empty.", hint=hint)
+    if len(candidate) > 254 or any(c.isspace() for c in candidate) or candidate.count("@") != 1:
+        raise InvalidInputError(f"{candidate!r} is not a single email address.", hint=hint)
+    local, domain = candidate.split("@")
+    if len(local) > 64 or not _LOCAL_PART.fullmatch(local):
+        raise InvalidInputError(
+            f"{candidate!r} is not a valid email address (the part before '@').", hint=hint
+        )
+    try:
+        ascii_domain = domain.encode("idna").decode("ascii") if not domain.isascii() else domain
+    except UnicodeError as e:
+        raise InvalidInputError(f"{candidate!r} has an invalid domain.", hint=hint) from e
+    labels = ascii_domain.rstrip(".").split(".") if ascii_domain else []
+    if len(labels) < 2 or not all(_DOMAIN_LABEL.fullmatch(label) for label in labels):
+        raise InvalidInputError(
+            f"{candidate!r} is not a valid email address (the domain after '@').", hint=hint
+        )
+    return f"{local}@{'.'.join(labels).lower()}"
+
+
+@dataclass(frozen=True)
+class EmailSettings:
+    """How to reach the SMTP server.
+
+    Attributes:
+        host: SMTP server host name.
+        port: Server port (587 for STARTTLS, 465 for implicit TLS, 25 plain).
+        sender: The From address.
+        starttls: Upgrade the connection with STARTTLS (refused if the server cannot).
+        implicit_tls: Speak TLS from the first byte (port 465 style) instead of STARTTLS.
+        user: Login name; no login when empty.
+        password: Login password.
+        timeout: Seconds for connecting and for each server reply.
+        ssl_context: TLS settings; the system's default verification when omitted.
+    """
+
+    host: str
+    port: int
+    sender: str
+    starttls: bool = True
+    implicit_tls: bool = False
+    user: str | None = None
+    password: SecretStr | None = field(default=None, repr=False)
+    timeout: float = DEFAULT_TIMEOUT
+    ssl_context: ssl.SSLContext | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> EmailSettings:
+        """Email settings from aizac :class:`Settings`; :class:`ConfigError` if incomplete."""
+        host = (settings.smtp_host or "").strip()
+        if not host:
+            raise ConfigError(
+                "Email is not configured: no SMTP server is set.",
+                hint="Set AIZAC_SMTP_HOST (and AIZAC_SMTP_PORT, AIZAC_SMTP_USER, "
+                "AIZAC_SMTP_PASSWORD, AIZAC_SMTP_SENDER as your provider needs).",
+            )
+        sender_text = settings.smtp_sender or settings.smtp_user
+        if not sender_text:
+            raise ConfigError(
+                "Email has no sender address.", hint="Set AIZAC_SMTP_SENDER to your address."
+            )
+        try:
+            sender = validate_address(sender_text)
+        except InvalidInputError as e:
+            raise ConfigError(
+                f"The sender address {sender_text!r} is not a valid email address.",
+                hint="Set AIZAC_SMTP_SENDER to a plain address such as writer@example.com.",
+            ) from e
+        user = settings.smtp_user or None
+        if user and settings.smtp_password is None:
+            raise ConfigError(
+                "AIZAC_SMTP_USER is set but AIZAC_SMTP_PASSWORD is not.",
+                hint="Set AIZAC_SMTP_PASSWORD (or unset AIZAC_SMTP_USER: no login).",
+            )
+        implicit = settings.smtp_port == 465
+        return cls(
+            host=host,
+            port=settings.smtp_port,
+            sender=sender,
+            starttls=settings.smtp_starttls and not implicit,
+            implicit_tls=implicit,
+            user=user,
+            password=settings.smtp_password,
+            timeout=min(settings.request_timeout, 60.0),
+        )
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """An export ready to attach: file name, bytes and format."""
+
+    filename: str
+    data: bytes
+    fmt: ExportFormat
+
+    @property
+    def media_type(self) -> str:
+        """The MIME type, e.g. ``application/epub+zip``."""
+        return MEDIA_TYPES[self.fmt]
+
+
+def export_attachment(
+    manuscript: Manuscript,
+    fmt: str,
+    name: str | None = None,
+    *,
+    modified: datetime | None = None,
+) -> Attachment:
+    """Render ``manuscript`` as ``fmt`` into an :class:`Attachment` (pure)."""
+    checked = check_format(fmt)
+    filename = (
+        default_export_name(manuscript.title, checked)
+        if name is None
+        else safe_export_name(name, checked)
+    )
+    return Attachment(filename, render(manuscript, checked, modified=modified), checked)
+
+
+def _check_subject(subject: str) -> str:
+    if _has_control(subject):
+        raise InvalidInputError(
+            "The subject contains a line break or control character; it was rejected.",
+            hint="Use a one-line subject.",
+        )
+    cleaned = subject.strip()
+    if not cleaned:
+        raise InvalidInputError("The subject is empty.", hint="Write a short subject.")
+    if len(cleaned) > MAX_SUBJECT_CHARS:
+        raise InvalidInputError(
+            f"The subject is {len(cleaned)} characters long; the limit is {MAX_SUBJECT_CHARS}."
+        )
+    return cleaned
+
+
+def build_message(
+    content: Manuscript | Attachment,
+    *,
+    to: str,
+    sender: str,
+    subject: str | None = None,
+    fmt: str = "epub",
+    name: str | None = None,
+    body: str | None = None,
+    date: datetime | None = None,
+) -> EmailMessage:
+    """An email carrying the export as an attachment (pure: nothing is sent).
+
+    Args:
+        content: A manuscript (rendered here as ``fmt``, named ``name``) or a ready attachment.
+        to: Recipient address (validated).
+        sender: From address (validated).
+        subject: Subject line; the title and format when omitted.
+        fmt: Format used when ``content`` is a manuscript.
+        name: File name used when ``content`` is a manuscript (default: from the title).
+        body: Plain-text body; a one-line description when omitted.
+        date: The Date header; now when omitted.
+
+    Raises:
+        InvalidInputError: a bad address, subject, format or name; nothing is built.
+    """
+    recipient = validate_address(to)
+    from_address = validate_address(sender)
+    if subject is not None:
+        subject = _check_subject(subject)
+    if isinstance(content, Attachment):
+        attachment = Attachment(
+            safe_export_name(content.filename, content.fmt), content.data, content.fmt
+        )
+        title = attachment.filename
+    else:
+        attachment = export_attachment(content, fmt, name)
+        title = content.title
+    if subject is None:
+        subject = _check_subject(f"{title} (.{attachment.fmt})"[:MAX_SUBJECT_CHARS])
+    text = body if body is not None else f"{title}: {attachment.filename} is attached.\n"
+    if "\x00" in text:
+        raise InvalidInputError("The message body contains a NUL character.")
+
+    message = EmailMessage()
+    message["From"] = from_address
+    message["To"] = recipient
+    message["Subject"] = subject
+    message["Date"] = format_datetime((date or datetime.now(UTC)).astimezone(UTC))
+    message["Message-ID"] = make_msgid(domain=from_address.split("@", 1)[1])
+    message.set_content(text, subtype="plain", charset="utf-8")
+    maintype, _, rest = attachment.media_type.partition("/")
+    subtype = rest.split(";", 1)[0].strip()
+    params = {"charset": "utf-8"} if maintype == "text" else None
+    message.add_attachment(
+        attachment.data,
+        maintype=maintype,
+        subtype=subtype,
+        filename=attachment.filename,
+        params=params,
+    )
+    return message
+
+
+def send_message(message: EmailMessage, settings: EmailSettings) -> None:
+    """Deliver ``message`` through the SMTP server in ``settings``.
+
+    Raises:
+        ConfigError: the server refused the login or cannot do STARTTLS/AUTH as configured.
+        InvalidInputError: the server refused the recipient.
+        DeliveryError: connecting, TLS, a timeout or the transfer failed.
+    """
+    where = f"{settings.host}:{settings.port}"
+    context = settings.ssl_context or ssl.create_default_context()
+    stage = "connecting to"
+    try:
+        client: smtplib.SMTP
+        if settings.implicit_tls:
+            client = smtplib.SMTP_SSL(
+                settings.host, settings.port, timeout=settings.timeout, context=context
+            )
+        else:
+            client = smtplib.SMTP(settings.host, settings.port, timeout=settings.timeout)
+        with client:
+            client.ehlo()
+            if settings.starttls and not settings.implicit_tls:
+                stage = "starting TLS with"
+                client.starttls(context=context)
+                client.ehlo()
+            if settings.user:
+                stage = "logging in to"
+                password = settings.password.get_secret_value() if settings.password else ""
+                client.login(settings.user, password)
+            stage = "sending through"
+            client.send_message(message)
+    except smtplib.SMTPAuthenticationError as e:
+        raise ConfigError(
+            f"The mail server {where} refused the login for {settings.user!r}.",
+            hint="Check AIZAC_SMTP_USER and AIZAC_SMTP_PASSWORD.",
+        ) from e
+    except smtplib.SMTPNotSupportedError as e:
+        setting = "AIZAC_SMTP_STARTTLS" if stage == "starting TLS with" else "AIZAC_SMTP_USER"
+        raise ConfigError(
+            f"The mail server {where} does not support what was asked while {stage} it: {e}.",
+            hint=f"Check {setting} and AIZAC_SMTP_PORT for this server.",
+        ) from e
+    except smtplib.SMTPRecipientsRefused as e:
+        refused = ", ".join(sorted(e.recipients))
+        raise InvalidInputError(
+            f"The mail server {where} refused the recipient {refused}; nothing was sent.",
+            hint="Check the address.",
+        ) from e
+    except (smtplib.SMTPException, OSError) as e:
+        raise DeliveryError(f"Email failed while {stage} {where}: {type(e).__name__}: {e}.") from e
+
+
+def send_export(
+    content: Manuscript | Attachment,
+    *,
+    to: str,
+    settings: EmailSettings | Settings,
+    subject: str | None = None,
+    fmt: str = "epub",
+    name: str | None = None,
+    body: str | None = None,
+) -> EmailMessage:
+    """Validate, build and send an export by email; returns the message that was sent.
+
+    The recipient is checked before the configuration, and everything before any connection,
+    so bad input never reaches the server.
+    """
+    validate_address(to)
+    email_settings = (
+        settings if isinstance(settings, EmailSettings) else EmailSettings.from_settings(settings)
+    )
+    message = build_message(
+        content,
+        to=to,
+        sender=email_settings.sender,
+        subject=subject,
+        fmt=fmt,
+        name=name,
+        body=body,
+    )
+    send_message(message, email_settings)
+    return message
