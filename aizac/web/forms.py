@@ -1,0 +1,225 @@
+"""Pure conversions between the writer's records and the text fields of the web forms.
+
+A beat is edited as a handful of text boxes (lists one item per line, names comma-separated,
+dialogue as ``Speaker: line``); a plot as a title, a logline and three tables. Parsing validates
+against the model-facing schemas, so a bad edit is an :class:`InvalidInputError` naming the
+field, never a half-saved record. No I/O here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from aizac.errors import InvalidInputError
+from aizac.writer.schemas import STAGES, NovelBeat, NovelPlot
+
+# Hard ceilings on what a form may send, checked before any parsing (oversized input).
+MAX_FIELD_CHARS = 4_000
+MAX_PROSE_CHARS = 200_000
+MAX_KEYWORDS_CHARS = 300
+MAX_INSTRUCTION_CHARS = 500
+
+BEAT_FIELDS: tuple[str, ...] = (
+    "location",
+    "time",
+    "characters",
+    "events",
+    "dialogue",
+    "emotions",
+    "conflicts",
+    "sets_up",
+    "pays_off",
+)
+_COMMA_FIELDS = frozenset({"characters", "emotions"})
+_LINE_FIELDS = frozenset({"events", "conflicts", "sets_up", "pays_off"})
+_SPLIT_COMMAS = re.compile(r"[,\n、，]")
+
+
+def check_length(label: str, text: str | None, limit: int = MAX_FIELD_CHARS) -> str:
+    """``text`` (``None`` as empty) if it is at most ``limit`` characters, else a clear error."""
+    value = text or ""
+    if len(value) > limit:
+        raise InvalidInputError(
+            f"{label} is {len(value):,} characters long; the limit is {limit:,}.",
+            hint="Shorten it and try again.",
+        )
+    return value
+
+
+def split_keywords(text: str | None) -> list[str]:
+    """Keywords typed as ``회귀, 복수`` -> ``["회귀", "복수"]``; empty input is an error."""
+    value = check_length("Keywords", text, MAX_KEYWORDS_CHARS)
+    words = [w.strip() for w in _SPLIT_COMMAS.split(value) if w.strip()]
+    if not words:
+        raise InvalidInputError(
+            "Type at least one keyword.", hint="For example: regression, revenge (or 회귀, 복수)."
+        )
+    return words
+
+
+def _items(text: str, *, commas: bool) -> list[str]:
+    parts = _SPLIT_COMMAS.split(text) if commas else text.splitlines()
+    return [p.strip().lstrip("-•* ").strip() for p in parts if p.strip().lstrip("-•* ").strip()]
+
+
+def beat_to_fields(beat: NovelBeat | None) -> dict[str, str]:
+    """Text for each beat form field (all empty without a beat)."""
+    if beat is None:
+        return dict.fromkeys(BEAT_FIELDS, "")
+    fields = {
+        "location": beat.location,
+        "time": beat.time,
+        "characters": ", ".join(beat.characters),
+        "events": "\n".join(beat.events),
+        "dialogue": "\n".join(f"{d.speaker}: {d.line}" for d in beat.dialogue),
+        "emotions": ", ".join(beat.emotions),
+        "conflicts": "\n".join(beat.conflicts),
+        "sets_up": "\n".join(beat.sets_up),
+        "pays_off": "\n".join(beat.pays_off),
+    }
+    return fields
+
+
+def _dialogue(text: str) -> list[dict[str, str]]:
+    lines = []
+    for raw in text.splitlines():
+        if not raw.strip():
+            continue
+        speaker, sep, line = raw.partition(":")
+        if not sep:
+            speaker, sep, line = raw.partition("：")
+        if not sep or not speaker.strip() or not line.strip():
+            raise InvalidInputError(
+                f"Dialogue line {raw.strip()[:60]!r} needs the form 'Speaker: line'.",
+                hint="Put the speaker's name, a colon, then what they say.",
+            )
+        lines.append({"speaker": speaker.strip(), "line": line.strip().strip('"“”')})
+    return lines
+
+
+def _schema_message(e: ValidationError) -> str:
+    parts = []
+    for err in e.errors()[:3]:
+        where = ".".join(str(x) for x in err["loc"]) or "value"
+        parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def fields_to_beat(base: NovelBeat, fields: dict[str, str | None]) -> NovelBeat:
+    """A new beat: ``base``'s position with the form's field values, validated."""
+    data: dict[str, Any] = {"episode": base.episode, "index": base.index}
+    for name in BEAT_FIELDS:
+        text = check_length(name.replace("_", " ").capitalize(), fields.get(name))
+        if name == "dialogue":
+            data[name] = _dialogue(text)
+        elif name in _COMMA_FIELDS:
+            data[name] = _items(text, commas=True)
+        elif name in _LINE_FIELDS:
+            data[name] = _items(text, commas=False)
+        else:
+            data[name] = text.strip()
+    try:
+        return NovelBeat(**data)
+    except ValidationError as e:
+        raise InvalidInputError(
+            f"The beat is not valid: {_schema_message(e)}.",
+            hint="A beat needs at least one character and one event; keep lines short.",
+        ) from e
+
+
+# ---------------------------------------------------------------------------------- the plot
+CHARACTER_HEADERS = ["Name", "Role", "Profile"]
+SETTING_HEADERS = ["Name", "Description"]
+ACT_HEADERS = ["Stage", "Goal", "Episodes (one per line)"]
+
+
+def plot_tables(plot: NovelPlot | None) -> tuple[list[list[str]], list[list[str]], list[list[str]]]:
+    """Rows of the characters, settings and acts tables."""
+    if plot is None:
+        return [], [], []
+    chars = [[c.name, c.role, c.profile] for c in plot.characters]
+    settings = [[s.name, s.description] for s in plot.settings]
+    acts = [[a.stage, a.goal, "\n".join(a.episodes)] for a in plot.acts]
+    return chars, settings, acts
+
+
+def _rows(table: Any) -> list[list[str]]:
+    """Rows of a Gradio Dataframe value (pandas frame, dict or list of lists)."""
+    if table is None:
+        return []
+    if hasattr(table, "values") and hasattr(table, "columns"):
+        rows = table.values.tolist()
+    elif isinstance(table, dict):
+        rows = table.get("data", [])
+    else:
+        rows = list(table)
+    clean = []
+    for row in rows:
+        cells = ["" if c is None else str(c) for c in row]
+        if any(cell.strip() for cell in cells):
+            clean.append(cells)
+    return clean
+
+
+def tables_to_plot(
+    base: NovelPlot,
+    title: str | None,
+    logline: str | None,
+    characters: Any,
+    settings: Any,
+    acts: Any,
+) -> NovelPlot:
+    """A plot from the edited form; genre and keywords come from ``base``."""
+    char_rows = _rows(characters)
+    setting_rows = _rows(settings)
+    act_rows = _rows(acts)
+    for label, rows in (("Characters", char_rows), ("Settings", setting_rows), ("Acts", act_rows)):
+        for row in rows:
+            for cell in row:
+                check_length(label, cell)
+    if len(act_rows) != len(STAGES):
+        raise InvalidInputError(
+            f"The plot needs exactly {len(STAGES)} acts, got {len(act_rows)}.",
+            hint="Keep one row per stage: " + ", ".join(STAGES) + ".",
+        )
+    data: dict[str, Any] = {
+        "title": check_length("Title", title, 300).strip(),
+        "logline": check_length("Logline", logline).strip(),
+        "genre": base.genre,
+        "keywords": list(base.keywords),
+        "characters": [
+            {"name": r[0], "role": _cell(r, 1), "profile": _cell(r, 2)} for r in char_rows
+        ],
+        "settings": [{"name": r[0], "description": _cell(r, 1)} for r in setting_rows],
+        "acts": [
+            {"stage": stage, "goal": _cell(r, 1), "episodes": _items(_cell(r, 2), commas=False)}
+            for stage, r in zip(STAGES, act_rows, strict=True)
+        ],
+    }
+    try:
+        return NovelPlot(**data)
+    except ValidationError as e:
+        raise InvalidInputError(
+            f"The plot is not valid: {_schema_message(e)}.",
+            hint="Every character needs a name, role and profile; every act a goal and episodes.",
+        ) from e
+
+
+def _cell(row: Sequence[str], i: int) -> str:
+    return row[i] if i < len(row) else ""
+
+
+def plot_markdown(plot: NovelPlot | None) -> str:
+    """A short read-only overview of the plot for the top of the Start screen."""
+    if plot is None:
+        return "_No plot yet. Type keywords and press **Generate plot**._"
+    planned = plot.planned_episodes
+    return (
+        f"### {plot.title}\n{plot.logline}\n\n"
+        f"**Genre** {plot.genre} · **Keywords** {', '.join(plot.keywords) or '—'} · "
+        f"**Planned episodes** {planned}"
+    )

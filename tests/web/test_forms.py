@@ -1,0 +1,85 @@
+"""Form <-> record conversions (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from aizac.errors import InvalidInputError
+from aizac.web import forms
+from aizac.writer.schemas import NovelBeat, NovelPlot
+from tests.web.fakes import PLOT, beat_design
+
+
+def _beat() -> NovelBeat:
+    return NovelBeat(episode=2, index=3, **beat_design(0))
+
+
+def test_beat_round_trips_through_the_form() -> None:
+    beat = _beat()
+    fields = forms.beat_to_fields(beat)
+    assert fields["dialogue"] == "Mira: You are not who you were (1)."
+    assert forms.fields_to_beat(beat, dict(fields)) == beat
+
+
+def test_edited_fields_are_parsed_into_lists() -> None:
+    fields = dict(forms.beat_to_fields(_beat()))
+    fields.update(
+        characters="Aren, Mira, Duke Veil",
+        events="- The gate opens.\n\n- A bell rings.",
+        dialogue='Aren: "Run."\nMira：Where?',
+    )
+    beat = forms.fields_to_beat(_beat(), fields)
+    assert beat.characters == ["Aren", "Mira", "Duke Veil"]
+    assert beat.events == ["The gate opens.", "A bell rings."]
+    assert [(d.speaker, d.line) for d in beat.dialogue] == [("Aren", "Run."), ("Mira", "Where?")]
+    assert (beat.episode, beat.index) == (2, 3)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("dialogue", "just a line without speaker", "Speaker: line"),
+        ("characters", "", "not valid"),
+        ("events", "x" * (forms.MAX_FIELD_CHARS + 1), "limit"),
+        ("location", "x" * 61, "not valid"),
+    ],
+)
+def test_bad_beat_edits_are_clear_errors(field: str, value: str, message: str) -> None:
+    fields = dict(forms.beat_to_fields(_beat()))
+    fields[field] = value
+    with pytest.raises(InvalidInputError, match=message):
+        forms.fields_to_beat(_beat(), fields)
+
+
+@pytest.mark.parametrize("text", ["", "  ", ", ,", None])
+def test_empty_keywords_are_rejected(text: str | None) -> None:
+    with pytest.raises(InvalidInputError, match="at least one keyword"):
+        forms.split_keywords(text)
+
+
+def test_keywords_split_on_commas_in_any_script() -> None:
+    assert forms.split_keywords("회귀, 복수，빙의") == ["회귀", "복수", "빙의"]
+    with pytest.raises(InvalidInputError, match="limit"):
+        forms.split_keywords("a" * 400)
+
+
+def test_plot_round_trips_through_the_tables() -> None:
+    plot = NovelPlot.model_validate(PLOT)
+    chars, settings, acts = forms.plot_tables(plot)
+    chars[0][2] = "A knight who came back."
+    edited = forms.tables_to_plot(plot, "New title", plot.logline, chars, settings, acts)
+    assert edited.title == "New title"
+    assert edited.characters[0].profile == "A knight who came back."
+    assert edited.acts == plot.acts
+    assert edited.genre == plot.genre
+
+
+def test_plot_tables_need_five_acts_and_skip_blank_rows() -> None:
+    plot = NovelPlot.model_validate(PLOT)
+    chars, settings, acts = forms.plot_tables(plot)
+    with pytest.raises(InvalidInputError, match="exactly 5 acts"):
+        forms.tables_to_plot(plot, "T", "L", chars, settings, acts[:4])
+    edited = forms.tables_to_plot(plot, "T", "L", [*chars, ["", "", ""]], settings, acts)
+    assert len(edited.characters) == len(plot.characters)
+    with pytest.raises(InvalidInputError, match="Title"):
+        forms.tables_to_plot(plot, "x" * 301, "L", chars, settings, acts)
