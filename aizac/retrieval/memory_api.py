@@ -6,7 +6,7 @@ these methods, and documents exactly what retrieval depends on.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from langchain_core.embeddings import Embeddings
@@ -51,21 +51,36 @@ class MemoryReader(Protocol):
         self,
         query: str,
         k: int = 5,
-        where: Mapping[str, Any] | None = None,
+        where: dict[str, Any] | None = None,
         reinforce: bool = True,
         include_forgotten: bool = False,
         include_superseded: bool = False,
         tag: str | None = None,
     ) -> Sequence[Hit]: ...
 
-    def get_where(self, where: Mapping[str, Any], limit: int | None = None) -> Sequence[Hit]: ...
+    def get_where(
+        self,
+        where: dict[str, Any] | None,
+        limit: int | None = None,
+        *,
+        include_forgotten: bool = False,
+        include_superseded: bool = False,
+    ) -> Sequence[Hit]: ...
 
     def relation(self, a: str, b: str) -> Hit | None: ...
 
-    def character_state(self, name: str) -> Hit | None: ...
+    def character_state(self, name: str) -> Sequence[Hit]: ...
 
     def characters(self) -> dict[str, list[str]]: ...
 
     def open_foreshadowing(self) -> Sequence[Hit]: ...
 
     def reinforce(self, ids: Sequence[str]) -> Any: ...
+
+
+def _conforms() -> None:  # pragma: no cover - a static check for mypy only
+    from aizac.memory import WriterMemory
+
+    def check(memory: MemoryReader) -> None: ...
+
+    check(WriterMemory())

@@ -201,7 +201,7 @@ class MemoryVectorStore(VectorStore):
     ) -> list[Document]:
         """Live, current memories most similar to ``query`` that match ``filter``."""
         hits = self.memory.recall(
-            query if query.strip() else " ",
+            query if query.strip() else "memory",
             k=k,
             where=dict(filter) if filter else None,
             reinforce=self.reinforce,
@@ -298,17 +298,23 @@ class _MemoryAliases(AliasResolver):
         self._loaded_len = -1
 
     def _load(self) -> None:
+        self._loaded_len = len(self._memory)  # first: add() below resolves names
         self._exact.clear()
         self._partial.clear()
         self._canonical.clear()
-        for canonical, aliases in self._memory.characters().items():
-            self.add(canonical, aliases)
-        for hit in self._memory.get_where({"tag": {"$eq": "CharacterRelation"}}):
+        # Forgotten characters keep their names: a question may still be about them.
+        for hit in self._memory.get_where({"tag": {"$eq": "Character"}}, include_forgotten=True):
+            name = str(hit.metadata.get("character_name", ""))
+            aliases = [a for a in str(hit.metadata.get("aliases", "")).split("|") if a]
+            self.add(name, aliases)
+        relations = self._memory.get_where(
+            {"tag": {"$eq": "CharacterRelation"}}, include_forgotten=True
+        )
+        for hit in relations:
             for key in ("character1", "character2"):
                 name = str(hit.metadata.get(key, ""))
                 if name and self.resolve(name) is None:
                     self.add(name)
-        self._loaded_len = len(self._memory)
 
     def candidates(self, name: str) -> set[str]:
         if self._loaded_len != len(self._memory):
