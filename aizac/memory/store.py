@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import math
 import threading
 import uuid
@@ -49,6 +50,7 @@ from aizac.memory.staging import Candidate, CandidateBatch
 from aizac.settings import Settings, get_settings
 
 STATE_KEY = "aizac_state"
+_COLLECTION_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,490}[a-zA-Z0-9]")
 _INCLUDE = ["documents", "metadatas"]
 
 
@@ -81,6 +83,12 @@ class WriterMemory:
         settings: Settings | None = None,
         clock: Callable[[], float] | None = None,
     ) -> None:
+        if not isinstance(collection, str) or not _COLLECTION_NAME.fullmatch(collection):
+            raise InvalidInputError(
+                f"Invalid memory collection name {collection!r}.",
+                hint="Use 3-500 letters, digits, '.', '_' or '-', starting and ending with a "
+                "letter or digit.",
+            )
         self.settings = settings if settings is not None else get_settings()
         self.threshold = check_threshold(
             self.settings.memory_threshold if threshold is None else threshold

@@ -1,0 +1,30 @@
+"""Fixtures for the memory tests: an in-memory WriterMemory with offline embeddings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from aizac.llm.embeddings import HashingEmbeddings
+from aizac.memory import WriterMemory
+from aizac.settings import Settings
+
+
+@pytest.fixture
+def settings() -> Settings:
+    return Settings(
+        memory_threshold=1.0,
+        strength_story=10.0,
+        strength_character=30.0,
+        strength_relation=20.0,
+        strength_setting=40.0,
+        short_term_tokens=64,
+    )
+
+
+@pytest.fixture
+def mem(settings: Settings) -> Iterator[WriterMemory]:
+    memory = WriterMemory(embeddings=HashingEmbeddings(), settings=settings)
+    yield memory
+    memory.close()

@@ -1,0 +1,55 @@
+"""Reopening a store restores turn, memories and the short-term buffer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from aizac.llm.embeddings import HashingEmbeddings
+from aizac.memory import WriterMemory
+from aizac.settings import Settings
+
+
+def test_reopen_in_the_same_process(tmp_path: Path, settings: Settings) -> None:
+    emb = HashingEmbeddings()
+    mem = WriterMemory(path=tmp_path / "store", embeddings=emb, settings=settings)
+    mid = mem.remember("The ring is pinned canon.", tag="NovelSetting", pinned=True)
+    mem.advance(12)
+    mem.short_term.add("Beat 1: Mira enters the harbour.")
+    mem.short_term.add("Beat 2: Kai follows her.")
+    again = WriterMemory(path=tmp_path / "store", embeddings=emb, settings=settings)
+    assert again.turn == 12 and len(again) == 1 and again.get(mid).pinned
+    assert again.short_term.items() == [
+        "Beat 1: Mira enters the harbour.",
+        "Beat 2: Kai follows her.",
+    ]
+    other = WriterMemory(path=tmp_path / "store", collection="other-novel", embeddings=emb,
+                         settings=settings)  # fmt: skip
+    assert other.turn == 0 and len(other) == 0
+
+
+def test_reopen_in_a_new_process(tmp_path: Path, settings: Settings) -> None:
+    path = tmp_path / "store"
+    mem = WriterMemory(path=path, embeddings=HashingEmbeddings(), settings=settings)
+    first = mem.remember("Mira distrusts Kai.", tag="CharacterRelation", character1="Mira",
+                         character2="Kai")  # fmt: skip
+    mem.supersede(first, "Mira trusts Kai.", chapter=4)
+    mem.advance(30)  # the relation (strength 20, 46 turns) is still live
+    mem.short_term.add("Mira forgave Kai.")
+    code = (
+        "import json, sys\n"
+        "from aizac.memory import WriterMemory\n"
+        "m = WriterMemory(path=sys.argv[1])\n"
+        "r = m.relation('Kai', 'Mira')\n"
+        "print(json.dumps({'turn': m.turn, 'n': len(m), 'rel': r.text if r else None,"
+        " 'short': m.short_term.items(), 'hist': len(m.history(r.id)) if r else 0}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got == {"turn": 30, "n": 2, "rel": "Mira trusts Kai.", "short": ["Mira forgave Kai."],
+                   "hist": 2}  # fmt: skip
