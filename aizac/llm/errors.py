@@ -56,16 +56,18 @@ def _is_malformed(error: BaseException) -> bool:
 
 def is_transient(error: BaseException) -> bool:
     """429, 5xx (and 408/409/529), timeouts and connection errors are worth retrying."""
+    if _is_malformed(error):
+        return False
     status = status_of(error)
     if status is not None:
         return status in _TRANSIENT_STATUS or 500 <= status < 600
-    if _is_malformed(error):
-        return False
     return _is_timeout(error) or _is_connection(error)
 
 
 def summarize(error: BaseException) -> str:
     """A short description of ``error`` for a user (never includes the response body)."""
+    if _is_malformed(error):
+        return "the provider returned a malformed (non-JSON or unexpected) response"
     status = status_of(error)
     if status == 401 or status == 403:
         return f"HTTP {status}: the key was rejected"
@@ -85,6 +87,8 @@ def summarize(error: BaseException) -> str:
 
 def hint_for(error: BaseException, setting: str) -> str:
     """What to do next for ``error``."""
+    if _is_malformed(error):
+        return f"Check that the server in {setting} speaks the provider's API."
     status = status_of(error)
     if status in (401, 403):
         return "Check the provider key (it was not accepted) or change " + setting + "."
