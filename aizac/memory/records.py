@@ -56,11 +56,26 @@ ALIAS_SEP = "|"
 
 RESERVED_KEYS: frozenset[str] = frozenset(
     {
-        "tag", "character_name", "character1", "character2", "aliases", "keyword", "chapter",
-        "beat", "created_turn", "last_turn", "memory_strength", "pinned", "forgotten",
-        "foreshadow", "supersedes", "superseded_by", "forget_at", "live_until",
+        "tag",
+        "character_name",
+        "character1",
+        "character2",
+        "aliases",
+        "keyword",
+        "chapter",
+        "beat",
+        "created_turn",
+        "last_turn",
+        "memory_strength",
+        "pinned",
+        "forgotten",
+        "foreshadow",
+        "supersedes",
+        "superseded_by",
+        "forget_at",
+        "live_until",
     }
-)  # fmt: skip
+)
 
 Metadata = dict[str, str | int | float | bool]
 Where = dict[str, Any]

@@ -77,12 +77,18 @@ class CandidateBatch:
         self._check_open()
         text = check_text(text)
         fields: dict[str, Any] = dict(
-            character_name=character_name, character1=character1, character2=character2,
-            keyword=keyword, chapter=chapter, beat=beat, pinned=pinned,
-            aliases=list(aliases) if aliases is not None else None, foreshadow=foreshadow,
+            character_name=character_name,
+            character1=character1,
+            character2=character2,
+            keyword=keyword,
+            chapter=chapter,
+            beat=beat,
+            pinned=pinned,
+            aliases=list(aliases) if aliases is not None else None,
+            foreshadow=foreshadow,
             extra=dict(extra) if extra else None,
             strength=self._memory.default_strength(check_tag(tag), strength),
-        )  # fmt: skip
+        )
         self._validate(tag, fields)
         cand = Candidate(new_id(), text, tag, fields, self._memory.embed(text))
         self._candidates.append(cand)
@@ -113,9 +119,15 @@ class CandidateBatch:
             raise InvalidInputError(f"This batch already supersedes {memory_id}.")
         old = self._memory.get(memory_id)
         fields = self._memory.successor_fields(
-            old.metadata, chapter=chapter, beat=beat, strength=strength, keyword=keyword,
-            pinned=pinned, aliases=aliases, extra=extra,
-        )  # fmt: skip
+            old.metadata,
+            chapter=chapter,
+            beat=beat,
+            strength=strength,
+            keyword=keyword,
+            pinned=pinned,
+            aliases=aliases,
+            extra=extra,
+        )
         self._validate(old.tag, fields)
         cand = Candidate(new_id(), text, old.tag, fields, self._memory.embed(text), memory_id)
         self._candidates.append(cand)

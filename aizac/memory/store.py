@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import math
+import re
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -238,11 +238,20 @@ class WriterMemory:
         """
         batch = CandidateBatch(self)
         batch.remember(
-            text, tag, character_name=character_name, character1=character1,
-            character2=character2, keyword=keyword, chapter=chapter, beat=beat,
-            strength=strength, pinned=pinned, aliases=aliases, foreshadow=foreshadow,
+            text,
+            tag,
+            character_name=character_name,
+            character1=character1,
+            character2=character2,
+            keyword=keyword,
+            chapter=chapter,
+            beat=beat,
+            strength=strength,
+            pinned=pinned,
+            aliases=aliases,
+            foreshadow=foreshadow,
             extra=extra,
-        )  # fmt: skip
+        )
         return batch.commit()[0]
 
     def supersede(self, memory_id: str, text: str, **changes: Any) -> str:
@@ -314,9 +323,7 @@ class WriterMemory:
                     fields["supersedes"] = c.supersedes
                 if self.clock is not None:
                     fields["extra"] = {**(fields.get("extra") or {}), "created_at": self.clock()}
-                metas.append(
-                    build_metadata(c.tag, turn=turn, threshold=self.threshold, **fields)
-                )
+                metas.append(build_metadata(c.tag, turn=turn, threshold=self.threshold, **fields))
             ids = [c.id for c in candidates]
             self._chroma(
                 lambda: self.collection.add(

@@ -25,16 +25,18 @@ def test_reopen_in_the_same_process(tmp_path: Path, settings: Settings) -> None:
         "Beat 1: Mira enters the harbour.",
         "Beat 2: Kai follows her.",
     ]
-    other = WriterMemory(path=tmp_path / "store", collection="other-novel", embeddings=emb,
-                         settings=settings)  # fmt: skip
+    other = WriterMemory(
+        path=tmp_path / "store", collection="other-novel", embeddings=emb, settings=settings
+    )
     assert other.turn == 0 and len(other) == 0
 
 
 def test_reopen_in_a_new_process(tmp_path: Path, settings: Settings) -> None:
     path = tmp_path / "store"
     mem = WriterMemory(path=path, embeddings=HashingEmbeddings(), settings=settings)
-    first = mem.remember("Mira distrusts Kai.", tag="CharacterRelation", character1="Mira",
-                         character2="Kai")  # fmt: skip
+    first = mem.remember(
+        "Mira distrusts Kai.", tag="CharacterRelation", character1="Mira", character2="Kai"
+    )
     mem.supersede(first, "Mira trusts Kai.", chapter=4)
     mem.advance(30)  # the relation (strength 20, 46 turns) is still live
     mem.short_term.add("Mira forgave Kai.")
@@ -51,5 +53,10 @@ def test_reopen_in_a_new_process(tmp_path: Path, settings: Settings) -> None:
     )
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got == {"turn": 30, "n": 2, "rel": "Mira trusts Kai.", "short": ["Mira forgave Kai."],
-                   "hist": 2}  # fmt: skip
+    assert got == {
+        "turn": 30,
+        "n": 2,
+        "rel": "Mira trusts Kai.",
+        "short": ["Mira forgave Kai."],
+        "hist": 2,
+    }

@@ -39,9 +39,21 @@ def test_relation_needs_two_different_characters(a: str, b: str) -> None:
 
 def test_metadata_has_every_documented_key() -> None:
     m = meta("Story", keyword="harbour", chapter=3, beat=2)
-    for key in ("tag", "character_name", "character1", "character2", "keyword", "chapter",
-                "beat", "created_turn", "last_turn", "memory_strength", "pinned",
-                "superseded_by", "forget_at"):  # fmt: skip
+    for key in (
+        "tag",
+        "character_name",
+        "character1",
+        "character2",
+        "keyword",
+        "chapter",
+        "beat",
+        "created_turn",
+        "last_turn",
+        "memory_strength",
+        "pinned",
+        "superseded_by",
+        "forget_at",
+    ):
         assert key in m
     assert m["created_turn"] == m["last_turn"] == 5
     assert m["forget_at"] == pytest.approx(5 + 10 * 2.302585, rel=1e-6)
@@ -104,6 +116,6 @@ def test_hit_computes_time_and_factor() -> None:
     m = meta("Story")
     hit = to_hit("id1", "text", m, turn=15)
     assert hit.time == 10 and hit.live and not hit.superseded
-    assert hit.memory_factor == pytest.approx(10 * 2.718281828 ** -1, rel=1e-6)
+    assert hit.memory_factor == pytest.approx(10 * 2.718281828**-1, rel=1e-6)
     late = to_hit("id1", "text", m, turn=40)
     assert not late.live and late.forgotten

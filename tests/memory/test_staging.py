@@ -84,8 +84,9 @@ def test_bad_candidates_fail_when_staged(mem: WriterMemory) -> None:
 
 
 def test_supersede_in_a_batch_and_revert(mem: WriterMemory) -> None:
-    old = mem.remember("Mira trusts Kai.", tag="CharacterRelation", character1="Mira",
-                       character2="Kai")  # fmt: skip
+    old = mem.remember(
+        "Mira trusts Kai.", tag="CharacterRelation", character1="Mira", character2="Kai"
+    )
     batch = mem.stage()
     new = batch.supersede(old, "Mira hates Kai.", chapter=7)
     extra = batch.remember("Kai betrayed Mira at the gate.", tag="Story", chapter=7)
@@ -129,10 +130,15 @@ def test_conflicting_commits_write_nothing(mem: WriterMemory) -> None:
 @pytest.mark.parametrize("failing", ["add", "update"])
 def test_a_failure_mid_commit_leaves_nothing_half_written(mem: WriterMemory, failing: str) -> None:
     client = FlakyClient()
-    flaky = WriterMemory(collection=f"flaky-{uuid.uuid4().hex[:8]}", client=client,
-                         embeddings=mem.embeddings, settings=mem.settings)  # fmt: skip
-    old = flaky.remember("Mira trusts Kai.", tag="CharacterRelation", character1="Mira",
-                         character2="Kai")  # fmt: skip
+    flaky = WriterMemory(
+        collection=f"flaky-{uuid.uuid4().hex[:8]}",
+        client=client,
+        embeddings=mem.embeddings,
+        settings=mem.settings,
+    )
+    old = flaky.remember(
+        "Mira trusts Kai.", tag="CharacterRelation", character1="Mira", character2="Kai"
+    )
     batch = flaky.stage()
     batch.remember("Kai betrayed Mira.", tag="Story")
     batch.supersede(old, "Mira hates Kai.")

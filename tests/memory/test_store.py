@@ -14,9 +14,12 @@ def texts(hits: list[MemoryHit]) -> list[str]:
 
 def test_remember_and_recall(mem: WriterMemory) -> None:
     mid = mem.remember(
-        "Mira distrusts the guild master.", tag="CharacterRelation",
-        character1="Mira", character2="Guild master", chapter=3,
-    )  # fmt: skip
+        "Mira distrusts the guild master.",
+        tag="CharacterRelation",
+        character1="Mira",
+        character2="Guild master",
+        chapter=3,
+    )
     mem.remember("The harbour city smells of tar.", tag="NovelSetting")
     hits = mem.recall("who does Mira distrust?", k=1)
     assert [h.id for h in hits] == [mid]
@@ -55,9 +58,7 @@ def test_recall_reinforces_returned_hits(mem: WriterMemory) -> None:
     assert mem.get(mid).metadata["last_turn"] == 20
     assert mem.get(other).strength == 10  # not returned, not reinforced
     mem.advance(20)  # 40 turns after creation: only the reinforced one lives
-    assert texts(mem.recall("key market rain", k=5, reinforce=False)) == [
-        "Kai hides a silver key."
-    ]
+    assert texts(mem.recall("key market rain", k=5, reinforce=False)) == ["Kai hides a silver key."]
     no = mem.recall("silver key", k=1, reinforce=False)[0]
     assert no.strength == 11 and no.time == 20
 
@@ -95,9 +96,12 @@ def test_forget_and_restore(mem: WriterMemory) -> None:
 
 def test_supersede_keeps_history_and_serves_only_the_current(mem: WriterMemory) -> None:
     first = mem.remember(
-        "Mira distrusts the guild master.", tag="CharacterRelation",
-        character1="Mira", character2="Guild master", chapter=3,
-    )  # fmt: skip
+        "Mira distrusts the guild master.",
+        tag="CharacterRelation",
+        character1="Mira",
+        character2="Guild master",
+        chapter=3,
+    )
     second = mem.supersede(first, "Mira trusts the guild master again.", chapter=40)
     third = mem.supersede(second, "Mira and the guild master are sworn enemies.", chapter=90)
     assert texts(mem.recall("Mira guild master", k=5)) == [
@@ -117,12 +121,26 @@ def test_supersede_keeps_history_and_serves_only_the_current(mem: WriterMemory) 
 
 
 def test_relation_is_an_exact_keyed_lookup(mem: WriterMemory) -> None:
-    mem.remember("Mira owes Kai money.", tag="CharacterRelation", character1="Mira",
-                 character2="Kai", chapter=1)  # fmt: skip
-    later = mem.remember("Mira saved Kai's life.", tag="CharacterRelation",
-                         character1="Kai", character2="Mira", chapter=5)  # fmt: skip
-    mem.remember("Mira fears the guild master.", tag="CharacterRelation",
-                 character1="Mira", character2="Guild master")  # fmt: skip
+    mem.remember(
+        "Mira owes Kai money.",
+        tag="CharacterRelation",
+        character1="Mira",
+        character2="Kai",
+        chapter=1,
+    )
+    later = mem.remember(
+        "Mira saved Kai's life.",
+        tag="CharacterRelation",
+        character1="Kai",
+        character2="Mira",
+        chapter=5,
+    )
+    mem.remember(
+        "Mira fears the guild master.",
+        tag="CharacterRelation",
+        character1="Mira",
+        character2="Guild master",
+    )
     rel = mem.relation("Mira", "Kai")
     assert rel is not None and rel.id == later
     assert len(mem.relations("Kai", "Mira")) == 2
@@ -132,10 +150,16 @@ def test_relation_is_an_exact_keyed_lookup(mem: WriterMemory) -> None:
 
 
 def test_character_state_aliases_and_foreshadowing(mem: WriterMemory) -> None:
-    mem.remember("Mira is a harbour thief.", tag="Character", character_name="Mira",
-                 aliases=["미라"], chapter=1)  # fmt: skip
-    newer = mem.remember("Mira lost her left hand.", tag="Character", character_name="Mira",
-                         chapter=9)  # fmt: skip
+    mem.remember(
+        "Mira is a harbour thief.",
+        tag="Character",
+        character_name="Mira",
+        aliases=["미라"],
+        chapter=1,
+    )
+    newer = mem.remember(
+        "Mira lost her left hand.", tag="Character", character_name="Mira", chapter=9
+    )
     mem.remember("Kai is a knight.", tag="Character", character_name="Kai")
     state = mem.character_state("미라")
     assert [h.id for h in state] == [newer, state[1].id] and len(state) == 2
@@ -173,8 +197,11 @@ def test_caller_where_is_anded_with_the_live_filter(mem: WriterMemory) -> None:
         (("   ", "Story"), {}, "non-empty text"),
         (("Mira is brave.", "Character"), {}, "character_name"),
         (("They argue.", "CharacterRelation"), {"character1": "Mira"}, "two characters"),
-        (("Self love.", "CharacterRelation"), {"character1": "Mira", "character2": "Mira"},
-         "itself"),
+        (
+            ("Self love.", "CharacterRelation"),
+            {"character1": "Mira", "character2": "Mira"},
+            "itself",
+        ),
         (("Text.", "Story"), {"strength": -3}, "strength"),
     ],
 )
@@ -200,8 +227,9 @@ def test_other_bad_calls(mem: WriterMemory) -> None:
     with pytest.raises(InvalidInputError):
         mem.advance(-1)
     with pytest.raises(InvalidInputError):
-        WriterMemory(collection="x", embeddings=mem.embeddings, settings=mem.settings,
-                     client=mem.client)  # fmt: skip
+        WriterMemory(
+            collection="x", embeddings=mem.embeddings, settings=mem.settings, client=mem.client
+        )
     with pytest.raises(InvalidInputError, match="threshold"):
         WriterMemory(threshold=10, embeddings=mem.embeddings)
 
@@ -210,8 +238,7 @@ def test_defaults_come_from_settings(mem: WriterMemory) -> None:
     ids = {
         "Story": mem.remember("s", "Story"),
         "Character": mem.remember("c", "Character", character_name="A"),
-        "CharacterRelation": mem.remember("r", "CharacterRelation", character1="A",
-                                          character2="B"),  # fmt: skip
+        "CharacterRelation": mem.remember("r", "CharacterRelation", character1="A", character2="B"),
         "NovelSetting": mem.remember("n", "NovelSetting"),
     }
     strengths = {tag: mem.get(i).strength for tag, i in ids.items()}
