@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from aizac.errors import AizacError, InvalidInputError, NotFoundError
+from aizac.errors import AizacError, ConflictError, InvalidInputError, NotFoundError
 from aizac.settings import Settings
 from aizac.tokens import count_tokens
 from aizac.writer import characters as dyn
@@ -360,22 +360,82 @@ class WriterAgent:
                     prompts=self.prompts, concurrent_calls=self.concurrent_extraction,
                 )
             )
-            batch = extraction.stage(self.memory, found, record.beat, new_characters=profiles)
-            self.store.log_step("accepting", {"id": beat_id, "turn": self.memory.turn})
+            batch, future = extraction.stage(
+                self.memory, found, record.beat, new_characters=profiles
+            )
+            # Logged before the commit: if the process dies after the memory commit but before
+            # the beat is marked accepted, reconcile() finishes the step from this record.
+            turn = int(self.memory.turn)
+            self.store.log_step(
+                "accepting",
+                {"id": beat_id, "ids": future, "summary": found.summary, "turn": turn},
+            )
             ids = list(batch.commit())
-            self.memory.short_term.add(found.summary)
+            return self._finish_accept(record, ids, found.summary, turn)
+
+    def _finish_accept(
+        self, record: BeatRecord, ids: list[str], summary: str, turn: int
+    ) -> BeatRecord:
+        # The summary goes in before the turn advances, so after a kill an advanced turn means
+        # both were done (reconcile() passes the turn logged before the commit).
+        if int(self.memory.turn) <= turn:
+            self.memory.short_term.add(summary)
             self.memory.advance(1)
+        return self.store.set_status(
+            record.id, "accepted", expected_version=record.version, memory_ids=ids,
+            summary=summary,
+        )
+
+    def unaccept(self, beat_id: int, *, expected_version: int | None = None) -> BeatRecord:
+        """Undo the acceptance of the last accepted beat: its memory commit is reverted and
+        it becomes a draft again (the web app's undo)."""
+        with self.store.lock():
+            record = self.store.beat(beat_id)
+            accepted = self.store.beats(status="accepted")
+            if record.status != "accepted" or accepted[-1].id != beat_id:
+                raise InvalidInputError(
+                    f"Beat {beat_id} is not the last accepted beat.",
+                    hint="Undo later beats first.",
+                )
+            if expected_version is not None and expected_version != record.version:
+                raise ConflictError(
+                    f"Beat {beat_id} changed since you loaded it (version {record.version})."
+                )
+            self.memory.undo_commit(record.memory_ids)
+            self.memory.short_term.pop()
+            self.memory.set_turn(max(0, int(self.memory.turn) - 1))
             return self.store.set_status(
-                beat_id, "accepted", expected_version=record.version, memory_ids=ids,
-                summary=found.summary,
+                beat_id, "draft", expected_version=record.version,
+                memory_ids=[], summary="", step="unaccept",
             )
 
     def reconcile(self) -> None:
-        """Bring memory's turn in line with the accepted beats (after a killed accept)."""
-        accepted = len(self.store.beats(status="accepted"))
-        behind = accepted - int(self.memory.turn)
-        if behind > 0:
-            self.memory.advance(behind)
+        """Finish an accept that was killed after its memory commit; realign memory's turn."""
+        with self.store.lock():
+            for step in self.store.steps(limit=20):
+                if step.kind != "accepting":
+                    continue
+                try:
+                    record = self.store.beat(int(step.detail["id"]))
+                except (AizacError, KeyError, ValueError):
+                    break
+                ids = [str(i) for i in step.detail.get("ids", [])]
+                if record.status == "draft" and ids and self._committed(ids[0]):
+                    self._finish_accept(
+                        record, ids, str(step.detail.get("summary", "")),
+                        int(step.detail.get("turn", self.memory.turn)),
+                    )
+                break
+            behind = len(self.store.beats(status="accepted")) - int(self.memory.turn)
+            if behind > 0:
+                self.memory.advance(behind)
+
+    def _committed(self, memory_id: str) -> bool:
+        try:
+            self.memory.get(memory_id)
+        except (AizacError, KeyError):
+            return False
+        return True
 
     # ------------------------------------------------------------------------------ prose
     def write_prose(
@@ -478,9 +538,10 @@ class WriterAgent:
         """Self-query memory: documents answering ``question`` (filters built by a model)."""
         if not question.strip():
             raise InvalidInputError("The question is empty.", hint="Ask about a character, ...")
-        from aizac.retrieval import build_self_query_retriever
+        from aizac.retrieval.self_query import build_self_query_retriever
 
-        retriever = build_self_query_retriever(self.memory, self.router.model("extractor"))
+        memory: Any = self.memory
+        retriever = build_self_query_retriever(memory, self.router.model("extractor"))
         return list(retriever.invoke(question))[:k]
 
     def prompt_tokens(self, messages_text: str) -> int:

@@ -32,7 +32,7 @@ def default_context(
     budget: int,
 ) -> str:
     """The context pack of :mod:`aizac.retrieval` rendered as prompt text."""
-    from aizac.retrieval import Scene, build_context
+    from aizac.retrieval.context import Scene, build_context
 
     scene = Scene(characters=characters, query=query, act_goal=act_goal, location=location)
     return str(build_context(memory, scene, budget).render())

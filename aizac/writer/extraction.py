@@ -97,8 +97,9 @@ def stage(
     beat: NovelBeat,
     *,
     new_characters: Sequence[CharacterProfile] = (),
-) -> Any:
-    """A candidate batch holding the beat's new characters and extracted facts (not committed).
+) -> tuple[Any, list[str]]:
+    """A candidate batch holding the beat's new characters and extracted facts (not committed),
+    and the ids its memories will have once committed.
 
     Names are mapped to canonical names through aliases; a relation of a character with itself
     and duplicate facts are dropped; a pair's existing live relation is superseded, not
@@ -114,26 +115,27 @@ def stage(
         return canon.get(raw.strip().casefold(), raw.strip())
 
     batch = memory.stage()
+    ids: list[str] = []
     try:
         for p in new_characters:
-            batch.remember(
+            ids.append(batch.remember(
                 p.render(), "Character", character_name=p.name, aliases=list(p.aliases),
                 keyword=p.role[:30], **where,
-            )
+            ))
         seen: set[str] = set()
         for s in extracted.story.facts:
             if s.text not in seen:
                 seen.add(s.text)
-                batch.remember(
+                ids.append(batch.remember(
                     s.text, "Story", keyword=s.keyword, foreshadow=s.foreshadow, **where
-                )
+                ))
         for c in extracted.characters.facts:
             if c.text not in seen:
                 seen.add(c.text)
-                batch.remember(
+                ids.append(batch.remember(
                     c.text, "Character", character_name=name(c.character_name),
                     keyword=c.keyword, **where,
-                )
+                ))
         pairs: set[tuple[str, str]] = set()
         for r in extracted.relations.facts:
             a, b = name(r.character1), name(r.character2)
@@ -143,17 +145,17 @@ def stage(
             pairs.add(pair)
             current = memory.relation(a, b)
             if current is not None:
-                batch.supersede(current.id, r.text, **where)
+                ids.append(batch.supersede(current.id, r.text, **where))
             else:
-                batch.remember(
+                ids.append(batch.remember(
                     r.text, "CharacterRelation", character1=a, character2=b,
                     keyword=r.keyword, **where,
-                )
+                ))
         for st in extracted.settings.facts:
             if st.text not in seen:
                 seen.add(st.text)
-                batch.remember(st.text, "NovelSetting", keyword=st.keyword, **where)
+                ids.append(batch.remember(st.text, "NovelSetting", keyword=st.keyword, **where))
     except BaseException:
         batch.discard()
         raise
-    return batch
+    return batch, [str(i) for i in ids]

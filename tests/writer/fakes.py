@@ -23,6 +23,7 @@ from langchain_core.callbacks import (
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import Field
 
 # Phrases that identify each English prompt template.
 MARKERS: dict[str, str] = {
@@ -54,12 +55,12 @@ def kind_of(text: str) -> str:
 class RoutedFakeChatModel(FakeListChatModel):
     """Replies by prompt kind; records (kind, prompt) of every call; counts concurrency."""
 
-    replies: dict[str, Any] = {}
-    calls: list[tuple[str, str]] = []
+    replies: dict[str, Any] = Field(default_factory=dict)
+    calls: list[tuple[str, str]] = Field(default_factory=list)
     delay: float = 0.0
     in_flight: int = 0
     max_in_flight: int = 0
-    responses: list[str] = [""]
+    responses: list[str] = Field(default_factory=lambda: [""])
 
     def model_post_init(self, context: Any) -> None:
         super().model_post_init(context)
@@ -229,19 +230,29 @@ class ShortTerm:
     def text(self) -> str:
         return "\n".join(self.lines[-5:])
 
+    def items(self) -> list[str]:
+        return list(self.lines)
+
+    def pop(self) -> str | None:
+        return self.lines.pop() if self.lines else None
+
 
 @dataclass
 class Batch:
     memory: DictMemory
     ops: list[tuple[str, Any]] = field(default_factory=list)
 
-    def remember(self, text: str, tag: str, **fields: Any) -> None:
+    def remember(self, text: str, tag: str, **fields: Any) -> str:
         if not text.strip():
             raise ValueError("empty")
-        self.ops.append(("remember", (text, tag, fields)))
+        new_id = f"m{next(self.memory._ids)}"
+        self.ops.append(("remember", (new_id, text, tag, fields)))
+        return new_id
 
-    def supersede(self, memory_id: str, text: str, **fields: Any) -> None:
-        self.ops.append(("supersede", (memory_id, text, fields)))
+    def supersede(self, memory_id: str, text: str, **fields: Any) -> str:
+        new_id = f"m{next(self.memory._ids)}"
+        self.ops.append(("supersede", (new_id, memory_id, text, fields)))
+        return new_id
 
     def commit(self) -> list[str]:
         return self.memory._apply(self.ops)
@@ -266,12 +277,13 @@ class DictMemory:
         ids = []
         for op, args in ops:
             if op == "remember":
-                text, tag, fields = args
-                new = Item(f"m{next(self._ids)}", text, tag, fields)
+                new_id, text, tag, fields = args
+                new = Item(new_id, text, tag, fields)
             else:
-                old_id, text, fields = args
+                new_id, old_id, text, fields = args
                 old = self.items[old_id]
-                new = Item(f"m{next(self._ids)}", text, old.tag, {**old.fields, **fields})
+                new = Item(new_id, text, old.tag, {**old.fields, **fields})
+                new.fields["supersedes"] = old_id
                 old.superseded_by = new.id
             self.items[new.id] = new
             ids.append(new.id)
@@ -295,6 +307,19 @@ class DictMemory:
         found = [i for i in self.live() if i.tag == "CharacterRelation"
                  and {i.fields["character1"], i.fields["character2"]} == pair]
         return found[-1] if found else None
+
+    def get(self, memory_id: str) -> Item:
+        return self.items[memory_id]
+
+    def undo_commit(self, ids: list[str]) -> None:
+        for i in ids:
+            item = self.items.pop(i)
+            old = item.fields.get("supersedes")
+            if old:
+                self.items[old].superseded_by = ""
+
+    def set_turn(self, turn: int) -> None:
+        self.turn = turn
 
     def forget(self, memory_id: str) -> None:
         self.items[memory_id].forgotten = True

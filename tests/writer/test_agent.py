@@ -119,7 +119,7 @@ def test_dynamic_character_profile_is_created_and_stored_on_accept(
     assert [p.name for p in draft.new_characters] == ["Stranger"]
     # "Kang Jun" as an alias would clash with an existing character: dropped.
     assert draft.new_characters[0].aliases == ["The Masked"]
-    character_prompt = [p for k, p in models["planner"].calls if k == "character"][0]
+    character_prompt = next(p for k, p in models["planner"].calls if k == "character")
     assert "Kang Jun" in character_prompt  # told which names exist
     assert "Stranger" not in memory.characters()  # a draft does not touch memory
     agent.accept(draft.id)

@@ -1,0 +1,188 @@
+"""The Studio service and the CLI on the real memory, retrieval and SQLite (fake models)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from aizac.cli.story import register
+from aizac.cliches import ClicheDB
+from aizac.errors import ConflictError
+from aizac.llm.embeddings import HashingEmbeddings
+from aizac.llm.router import ModelRouter
+from aizac.memory import WriterMemory
+from aizac.settings import Settings
+from aizac.writer.agent import WriterAgent
+from aizac.writer.project import BeatStatus, ProjectStore
+from aizac.writer.service import Studio
+from tests.writer.fakes import fake_models
+
+ASK_REPLY = '```json\n{"query": "gate", "filter": "NO_FILTER"}\n```'
+
+
+def studio_for(data_dir: Path, cliches: ClicheDB, **options: Any) -> Studio:
+    settings = Settings(data_dir=data_dir, language="en", structured_retries=1)
+    models = fake_models(extractor={"unknown": ASK_REPLY})
+    return Studio(
+        settings, models=dict(models), embeddings=HashingEmbeddings(), cliches=cliches, **options
+    )
+
+
+def test_studio_pipeline_persists_across_reopen(tmp_path: Path, cliches: ClicheDB) -> None:
+    studio = studio_for(tmp_path, cliches, beats_per_episode=2)
+    agent = studio.create("my novel", "회귀, 복수", genre="modern fantasy", language="en")
+    agent.plan()
+    for _ in range(3):
+        agent.accept(agent.next_beat().id)
+    "".join(agent.write_prose())
+    assert [(b.episode, b.index) for b in agent.beats()] == [(1, 1), (1, 2), (2, 1)]
+
+    again = studio_for(tmp_path, cliches).open()  # the current project, from disk
+    assert again.info.name == "my novel"
+    assert again.memory.turn == 3
+    assert len(again.memory.short_term.items()) == 3
+    assert again.next_position() == (2, 2)
+    assert "Kang Jun" in again.memory.characters()
+    docs = again.ask("what happened at the gate?")
+    assert docs and all(d.page_content for d in docs)
+    manuscript = again.manuscript()
+    assert [e.number for e in manuscript.episodes] == [2]
+
+
+class KillOnAccept(ProjectStore):
+    """A store whose process 'dies' right after the memory commit of an accept."""
+
+    def set_status(self, beat_id: int, status: BeatStatus, **kw: Any) -> Any:
+        if status == "accepted":
+            raise KeyboardInterrupt("killed")
+        return super().set_status(beat_id, status, **kw)
+
+
+def test_resume_after_a_kill_between_memory_commit_and_beat_update(
+    tmp_path: Path, cliches: ClicheDB
+) -> None:
+    settings = Settings(data_dir=tmp_path, language="en", structured_retries=1)
+    root = tmp_path / "projects"
+    ProjectStore.create(root, "n", language="en", genre="modern fantasy", keywords=["회귀"])
+
+    def agent(store_cls: type[ProjectStore]) -> tuple[WriterAgent, Any]:
+        store = store_cls(root / "n")
+        memory = WriterMemory(store.memory_dir, embeddings=HashingEmbeddings(), settings=settings)
+        models = fake_models()
+        router = ModelRouter(settings, models=dict(models))
+        return WriterAgent(store, memory, router, cliches, settings=settings), models
+
+    first, _ = agent(KillOnAccept)
+    first.plan()
+    draft = first.next_beat()
+    seeded = len(first.memory)
+    with pytest.raises(KeyboardInterrupt):
+        first.accept(draft.id)
+    assert first.store.beat(draft.id).status == "draft"
+    assert len(first.memory) > seeded  # the memory commit had happened
+
+    second, models = agent(ProjectStore)  # the next command
+    record = second.store.beat(draft.id)
+    assert record.status == "accepted"
+    assert record.memory_ids and all(second.memory.get(i) for i in record.memory_ids)
+    assert second.memory.turn == 1
+    assert second.memory.short_term.items() == ["Kang Jun cleared a gate with Yuna."]
+    # Continuing does not redo the accepted step: the next beat is designed at (1, 2).
+    assert (second.next_beat().episode, second.next_beat().index) == (1, 2)
+    assert models["extractor"].calls == []
+
+
+def test_killed_before_accept_keeps_the_draft_without_a_new_model_call(
+    tmp_path: Path, cliches: ClicheDB
+) -> None:
+    studio = studio_for(tmp_path, cliches)
+    agent = studio.create("n", "회귀", language="en")
+    agent.plan()
+    draft = agent.next_beat()
+    later = studio_for(tmp_path, cliches)
+    again = later.open("n")
+    assert again.next_beat().id == draft.id
+    assert again.router.model("planner") is not None
+    planner = again.router._injected["planner"]  # type: ignore[attr-defined]
+    assert planner.calls == []
+
+
+def test_unaccept_reverts_the_memory_commit(tmp_path: Path, cliches: ClicheDB) -> None:
+    agent = studio_for(tmp_path, cliches).create("n", "회귀", language="en")
+    agent.plan()
+    before = len(agent.memory)
+    accepted = agent.accept(agent.next_beat().id)
+    assert len(agent.memory) > before and agent.memory.turn == 1
+    with pytest.raises(ConflictError):
+        agent.unaccept(accepted.id, expected_version=accepted.version - 1)
+    back = agent.unaccept(accepted.id)
+    assert back.status == "draft" and back.memory_ids == []
+    assert len(agent.memory.recall("gate", k=20, reinforce=False)) == before
+    assert agent.memory.turn == 0 and agent.memory.short_term.items() == []
+
+
+# ------------------------------------------------------------------------------------ CLI
+@pytest.fixture
+def cli(tmp_path: Path, cliches: ClicheDB) -> tuple[typer.Typer, Path]:
+    app = typer.Typer()
+
+    def factory(data_dir: Path | None = None, **options: Any) -> Studio:
+        return studio_for(data_dir or tmp_path / "data", cliches, **options)
+
+    register(app, factory)
+    return app, tmp_path
+
+
+def test_cli_commands_end_to_end(cli: tuple[typer.Typer, Path]) -> None:
+    app, tmp = cli
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        result = runner.invoke(app, list(args))
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    assert "created project 'saga'" in run("new", "saga", "-k", "회귀, 복수", "--lang", "en")
+    assert "* saga" in run("projects")
+    out = run("plot")
+    assert "The Second Life" in out and "[climax]" in out
+    out = run("beat")
+    assert "[draft" in out and "Seoul gate" in out
+    out = run("beat", "--accept")
+    assert "[accepted" in out and "summary: Kang Jun cleared a gate" in out
+    assert "Kang Jun stepped in" in run("write")
+    assert "- [" in run("ask", "what happened at the gate?")
+    out_file = tmp / "out" / "saga.txt"
+    assert "wrote" in run("export", "--format", "txt", "--out", str(out_file))
+    assert "Kang Jun stepped in" in out_file.read_text(encoding="utf-8")
+    assert "(1-2)" not in run("beat") and "[draft" in run("beat")
+    assert "rejected beat #" in run("beat", "--reject")
+    assert "no draft to reject" in run("beat", "--reject")
+
+
+def test_cli_errors_are_one_line_and_a_hint(cli: tuple[typer.Typer, Path]) -> None:
+    app, _ = cli
+    runner = CliRunner()
+    result = runner.invoke(app, ["plot"])
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == "error: No project selected."
+    assert result.output.splitlines()[1].startswith("hint: Create one with `aizac new")
+    result = runner.invoke(app, ["new", "../x", "-k", "a"])
+    assert result.exit_code == 1 and "not a valid project name" in result.output
+    result = runner.invoke(app, ["new", "x", "-k", " , "])
+    assert result.exit_code == 1 and "No keywords" in result.output
+
+
+def test_cli_demo_runs_the_whole_pipeline(cli: tuple[typer.Typer, Path]) -> None:
+    app, tmp = cli
+    result = CliRunner().invoke(app, ["demo", "--out", str(tmp / "demo"), "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    texts = list((tmp / "demo").glob("*.txt"))
+    assert len(texts) == 1
+    body = texts[0].read_text(encoding="utf-8")
+    assert body.count("Kang Jun stepped in") == 3  # three beats of prose in one episode
+    assert "» done in" in result.output
