@@ -1,0 +1,494 @@
+"""The web session service: one object the handlers call, over the writer's projects.
+
+It adds to the writer agent what a browser needs: the undo/redo tree of the beat editor (kept in
+the project's key-value slot, so it survives restarts), serialised writes per project (two tabs
+on one project never interleave a change), version checks on edits (a stale tab gets a
+:class:`ConflictError`, not a silent overwrite), and cancellation of long operations (a cancelled
+generation is thrown away before it touches the project).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from aizac.errors import CancelledError, ConflictError, InvalidInputError
+from aizac.web import history as hist
+from aizac.writer.agent import WriterAgent
+from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo
+from aizac.writer.schemas import NovelBeat, NovelPlot
+
+if TYPE_CHECKING:
+    from aizac.web.tree import UndoTree
+
+TREE_KEY = "web.undo_tree"
+Progress = Callable[[str], None]
+
+
+class ProjectOpener(Protocol):
+    """Creates, opens and lists projects (:class:`aizac.writer.service.Studio`)."""
+
+    def projects(self) -> list[ProjectInfo]: ...
+    def create(
+        self, name: str, keywords: str | list[str], *, genre: str = "", language: str | None = None
+    ) -> WriterAgent: ...
+    def open(self, name: str | None = None) -> WriterAgent: ...
+
+
+@dataclass(eq=False)
+class CancelToken:
+    """Set by the Cancel button; checked before a finished generation is stored."""
+
+    event: threading.Event = field(default_factory=threading.Event)
+
+    def cancel(self) -> None:
+        self.event.set()
+
+    def check(self) -> None:
+        if self.event.is_set():
+            raise CancelledError("Cancelled; the project was left as it was.")
+
+    def progress(self, report: Progress | None) -> Progress:
+        def say(message: str) -> None:
+            self.check()
+            if report is not None:
+                report(message)
+
+        return say
+
+
+@dataclass(frozen=True)
+class HistoryView:
+    """Where the editor stands in its undo tree."""
+
+    node_id: str | None
+    can_undo: bool
+    can_redo: bool
+    path: list[str]
+    siblings: list[tuple[str, str]]  # (label, node id), current node excluded
+
+
+class ExportMixin:
+    """Export to a file in the export folder, or by email (no side effect on bad input)."""
+
+    export_dir: Path
+    agent: Callable[[str | None], WriterAgent]
+
+    def export(
+        self, name: str | None, fmt: str, first: int | None, last: int | None,
+        filename: str | None,
+    ) -> Path:
+        from aizac.export.files import safe_export_name, write_export
+        from aizac.export.manuscript import select_episodes
+        from aizac.export.render import check_format
+
+        checked = check_format(fmt)
+        if filename:
+            safe_export_name(filename, checked)
+        agent = self.agent(name)
+        manuscript = select_episodes(agent.manuscript(), first, last)
+        folder = self.export_dir / agent.info.name
+        path = write_export(manuscript, checked, folder, filename or None)
+        agent.store.log_step("export", {"format": checked, "path": str(path)})
+        return path
+
+    def email(
+        self, name: str | None, address: str, fmt: str, first: int | None, last: int | None
+    ) -> str:
+        from aizac.export.email import send_export, validate_address
+        from aizac.export.manuscript import select_episodes
+        from aizac.export.render import check_format
+
+        to = validate_address(address)
+        checked = check_format(fmt)
+        agent = self.agent(name)
+        manuscript = select_episodes(agent.manuscript(), first, last)
+        send_export(manuscript, to=to, settings=agent.settings, fmt=checked)
+        agent.store.log_step("email", {"format": checked, "to": to})
+        return to
+
+
+class WebService(ExportMixin):
+    """Web-facing operations over the projects of one data directory.
+
+    Args:
+        studio: creates/opens/lists projects and returns their :class:`WriterAgent`.
+        export_dir: where exported files are written (served to the browser from there).
+    """
+
+    def __init__(
+        self,
+        studio: ProjectOpener,
+        *,
+        export_dir: Path,
+    ) -> None:
+        self.studio = studio
+        self.export_dir = Path(export_dir)
+        self._agents: dict[str, WriterAgent] = {}
+        self._guard = threading.Lock()
+        self._tokens: dict[str, set[CancelToken]] = {}
+
+    # ------------------------------------------------------------------------- projects
+    def list_projects(self) -> list[str]:
+        return [info.name for info in self.studio.projects()]
+
+    def create_project(
+        self, name: str, *, genre: str, keywords: list[str], language: str
+    ) -> WriterAgent:
+        agent = self.studio.create(name, keywords, genre=genre, language=language)
+        with self._guard:
+            self._agents[agent.info.name] = agent
+        return agent
+
+    def agent(self, name: str | None) -> WriterAgent:
+        """The open project ``name`` (opened on first use)."""
+        if not name:
+            raise InvalidInputError(
+                "No project is open.", hint="Create a project or pick one in the Project list."
+            )
+        with self._guard:
+            agent = self._agents.get(name)
+            if agent is None:
+                agent = self.studio.open(name)
+                self._agents[name] = agent
+            return agent
+
+    @contextlib.contextmanager
+    def _locked(self, name: str | None) -> Iterator[WriterAgent]:
+        agent = self.agent(name)
+        with agent.store.lock():
+            yield agent
+
+    # --------------------------------------------------------------------- cancellation
+    @contextlib.contextmanager
+    def operation(self, name: str | None) -> Iterator[CancelToken]:
+        """A cancellable long operation on project ``name``."""
+        token = CancelToken()
+        key = name or ""
+        with self._guard:
+            self._tokens.setdefault(key, set()).add(token)
+        try:
+            yield token
+        finally:
+            with self._guard:
+                self._tokens.get(key, set()).discard(token)
+
+    def cancel(self, name: str | None) -> int:
+        """Cancel every running operation on ``name``; returns how many were running."""
+        with self._guard:
+            tokens = list(self._tokens.get(name or "", set()))
+        for token in tokens:
+            token.cancel()
+        return len(tokens)
+
+    # ----------------------------------------------------------------------------- plot
+    def plot(self, name: str | None) -> PlotRecord | None:
+        return self.agent(name).plot()
+
+    def generate_plot(self, name: str | None, progress: Progress | None = None) -> PlotRecord:
+        with self.operation(name) as token, self._locked(name) as agent:
+            force = agent.plot() is not None
+            record = agent.plan(force=force, progress=token.progress(progress))
+            return record
+
+    def save_plot(self, name: str | None, plot: NovelPlot, version: int | None) -> PlotRecord:
+        with self._locked(name) as agent:
+            return agent.update_plot(plot, expected_version=version)
+
+    # ----------------------------------------------------------------------- the tree
+    def _load_tree(self, agent: WriterAgent) -> tuple[UndoTree, int]:
+        from aizac.web.tree import UndoTree
+
+        stored = agent.store.kv_get(TREE_KEY)
+        if stored is None:
+            return UndoTree(), 0
+        value, version = stored
+        return UndoTree.from_dict(json.loads(value)), version
+
+    def _save_tree(self, agent: WriterAgent, tree: UndoTree, version: int) -> None:
+        agent.store.kv_set(
+            TREE_KEY, json.dumps(tree.to_dict(), ensure_ascii=False), expected_version=version
+        )
+
+    def history(self, name: str | None) -> HistoryView:
+        tree, _ = self._load_tree(self.agent(name))
+        return _history_view(tree)
+
+    def _record(
+        self, agent: WriterAgent, kind: str, record: BeatRecord, before: NovelBeat | None = None
+    ) -> None:
+        tree, version = self._load_tree(agent)
+        ids = list(record.memory_ids) if kind == hist.ACCEPT else []
+        tree.add(
+            hist.payload(record.id, record.beat, before), kind, commit_ids=ids,
+            label=_label(kind, record),
+        )
+        self._save_tree(agent, tree, version)
+
+    # ---------------------------------------------------------------------------- beats
+    def beats(self, name: str | None) -> tuple[int, list[BeatRecord], BeatRecord | None]:
+        """(episode number, its beats in order, the current draft)."""
+        agent = self.agent(name)
+        draft = agent.current_draft()
+        episode = draft.episode if draft else agent.next_position()[0]
+        return episode, agent.beats(episode), draft
+
+    def accepted(self, name: str | None) -> list[BeatRecord]:
+        return self.agent(name).store.beats(status="accepted")
+
+    def next_beat(self, name: str | None, progress: Progress | None = None) -> BeatRecord:
+        with self.operation(name) as token, self._locked(name) as agent:
+            existing = agent.current_draft()
+            if existing is not None:
+                return existing
+            agent.require_plot()
+            episode, index = agent.next_position()
+            beat, profiles = agent._design(episode, index, "", token.progress(progress))
+            token.check()
+            if index == 1:
+                plot = agent.require_plot().plot
+                agent.store.set_episode_title(episode, plot.episode_plan(episode)[:80])
+            record = agent.store.add_draft(beat, new_characters=profiles)
+            self._record(agent, hist.DRAFT, record)
+            return record
+
+    def _draft(self, agent: WriterAgent, beat_id: int | None, version: int | None) -> BeatRecord:
+        if beat_id is None:
+            raise InvalidInputError("There is no draft beat.", hint="Press Next beat first.")
+        record = agent.store.beat(beat_id)
+        if record.status != "draft":
+            raise ConflictError(
+                f"Beat {record.episode}-{record.index} is {record.status} now.",
+                hint="Another tab changed it; press Refresh.",
+            )
+        if version is not None and version != record.version:
+            raise ConflictError(
+                f"Beat {record.episode}-{record.index} changed since this page loaded it.",
+                hint="Another tab edited it; press Refresh and apply your change again.",
+            )
+        return record
+
+    def edit_beat(
+        self, name: str | None, beat_id: int | None, version: int | None, beat: NovelBeat
+    ) -> BeatRecord:
+        with self._locked(name) as agent:
+            old = self._draft(agent, beat_id, version)
+            if old.beat == beat:
+                return old
+            record = agent.edit_beat(old.id, beat, expected_version=old.version)
+            self._record(agent, hist.EDIT, record, before=old.beat)
+            return record
+
+    def regenerate(
+        self,
+        name: str | None,
+        beat_id: int | None,
+        version: int | None,
+        instruction: str = "",
+        progress: Progress | None = None,
+    ) -> BeatRecord:
+        with self.operation(name) as token, self._locked(name) as agent:
+            old = self._draft(agent, beat_id, version)
+            beat, profiles = agent._design(
+                old.episode, old.index, instruction, token.progress(progress)
+            )
+            token.check()
+            record = agent.store.update_draft(
+                old.id, beat, expected_version=old.version, new_characters=profiles,
+                instruction=instruction, step="regenerate",
+            )
+            self._record(agent, hist.REGENERATE, record, before=old.beat)
+            return record
+
+    def suggest(self, name: str | None, beat_id: int | None) -> list[Any]:
+        return self.agent(name).suggest(beat_id)
+
+    def accept(
+        self,
+        name: str | None,
+        beat_id: int | None,
+        version: int | None,
+        progress: Progress | None = None,
+    ) -> BeatRecord:
+        with self.operation(name) as token, self._locked(name) as agent:
+            old = self._draft(agent, beat_id, version)
+            token.check()
+            record = agent.accept(old.id, expected_version=old.version, progress=progress)
+            self._record(agent, hist.ACCEPT, record)
+            return record
+
+    # ----------------------------------------------------------------- undo / redo / switch
+    def undo(self, name: str | None) -> HistoryView:
+        """Step back along the current branch (undoing an acceptance reverts its memory)."""
+        return self._move(name, lambda tree: tree.current.parent_id, "Nothing to undo.")
+
+    def redo(self, name: str | None) -> HistoryView:
+        """Step forward to the branch last visited from here."""
+        return self._move(
+            name, lambda tree: (t.id if (t := tree.redo_target()) else None), "Nothing to redo."
+        )
+
+    def switch(self, name: str | None, node_id: str) -> HistoryView:
+        """Jump to another branch (usually a sibling made by regenerating after an undo)."""
+        return self._move(name, lambda tree: node_id, "That branch does not exist.")
+
+    def _move(
+        self, name: str | None, target_of: Callable[[UndoTree], str | None], nothing: str
+    ) -> HistoryView:
+        with self._locked(name) as agent:
+            tree, version = self._load_tree(agent)
+            target = target_of(tree)
+            if target is None or target not in tree or target == tree.current.id:
+                raise InvalidInputError(nothing, hint="The history panel shows where you are.")
+            move = tree.transition(target)
+            effects = _AgentEffects(agent)
+            done: list[Callable[[], Any]] = []
+            recommitted: dict[str, list[str]] = {}
+            try:
+                for node in move.undone:
+                    step = hist.Step.from_payload(node.kind, node.payload)
+                    hist.undo_step(step, node.commit_ids, effects)
+                    done.append(functools.partial(hist.redo_step, step, effects))
+                for node in move.redone:
+                    step = hist.Step.from_payload(node.kind, node.payload)
+                    new_ids = hist.redo_step(step, effects)
+                    if new_ids is not None:
+                        recommitted[node.id] = new_ids
+                    done.append(
+                        functools.partial(hist.undo_step, step, new_ids or (), effects)
+                    )
+            except BaseException:
+                for inverse in reversed(done):  # put the project back where it was
+                    with contextlib.suppress(Exception):
+                        inverse()
+                raise
+            tree.switch(target)
+            for node_id, ids in recommitted.items():
+                tree.set_commit_ids(node_id, ids)
+            self._save_tree(agent, tree, version)
+            return _history_view(tree)
+
+    # --------------------------------------------------------------------------- memory
+    def all_memories(self, name: str | None) -> list[Any]:
+        """Every memory of the project (forgotten and superseded ones included)."""
+        memory: Any = self.agent(name).memory
+        return list(memory.all())
+
+    def set_pinned(self, name: str | None, ids: Sequence[str], pinned: bool) -> None:
+        with self._locked(name) as agent:
+            memory: Any = agent.memory
+            for memory_id in ids:
+                if pinned:
+                    memory.pin(memory_id)
+                else:
+                    memory.unpin(memory_id)
+
+    # ---------------------------------------------------------------------------- prose
+    def write_prose(self, name: str | None, beat_id: int | None) -> Iterator[str]:
+        """Stream the prose of an accepted beat; the text so far after each chunk."""
+        agent = self.agent(name)
+        with self.operation(name) as token:
+            text = ""
+            for chunk in agent.write_prose(beat_id):
+                token.check()
+                text += chunk
+                yield text
+
+    def save_prose(self, name: str | None, beat_id: int | None, prose: str) -> BeatRecord:
+        if beat_id is None:
+            raise InvalidInputError("Pick an accepted beat first.")
+        with self._locked(name) as agent:
+            return agent.save_prose(beat_id, prose)
+
+
+# ------------------------------------------------------------------------------- helpers
+class _AgentEffects:
+    """:class:`aizac.web.history.Effects` over a writer agent."""
+
+    def __init__(self, agent: WriterAgent) -> None:
+        self.agent = agent
+
+    def restore_draft(self, beat_id: int, beat: NovelBeat) -> None:
+        store = self.agent.store
+        record = store.beat(beat_id)
+        if record.status == "rejected":
+            record = store.set_status(beat_id, "draft", step="redo")
+        if record.beat != beat:
+            store.update_draft(beat_id, beat, step="redo")
+
+    def drop_draft(self, beat_id: int) -> None:
+        record = self.agent.store.beat(beat_id)
+        if record.status == "draft":
+            self.agent.store.set_status(beat_id, "rejected", step="undo")
+
+    def set_design(self, beat_id: int, beat: NovelBeat) -> None:
+        record = self.agent.store.beat(beat_id)
+        if record.beat != beat:
+            self.agent.store.update_draft(beat_id, beat, step="undo")
+
+    def unaccept(self, beat_id: int, commit_ids: Sequence[str]) -> None:
+        agent = self.agent
+        record = agent.store.beat(beat_id)
+        if record.status != "accepted":
+            return
+        later = [
+            b for b in agent.store.beats(status="accepted")
+            if (b.episode, b.index) > (record.episode, record.index)
+        ]
+        if later:
+            raise InvalidInputError(
+                "Later beats were accepted after this one.", hint="Undo those first."
+            )
+        memory: Any = agent.memory
+        ids = list(dict.fromkeys([*record.memory_ids, *commit_ids]))
+        if hasattr(memory, "undo_commit"):
+            memory.undo_commit(ids)
+        else:
+            for memory_id in ids:
+                memory.forget(memory_id)
+        short = getattr(memory, "short_term", None)
+        if short is not None and hasattr(short, "pop") and record.summary:
+            items = short.items() if hasattr(short, "items") else []
+            if items and items[-1] == record.summary:
+                short.pop()
+        if hasattr(memory, "set_turn"):
+            memory.set_turn(max(0, int(memory.turn) - 1))
+        agent.store.set_status(beat_id, "draft", memory_ids=[], summary="", step="unaccept")
+
+    def reaccept(self, beat_id: int) -> list[str]:
+        record = self.agent.accept(beat_id)
+        return list(record.memory_ids)
+
+
+def _label(kind: str, record: BeatRecord) -> str:
+    where = f"{record.episode}-{record.index}"
+    first = record.beat.events[0] if record.beat.events else record.beat.location
+    return f"{hist.KIND_LABELS.get(kind, kind)} {where}: {first[:40]}"
+
+
+def _node_label(node: Any) -> str:
+    return str(node.meta.get("label") or node.kind)
+
+
+def _history_view(tree: UndoTree) -> HistoryView:
+    path = [n for n in tree.path() if not n.is_root]
+    current = tree.current
+    siblings = [] if current.is_root else [
+        (f"{i}/{len(tree.siblings())} {_node_label(n)}", n.id)
+        for i, n in enumerate(tree.siblings(), 1)
+        if n.id != current.id
+    ]
+    siblings += [(f"↳ {_node_label(n)}", n.id) for n in tree.children(current.id)]
+    return HistoryView(
+        node_id=None if current.is_root else current.id,
+        can_undo=tree.can_undo,
+        can_redo=tree.can_redo,
+        path=[_node_label(n) for n in path],
+        siblings=siblings,
+    )
