@@ -33,6 +33,8 @@ _EXAMPLES = (
 # that is not a port (ports are all digits and come before the first '/').
 _COMPAT = re.compile(r"^(?P<url>https?://[^/\s]+(?:/[^\s]*?)?):(?P<model>[^/\s:][^\s]*)$")
 
+_PORT_LIKE = re.compile(r"^\d+(/|$)")  # "8000/v1" is a port and a path, not a model
+
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -89,7 +91,7 @@ def parse_spec(spec: str, setting_name: str) -> ModelSpec:
         )
     if provider == "openai-compatible":
         match = _COMPAT.match(rest)
-        if match is None:
+        if match is None or _PORT_LIKE.match(match["model"]):
             raise ConfigError(
                 f"{env}={text!r} is not openai-compatible:URL:MODEL.",
                 hint="Example: openai-compatible:http://127.0.0.1:8000/v1:my-model",
