@@ -1,0 +1,103 @@
+"""Result types of the cliché database and genre-name resolution (pure)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from aizac.cliches.schema import BeatRow
+from aizac.errors import InvalidInputError
+
+# Korean and loose English names writers type for the genres the packaged database uses.
+GENRE_ALIASES: dict[str, tuple[str, ...]] = {
+    "fantasy": ("판타지", "정통판타지", "퓨전판타지"),
+    "modern-fantasy": ("현대판타지", "현판", "urban fantasy"),
+    "romance-fantasy": ("로맨스판타지", "로판", "rofan"),
+    "murim": ("무협", "wuxia", "martial arts"),
+    "romance": ("로맨스", "현대로맨스", "현로"),
+    "entertainment": ("연예계", "연예물", "showbiz"),
+    "professional": ("전문직", "전문직물", "medical", "의학"),
+    "historical": ("사극", "대체역사", "역사", "history"),
+    "slice-of-life": ("일상", "힐링", "healing"),
+    "mystery": ("미스터리", "추리", "detective"),
+    "thriller": ("스릴러", "suspense", "서스펜스"),
+    "sci-fi": ("sf", "과학소설", "science fiction", "scifi"),
+    "horror": ("공포", "호러"),
+    "crime": ("범죄", "케이퍼", "heist", "caper"),
+    "sports": ("스포츠", "sport"),
+    "coming-of-age": ("성장물", "청춘", "성장", "youth"),
+}
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[\s_\-]+", "", name.casefold())
+
+
+def resolve_genre(name: str, known: Iterable[str]) -> str:
+    """Map a genre as a writer types it (``로판``, ``Romance Fantasy``) to a known slug."""
+    known = list(known)
+    lookup = {_norm(g): g for g in known}
+    for slug, aliases in GENRE_ALIASES.items():
+        if slug in lookup.values():
+            lookup.update({_norm(a): slug for a in aliases})
+    found = lookup.get(_norm(name))
+    if found is None:
+        raise InvalidInputError(
+            f"Unknown genre {name!r}.", hint=f"Use one of: {', '.join(sorted(known))}."
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class BeatHit:
+    """A beat returned by a search: the row's fields plus a score.
+
+    ``score`` ranks hits of one call (higher is closer): the cosine similarity between query and
+    beat plus the share of the query's content words the beat uses, so roughly 0-2. ``matched``
+    lists the query keywords the beat carries exactly (``by_keywords`` only).
+    """
+
+    id: str
+    genre: str
+    trope: str
+    order: int
+    stage: str
+    keywords: tuple[str, ...]
+    summary: str
+    location: str
+    time: str
+    roles: tuple[str, ...]
+    event: str
+    emotion: str
+    conflict: str
+    hook: str
+    score: float
+    matched: tuple[str, ...] = ()
+
+    @classmethod
+    def from_row(cls, row: BeatRow, score: float, matched: tuple[str, ...] = ()) -> BeatHit:
+        return cls(**row.model_dump(), score=float(score), matched=matched)
+
+
+@dataclass(frozen=True)
+class TropeArc:
+    """A trope with all its beats in arc order: what plot planning puts in the prompt.
+
+    ``score`` ranks arcs for a keyword query: one point per query keyword the trope carries
+    exactly, half a point per partial match, plus the best beat's search score.
+    """
+
+    trope: str
+    genre: str
+    keywords: tuple[str, ...]
+    beats: tuple[BeatRow, ...]
+    score: float = 0.0
+    matched: tuple[str, ...] = field(default=())
+
+    def stages(self) -> dict[str, list[BeatRow]]:
+        """The beats grouped by stage, in arc order."""
+        out: dict[str, list[BeatRow]] = {}
+        for beat in self.beats:
+            out.setdefault(beat.stage, []).append(beat)
+        return out

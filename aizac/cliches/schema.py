@@ -1,0 +1,264 @@
+"""The cliché and beat database's row schema and its CSV loader (pure; reads one file).
+
+``data/beats.csv`` holds one story beat per row. Beats belong to a trope (a named story pattern
+such as ``regression-revenge``) and are numbered by ``order`` within it; their ``stage`` follows
+the five-act arc ``exposition < development < crisis < climax < resolution`` and never goes
+backwards as ``order`` grows.
+
+List-valued columns (``keywords``, ``roles``) are separated by :data:`LIST_SEP` (``;``), so
+commas stay free for prose. ``keywords`` must hold at least one Korean and one English keyword,
+e.g. ``회귀;regression;복수;revenge``.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from aizac.errors import InvalidInputError
+
+Stage = Literal["exposition", "development", "crisis", "climax", "resolution"]
+STAGES: tuple[str, ...] = get_args(Stage)
+LIST_SEP = ";"
+COLUMNS: tuple[str, ...] = (
+    "id",
+    "genre",
+    "trope",
+    "order",
+    "stage",
+    "keywords",
+    "summary",
+    "location",
+    "time",
+    "roles",
+    "event",
+    "emotion",
+    "conflict",
+    "hook",
+)
+
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def stage_index(stage: str) -> int:
+    """Position of ``stage`` in the five-act arc (0 = exposition)."""
+    try:
+        return STAGES.index(stage)
+    except ValueError as e:
+        raise InvalidInputError(
+            f"Unknown stage {stage!r}.", hint=f"Use one of: {', '.join(STAGES)}."
+        ) from e
+
+
+def split_list(value: str) -> tuple[str, ...]:
+    """Split a ``;``-separated cell into stripped, non-empty items (order kept, no duplicates)."""
+    seen: dict[str, None] = {}
+    for item in value.split(LIST_SEP):
+        item = item.strip()
+        if item and item.casefold() not in {s.casefold() for s in seen}:
+            seen[item] = None
+    return tuple(seen)
+
+
+class BeatRow(BaseModel):
+    """One validated row of ``beats.csv``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+    id: str = Field(min_length=1)
+    genre: str = Field(min_length=1)
+    trope: str = Field(min_length=1)
+    order: int = Field(ge=1)
+    stage: Stage
+    keywords: tuple[str, ...]
+    summary: str = Field(min_length=1)
+    location: str = Field(min_length=1)
+    time: str = Field(min_length=1)
+    roles: tuple[str, ...]
+    event: str = Field(min_length=1)
+    emotion: str = Field(min_length=1)
+    conflict: str = Field(min_length=1)
+    hook: str = Field(min_length=1)
+
+    @field_validator("id", "genre", "trope")
+    @classmethod
+    def _slug(cls, value: str) -> str:
+        if not _SLUG.match(value):
+            raise ValueError(f"{value!r} must be a lowercase slug like 'regression-revenge'")
+        return value
+
+    @field_validator("keywords", "roles", mode="before")
+    @classmethod
+    def _split(cls, value: object) -> object:
+        return split_list(value) if isinstance(value, str) else value
+
+    @field_validator("keywords")
+    @classmethod
+    def _bilingual(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not any(_HANGUL.search(k) for k in value):
+            raise ValueError("needs at least one Korean keyword (e.g. '회귀')")
+        if not any(_LATIN.search(k) for k in value):
+            raise ValueError("needs at least one English keyword (e.g. 'regression')")
+        return value
+
+    @field_validator("roles")
+    @classmethod
+    def _some_roles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("name at least one role (e.g. 'protagonist')")
+        return value
+
+    @property
+    def stage_index(self) -> int:
+        """Position of this beat's stage in the arc (0 = exposition)."""
+        return STAGES.index(self.stage)
+
+
+@dataclass(frozen=True)
+class BeatSource:
+    """The raw CSV text and where it came from (its hash identifies the database version)."""
+
+    text: str
+    origin: str
+    sha256: str
+
+
+def default_csv_text() -> BeatSource:
+    """The packaged ``beats.csv`` (``data/beats.csv`` in a checkout, package data in a wheel)."""
+    res = resources.files("aizac.cliches").joinpath("beats.csv")
+    try:
+        raw = res.read_bytes()
+    except OSError as e:
+        raise InvalidInputError(
+            f"The packaged cliché database {res} cannot be read ({e}).",
+            hint="Reinstall aizac, or pass csv_path= pointing at a beats.csv.",
+        ) from e
+    return _source(raw, "aizac.cliches/beats.csv")
+
+
+def read_csv_source(path: Path | str | None = None) -> BeatSource:
+    """Read ``path`` (or the packaged database when None) as UTF-8 and hash it."""
+    if path is None:
+        return default_csv_text()
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise InvalidInputError(
+            f"Cannot read the cliché database {p} ({e.strerror or e}).",
+            hint="Check the path passed as csv_path.",
+        ) from e
+    return _source(raw, str(p))
+
+
+def _source(raw: bytes, origin: str) -> BeatSource:
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InvalidInputError(
+            f"{origin} is not valid UTF-8 (byte {e.start}).", hint="Save the file as UTF-8."
+        ) from e
+    return BeatSource(text=text, origin=origin, sha256=hashlib.sha256(raw).hexdigest())
+
+
+def parse_beats(text: str, origin: str = "beats.csv") -> list[BeatRow]:
+    """Parse and validate CSV text; raise :class:`InvalidInputError` naming the row and column.
+
+    Row numbers count the header as row 1, as a spreadsheet shows them.
+    """
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = [h.strip() for h in (reader.fieldnames or [])]
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise InvalidInputError(
+            f"{origin}: missing column(s) {', '.join(missing)}.",
+            hint=f"The header must contain: {', '.join(COLUMNS)}.",
+        )
+    extra = [h for h in header if h not in COLUMNS]
+    if extra:
+        raise InvalidInputError(
+            f"{origin}: unknown column(s) {', '.join(extra)}.",
+            hint=f"Allowed columns: {', '.join(COLUMNS)}.",
+        )
+    rows: list[BeatRow] = []
+    for line_no, raw in enumerate(reader, start=2):
+        if None in raw:
+            raise InvalidInputError(
+                f"{origin} row {line_no}: more cells than columns.",
+                hint="Quote cells that contain commas.",
+            )
+        cells = {k.strip(): (v or "") for k, v in raw.items()}
+        if not any(v.strip() for v in cells.values()):
+            continue  # blank line
+        rows.append(_validate_row(cells, line_no, origin))
+    if not rows:
+        raise InvalidInputError(f"{origin} holds no beats.", hint="Add at least one row.")
+    _check_consistency(rows, origin)
+    return rows
+
+
+def _validate_row(cells: dict[str, str], line_no: int, origin: str) -> BeatRow:
+    try:
+        return BeatRow.model_validate(cells)
+    except ValidationError as e:
+        err = e.errors()[0]
+        column = ".".join(str(p) for p in err["loc"][:1]) or "?"
+        value = cells.get(column, "")
+        ident = cells.get("id", "").strip() or "?"
+        more = f" (and {e.error_count() - 1} more problem(s))" if e.error_count() > 1 else ""
+        raise InvalidInputError(
+            f"{origin} row {line_no} (id {ident}), column {column!r}: {err['msg']}; "
+            f"got {value!r}{more}.",
+            hint="Fix that cell and load again.",
+        ) from e
+
+
+def _check_consistency(rows: Iterable[BeatRow], origin: str) -> None:
+    ids: set[str] = set()
+    genre_of: dict[str, str] = {}
+    last: dict[str, BeatRow] = {}
+    for row in rows:
+        if row.id in ids:
+            raise InvalidInputError(
+                f"{origin}: duplicate id {row.id!r}.", hint="Ids must be unique."
+            )
+        ids.add(row.id)
+        genre = genre_of.setdefault(row.trope, row.genre)
+        if genre != row.genre:
+            raise InvalidInputError(
+                f"{origin}: beat {row.id!r} puts trope {row.trope!r} in genre {row.genre!r}, "
+                f"earlier beats in {genre!r}.",
+                hint="A trope belongs to exactly one genre.",
+            )
+        prev = last.get(row.trope)
+        if prev is not None:
+            if row.order <= prev.order:
+                raise InvalidInputError(
+                    f"{origin}: beat {row.id!r} has order {row.order}, not after "
+                    f"{prev.id!r} (order {prev.order}) of the same trope.",
+                    hint="List a trope's beats with increasing order.",
+                )
+            if row.stage_index < prev.stage_index:
+                raise InvalidInputError(
+                    f"{origin}: beat {row.id!r} ({row.stage}) comes after {prev.id!r} "
+                    f"({prev.stage}); stages never go backwards within a trope.",
+                    hint=f"Stage order: {' < '.join(STAGES)}.",
+                )
+        last[row.trope] = row
+
+
+def load_beats(path: Path | str | None = None) -> list[BeatRow]:
+    """Load and validate ``beats.csv`` (the packaged one when ``path`` is None)."""
+    src = read_csv_source(path)
+    return parse_beats(src.text, src.origin)
