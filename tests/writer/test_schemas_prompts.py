@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from aizac.errors import ConfigError
+from aizac.writer.prompts import KINDS, LANGUAGES, PromptLibrary, parse_template
+from aizac.writer.schemas import (
+    EXTRACTION_SCHEMAS,
+    BeatDesign,
+    BeatSummary,
+    CharacterProfile,
+    NovelPlot,
+)
+from tests.writer.fakes import plot_json
+
+MODEL_FACING = [NovelPlot, BeatDesign, BeatSummary, CharacterProfile, *EXTRACTION_SCHEMAS.values()]
+
+
+def _unbounded(schema: dict[str, Any], defs: dict[str, Any], path: str = "") -> list[str]:
+    """Paths of strings without maxLength and arrays without maxItems (constrained decoding
+    would not terminate on them)."""
+    if "$ref" in schema:
+        return _unbounded(defs[schema["$ref"].split("/")[-1]], defs, path)
+    out: list[str] = []
+    kind = schema.get("type")
+    if kind == "string" and "maxLength" not in schema and "enum" not in schema:
+        out.append(path)
+    if kind == "array":
+        if "maxItems" not in schema:
+            out.append(path)
+        out += _unbounded(schema["items"], defs, path + "[]")
+    for name, sub in schema.get("properties", {}).items():
+        out += _unbounded(sub, defs, f"{path}.{name}")
+    for sub in schema.get("anyOf", []):
+        out += _unbounded(sub, defs, path)
+    return out
+
+
+@pytest.mark.parametrize("schema", MODEL_FACING, ids=lambda s: s.__name__)
+def test_model_facing_schemas_are_closed_and_bounded(schema: Any) -> None:
+    js = schema.model_json_schema()
+    assert _unbounded(js, js.get("$defs", {})) == []
+    assert js.get("additionalProperties") is False
+    with pytest.raises(ValidationError):
+        schema.model_validate({**json.loads('{"unexpected": 1}')})
+
+
+def test_plot_acts_follow_the_five_stages_and_map_episodes() -> None:
+    data = json.loads(plot_json(episodes_per_act=2))
+    data["acts"][0]["stage"] = "climax"  # small models mislabel; position decides
+    plot = NovelPlot.model_validate(data)
+    assert [a.stage for a in plot.acts] == [
+        "exposition", "development", "crisis", "climax", "resolution"
+    ]
+    assert plot.planned_episodes == 10
+    assert [plot.act_index(e) for e in (1, 2, 3, 7, 10, 99)] == [0, 0, 1, 3, 4, 4]
+    assert plot.episode_plan(3) == "development episode 1"
+    with pytest.raises(ValidationError):
+        NovelPlot.model_validate({**data, "acts": data["acts"][:4]})
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_template_exists_and_renders(language: str, kind: str) -> None:
+    values = dict.fromkeys(
+        ["genre", "keywords", "tropes", "stage", "act_goal", "episode", "index",
+         "episode_plan", "context", "suggestions", "instruction", "beat", "previous",
+         "length", "characters", "name", "known"], "VALUE",
+    )
+    messages = PromptLibrary().render(kind, language, **values)
+    assert messages[-1].type == "human"
+    assert "$" not in "".join(str(m.content) for m in messages)
+
+
+def test_override_directory_wins_and_errors_are_clear(tmp_path: Path) -> None:
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en" / "summary.txt").write_text("### user\nShort: $beat", encoding="utf-8")
+    lib = PromptLibrary(tmp_path)
+    assert lib.render("summary", "en", beat="B")[0].content == "Short: B"
+    assert "요약" in str(lib.render("summary", "ko", beat="B")[-1].content)  # package data
+    with pytest.raises(ConfigError, match="uses \\$beat"):
+        lib.render("summary", "en")
+    with pytest.raises(ConfigError, match="no '### user'"):
+        parse_template("plot", "en", "just text")
+    with pytest.raises(ConfigError):
+        lib.get("nope", "en")
