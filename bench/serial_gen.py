@@ -257,9 +257,9 @@ class SerialWorld:
             mentioned.append(self.current[f"state:{who}"])
             mentioned.append(f"profile:{who}")
             for other in present:
-                key = self.current.get(f"rel:{who}|{other}")
-                if key:
-                    mentioned.append(key)
+                rel = self.current.get(f"rel:{who}|{other}")
+                if rel:
+                    mentioned.append(rel)
         mentioned.extend(self.current[f"set:{p}"] for p in (place,) if f"set:{p}" in self.current)
         fresh = {e.fact.key for e in events if e.fact is not None}
         keys = sorted({k for k in mentioned if k not in fresh and self.facts[k].live(c)})

@@ -199,15 +199,46 @@ class MemoryVectorStore(VectorStore):
         include_superseded: bool = False,
         **kwargs: Any,
     ) -> list[Document]:
-        """Live, current memories most similar to ``query`` that match ``filter``."""
+        """Memories for ``query`` that match ``filter``: live and current ones by similarity.
+
+        With ``include_superseded`` (a question about history) old versions are served too,
+        including ones that have faded; when the filter names one fact's key (a pair, a
+        character or a keyword) the versions come newest first by an exact lookup.
+        """
+        where = dict(filter) if filter else None
+        if include_superseded and where is not None and is_keyed(where):
+            hits = self.memory.get_where(
+                where, limit=k, include_forgotten=True, include_superseded=True
+            )
+            return [hit_to_document(h) for h in hits]
         hits = self.memory.recall(
             query if query.strip() else "memory",
             k=k,
-            where=dict(filter) if filter else None,
+            where=where,
             reinforce=self.reinforce,
             include_superseded=include_superseded,
+            include_forgotten=include_superseded,
         )
         return [hit_to_document(h) for h in hits]
+
+
+def _eq_fields(where: Mapping[str, Any]) -> set[str]:
+    if "$and" in where:
+        return set().union(*(_eq_fields(c) for c in where["$and"]))
+    if len(where) != 1:
+        return set()
+    ((field, cond),) = where.items()
+    if field.startswith("$"):
+        return set()
+    if not isinstance(cond, Mapping) or "$eq" in cond:
+        return {field}
+    return set()
+
+
+def is_keyed(where: Mapping[str, Any]) -> bool:
+    """Whether a filter pins one fact's key: a relation pair, a character or a keyword."""
+    fields = _eq_fields(where)
+    return {"character1", "character2"} <= fields or bool({"character_name", "keyword"} & fields)
 
 
 @dataclass(frozen=True)

@@ -145,3 +145,23 @@ def test_question_heuristics() -> None:
     assert guess_tag("미라의 상태는?") == "Character"
     assert guess_tag("Where is the Jade Gate?") == "NovelSetting"
     assert guess_tag("Tell me a joke") is None
+
+
+def test_history_of_a_pair_includes_faded_versions_newest_first(story: Story) -> None:
+    mem, ids = story
+    mem.advance(100)  # the old version has long faded; the current one too, unless recalled
+    newest = mem.supersede(ids["rel_new"], "Kang Mira and Lee Youngmin are allies again.",
+                           chapter=50)
+    out = answer("relationship", 'and(eq("character1", "Mira"), eq("character2", "Youngmin"), '
+                 'eq("superseded", true))')
+    docs = retriever_for(mem, out).invoke("How has their relationship changed over time?")
+    assert ids_of(docs) == [newest, ids["rel_new"], ids["rel_old"]]
+
+
+def test_is_keyed() -> None:
+    from aizac.retrieval.self_query import is_keyed
+
+    assert is_keyed({"$and": [{"character1": {"$eq": "A"}}, {"character2": {"$eq": "B"}}]})
+    assert is_keyed({"character_name": {"$eq": "A"}})
+    assert not is_keyed({"tag": {"$eq": "Story"}})
+    assert not is_keyed({"$or": [{"character1": {"$eq": "A"}}, {"character2": {"$eq": "A"}}]})
