@@ -257,9 +257,9 @@ class SerialWorld:
             mentioned.append(self.current[f"state:{who}"])
             mentioned.append(f"profile:{who}")
             for other in present:
-                rel = self.current.get(f"rel:{who}|{other}")
-                if rel:
-                    mentioned.append(rel)
+                rel_key = self.current.get(f"rel:{who}|{other}")
+                if rel_key:
+                    mentioned.append(rel_key)
         mentioned.extend(self.current[f"set:{p}"] for p in (place,) if f"set:{p}" in self.current)
         fresh = {e.fact.key for e in events if e.fact is not None}
         keys = sorted({k for k in mentioned if k not in fresh and self.facts[k].live(c)})
