@@ -172,10 +172,12 @@ class WriterMemory:
 
     # ----------------------------------------------------------------- helpers
 
-    def embed(self, text: str) -> list[float]:
-        """The vector stored for ``text`` (the same embeddings serve documents and queries)."""
+    def embed(self, text: str, *, query: bool = False) -> list[float]:
+        """The vector for a document (or, with ``query=True``, a query) ``text``."""
         try:
-            return [float(v) for v in self.embeddings.embed_documents([text])[0]]
+            if query:
+                return list(self.embeddings.embed_query(text))
+            return list(self.embeddings.embed_documents([text])[0])
         except Exception as e:
             raise StorageError(f"Embedding failed: {e}", hint="Check AIZAC_EMBEDDING.") from e
 
@@ -491,7 +493,7 @@ class WriterMemory:
             raise InvalidInputError(f"k must be a positive integer, got {k!r}.")
         if where is not None and not isinstance(where, Mapping):
             raise InvalidInputError(f"where must be a dict (a Chroma filter), got {where!r}.")
-        vector = self.embed(query)
+        vector = self.embed(query, query=True)
         with self._lock:
             full = and_where(
                 where,

@@ -1,0 +1,287 @@
+"""WriterMemory at 1k / 10k / 100k memories, measured side by side with raw Chroma.
+
+Run:  python bench/memory_scale.py                  # 1k, 10k, 100k (about 8-10 minutes)
+      python bench/memory_scale.py --sizes 1000,5000  # quick
+
+Each size runs two fresh worker processes on the same deterministic synthetic story (same
+texts, vectors, metadata), one after the other: ``raw`` (plain ``chromadb`` with the metadata
+WriterMemory writes, plus the seed design's per-turn aging) and ``ours`` (WriterMemory). Both use
+an embedded ``PersistentClient`` in a temporary directory.
+
+What is timed, and what is not:
+* Embeddings are precomputed with the default ``HashingEmbeddings`` outside every timing and
+  handed to both sides (WriterMemory gets them through a lookup ``Embeddings``); the embedding
+  time is printed separately. Queries are embedded inside the recall timing.
+* Ingest: batches of 1,000 memories (``stage()`` + ``commit()`` vs ``collection.add``), the story
+  turn moving 100 turns per batch (10 memories per turn) so ages spread as in a real run.
+* ``advance()``: median of 20 calls; documents written is checked by diffing the metadata of
+  every memory before and after. Seed design: one turn of ``time += 1`` on every document
+  (read every ``time`` and write it back, in Chroma's maximum batch size).
+* Recall: median of N queries ``recall(q, k=5, where={"character_name": c}, tag="Story")`` with
+  reinforcement on (the default), at the story's last turn; the relation lookup is
+  ``relation(a, b)``.
+* Peak RSS: ``ru_maxrss`` of the WriterMemory worker process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+BATCH = 1000
+TURNS_PER_BATCH = 100
+CAST = [
+    f"{a}{b}"
+    for a in ("Mi", "Ka", "Do", "Ri", "Se", "Ha", "Yu", "Jo", "Na", "Bo")
+    for b in ("ra", "in", "hyun", "eun", "so")
+]  # 50 characters
+PLACES = ["harbour", "guild hall", "palace", "forest", "market", "tower", "gate", "cellar"]
+VERBS = ["found", "lost", "stole", "burned", "hid", "sold", "guarded", "broke"]
+OBJECTS = ["a map", "the key", "a letter", "the crown", "a sword", "the ledger", "a ring"]
+ADJS = ["brave", "bitter", "quiet", "reckless", "loyal", "cunning", "wounded", "proud"]
+REL = ["distrusts", "owes a debt to", "protects", "is engaged to", "hunts", "fears"]
+
+
+def story(n: int, seed: int = 7) -> list[dict[str, Any]]:
+    """``n`` synthetic memories (deterministic): 50% Story, 20% Character, 15% each other tag."""
+    rng = random.Random(seed)
+    out: list[dict[str, Any]] = []
+    for i in range(n):
+        a, b = rng.sample(CAST, 2)
+        place, obj, adj = rng.choice(PLACES), rng.choice(OBJECTS), rng.choice(ADJS)
+        kind = i % 20
+        common = {"chapter": i // 500, "beat": (i // 10) % 50, "pinned": i % 500 == 0}
+        if kind < 10:
+            text = f"{a} {rng.choice(VERBS)} {obj} at the {place} (event {i})."
+            item = {"tag": "Story", "character_name": a, "keyword": place}
+        elif kind < 14:
+            text = f"{a} is {adj} and {rng.choice(ADJS)} since event {i}."
+            item = {"tag": "Character", "character_name": a}
+        elif kind < 17:
+            text = f"{a} {rng.choice(REL)} {b} (event {i})."
+            item = {"tag": "CharacterRelation", "character1": a, "character2": b}
+        else:
+            text = f"The {place} is {adj}; {obj} is kept there (fact {i})."
+            item = {"tag": "NovelSetting", "keyword": place}
+        out.append({"text": text, **item, **common})
+    return out
+
+
+def _embed_all(items: list[dict[str, Any]]) -> tuple[dict[str, list[float]], float]:
+    from aizac.llm.embeddings import HashingEmbeddings
+
+    t = time.perf_counter()
+    emb = HashingEmbeddings()
+    vectors = {it["text"]: emb.embed_one(it["text"]) for it in items}
+    return vectors, time.perf_counter() - t
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def worker_raw(n: int) -> dict[str, Any]:
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    from aizac.memory.records import build_metadata
+    from aizac.settings import Settings
+
+    items = story(n)
+    vectors, embed_s = _embed_all(items)
+    strengths = Settings().tag_strengths()
+    batches = []
+    for b, start in enumerate(range(0, n, BATCH)):
+        chunk = items[start : start + BATCH]
+        metas = []
+        for it in chunk:
+            fields = {k: v for k, v in it.items() if k not in ("text", "tag")}
+            metas.append(
+                build_metadata(
+                    it["tag"],
+                    turn=b * TURNS_PER_BATCH,
+                    threshold=1.0,
+                    strength=strengths[it["tag"]],
+                    **fields,
+                )
+            )
+        batches.append(
+            (
+                [f"r{start + j}" for j in range(len(chunk))],
+                [vectors[it["text"]] for it in chunk],
+                metas,
+                [it["text"] for it in chunk],
+            )
+        )
+    with tempfile.TemporaryDirectory() as tmp:
+        client = chromadb.PersistentClient(
+            path=tmp, settings=ChromaSettings(anonymized_telemetry=False)
+        )
+        col = client.get_or_create_collection(
+            "raw-bench", embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+        )
+        t = time.perf_counter()
+        for ids, embs, metas, docs in batches:
+            col.add(ids=ids, embeddings=embs, metadatas=metas, documents=docs)  # type: ignore[arg-type]
+        ingest_s = time.perf_counter() - t
+        # The seed design: every turn, every document's `time` goes up by one.
+        limit = client.get_max_batch_size()
+        t = time.perf_counter()
+        for start in range(0, n, limit):
+            got = col.get(limit=limit, offset=start, include=["metadatas"])
+            metas_now = got["metadatas"] or []
+            col.update(
+                ids=got["ids"],
+                metadatas=[{"time": int(m.get("time", 0)) + 1} for m in metas_now],
+            )
+        seed_s = time.perf_counter() - t
+    return {"n": n, "embed_s": embed_s, "ingest_s": ingest_s, "seed_s": seed_s, "rss": _rss_mb()}
+
+
+def worker_ours(n: int, queries: int) -> dict[str, Any]:
+    from langchain_core.embeddings import Embeddings
+
+    from aizac.llm.embeddings import HashingEmbeddings
+    from aizac.memory import WriterMemory
+
+    items = story(n)
+    vectors, embed_s = _embed_all(items)
+    fallback = HashingEmbeddings()
+
+    class Precomputed(Embeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [vectors.get(t) or fallback.embed_one(t) for t in texts]
+
+        def embed_query(self, text: str) -> list[float]:
+            return fallback.embed_one(text)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        mem = WriterMemory(path=tmp, collection="ours-bench", embeddings=Precomputed())
+        ingest_s = 0.0
+        for start in range(0, n, BATCH):
+            if start:
+                mem.advance(TURNS_PER_BATCH)
+            t = time.perf_counter()
+            batch = mem.stage()
+            for it in items[start : start + BATCH]:
+                fields = {k: v for k, v in it.items() if k not in ("text", "tag")}
+                batch.remember(it["text"], it["tag"], **fields)
+            batch.commit()
+            ingest_s += time.perf_counter() - t
+        before = mem.collection.get(include=["metadatas"])
+        turn0 = mem.turn
+        adv = []
+        for _ in range(20):
+            t = time.perf_counter()
+            mem.advance(1)
+            adv.append(time.perf_counter() - t)
+        after = mem.collection.get(include=["metadatas"])
+        pairs = zip(before["metadatas"] or [], after["metadatas"] or [], strict=True)
+        written = sum(1 for a, b in pairs if a != b)
+        mem.set_turn(turn0)
+        rng = random.Random(11)
+        live = len(mem.get_where(None))
+        rec, rec_plain, rel, sizes = [], [], [], []
+        for _ in range(queries):
+            c = rng.choice(CAST)
+            q = f"what did {c} do with {rng.choice(OBJECTS)} at the {rng.choice(PLACES)}?"
+            t = time.perf_counter()
+            hits = mem.recall(q, k=5, where={"character_name": c}, tag="Story")
+            rec.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            mem.recall(q, k=5, where={"character_name": c}, tag="Story", reinforce=False)
+            rec_plain.append(time.perf_counter() - t)
+            sizes.append(len(hits))
+            a, b = rng.sample(CAST, 2)
+            t = time.perf_counter()
+            mem.relation(a, b)
+            rel.append(time.perf_counter() - t)
+        stored = len(mem)
+    return {
+        "n": n,
+        "stored": stored,
+        "live": live,
+        "embed_s": embed_s,
+        "ingest_s": ingest_s,
+        "advance_ms": statistics.median(adv) * 1000,
+        "advance_written": written,
+        "recall_ms": statistics.median(rec) * 1000,
+        "recall_plain_ms": statistics.median(rec_plain) * 1000,
+        "recall_hits": statistics.mean(sizes),
+        "relation_ms": statistics.median(rel) * 1000,
+        "rss": _rss_mb(),
+    }
+
+
+def _run_worker(kind: str, n: int, queries: int) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--worker", kind, "--n", str(n), "--queries", str(queries)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"worker {kind} {n} failed:\n{out.stderr}")
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1000,10000,100000", help="comma-separated sizes")
+    ap.add_argument("--queries", type=int, default=30, help="recall queries per size")
+    ap.add_argument("--worker", choices=["raw", "ours"], help=argparse.SUPPRESS)
+    ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        res = worker_raw(args.n) if args.worker == "raw" else worker_ours(args.n, args.queries)
+        print(json.dumps(res))
+        return
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    rows = []
+    t0 = time.perf_counter()
+    for n in sizes:
+        raw = _run_worker("raw", n, args.queries)
+        ours = _run_worker("ours", n, args.queries)
+        rows.append((n, raw, ours))
+        print(f"... {n} done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    head = (
+        "| memories | live | advance() ms | docs written | seed time+=1 s | seed/advance "
+        "| ingest ours/s | ingest raw/s | overhead | recall ms (char+tag) "
+        "| same, no reinforce ms | relation() ms "
+        "| embed s | peak RSS MB |"
+    )
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for n, raw, ours in rows:
+        ours_rate = n / ours["ingest_s"]
+        raw_rate = n / raw["ingest_s"]
+        print(
+            f"| {n:,} | {ours['live']:,} | {ours['advance_ms']:.2f} | {ours['advance_written']} "
+            f"| {raw['seed_s']:.2f} | {raw['seed_s'] * 1000 / ours['advance_ms']:,.0f}x "
+            f"| {ours_rate:,.0f} | {raw_rate:,.0f} | {(raw_rate / ours_rate - 1) * 100:+.1f}% "
+            f"| {ours['recall_ms']:.2f} | {ours['recall_plain_ms']:.2f} "
+            f"| {ours['relation_ms']:.2f} | {ours['embed_s']:.1f} "
+            f"| {ours['rss']:.0f} |"
+        )
+    if len(rows) > 1:
+        first, last = rows[0], rows[-1]
+
+        def ratio(key: str) -> float:
+            return float(last[2][key] / first[2][key])
+
+        print(
+            f"\nmedian at {last[0]:,} vs {first[0]:,} (target < 3x): "
+            f"recall {ratio('recall_ms'):.1f}x, recall without reinforcement "
+            f"{ratio('recall_plain_ms'):.1f}x, relation() {ratio('relation_ms'):.1f}x"
+        )
+    print(f"total bench time {time.perf_counter() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    main()
