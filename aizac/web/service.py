@@ -248,13 +248,10 @@ class WebService(ExportMixin):
             if existing is not None:
                 return existing
             agent.require_plot()
-            episode, index = agent.next_position()
-            beat, profiles = agent._design(episode, index, "", token.progress(progress))
-            token.check()
-            if index == 1:
-                plot = agent.require_plot().plot
-                agent.store.set_episode_title(episode, plot.episode_plan(episode)[:80])
-            record = agent.store.add_draft(beat, new_characters=profiles)
+            record = agent.next_beat(progress=token.progress(progress))
+            if token.event.is_set():  # cancelled while the model was answering
+                agent.reject(record.id)
+                token.check()
             self._record(agent, hist.DRAFT, record)
             return record
 
@@ -295,14 +292,13 @@ class WebService(ExportMixin):
     ) -> BeatRecord:
         with self.operation(name) as token, self._locked(name) as agent:
             old = self._draft(agent, beat_id, version)
-            beat, profiles = agent._design(
-                old.episode, old.index, instruction, token.progress(progress)
+            record = agent.regenerate(
+                old.id, instruction, expected_version=old.version,
+                progress=token.progress(progress),
             )
-            token.check()
-            record = agent.store.update_draft(
-                old.id, beat, expected_version=old.version, new_characters=profiles,
-                instruction=instruction, step="regenerate",
-            )
+            if token.event.is_set():  # cancelled while the model was answering
+                agent.edit_beat(old.id, old.beat)
+                token.check()
             self._record(agent, hist.REGENERATE, record, before=old.beat)
             return record
 
@@ -318,8 +314,12 @@ class WebService(ExportMixin):
     ) -> BeatRecord:
         with self.operation(name) as token, self._locked(name) as agent:
             old = self._draft(agent, beat_id, version)
-            token.check()
-            record = agent.accept(old.id, expected_version=old.version, progress=progress)
+            record = agent.accept(
+                old.id, expected_version=old.version, progress=token.progress(progress)
+            )
+            if token.event.is_set():  # cancelled while memories were being extracted
+                agent.unaccept(record.id)
+                token.check()
             self._record(agent, hist.ACCEPT, record)
             return record
 
@@ -433,33 +433,8 @@ class _AgentEffects:
             self.agent.store.update_draft(beat_id, beat, step="undo")
 
     def unaccept(self, beat_id: int, commit_ids: Sequence[str]) -> None:
-        agent = self.agent
-        record = agent.store.beat(beat_id)
-        if record.status != "accepted":
-            return
-        later = [
-            b for b in agent.store.beats(status="accepted")
-            if (b.episode, b.index) > (record.episode, record.index)
-        ]
-        if later:
-            raise InvalidInputError(
-                "Later beats were accepted after this one.", hint="Undo those first."
-            )
-        memory: Any = agent.memory
-        ids = list(dict.fromkeys([*record.memory_ids, *commit_ids]))
-        if hasattr(memory, "undo_commit"):
-            memory.undo_commit(ids)
-        else:
-            for memory_id in ids:
-                memory.forget(memory_id)
-        short = getattr(memory, "short_term", None)
-        if short is not None and hasattr(short, "pop") and record.summary:
-            items = short.items() if hasattr(short, "items") else []
-            if items and items[-1] == record.summary:
-                short.pop()
-        if hasattr(memory, "set_turn"):
-            memory.set_turn(max(0, int(memory.turn) - 1))
-        agent.store.set_status(beat_id, "draft", memory_ids=[], summary="", step="unaccept")
+        if self.agent.store.beat(beat_id).status == "accepted":
+            self.agent.unaccept(beat_id)
 
     def reaccept(self, beat_id: int) -> list[str]:
         record = self.agent.accept(beat_id)
