@@ -8,13 +8,23 @@ with their whole arcs (``expand_keywords``) and what could happen next (``sugges
 from aizac.cliches.db import ClicheDB, split_keywords
 from aizac.cliches.models import GENRE_ALIASES, BeatHit, TropeArc, resolve_genre
 from aizac.cliches.render import render_tropes_for_prompt
-from aizac.cliches.schema import COLUMNS, LIST_SEP, STAGES, BeatRow, load_beats, parse_beats
+from aizac.cliches.schema import (
+    COLUMNS,
+    LIST_SEP,
+    STAGE_ALIASES,
+    STAGES,
+    BeatRow,
+    load_beats,
+    parse_beats,
+    resolve_stage,
+)
 
 __all__ = [
     "COLUMNS",
     "GENRE_ALIASES",
     "LIST_SEP",
     "STAGES",
+    "STAGE_ALIASES",
     "BeatHit",
     "BeatRow",
     "ClicheDB",
@@ -23,5 +33,6 @@ __all__ = [
     "parse_beats",
     "render_tropes_for_prompt",
     "resolve_genre",
+    "resolve_stage",
     "split_keywords",
 ]

@@ -21,13 +21,15 @@ from langchain_core.embeddings import Embeddings
 
 from aizac.cliches.lexical import overlap, stems
 from aizac.cliches.models import BeatHit, TropeArc, resolve_genre
-from aizac.cliches.schema import STAGES, BeatRow, parse_beats, read_csv_source, stage_index
+from aizac.cliches.schema import STAGES, BeatRow, parse_beats, read_csv_source, resolve_stage
 from aizac.errors import InvalidInputError, StorageError
 
 DEFAULT_COLLECTION = "aizac_cliches"
 _BATCH = 256
 _KEYWORD_SPLIT = re.compile(r"[,;，、\n]+")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
+# In-memory databases of one process share a Chroma store; builds must not interleave.
+_BUILD_LOCK = threading.Lock()
 
 
 def normalize_keyword(word: str) -> str:
@@ -148,7 +150,8 @@ class ClicheDB:
                 # databases over different CSVs never overwrite each other.
                 key = hashlib.sha256(f"{src.sha256}|{fingerprint}".encode()).hexdigest()[:16]
                 name = f"{name}-{key}"
-            self._collection = self._open_or_build(client, name, rows, src.sha256, fingerprint)
+            with _BUILD_LOCK:
+                self._collection = self._open_or_build(client, name, rows, src.sha256, fingerprint)
             self._rows = rows
             self._by_id = {r.id: r for r in rows}
             self._stems = {r.id: stems(_document(r)) for r in rows}
@@ -243,9 +246,7 @@ class ClicheDB:
 
     @staticmethod
     def _check_stage(stage: str | None) -> str | None:
-        if stage is None:
-            return None
-        return STAGES[stage_index(stage.strip().lower())]
+        return None if stage is None else resolve_stage(stage)
 
     @staticmethod
     def _check_k(k: int) -> int:

@@ -5,6 +5,12 @@ such as ``regression-revenge``) and are numbered by ``order`` within it; their `
 the five-act arc ``exposition < development < crisis < climax < resolution`` and never goes
 backwards as ``order`` grows.
 
+Columns (all required, UTF-8, standard CSV quoting): ``id`` (slug, ``<trope>-NN``), ``genre``
+and ``trope`` (slugs; a trope belongs to one genre), ``order`` (1, 2, ... within the trope),
+``stage``, ``keywords``, ``summary`` (what happens, in English), ``location``, ``time``, ``roles``
+(who is involved), ``event`` (the beat's key event), ``emotion``, ``conflict`` and ``hook``
+(what pulls the reader on).
+
 List-valued columns (``keywords``, ``roles``) are separated by :data:`LIST_SEP` (``;``), so
 commas stay free for prose. ``keywords`` must hold at least one Korean and one English keyword,
 e.g. ``회귀;regression;복수;revenge``.
@@ -51,14 +57,31 @@ _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
-def stage_index(stage: str) -> int:
-    """Position of ``stage`` in the five-act arc (0 = exposition)."""
-    try:
-        return STAGES.index(stage)
-    except ValueError as e:
+# The Korean names of the same five-stage structure (발단-전개-위기-절정-결말).
+STAGE_ALIASES: dict[str, str] = {
+    "발단": "exposition",
+    "전개": "development",
+    "위기": "crisis",
+    "절정": "climax",
+    "결말": "resolution",
+}
+
+
+def resolve_stage(stage: str) -> str:
+    """The canonical stage for ``stage`` (any case, or its Korean name such as ``위기``)."""
+    name = stage.strip().lower()
+    name = STAGE_ALIASES.get(name, name)
+    if name not in STAGES:
         raise InvalidInputError(
-            f"Unknown stage {stage!r}.", hint=f"Use one of: {', '.join(STAGES)}."
-        ) from e
+            f"Unknown stage {stage!r}.",
+            hint=f"Use one of: {', '.join(STAGES)} (or {', '.join(STAGE_ALIASES)}).",
+        )
+    return name
+
+
+def stage_index(stage: str) -> int:
+    """Position of ``stage`` in the five-act arc (0 = exposition); Korean names accepted."""
+    return STAGES.index(resolve_stage(stage))
 
 
 def split_list(value: str) -> tuple[str, ...]:

@@ -37,6 +37,7 @@ def test_search_ranks_the_matching_beat_first(db: ClicheDB) -> None:
         ({"genre": "무협"}, lambda h: h.genre == "murim"),  # Korean alias
         ({"genre": "Romance Fantasy"}, lambda h: h.genre == "romance-fantasy"),
         ({"stage": "climax"}, lambda h: h.stage == "climax"),
+        ({"stage": "절정"}, lambda h: h.stage == "climax"),  # Korean stage name
         ({"trope": "haunted-house"}, lambda h: h.trope == "haunted-house"),
         (
             {"genre": "horror", "stage": "crisis", "trope": "zombie-outbreak"},
@@ -124,6 +125,10 @@ def test_suggest_next_with_trope_and_last_stage(db: ClicheDB) -> None:
         "villainess-possession-08",
         "villainess-possession-09",
     }
+    korean = db.suggest_next(
+        "She is imprisoned in the tower.", "위기", trope="villainess-possession"
+    )
+    assert all(h.stage in ("crisis", "climax") for h in korean)
     final = db.suggest_next("They walk home together at sunset.", "resolution", k=4)
     assert len(final) == 4 and {h.stage for h in final} == {"resolution"}
 
