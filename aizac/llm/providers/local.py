@@ -11,6 +11,8 @@ One ``llama_cpp.Llama`` is loaded per model file per process, lazily, and guarde
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import importlib.metadata
 import importlib.util
 import threading
@@ -43,6 +45,16 @@ INSTALL_HINT = 'pip install -e ".[local]"  (llama-cpp-python builds from source 
 _MODELS: dict[tuple[str, int], Any] = {}
 _LOCKS: dict[tuple[str, int], threading.Lock] = {}
 _REGISTRY_LOCK = threading.Lock()
+
+
+@atexit.register
+def _close_models() -> None:
+    """Free llama.cpp models before interpreter teardown (their ``__del__`` fails late)."""
+    with _REGISTRY_LOCK:
+        for llama in _MODELS.values():
+            with contextlib.suppress(Exception):
+                llama.close()
+        _MODELS.clear()
 
 
 # --------------------------------------------------------------------------- locating the model
