@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 from langchain_core.messages import BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
@@ -34,7 +34,7 @@ PROMPT = "Invent the main character of a fantasy web novel: name, role, goal and
 
 
 def run_case(
-    model: ChatLocalLlama, messages: list[BaseMessage], kwargs: dict[str, object], runs: int
+    model: ChatLocalLlama, messages: list[BaseMessage], kwargs: dict[str, Any], runs: int
 ) -> tuple[int, int, float]:
     prompt = completion = 0
     seconds = 0.0
@@ -61,10 +61,10 @@ def main() -> None:
     model.invoke("Hi", max_tokens=1)  # loads the model
     load = time.perf_counter() - started
 
-    free = [HumanMessage(content=PROMPT)]
+    free: list[BaseMessage] = [HumanMessage(content=PROMPT)]
     plan = plan_structured(model, Character.model_json_schema())
     constrained = apply_plan(free, plan)
-    cases: list[tuple[str, list[BaseMessage], dict[str, object]]] = [
+    cases: list[tuple[str, list[BaseMessage], dict[str, Any]]] = [
         ("free text", free, {"max_tokens": args.max_tokens}),
         ("constrained JSON", constrained, {"max_tokens": args.max_tokens, **plan.kwargs}),
         ("JSON prompt, unconstrained", constrained, {"max_tokens": args.max_tokens}),
