@@ -116,6 +116,7 @@ class ClicheDB:
         self._rows: list[BeatRow] | None = None
         self._by_id: dict[str, BeatRow] = {}
         self._stems: dict[str, frozenset[str]] = {}
+        self._keywords: dict[str, frozenset[str]] = {}
         self._collection: Any = None
         self.builds = 0
         """How many times this instance (re)built the collection; 0 when it reused one."""
@@ -155,6 +156,7 @@ class ClicheDB:
             self._rows = rows
             self._by_id = {r.id: r for r in rows}
             self._stems = {r.id: stems(_document(r)) for r in rows}
+            self._keywords = {r.id: frozenset(map(normalize_keyword, r.keywords)) for r in rows}
             return rows, self._collection
 
     def _open_or_build(
@@ -300,14 +302,14 @@ class ClicheDB:
         words = split_keywords(keywords)
         wanted = {normalize_keyword(w): w for w in words}
         ranked = self._ranked(" ".join(words), None)
-        exact: list[BeatHit] = []
-        fill: list[BeatHit] = []
+        exact: list[tuple[BeatRow, float, tuple[str, ...]]] = []
+        fill: list[tuple[BeatRow, float, tuple[str, ...]]] = []
         for row, score in ranked:
-            own = {normalize_keyword(kw) for kw in row.keywords}
+            own = self._keywords[row.id]
             hit = tuple(orig for norm, orig in wanted.items() if norm in own)
-            (exact if hit else fill).append(BeatHit.from_row(row, score, hit))
-        exact.sort(key=lambda h: -len(h.matched))  # stable: similarity order within a count
-        return (exact + fill)[:k]
+            (exact if hit else fill).append((row, score, hit))
+        exact.sort(key=lambda t: -len(t[2]))  # stable: similarity order within a count
+        return [BeatHit.from_row(*t) for t in (exact + fill)[:k]]
 
     def expand_keywords(
         self, keywords: list[str], k_tropes: int = 3, *, genre: str | None = None
