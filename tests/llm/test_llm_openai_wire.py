@@ -150,3 +150,37 @@ def test_ollama_spec_goes_through_its_v1_endpoint(wire: WireServer) -> None:
     assert "".join(router.stream("extractor", "x")) == "token"
     assert wire.requests[0].path == "/v1/chat/completions"
     assert wire.requests[0].body["model"] == "qwen2.5:7b"
+
+
+def test_malformed_stream_is_a_clear_error(wire: WireServer) -> None:
+    wire.script(Reply(200, b"", "text/event-stream", chunks=[b"data: {oops\n\n"]))
+    router = router_for(wire, [])
+    with pytest.raises(ModelError, match="failed: the provider returned a malformed"):
+        list(router.stream("planner", "x"))
+    assert len(wire.requests) == 1
+
+
+def test_persistent_503_while_streaming_becomes_model_error(wire: WireServer) -> None:
+    wire.script(openai_error(503), openai_error(503), openai_error(503))
+    delays: list[float] = []
+    router = router_for(wire, delays)
+    with pytest.raises(ModelError, match="failed after 3 attempts: HTTP 503"):
+        list(router.stream("planner", "x"))
+    assert delays == [0.01, 0.02]
+
+
+def test_async_streaming_and_structured(wire: WireServer) -> None:
+    import asyncio
+
+    wire.script(
+        openai_stream(["a", "b"]), json_reply(openai_completion('{"name": "Bo", "age": 3}'))
+    )
+    router = router_for(wire, [])
+
+    async def main() -> tuple[list[str], Hero]:
+        pieces = [p async for p in router.astream("planner", "x")]
+        return pieces, await router.astructured("planner", Hero, "y")
+
+    pieces, hero = asyncio.run(main())
+    assert pieces == ["a", "b"] and hero.age == 3
+    assert [r.ok for r in router.usage.records] == [True, True]
