@@ -19,6 +19,7 @@ from aizac.writer.project import BeatRecord
 from aizac.writer.service import Studio
 
 StudioFactory = Callable[..., Studio]
+DEMO_MAX_TOKENS = 1536
 F = TypeVar("F", bound=Callable[..., Any])
 
 ProjectOpt = Annotated[
@@ -106,8 +107,8 @@ def register(app: typer.Typer, studio_factory: StudioFactory | None = None) -> N
         for s in p.settings:
             typer.echo(f"* {s.name}: {s.description}")
         for act in p.acts:
-            typer.echo(f"[{act.stage}] {act.goal}")
-            for line in act.episodes:
+            typer.echo(f"[{act.stage}] ({act.episodes} episodes) {act.goal}")
+            for line in act.key_events:
                 typer.echo(f"    - {line}")
 
     @app.command("beat")
@@ -190,6 +191,11 @@ def register(app: typer.Typer, studio_factory: StudioFactory | None = None) -> N
         """Run the whole pipeline offline: keywords -> plot -> one episode -> prose -> text."""
         start = time.perf_counter()
         studio = make(data_dir=out / "aizac-data", beats_per_episode=beats)
+        if studio.settings.local_max_tokens < DEMO_MAX_TOKENS:
+            # A whole plot in JSON needs more room than one chat reply's default budget.
+            studio.settings = studio.settings.model_copy(
+                update={"local_max_tokens": DEMO_MAX_TOKENS}
+            )
         name = time.strftime("demo-%Y%m%d-%H%M%S")
         _progress(f"project {name} in {out / 'aizac-data'}")
         agent = studio.create(name, keywords, genre=genre, language=lang)

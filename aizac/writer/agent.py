@@ -55,6 +55,7 @@ class WriterAgent:
         beats_per_episode: int = 4,
         context_tokens: int = 900,
         prose_words: int = 300,
+        trope_tokens: int = 450,
         context_builder: ContextBuilder | None = None,
         concurrent_extraction: bool = True,
     ) -> None:
@@ -69,6 +70,7 @@ class WriterAgent:
         self.beats_per_episode = beats_per_episode
         self.context_tokens = context_tokens
         self.prose_words = prose_words
+        self.trope_tokens = trope_tokens
         self.context_builder = context_builder or default_context
         self.concurrent_extraction = concurrent_extraction
         self.reconcile()
@@ -176,7 +178,7 @@ class WriterAgent:
             arcs = self.cliches.expand_keywords(keywords, 3, genre=genre or None)  # type: ignore[call-arg]
         except (InvalidInputError, TypeError):
             arcs = self.cliches.expand_keywords(keywords, 3)
-        return render_tropes_for_prompt(list(arcs), max_tokens=700)
+        return render_tropes_for_prompt(list(arcs), max_tokens=self.trope_tokens)
 
     def _seed_memory(self, plot: NovelPlot, *, old_ids: list[str]) -> list[str]:
         batch = self.memory.stage()

@@ -16,8 +16,8 @@ STAGES: tuple[Stage, ...] = ("exposition", "development", "crisis", "climax", "r
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=60)]
-Line = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=400)]
+Line = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=160)]
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=240)]
 
 
 class _Schema(BaseModel):
@@ -41,11 +41,12 @@ class PlotSetting(_Schema):
 
 
 class Act(_Schema):
-    """One of the five acts, with its goal and one line per planned episode."""
+    """One of the five acts: its goal, how many episodes it spans and its key events."""
 
     stage: Stage
     goal: Text
-    episodes: list[Line] = Field(min_length=1, max_length=4, description="one line per episode")
+    episodes: int = Field(ge=1, le=500, description="number of episodes the act spans")
+    key_events: list[Line] = Field(min_length=1, max_length=3, description="in story order")
 
 
 class NovelPlot(_Schema):
@@ -73,23 +74,23 @@ class NovelPlot(_Schema):
             raise ValueError("episodes are numbered from 1")
         end = 0
         for i, act in enumerate(self.acts):
-            end += len(act.episodes)
+            end += act.episodes
             if episode <= end:
                 return i
         return len(self.acts) - 1
 
     def episode_plan(self, episode: int) -> str:
-        """The planned line for an episode (the act's last line past the planned total)."""
-        start = 1
-        for act in self.acts:
-            if episode < start + len(act.episodes):
-                return act.episodes[episode - start]
-            start += len(act.episodes)
-        return self.acts[-1].episodes[-1]
+        """The key event of its act that episode ``episode`` works towards (the act's events
+        are spread evenly over its episodes; past the planned total, the last event)."""
+        i = self.act_index(episode)
+        act = self.acts[i]
+        start = 1 + sum(a.episodes for a in self.acts[:i])
+        position = min(max(episode - start, 0), act.episodes - 1)
+        return act.key_events[position * len(act.key_events) // act.episodes]
 
     @property
     def planned_episodes(self) -> int:
-        return sum(len(act.episodes) for act in self.acts)
+        return sum(act.episodes for act in self.acts)
 
 
 # -------------------------------------------------------------------------------------- beats

@@ -139,11 +139,12 @@ def plot_json(spoiler: str = SPOILER, episodes_per_act: int = 1) -> str:
     stages = ["exposition", "development", "crisis", "climax", "resolution"]
     acts = []
     for stage in stages:
-        goal = f"{stage} goal" + (f": the mentor is the villain {spoiler}" if stage == "climax"
-                                  else "")
-        eps = [f"{stage} episode {i + 1}" + (f" {spoiler}" if stage == "climax" else "")
-               for i in range(episodes_per_act)]
-        acts.append({"stage": stage, "goal": goal, "episodes": eps})
+        secret = f" {spoiler}" if stage == "climax" else ""
+        goal = f"{stage} goal" + (f": the mentor is the villain{secret}" if secret else "")
+        events = [f"{stage} event {i + 1}{secret}" for i in range(2)]
+        acts.append(
+            {"stage": stage, "goal": goal, "episodes": episodes_per_act, "key_events": events}
+        )
     return json.dumps({
         "title": "The Second Life",
         "logline": "A hunter returns ten years into the past.",

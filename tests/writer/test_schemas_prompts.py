@@ -53,13 +53,19 @@ def test_model_facing_schemas_are_closed_and_bounded(schema: Any) -> None:
 def test_plot_acts_follow_the_five_stages_and_map_episodes() -> None:
     data = json.loads(plot_json(episodes_per_act=2))
     data["acts"][0]["stage"] = "climax"  # small models mislabel; position decides
+    data["acts"][1]["episodes"] = 4
     plot = NovelPlot.model_validate(data)
     assert [a.stage for a in plot.acts] == [
         "exposition", "development", "crisis", "climax", "resolution"
     ]
-    assert plot.planned_episodes == 10
-    assert [plot.act_index(e) for e in (1, 2, 3, 7, 10, 99)] == [0, 0, 1, 3, 4, 4]
-    assert plot.episode_plan(3) == "development episode 1"
+    assert plot.planned_episodes == 12
+    assert [plot.act_index(e) for e in (1, 2, 3, 6, 7, 12, 99)] == [0, 0, 1, 1, 2, 4, 4]
+    # development spans episodes 3-6 with two key events: 3-4 -> event 1, 5-6 -> event 2
+    assert [plot.episode_plan(e) for e in (3, 4, 5, 6)] == [
+        "development event 1", "development event 1",
+        "development event 2", "development event 2",
+    ]
+    assert plot.episode_plan(99) == "resolution event 2"
     with pytest.raises(ValidationError):
         NovelPlot.model_validate({**data, "acts": data["acts"][:4]})
 
