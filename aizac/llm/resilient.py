@@ -23,11 +23,12 @@ from langchain_core.callbacks import (
     AsyncCallbackManagerForLLMRun,
     CallbackManagerForLLMRun,
 )
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from pydantic import ConfigDict, Field
+from langchain_core.runnables import Runnable, RunnableLambda
+from pydantic import BaseModel, ConfigDict, Field
 
 from aizac.errors import AizacError, ModelError
 from aizac.llm.errors import hint_for, is_transient, redact, summarize
@@ -75,6 +76,27 @@ class ResilientChatModel(BaseChatModel):
         """The role's primary provider model."""
         model: BaseChatModel = self.candidates[0].model
         return model
+
+    def with_structured_output(
+        self, schema: Any, *, include_raw: bool = False, **kwargs: Any
+    ) -> Runnable[LanguageModelInput, Any]:
+        """For a Pydantic ``schema``: a Runnable running
+        :func:`~aizac.llm.structured.generate_structured` (validation, repair, clear errors)."""
+        if include_raw or not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+            return super().with_structured_output(schema, include_raw=include_raw, **kwargs)
+        from aizac.llm.structured import agenerate_structured, generate_structured
+
+        retries = int(kwargs.get("retries", 2))
+
+        def run(value: LanguageModelInput) -> Any:
+            messages = self._convert_input(value).to_messages()
+            return generate_structured(self, schema, messages, retries=retries)
+
+        async def arun(value: LanguageModelInput) -> Any:
+            messages = self._convert_input(value).to_messages()
+            return await agenerate_structured(self, schema, messages, retries=retries)
+
+        return RunnableLambda(run, afunc=arun, name=f"structured:{schema.__name__}")
 
     # ------------------------------------------------------------------ helpers
     def _delay(self, attempt: int) -> float:

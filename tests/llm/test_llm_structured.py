@@ -267,3 +267,11 @@ def test_one_usage_log_shared_by_roles() -> None:
     router.model("planner").invoke("x")
     list(router.stream("writer", "y"))
     assert [r.role for r in log.records] == ["planner", "writer"]
+
+
+def test_with_structured_output_on_a_routed_model_validates_and_repairs() -> None:
+    model = Recording(responses=['{"title": 1}', GOOD])
+    router = ModelRouter(Settings(), models={"planner": model})
+    runnable = router.model("planner").with_structured_output(Beat)
+    assert runnable.invoke("Go") == Beat(title="The gate opens", tension=7)
+    assert len(model.prompts) == 2
