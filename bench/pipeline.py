@@ -219,12 +219,15 @@ def main() -> None:
     print(f"\nconcurrent / serial extraction wall time: {ratio:.2f} (target <= 0.5)")
 
     last = args.episodes
-    print(f"\nprompt tokens per beat, synthetic serial (1 beat per episode, {last} episodes)\n")
-    print(f"{'prompt':<26}{'episode 1':>10}{f'episode {last}':>12}{'ratio':>8}")
+    marks = sorted({1, max(1, last // 5), max(1, last // 2), last})
+    print(f"\nprompt tokens per beat, synthetic serial (1 beat per episode, {last} episodes; "
+          "context-pack budget 900)\n")
+    print(f"{'prompt':<26}" + "".join(f"{f'ep {m}':>9}" for m in marks) + f"{'last/1st':>10}")
     for name in ("beat", "prose", "all-summaries"):
-        first, end = toks[name][1], toks[name][last]
         label = "all summaries (baseline)" if name == "all-summaries" else f"{name} prompt"
-        print(f"{label:<26}{first:>10}{end:>12}{end / max(first, 1):>8.2f}")
+        row = [toks[name][m] for m in marks]
+        growth = row[-1] / max(row[0], 1)
+        print(f"{label:<26}" + "".join(f"{v:>9}" for v in row) + f"{growth:>10.2f}")
 
 
 if __name__ == "__main__":
