@@ -30,12 +30,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import chromadb
 from chromadb.config import Settings as ChromaSettings
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.runnables import Runnable
 from serial_gen import THRESHOLD, Event, Query, SerialWorld
 from serial_gen_filters import recorded_output
 
@@ -137,7 +139,7 @@ class Replay:
         return list(res["ids"][0])
 
 
-def evaluate(replay: Replay, per_kind: int, llm: object | None = None,
+def evaluate(replay: Replay, per_kind: int, llm: Runnable[Any, Any] | None = None,
              limit: int | None = None) -> tuple[Scores, Scores, list[Query]]:
     world = replay.world
     queries = world.queries_at(per_kind)
@@ -145,7 +147,7 @@ def evaluate(replay: Replay, per_kind: int, llm: object | None = None,
         queries = [q for n, q in enumerate(queries) if n % max(1, len(queries) // limit) == 0]
         queries = queries[:limit]
     model = llm or FakeListChatModel(responses=[recorded_output(world, q) for q in queries])
-    retriever = build_self_query_retriever(replay.mem, model, k=5, reinforce=False)  # type: ignore[arg-type]
+    retriever = build_self_query_retriever(replay.mem, model, k=5, reinforce=False)
     ours, base = Scores(), Scores()
     for q in queries:
         before = len(retriever.fallbacks)

@@ -19,7 +19,7 @@ import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from langchain_classic.chains.query_constructor.base import load_query_constructor_runnable
 from langchain_classic.retrievers.self_query.base import SelfQueryRetriever
@@ -30,6 +30,7 @@ from langchain_core.callbacks.manager import (
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseLanguageModel
+from langchain_core.runnables import Runnable
 from langchain_core.structured_query import Comparator, Comparison, FilterDirective, Operation
 from langchain_core.vectorstores import VectorStore
 from pydantic import Field
@@ -355,7 +356,7 @@ class _MemoryAliases(AliasResolver):
 
 def build_self_query_retriever(
     memory: MemoryReader,
-    llm: BaseLanguageModel,
+    llm: BaseLanguageModel | Runnable[Any, Any],
     *,
     k: int = 5,
     alias_map: Mapping[str, Sequence[str]] | None = None,
@@ -365,7 +366,8 @@ def build_self_query_retriever(
 
     Args:
         memory: the WriterMemory to search.
-        llm: any LangChain chat or text model (a fake one in tests).
+        llm: any LangChain chat or text model (a fake one in tests), or one bound to
+            options such as a JSON-schema ``response_format``.
         k: number of memories returned per question.
         alias_map: ``{canonical: [aliases]}``; by default read from ``memory.characters()``
             (plus relation participants) and refreshed when the store grows.
@@ -374,7 +376,7 @@ def build_self_query_retriever(
     resolver = AliasResolver(alias_map) if alias_map is not None else _MemoryAliases(memory)
     translator = MemoryFilterTranslator(current_turn=lambda: memory.turn, resolver=resolver)
     constructor = load_query_constructor_runnable(
-        llm,
+        cast(BaseLanguageModel, llm),  # only piped: any Runnable from prompt to text works
         DOCUMENT_CONTENTS,
         memory_attributes(),
         examples=EXAMPLES,
