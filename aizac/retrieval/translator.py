@@ -21,6 +21,7 @@ self-query retriever catches to fall back to a safe query.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -184,10 +185,14 @@ class MemoryFilterTranslator(Visitor):
 
     # -- public entry points -------------------------------------------------------------
     def translate(self, directive: FilterDirective | None) -> Translation:
-        """Translate a filter directive; raises FilterError subclasses on bad filters."""
-        self._history = False
-        where = None if directive is None else directive.accept(self)
-        return Translation(where=where, include_superseded=self._history)
+        """Translate a filter directive; raises FilterError subclasses on bad filters.
+
+        Each call walks a private copy, so one translator serves concurrent questions.
+        """
+        walker = copy.copy(self)
+        walker._history = False
+        where = None if directive is None else directive.accept(walker)
+        return Translation(where=where, include_superseded=walker._history)
 
     def visit_structured_query(self, structured_query: StructuredQuery) -> tuple[str, dict]:
         """(query text, search kwargs) with ``filter`` and ``include_superseded`` as needed."""
