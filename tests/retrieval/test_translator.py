@@ -2,6 +2,7 @@ import pytest
 from langchain_classic.chains.query_constructor.parser import get_parser
 from langchain_core.structured_query import Comparator, Comparison, StructuredQuery
 
+from aizac.memory import WriterMemory
 from aizac.retrieval.aliases import AliasResolver
 from aizac.retrieval.attributes import ATTRIBUTE_NAMES, TAGS, memory_attributes
 from aizac.retrieval.errors import (
@@ -145,3 +146,25 @@ def test_disallowed_comparator_is_a_filter_error() -> None:
     translator = MemoryFilterTranslator()
     with pytest.raises(InvalidFilterValueError):
         translator.translate(Comparison(comparator=Comparator.LIKE, attribute="keyword", value="a"))
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        'and(eq("tag", "CharacterRelation"), eq("character1", "Seo Jun"), '
+        'eq("character2", "Kang Mira"))',
+        'not(or(eq("pinned", true), lt("chapter", 3)))',
+        'and(in("tag", ["Story", "setting"]), gte("time", 0), gt("memory_strength", 0.5))',
+        'ne("character2", "이영민")',
+        'or(eq("keyword", "Jade Gate"), eq("character_name", "Mira"))',
+    ],
+)
+def test_translated_filters_are_accepted_by_chroma(
+    story: tuple[WriterMemory, dict[str, str]], expr: str
+) -> None:
+    mem, _ = story
+    result = MemoryFilterTranslator(current_turn=mem.turn, resolver=RESOLVER).translate(
+        get_parser().parse(expr)
+    )
+    assert result.where is not None
+    mem.recall("anything", k=3, where=result.where, reinforce=False)  # raises if Chroma refuses
