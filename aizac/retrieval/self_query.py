@@ -29,6 +29,7 @@ from langchain_core.callbacks.manager import (
 )
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
+from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.runnables import Runnable
 from langchain_core.structured_query import Comparator, Comparison, FilterDirective, Operation
@@ -248,7 +249,8 @@ class FallbackRecord:
 
     question: str
     stage: str
-    """``parse`` (model output), ``filter`` (translation) or ``search`` (store rejected it)."""
+    """``model`` (the call failed), ``parse`` (its output), ``filter`` (translation) or
+    ``search`` (the store rejected the filter)."""
     reason: str
     tag: str | None
 
@@ -265,8 +267,10 @@ class MemorySelfQueryRetriever(SelfQueryRetriever):
     def _run(self, question: str, structured: Any, error: Exception | None) -> list[Document]:
         self.last_fallback_reason = None
         history = asks_for_history(question)
-        if error is not None:
+        if isinstance(error, OutputParserException):
             return self._fallback(question, "parse", f"unparsable model output: {error}", None)
+        if error is not None:
+            return self._fallback(question, "model", f"{type(error).__name__}: {error}", None)
         try:
             new_query, kwargs = self._prepare_query(question, structured)
         except (FilterError, ValueError) as e:
@@ -285,6 +289,7 @@ class MemorySelfQueryRetriever(SelfQueryRetriever):
 
     def _fallback(self, question: str, stage: str, reason: str, tag: str | None) -> list[Document]:
         tag = tag or guess_tag(question)
+        reason = reason if len(reason) <= 600 else reason[:600] + "..."
         record = FallbackRecord(question=question, stage=stage, reason=reason, tag=tag)
         self.fallbacks.append(record)
         del self.fallbacks[: -self.max_fallback_log]

@@ -165,3 +165,18 @@ def test_is_keyed() -> None:
     assert is_keyed({"character_name": {"$eq": "A"}})
     assert not is_keyed({"tag": {"$eq": "Story"}})
     assert not is_keyed({"$or": [{"character1": {"$eq": "A"}}, {"character2": {"$eq": "A"}}]})
+
+
+def test_failed_model_call_falls_back_with_its_own_stage(story: Story) -> None:
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel as Fake
+
+    class Down(Fake):
+        def _call(self, *args: object, **kwargs: object) -> str:
+            raise ConnectionError("provider unreachable")
+
+    mem, ids = story
+    retriever = build_self_query_retriever(mem, Down(responses=["unused"]))
+    docs = retriever.invoke("Where is the Jade Gate?")
+    assert retriever.fallbacks[-1].stage == "model"
+    assert "provider unreachable" in retriever.fallbacks[-1].reason
+    assert ids_of(docs) == [ids["gate"]]
