@@ -529,10 +529,14 @@ class WriterAgent:
             ],
         )
 
-    def export(self, fmt: str, directory: Path, name: str | None = None) -> Path:
+    def export(
+        self, fmt: str, directory: Path, name: str | None = None, *,
+        first: int | None = None, last: int | None = None,
+    ) -> Path:
+        """Write the accepted prose (optionally episodes ``first``..``last``) as txt/md/epub."""
         from aizac.export.files import write_export
 
-        path = write_export(self.manuscript(), fmt, directory, name)
+        path = write_export(self.manuscript(first, last), fmt, directory, name)
         self.store.log_step("export", {"format": fmt, "path": str(path)})
         return path
 

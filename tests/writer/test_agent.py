@@ -181,3 +181,30 @@ def test_accept_in_order_and_prose_only_for_accepted(make_agent: AgentFactory) -
     text = "".join(agent.write_prose())
     assert "Kang Jun stepped in" in text
     assert agent.store.beat(draft.id).prose == text.strip()
+
+
+def test_plot_edit_reseeds_memory_and_replanning_is_guarded(make_agent: AgentFactory) -> None:
+    from aizac.errors import ConflictError
+
+    agent, _, memory = make_agent()
+    record = agent.plan()
+    plot = record.plot.model_copy(deep=True)
+    plot.characters[1].name = "Seo Mina"
+    edited = agent.update_plot(plot, expected_version=record.version)
+    assert edited.version == record.version + 1
+    assert set(memory.characters()) == {"Kang Jun", "Seo Mina"}  # old seeds forgotten
+    with pytest.raises(ConflictError):
+        agent.update_plot(plot, expected_version=record.version)
+    agent.accept(agent.next_beat().id)
+    with pytest.raises(InvalidInputError, match="already accepted"):
+        agent.plan(force=True)
+
+
+def test_suggestions_come_from_the_cliche_database(make_agent: AgentFactory) -> None:
+    agent, models, _ = make_agent()
+    agent.plan()
+    hits = agent.suggest()
+    assert hits and all(h.stage in ("exposition", "development") for h in hits)
+    agent.next_beat()
+    beat_prompt = next(p for k, p in models["planner"].calls if k == "beat")
+    assert hits[0].summary in beat_prompt  # the designer was offered the same development
