@@ -18,7 +18,12 @@ from aizac.settings import Settings
 from aizac.tokens import count_tokens
 from aizac.writer import characters as dyn
 from aizac.writer import extraction
-from aizac.writer.context import ContextBuilder, default_context, tail_tokens
+from aizac.writer.context import (
+    ContextBuilder,
+    default_context,
+    repetition_start,
+    tail_tokens,
+)
 from aizac.writer.ports import Cliches, Memory, Router
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
 from aizac.writer.prompts import PromptLibrary
@@ -465,15 +470,25 @@ class WriterAgent:
             genre=self._genre(),
             context=context or "-",
             previous=previous or "-",
-            beat=beat.render(),
+            beat=beat.render(position=False),
             length=self.prose_words,
             instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
         )
-        parts: list[str] = []
-        for chunk in self.router.stream("writer", messages):
-            parts.append(chunk)
-            yield chunk
-        text = "".join(parts).strip()
+        text = ""
+        stream = self.router.stream("writer", messages)
+        try:
+            for chunk in stream:
+                text += chunk
+                yield chunk
+                loop = repetition_start(text[-400:])
+                if loop is not None:  # a degenerate loop: stop and trim it
+                    text = text[: len(text) - min(len(text), 400) + loop]
+                    break
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
+        text = text.strip()
         if not text:
             raise AizacError(
                 "The writer model returned no prose.", hint="Try again or use another model."

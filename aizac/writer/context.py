@@ -51,3 +51,27 @@ def tail_tokens(text: str, budget: int) -> str:
         kept.append(para)
         used += cost
     return "\n".join(reversed(kept))
+
+
+def repetition_start(
+    text: str, *, max_unit: int = 24, min_repeats: int = 6, min_span: int = 48
+) -> int | None:
+    """Where a degenerate loop at the end of ``text`` begins (a unit of at most ``max_unit``
+    characters repeated at least ``min_repeats`` times over at least ``min_span`` characters,
+    so "ㅋㅋㅋ" or "......" are left alone), or ``None`` (pure).
+
+    Small local models sometimes fall into such loops ("1.1.1.1..."); the prose stream stops
+    there and the loop is trimmed from what is saved.
+    """
+    for unit in range(1, max_unit + 1):
+        span = unit * max(min_repeats, -(-min_span // unit))
+        if len(text) < span:
+            continue
+        pattern = text[-unit:]
+        if not pattern.strip() or text[-span:] != pattern * (span // unit):
+            continue
+        start = len(text) - span
+        while start >= unit and text[start - unit : start] == pattern:
+            start -= unit
+        return start + unit  # keep one occurrence
+    return None

@@ -126,10 +126,12 @@ class NovelBeat(BeatDesign):
     def design(self) -> BeatDesign:
         return BeatDesign(**self.model_dump(exclude={"episode", "index"}))
 
-    def render(self) -> str:
-        """Plain text of the beat for prompts and summaries."""
+    def render(self, *, position: bool = True) -> str:
+        """Plain text of the beat for prompts and summaries (``position``: the episode-index
+        tag, left out of prose prompts so small models do not echo it)."""
+        place = f"{self.location} / {self.time}"
         lines = [
-            f"[{self.episode}-{self.index}] {self.location} / {self.time}",
+            f"[{self.episode}-{self.index}] {place}" if position else place,
             "characters: " + ", ".join(self.characters),
         ]
         lines += [f"- {e}" for e in self.events]

@@ -67,6 +67,9 @@ def test_information_hiding_climax_spoiler_never_reaches_earlier_prompts(
     seen = [(k, p) for m in models.values() for k, p in m.calls if k in ("beat", "prose")]
     assert len(seen) == 6
     assert all(SPOILER not in p for _, p in seen)
+    # Nor does any other prompt after planning (extraction, summaries, characters).
+    others = [p for m in models.values() for k, p in m.calls if k != "plot"]
+    assert len(others) == 6 + 3 * 5 and all(SPOILER not in p for p in others)
     stages = [p for k, p in models["planner"].calls if k == "beat"]
     assert "exposition goal" in stages[0] and "crisis goal" in stages[2]
     assert "development goal" not in stages[0]  # only the current act, not the whole plan

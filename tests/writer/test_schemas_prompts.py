@@ -95,3 +95,15 @@ def test_override_directory_wins_and_errors_are_clear(tmp_path: Path) -> None:
         parse_template("plot", "en", "just text")
     with pytest.raises(ConfigError):
         lib.get("nope", "en")
+
+
+def test_repetition_guard_trims_degenerate_loops_only() -> None:
+    from aizac.writer.context import repetition_start, tail_tokens
+
+    looped = "He said hi. " + "1." * 40
+    assert looped[: repetition_start(looped)] == "He said hi. 1."
+    words = "He ran. " + "and ran again " * 8
+    assert words[: repetition_start(words)] == "He ran. and ran again "
+    for fine in ("ㅋㅋㅋㅋㅋㅋㅋㅋ", "Wait......", "A normal ending.", ""):
+        assert repetition_start(fine) is None
+    assert tail_tokens("first\nsecond\nthird", 4) == "second\nthird"
