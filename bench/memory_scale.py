@@ -177,16 +177,15 @@ def worker_ours(n: int, queries: int) -> dict[str, Any]:
                 batch.remember(it["text"], it["tag"], **fields)
             batch.commit()
             ingest_s += time.perf_counter() - t
-        before = mem.collection.get(include=["metadatas"])
+        before = {h.id: h.metadata for h in mem.all()}
         turn0 = mem.turn
         adv = []
         for _ in range(20):
             t = time.perf_counter()
             mem.advance(1)
             adv.append(time.perf_counter() - t)
-        after = mem.collection.get(include=["metadatas"])
-        pairs = zip(before["metadatas"] or [], after["metadatas"] or [], strict=True)
-        written = sum(1 for a, b in pairs if a != b)
+        after = {h.id: h.metadata for h in mem.all()}
+        written = sum(1 for mid, meta in before.items() if after[mid] != meta)
         mem.set_turn(turn0)
         rng = random.Random(11)
         live = len(mem.get_where(None))

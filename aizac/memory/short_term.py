@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 
 from aizac.errors import InvalidInputError
@@ -21,6 +22,7 @@ class ShortTermMemory:
             raise InvalidInputError(f"max_tokens must be a positive integer, got {max_tokens!r}.")
         self.max_tokens = max_tokens
         self._items: list[str] = []
+        self._lock = threading.RLock()
         self.on_change: object = None
         for item in items:
             self._push(item)
@@ -38,20 +40,26 @@ class ShortTermMemory:
 
     def add(self, beat_summary: str) -> None:
         """Append the summary of the beat that just became canon."""
-        self._push(beat_summary)
-        self._changed()
+        with self._lock:
+            before = list(self._items)
+            self._push(beat_summary)
+            self._changed(before)
 
     def pop(self) -> str | None:
         """Remove and return the newest summary (undo of an accepted beat), if any."""
-        item = self._items.pop() if self._items else None
-        if item is not None:
-            self._changed()
-        return item
+        with self._lock:
+            before = list(self._items)
+            item = self._items.pop() if self._items else None
+            if item is not None:
+                self._changed(before)
+            return item
 
     def clear(self) -> None:
         """Forget every summary."""
-        self._items.clear()
-        self._changed()
+        with self._lock:
+            before = list(self._items)
+            self._items.clear()
+            self._changed(before)
 
     def items(self) -> list[str]:
         """The summaries, oldest first."""
@@ -68,6 +76,11 @@ class ShortTermMemory:
     def __len__(self) -> int:
         return len(self._items)
 
-    def _changed(self) -> None:
+    def _changed(self, before: list[str]) -> None:
+        """Persist through ``on_change``; if that fails, the buffer is left as it was."""
         if callable(self.on_change):
-            self.on_change()
+            try:
+                self.on_change()
+            except Exception:
+                self._items = before
+                raise

@@ -12,8 +12,8 @@ the rows it returns (reinforcement). A lock serialises read-modify-write sequenc
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
-import math
 import re
 import threading
 import uuid
@@ -27,19 +27,16 @@ from langchain_core.embeddings import Embeddings
 
 from aizac.errors import InvalidInputError, NotFoundError, StorageError
 from aizac.memory.forgetting import check_strength, check_threshold, reinforced
+from aizac.memory.lookups import KeyedLookups
 from aizac.memory.records import (
-    CHARACTER,
     MemoryHit,
     Metadata,
     Where,
     and_where,
     build_metadata,
-    canonical_pair,
     check_tag,
-    clean_aliases,
     decay_fields,
     live_until,
-    name_key,
     recency_key,
     split_aliases,
     state_where,
@@ -50,6 +47,7 @@ from aizac.memory.staging import Candidate, CandidateBatch
 from aizac.settings import Settings, get_settings
 
 STATE_KEY = "aizac_state"
+GET_PAGE = 5000
 _COLLECTION_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,490}[a-zA-Z0-9]")
 _INCLUDE = ["documents", "metadatas"]
 
@@ -58,7 +56,7 @@ def _chroma_settings() -> ChromaSettings:
     return ChromaSettings(anonymized_telemetry=False)
 
 
-class WriterMemory:
+class WriterMemory(KeyedLookups):
     """Story memory with a forgetting curve, pins, superseded facts and staged candidates.
 
     Args:
@@ -100,6 +98,7 @@ class WriterMemory:
         self.embeddings = embeddings
         self.clock = clock
         self._lock = threading.RLock()
+        self.page_size = GET_PAGE  # rows per Chroma get when reading many memories
         self._ephemeral = client is None and path is None
         name = collection
         try:
@@ -140,11 +139,15 @@ class WriterMemory:
         return state if isinstance(state, dict) else {}
 
     def _save_state(self) -> None:
-        state = {"version": 1, "turn": self._turn, "short": self.short_term.items()}
-        try:
-            self.collection.modify(metadata={STATE_KEY: json.dumps(state, ensure_ascii=False)})
-        except Exception as e:
-            raise StorageError(f"Could not save the story turn and short-term memory: {e}") from e
+        with self._lock:
+            state = {"version": 1, "turn": self._turn, "short": self.short_term.items()}
+            payload = json.dumps(state, ensure_ascii=False)
+            try:
+                self.collection.modify(metadata={STATE_KEY: payload})
+            except Exception as e:
+                raise StorageError(
+                    f"Could not save the story turn and short-term memory: {e}"
+                ) from e
 
     @property
     def turn(self) -> int:
@@ -202,6 +205,26 @@ class WriterMemory:
         if missing:
             raise NotFoundError(f"Unknown memory id(s): {', '.join(map(str, missing[:5]))}.")
         return dict(res)
+
+    def _get_paged(self, where: Where | None) -> dict[str, Any]:
+        """Chroma get in pages (one unpaged get of ~30k+ rows exceeds SQLite's variable limit)."""
+        out: dict[str, Any] = {"ids": [], "documents": [], "metadatas": []}
+        offset = 0
+        while True:
+            page = self._chroma(
+                functools.partial(
+                    self.collection.get,
+                    where=where,
+                    include=_INCLUDE,
+                    limit=self.page_size,
+                    offset=offset,
+                )
+            )
+            for key in out:
+                out[key].extend(page[key] or [])
+            if len(page["ids"]) < self.page_size:
+                return out
+            offset += self.page_size
 
     def _chroma(self, call: Callable[[], Any], what: str = "memory store") -> Any:
         try:
@@ -554,7 +577,7 @@ class WriterMemory:
                     include_superseded=include_superseded,
                 ),
             )
-            res = self._chroma(lambda: self.collection.get(where=full, include=_INCLUDE))
+            res = self._get_paged(full)
             hits = sorted(self._hits(res), key=recency_key, reverse=True)
         return hits[:limit] if limit is not None else hits
 
@@ -566,69 +589,9 @@ class WriterMemory:
             None, include_forgotten=include_forgotten, include_superseded=include_superseded
         )
 
-    def relations(self, a: str, b: str) -> list[MemoryHit]:
-        """Every live CharacterRelation of the pair ``a``-``b`` (either order), newest first."""
-        c1, c2 = canonical_pair(a, b)
-        return self.get_where({"$and": [{"character1": c1}, {"character2": c2}]})
-
-    def relation(self, a: str, b: str) -> MemoryHit | None:
-        """The latest live CharacterRelation of the pair (exact keyed lookup), or ``None``."""
-        found = self.relations(a, b)
-        return found[0] if found else None
-
-    def character_state(self, name: str) -> list[MemoryHit]:
-        """Live Character memories of ``name`` (or a character it is an alias of), newest first."""
-        canonical = self.resolve_name(name)
-        return self.get_where({"$and": [{"tag": CHARACTER}, {"character_name": canonical}]})
-
-    def characters(self) -> dict[str, list[str]]:
-        """Canonical name -> aliases, from the live Character memories."""
-        out: dict[str, list[str]] = {}
-        for hit in self.get_where({"tag": CHARACTER}):
-            known = out.setdefault(hit.character_name, [])
-            known.extend(a for a in hit.aliases if a not in known)
-        return out
-
-    def resolve_name(self, name: str) -> str:
-        """The canonical character name for ``name`` or one of its aliases (else ``name``)."""
-        key = name_key(name)
-        if not key:
-            raise InvalidInputError("A character name cannot be empty.")
-        aliases = clean_aliases([name], "")
-        for canonical, other in self.characters().items():
-            if name_key(canonical) == key or any(name_key(a) == key for a in other):
-                return canonical
-        return aliases[0] if aliases else name
-
-    def open_foreshadowing(self) -> list[MemoryHit]:
-        """Foreshadowing still open: live, current, marked ``foreshadow=True``."""
-        return self.get_where({"foreshadow": True})
-
-    def history(self, memory_id: str) -> list[MemoryHit]:
-        """Every version of the fact ``memory_id`` belongs to, oldest first."""
-        with self._lock:
-            chain = [self.get(memory_id)]
-            seen = {memory_id}
-            while (prev := str(chain[0].metadata.get("supersedes") or "")) and prev not in seen:
-                seen.add(prev)
-                try:
-                    chain.insert(0, self.get(prev))
-                except NotFoundError:
-                    break
-            while (nxt := str(chain[-1].metadata.get("superseded_by") or "")) and nxt not in seen:
-                seen.add(nxt)
-                chain.append(self.get(nxt))
-            return chain
-
     def __len__(self) -> int:
         """Number of stored memories, including forgotten and superseded ones."""
         return int(self._chroma(self.collection.count))
 
     def __repr__(self) -> str:
         return f"WriterMemory(collection={self.collection.name!r}, turn={self._turn})"
-
-
-def retention_table(settings: Settings, threshold: float | None = None) -> dict[str, float]:
-    """Turns an unrecalled memory of each tag stays live with the configured defaults."""
-    t = settings.memory_threshold if threshold is None else threshold
-    return {tag: s * math.log(10 / t) for tag, s in settings.tag_strengths().items()}

@@ -37,3 +37,17 @@ def test_pop_clear_and_errors() -> None:
 
 def test_memory_buffer_uses_the_settings_budget(mem: WriterMemory) -> None:
     assert mem.short_term.max_tokens == mem.settings.short_term_tokens
+
+
+def test_a_failed_save_leaves_the_buffer_unchanged() -> None:
+    st = ShortTermMemory(max_tokens=50, items=["kept"])
+
+    def broken() -> None:
+        raise OSError("disk full")
+
+    st.on_change = broken
+    with pytest.raises(OSError):
+        st.add("lost")
+    with pytest.raises(OSError):
+        st.clear()
+    assert st.items() == ["kept"]

@@ -251,3 +251,11 @@ def test_clock_stamps_created_at(mem: WriterMemory) -> None:
     mid = clocked.remember("A fact.", "Story")
     assert clocked.get(mid).metadata["created_at"] == 123.5
     assert "created_at" not in mem.get(mem.remember("x", "Story")).metadata
+
+
+def test_large_reads_are_paged(mem: WriterMemory) -> None:
+    for i in range(7):
+        mem.remember(f"Paged fact {i}.", tag="Story", chapter=i)
+    mem.page_size = 3  # 3 + 3 + 1: several Chroma pages, one result
+    assert [h.metadata["chapter"] for h in mem.all()] == [6, 5, 4, 3, 2, 1, 0]
+    assert len(mem.get_where({"tag": "Story"}, limit=4)) == 4
