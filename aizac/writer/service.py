@@ -133,7 +133,7 @@ class Studio:
             return self._memory_factory(store)
         from aizac.memory import WriterMemory
 
-        return WriterMemory(  # type: ignore[return-value]
+        return WriterMemory(
             path=store.memory_dir, embeddings=self.embeddings, settings=self.settings
         )
 

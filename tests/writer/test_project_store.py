@@ -9,7 +9,8 @@ import pytest
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from aizac.writer.project import ProjectStore, validate_project_name
 from aizac.writer.schemas import NovelBeat, NovelPlot
-from tests.writer.fakes import beat_json, plot_json
+
+from .fakes import beat_json, plot_json
 
 
 def beat(episode: int = 1, index: int = 1, location: str = "Seoul gate") -> NovelBeat:

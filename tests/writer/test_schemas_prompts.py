@@ -16,7 +16,8 @@ from aizac.writer.schemas import (
     CharacterProfile,
     NovelPlot,
 )
-from tests.writer.fakes import plot_json
+
+from .fakes import plot_json
 
 MODEL_FACING = [NovelPlot, BeatDesign, BeatSummary, CharacterProfile, *EXTRACTION_SCHEMAS.values()]
 

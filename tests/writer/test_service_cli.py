@@ -19,7 +19,8 @@ from aizac.settings import Settings
 from aizac.writer.agent import WriterAgent
 from aizac.writer.project import BeatStatus, ProjectStore
 from aizac.writer.service import Studio
-from tests.writer.fakes import fake_models
+
+from .fakes import fake_models
 
 ASK_REPLY = '```json\n{"query": "gate", "filter": "NO_FILTER"}\n```'
 
@@ -121,7 +122,8 @@ def test_unaccept_reverts_the_memory_commit(tmp_path: Path, cliches: ClicheDB) -
         agent.unaccept(accepted.id, expected_version=accepted.version - 1)
     back = agent.unaccept(accepted.id)
     assert back.status == "draft" and back.memory_ids == []
-    assert len(agent.memory.recall("gate", k=20, reinforce=False)) == before
+    memory: Any = agent.memory
+    assert len(memory.recall("gate", k=20, reinforce=False)) == before
     assert agent.memory.turn == 0 and agent.memory.short_term.items() == []
 
 
