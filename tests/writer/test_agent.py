@@ -212,3 +212,15 @@ def test_suggestions_come_from_the_cliche_database(make_agent: AgentFactory) -> 
     agent.next_beat()
     beat_prompt = next(p for k, p in models["planner"].calls if k == "beat")
     assert hits[0].summary in beat_prompt  # the designer was offered the same development
+
+
+def test_cancelled_prose_stream_saves_nothing(make_agent: AgentFactory) -> None:
+    agent, _, _ = make_agent()
+    agent.plan()
+    accepted = agent.accept(agent.next_beat().id)
+    stream = agent.write_prose(accepted.id)
+    assert next(stream)
+    stream.close()  # the writer pressed "cancel"
+    assert agent.store.beat(accepted.id).prose is None
+    "".join(agent.write_prose(accepted.id))
+    assert agent.store.beat(accepted.id).prose
