@@ -35,9 +35,11 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from aizac.errors import InvalidInputError
 from aizac.memory.forgetting import check_strength, forget_at, memory_factor
@@ -378,3 +380,21 @@ def recency_key(hit: MemoryHit) -> tuple[int, int, int, str]:
     """Sort key: later chapter, beat and creation turn count as more recent."""
     m = hit.metadata
     return (int(m.get("chapter", 0)), int(m.get("beat", 0)), int(m.get("created_turn", 0)), hit.id)
+
+
+def top_k_cosine(
+    query: Sequence[float], vectors: Sequence[Sequence[float]] | Any, k: int
+) -> list[tuple[int, float]]:
+    """Indices and cosine distances (``1 - cos``) of the ``k`` vectors nearest to ``query``.
+
+    Ties keep the input order. Zero vectors are as far as possible (distance 1).
+    """
+    if k <= 0 or vectors is None or len(vectors) == 0:
+        return []
+    mat = np.asarray(vectors, dtype=np.float64)
+    q = np.asarray(query, dtype=np.float64)
+    norms = np.linalg.norm(mat, axis=1) * (np.linalg.norm(q) or 1.0)
+    sims = np.divide(mat @ q, norms, out=np.zeros(len(mat)), where=norms > 0)
+    dist = 1.0 - sims
+    order = np.argsort(dist, kind="stable")[:k]
+    return [(int(i), float(dist[i])) for i in order]

@@ -41,6 +41,7 @@ from aizac.memory.records import (
     split_aliases,
     state_where,
     to_hit,
+    top_k_cosine,
 )
 from aizac.memory.short_term import ShortTermMemory
 from aizac.memory.staging import Candidate, CandidateBatch
@@ -48,6 +49,7 @@ from aizac.settings import Settings, get_settings
 
 STATE_KEY = "aizac_state"
 GET_PAGE = 5000
+SCAN_LIMIT = 256
 _COLLECTION_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,490}[a-zA-Z0-9]")
 _INCLUDE = ["documents", "metadatas"]
 
@@ -99,6 +101,7 @@ class WriterMemory(KeyedLookups):
         self.clock = clock
         self._lock = threading.RLock()
         self.page_size = GET_PAGE  # rows per Chroma get when reading many memories
+        self.scan_limit = SCAN_LIMIT  # filtered recalls matching at most this many: exact scan
         self._ephemeral = client is None and path is None
         name = collection
         try:
@@ -475,15 +478,7 @@ class WriterMemory(KeyedLookups):
             return []
         with self._lock:
             res = self._fetch(ids)
-            metas = [self._decay(m, reinforced(m["memory_strength"])) for m in res["metadatas"]]
-            self._chroma(
-                lambda: self.collection.update(
-                    ids=list(res["ids"]),
-                    metadatas=metas,
-                ),
-                "reinforcement",
-            )
-            res["metadatas"] = [{**m, **n} for m, n in zip(res["metadatas"], metas, strict=True)]
+            res["metadatas"] = self._reinforce_rows(list(res["ids"]), res["metadatas"])
             return self._hits(res)
 
     def close(self) -> None:
@@ -527,29 +522,59 @@ class WriterMemory(KeyedLookups):
                     include_superseded=include_superseded,
                 ),
             )
-            res = self._chroma(
-                lambda: self.collection.query(
-                    query_embeddings=[vector],
-                    n_results=k,
-                    where=full,
-                    include=["documents", "metadatas", "distances"],
-                ),
-                "recall",
-            )
-            ids = list(res["ids"][0])
-            if not ids:
-                return []
-            distances = list(res["distances"][0])
-            if reinforce:
-                hits = self.reinforce(ids)
-            else:
-                hits = self._hits(
-                    {"ids": ids, "documents": res["documents"][0], "metadatas": res["metadatas"][0]}
+            found = self._scan(full, vector, k) if (where or tag) else None
+            if found is None:
+                res = self._chroma(
+                    lambda: self.collection.query(
+                        query_embeddings=[vector],
+                        n_results=k,
+                        where=full,
+                        include=["documents", "metadatas", "distances"],
+                    ),
+                    "recall",
                 )
-            return [
-                to_hit(h.id, h.text, h.metadata, self._turn, float(d))
-                for h, d in zip(hits, distances, strict=True)
-            ]
+                found = {key: list(res[key][0]) for key in ("ids", "documents", "metadatas")}
+                found["distances"] = [float(d) for d in res["distances"][0]]
+            if not found["ids"]:
+                return []
+            if reinforce:
+                found["metadatas"] = self._reinforce_rows(found["ids"], found["metadatas"])
+            cols = ("ids", "documents", "metadatas", "distances")
+            rows = zip(*(found[c] for c in cols), strict=True)
+            return [to_hit(i, doc, m, self._turn, d) for i, doc, m, d in rows]
+
+    def _scan(self, where: Where | None, vector: list[float], k: int) -> dict[str, Any] | None:
+        """Exact top-k over a small filtered set, or ``None`` if more than ``scan_limit`` match.
+
+        Chroma's filtered ``query`` costs several times a filtered ``get`` on a large store,
+        so a selective filter (a character, a keyword) is answered by fetching its few matches
+        and ranking them here; the result is exact rather than approximate.
+        """
+        if self.scan_limit <= 0:
+            return None
+        got = self._chroma(
+            lambda: self.collection.get(
+                where=where,
+                include=["embeddings", "documents", "metadatas"],
+                limit=self.scan_limit + 1,
+            ),
+            "recall",
+        )
+        if len(got["ids"]) > self.scan_limit:
+            return None
+        order = top_k_cosine(vector, got["embeddings"], k)
+        return {
+            "ids": [got["ids"][i] for i, _ in order],
+            "documents": [got["documents"][i] for i, _ in order],
+            "metadatas": [got["metadatas"][i] for i, _ in order],
+            "distances": [d for _, d in order],
+        }
+
+    def _reinforce_rows(self, ids: list[str], metas: list[Mapping[str, Any]]) -> list[Metadata]:
+        """Reinforce rows already read (one write); returns their updated metadata."""
+        changes = [self._decay(m, reinforced(m["memory_strength"])) for m in metas]
+        self._chroma(lambda: self.collection.update(ids=ids, metadatas=changes), "reinforcement")
+        return [{**m, **c} for m, c in zip(metas, changes, strict=True)]
 
     def get(self, memory_id: str) -> MemoryHit:
         """One memory in whatever state it is (raises :class:`NotFoundError` if unknown)."""

@@ -119,3 +119,14 @@ def test_hit_computes_time_and_factor() -> None:
     assert hit.memory_factor == pytest.approx(10 * 2.718281828**-1, rel=1e-6)
     late = to_hit("id1", "text", m, turn=40)
     assert not late.live and late.forgotten
+
+
+def test_top_k_cosine() -> None:
+    from aizac.memory.records import top_k_cosine
+
+    vectors = [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0], [0.7, 0.7], [2.0, 0.0]]
+    got = top_k_cosine([1.0, 0.0], vectors, 3)
+    assert [i for i, _ in got] == [0, 4, 3]
+    assert got[0][1] == pytest.approx(0.0) and got[2][1] == pytest.approx(1 - 0.7071, abs=1e-4)
+    assert top_k_cosine([1.0, 0.0], [], 3) == [] and top_k_cosine([1.0, 0.0], vectors, 0) == []
+    assert top_k_cosine([1.0, 0.0], [[0.0, 0.0]], 1) == [(0, 1.0)]

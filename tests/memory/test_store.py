@@ -259,3 +259,19 @@ def test_large_reads_are_paged(mem: WriterMemory) -> None:
     mem.page_size = 3  # 3 + 3 + 1: several Chroma pages, one result
     assert [h.metadata["chapter"] for h in mem.all()] == [6, 5, 4, 3, 2, 1, 0]
     assert len(mem.get_where({"tag": "Story"}, limit=4)) == 4
+
+
+def test_exact_scan_and_chroma_query_agree(mem: WriterMemory) -> None:
+    names = ["Mira", "Kai", "Doyun"]
+    for i in range(30):
+        mem.remember(f"{names[i % 3]} event {i}: {'harbour' if i % 2 else 'palace'} at night.",
+                     tag="Story", character_name=names[i % 3])  # fmt: skip
+    args = {"k": 4, "where": {"character_name": "Kai"}, "reinforce": False}
+    scanned = mem.recall("Kai at the harbour", **args)  # type: ignore[arg-type]
+    mem.scan_limit = 0  # force Chroma's filtered query
+    queried = mem.recall("Kai at the harbour", **args)  # type: ignore[arg-type]
+    assert [h.id for h in scanned] == [h.id for h in queried]
+    for a, b in zip(scanned, queried, strict=True):
+        assert a.distance == pytest.approx(b.distance, abs=1e-5)
+    mem.scan_limit = 5  # more matches than the scan limit: falls back to the query
+    assert [h.id for h in mem.recall("Kai at the harbour", **args)] == [h.id for h in queried]  # type: ignore[arg-type]
