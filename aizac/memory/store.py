@@ -353,15 +353,20 @@ class WriterMemory(KeyedLookups):
                     fields["extra"] = {**(fields.get("extra") or {}), "created_at": self.clock()}
                 metas.append(build_metadata(c.tag, turn=turn, threshold=self.threshold, **fields))
             ids = [c.id for c in candidates]
-            self._chroma(
-                lambda: self.collection.add(
-                    ids=ids,
-                    embeddings=[c.vector for c in candidates],
-                    metadatas=metas,
-                    documents=[c.text for c in candidates],
-                ),
-                "memory write",
-            )
+            try:
+                self._chroma(
+                    lambda: self.collection.add(
+                        ids=ids,
+                        embeddings=[c.vector for c in candidates],
+                        metadatas=metas,
+                        documents=[c.text for c in candidates],
+                    ),
+                    "memory write",
+                )
+            except Exception:
+                with contextlib.suppress(Exception):  # in case the store kept part of it
+                    self.collection.delete(ids=ids)
+                raise
             if targets:
                 updates = []
                 for c in candidates:
@@ -447,8 +452,8 @@ class WriterMemory(KeyedLookups):
             self._chroma(lambda: self.collection.update(ids=[memory_id], metadatas=[new]))
 
     def pin(self, memory_id: str) -> None:
-        """Make a memory core: never forgotten (until unpinned)."""
-        self._update(memory_id, lambda m: {"pinned": True})
+        """Make a memory core: never forgotten (until unpinned); a forgotten one comes back."""
+        self._update(memory_id, lambda m: {"pinned": True, "forgotten": False})
 
     def unpin(self, memory_id: str) -> None:
         """Return a pinned memory to normal decay, starting from the current turn."""

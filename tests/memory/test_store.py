@@ -275,3 +275,15 @@ def test_exact_scan_and_chroma_query_agree(mem: WriterMemory) -> None:
         assert a.distance == pytest.approx(b.distance, abs=1e-5)
     mem.scan_limit = 5  # more matches than the scan limit: falls back to the query
     assert [h.id for h in mem.recall("Kai at the harbour", **args)] == [h.id for h in queried]  # type: ignore[arg-type]
+
+
+def test_pinning_brings_back_a_forgotten_memory(mem: WriterMemory) -> None:
+    mid = mem.remember("The twist: the mentor is the villain.", tag="Story")
+    mem.advance(100)
+    assert mem.recall("mentor villain") == []
+    mem.pin(mid)
+    assert [h.id for h in mem.recall("mentor villain")] == [mid]
+    mem.forget(mid)
+    assert mem.recall("mentor villain") == []
+    mem.pin(mid)
+    assert mem.get(mid).live
