@@ -7,7 +7,8 @@ local model always terminates. ``extra="forbid"`` keeps the schemas closed.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
@@ -20,8 +21,27 @@ Line = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=240)]
 
 
+def _drop_description(schema: dict[str, Any], _cls: type) -> None:
+    # Class docstrings are for readers of the code; small models copy them into answers.
+    schema.pop("description", None)
+
+
 class _Schema(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_drop_description)
+
+
+T = TypeVar("T")
+
+
+def _unique(items: list[T], key: Callable[[T], object]) -> list[T]:
+    seen: set[object] = set()
+    out: list[T] = []
+    for item in items:
+        k = key(item)
+        if k not in seen:
+            seen.add(k)
+            out.append(item)
+    return out
 
 
 # --------------------------------------------------------------------------------------- plot
@@ -66,6 +86,10 @@ class NovelPlot(_Schema):
         # of an act is what defines its stage.
         for act, stage in zip(self.acts, STAGES, strict=True):
             act.stage = stage
+        # Repeated names (a small model's filler) would become duplicate canon: keep the first.
+        self.characters = _unique(self.characters, lambda c: c.name.casefold())
+        self.settings = _unique(self.settings, lambda s: s.name.casefold())
+        self.keywords = _unique(self.keywords, str.casefold)
         return self
 
     def act_index(self, episode: int) -> int:
@@ -101,6 +125,11 @@ class DialogueLine(_Schema):
 
 class BeatDesign(_Schema):
     """What the planner designs for one beat (position is assigned by the pipeline)."""
+
+    @model_validator(mode="after")
+    def _unique_characters(self) -> BeatDesign:
+        self.characters = _unique(self.characters, str.casefold)
+        return self
 
     location: Short
     time: Short

@@ -108,3 +108,14 @@ def test_repetition_guard_trims_degenerate_loops_only() -> None:
     for fine in ("ㅋㅋㅋㅋㅋㅋㅋㅋ", "Wait......", "A normal ending.", ""):
         assert repetition_start(fine) is None
     assert tail_tokens("first\nsecond\nthird", 4) == "second\nthird"
+
+
+def test_repeated_names_from_a_weak_model_are_collapsed() -> None:
+    data = json.loads(plot_json())
+    data["characters"].append({"name": "kang jun", "role": "x", "profile": "dup"})
+    plot = NovelPlot.model_validate(data)
+    assert [c.name for c in plot.characters] == ["Kang Jun", "Seo Yuna"]
+    beat = BeatDesign.model_validate(
+        {"location": "l", "time": "t", "characters": ["A", "A", "B"], "events": ["e"]}
+    )
+    assert beat.characters == ["A", "B"]
