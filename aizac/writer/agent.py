@@ -30,6 +30,8 @@ from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import BeatDesign, NovelBeat, NovelPlot
 
 Progress = Callable[[str], None]
+LOOP_WINDOW = 800
+"""Characters at the end of streamed prose checked for a degenerate loop."""
 
 
 class WriterAgent:
@@ -480,9 +482,10 @@ class WriterAgent:
             for chunk in stream:
                 text += chunk
                 yield chunk
-                loop = repetition_start(text[-400:])
+                window = text[-LOOP_WINDOW:]
+                loop = repetition_start(window)
                 if loop is not None:  # a degenerate loop: stop and trim it
-                    text = text[: len(text) - min(len(text), 400) + loop]
+                    text = text[: len(text) - len(window) + loop]
                     break
         finally:
             close = getattr(stream, "close", None)

@@ -54,21 +54,23 @@ def tail_tokens(text: str, budget: int) -> str:
 
 
 def repetition_start(
-    text: str, *, max_unit: int = 24, min_repeats: int = 6, min_span: int = 48
+    text: str, *, max_unit: int = 160, min_span: int = 48
 ) -> int | None:
-    """Where a degenerate loop at the end of ``text`` begins (a unit of at most ``max_unit``
-    characters repeated at least ``min_repeats`` times over at least ``min_span`` characters,
-    so "ㅋㅋㅋ" or "......" are left alone), or ``None`` (pure).
+    """Where a degenerate loop at the end of ``text`` begins, or ``None`` (pure).
 
-    Small local models sometimes fall into such loops ("1.1.1.1..."); the prose stream stops
-    there and the loop is trimmed from what is saved.
+    A loop is a unit of at most ``max_unit`` characters repeated back to back over at least
+    ``min_span`` characters: six times for a short unit, three times for a unit of 20
+    characters or more (so "ㅋㅋㅋ" or "......" are left alone). Small local models sometimes
+    fall into such loops ("1.1.1.1...", or the prompt echoed again and again); the prose
+    stream stops there and the loop is trimmed from what is saved.
     """
     for unit in range(1, max_unit + 1):
-        span = unit * max(min_repeats, -(-min_span // unit))
+        repeats = max(3 if unit >= 20 else 6, -(-min_span // unit))
+        span = unit * repeats
         if len(text) < span:
-            continue
+            break
         pattern = text[-unit:]
-        if not pattern.strip() or text[-span:] != pattern * (span // unit):
+        if not pattern.strip() or text[-span:] != pattern * repeats:
             continue
         start = len(text) - span
         while start >= unit and text[start - unit : start] == pattern:

@@ -105,7 +105,11 @@ def test_repetition_guard_trims_degenerate_loops_only() -> None:
     assert looped[: repetition_start(looped)] == "He said hi. 1."
     words = "He ran. " + "and ran again " * 8
     assert words[: repetition_start(words)] == "He ran. and ran again "
-    for fine in ("ㅋㅋㅋㅋㅋㅋㅋㅋ", "Wait......", "A normal ending.", ""):
+    echo = "Intro.\n" + "Write this beat as prose (about 300 words):\nplace / time\n\n" * 3
+    assert echo[: repetition_start(echo)] == (
+        "Intro.\nWrite this beat as prose (about 300 words):\nplace / time\n\n"
+    )
+    for fine in ("ㅋㅋㅋㅋㅋㅋㅋㅋ", "Wait......", "A normal ending.", "", "ab ab ab"):
         assert repetition_start(fine) is None
     assert tail_tokens("first\nsecond\nthird", 4) == "second\nthird"
 
