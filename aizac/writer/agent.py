@@ -165,7 +165,10 @@ class WriterAgent:
         with self.store.lock():
             old = self.require_plot()
             if expected_version is not None and expected_version != old.version:
-                self.store.save_plot(plot, expected_version=expected_version)  # raises
+                raise ConflictError(
+                    f"The plot changed since you loaded it (version {old.version}, "
+                    f"you had {expected_version})."
+                )
             ids = self._seed_memory(plot, old_ids=old.memory_ids)
             self.store.save_plot(
                 plot, tropes=old.tropes, memory_ids=ids, expected_version=old.version,
@@ -263,7 +266,10 @@ class WriterAgent:
                 hint="Design a new beat with `aizac beat`.",
             )
         if expected_version is not None and expected_version != record.version:
-            self.store.update_draft(beat_id, record.beat, expected_version=expected_version)
+            raise ConflictError(
+                f"Beat {beat_id} changed since you loaded it (version {record.version}, "
+                f"you had {expected_version})."
+            )
         return record
 
     def _design(
