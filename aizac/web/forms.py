@@ -134,7 +134,7 @@ def fields_to_beat(base: NovelBeat, fields: dict[str, str | None]) -> NovelBeat:
 # ---------------------------------------------------------------------------------- the plot
 CHARACTER_HEADERS = ["Name", "Role", "Profile"]
 SETTING_HEADERS = ["Name", "Description"]
-ACT_HEADERS = ["Stage", "Goal", "Episodes (one per line)"]
+ACT_HEADERS = ["Stage", "Goal", "Episodes", "Key events (one per line)"]
 
 
 def plot_tables(plot: NovelPlot | None) -> tuple[list[list[str]], list[list[str]], list[list[str]]]:
@@ -143,7 +143,7 @@ def plot_tables(plot: NovelPlot | None) -> tuple[list[list[str]], list[list[str]
         return [], [], []
     chars = [[c.name, c.role, c.profile] for c in plot.characters]
     settings = [[s.name, s.description] for s in plot.settings]
-    acts = [[a.stage, a.goal, "\n".join(a.episodes)] for a in plot.acts]
+    acts = [[a.stage, a.goal, str(a.episodes), "\n".join(a.key_events)] for a in plot.acts]
     return chars, settings, acts
 
 
@@ -196,7 +196,12 @@ def tables_to_plot(
         ],
         "settings": [{"name": r[0], "description": _cell(r, 1)} for r in setting_rows],
         "acts": [
-            {"stage": stage, "goal": _cell(r, 1), "episodes": _items(_cell(r, 2), commas=False)}
+            {
+                "stage": stage,
+                "goal": _cell(r, 1),
+                "episodes": _episode_count(stage, _cell(r, 2)),
+                "key_events": _items(_cell(r, 3), commas=False),
+            }
             for stage, r in zip(STAGES, act_rows, strict=True)
         ],
     }
@@ -205,8 +210,20 @@ def tables_to_plot(
     except ValidationError as e:
         raise InvalidInputError(
             f"The plot is not valid: {_schema_message(e)}.",
-            hint="Every character needs a name, role and profile; every act a goal and episodes.",
+            hint="Every character needs a name, role and profile; every act a goal and key events.",
         ) from e
+
+
+def _episode_count(stage: str, text: str) -> int:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        value = -1
+    if value < 1 or value != int(value):
+        raise InvalidInputError(
+            f"The {stage} act's episode count must be a whole number from 1 up, got {text!r}."
+        )
+    return int(value)
 
 
 def _cell(row: Sequence[str], i: int) -> str:

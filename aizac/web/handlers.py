@@ -46,6 +46,7 @@ class EditorView:
     """Everything the beat editor shows: the episode, the draft, the history, prose targets."""
 
     heading: str
+    draft_label: str
     beats: list[list[str]]
     fields: dict[str, str]
     beat_id: int | None
@@ -141,6 +142,10 @@ def editor_view(service: WebService, project: str | None) -> EditorView:
     ]
     return EditorView(
         heading=f"### Episode {episode}",
+        draft_label=(
+            f"#### Draft beat {draft.episode}-{draft.index} · version {draft.version}"
+            if draft else "#### No draft — press **Next beat** to design the next beat"
+        ),
         beats=rows,
         fields=forms.beat_to_fields(draft.beat if draft else None),
         beat_id=draft.id if draft else None,

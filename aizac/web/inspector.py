@@ -64,7 +64,7 @@ def memory_table(
         rows.append([
             h.id, h.tag, h.text, _who(h), int(h.metadata.get("chapter", 0)),
             round(float(h.strength), 1), round(float(h.memory_factor), 2),
-            "📌 yes" if h.pinned else "no", "yes" if h.live else "forgotten",
+            "pinned" if h.pinned else "—", "yes" if h.live else "forgotten",
         ])
     return rows
 
@@ -140,7 +140,7 @@ def curve_figure(service: WebService, project: str | None, ids: Sequence[str] | 
     ax.axvline(turn, color="black", linewidth=1, alpha=0.5, label=f"now (turn {turn})")
     ax.set_xlabel("turn (accepted beats)")
     ax.set_ylabel("memory factor")
-    ax.set_ylim(0, 10.5)
+    ax.set_ylim(0, 11)
     ax.legend(fontsize=7, loc="upper right")
     fig.tight_layout()
     plt.close(fig)
@@ -207,7 +207,7 @@ def build(service: WebService, project: Any, status: Any, L: dict[str, str]) -> 
         refresh = gr.Button(L["refresh"], scale=0)
     table = gr.Dataframe(headers=MEMORY_HEADERS, label=L["memories"], interactive=False,
                          wrap=True, type="array", max_height=360, elem_id="aizac-memories",
-                         column_widths=["8%", "10%", "36%", "12%", "5%", "7%", "7%", "7%", "8%"])
+                         column_widths=["9%", "10%", "35%", "12%", "5%", "7%", "7%", "7%", "8%"])
     with gr.Row():
         selected = gr.Dropdown(label=L["selected"], choices=[], multiselect=True, scale=3,
                                elem_id="aizac-selected")

@@ -35,11 +35,14 @@ PLOT = {
         {"name": "Eastwall", "description": "A border fortress under a red moon."},
     ],
     "acts": [
-        {"stage": "exposition", "goal": "Aren returns and hides it.", "episodes": ["Waking"]},
-        {"stage": "development", "goal": "He gathers allies.", "episodes": ["Mira"]},
-        {"stage": "crisis", "goal": "The Duke notices.", "episodes": ["The trap"]},
-        {"stage": "climax", "goal": "Open war.", "episodes": ["Red moon"]},
-        {"stage": "resolution", "goal": "A new dawn.", "episodes": ["Dawn"]},
+        {"stage": "exposition", "goal": "Aren returns and hides it.", "episodes": 2,
+         "key_events": ["Aren wakes in the past.", "He meets Mira again."]},
+        {"stage": "development", "goal": "He gathers allies.", "episodes": 3,
+         "key_events": ["Mira joins him."]},
+        {"stage": "crisis", "goal": "The Duke notices.", "episodes": 2,
+         "key_events": ["The trap closes."]},
+        {"stage": "climax", "goal": "Open war.", "episodes": 2, "key_events": ["Red moon."]},
+        {"stage": "resolution", "goal": "A new dawn.", "episodes": 1, "key_events": ["Dawn."]},
     ],
 }
 

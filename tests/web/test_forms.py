@@ -83,3 +83,13 @@ def test_plot_tables_need_five_acts_and_skip_blank_rows() -> None:
     assert len(edited.characters) == len(plot.characters)
     with pytest.raises(InvalidInputError, match="Title"):
         forms.tables_to_plot(plot, "x" * 301, "L", chars, settings, acts)
+
+
+def test_act_episode_counts_must_be_whole_numbers() -> None:
+    plot = NovelPlot.model_validate(PLOT)
+    chars, settings, acts = forms.plot_tables(plot)
+    acts[2][2] = "two"
+    with pytest.raises(InvalidInputError, match="crisis act's episode count"):
+        forms.tables_to_plot(plot, "T", "L", chars, settings, acts)
+    acts[2][2] = "4"
+    assert forms.tables_to_plot(plot, "T", "L", chars, settings, acts).acts[2].episodes == 4

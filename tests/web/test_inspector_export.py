@@ -45,7 +45,7 @@ def test_memory_table_shows_tags_strength_factor_and_pins(service: WebService) -
     story = next(r for r in rows if r[1] == "Story")
     hit = next(m for m in service.all_memories(name) if m.id == story[0])
     assert story[5] == round(hit.strength, 1) >= service.agent(name).settings.strength_story
-    assert 0 < story[6] <= 10 and story[7] == "no"
+    assert 0 < story[6] <= 10 and story[7] == "—"
     relation = inspector.memory_table(service, name, tag="CharacterRelation")
     assert relation and all(r[3] == "Aren — Mira" for r in relation)
     about_veil = inspector.memory_table(service, name, character="Duke Veil")
@@ -57,10 +57,10 @@ def test_pin_and_unpin(service: WebService) -> None:
     story_id = inspector.memory_table(service, name, tag="Story")[0][0]
     assert "Pinned 1 memory" in inspector.set_pinned(service, name, [story_id], True)
     row = next(r for r in inspector.memory_table(service, name) if r[0] == story_id)
-    assert row[7].endswith("yes")
+    assert row[7] == "pinned"
     inspector.set_pinned(service, name, [story_id], False)
     row = next(r for r in inspector.memory_table(service, name) if r[0] == story_id)
-    assert row[7] == "no"
+    assert row[7] == "—"
     with pytest.raises(InvalidInputError, match="Select"):
         inspector.set_pinned(service, name, [], True)
 

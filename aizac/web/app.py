@@ -1,0 +1,60 @@
+"""Build and serve the web app: the one place that turns settings into a running server."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from aizac.settings import Settings, get_settings
+from aizac.writer.service import Studio
+
+
+def export_dir_for(settings: Settings) -> Path:
+    """Where the web app writes exports (the only extra folder the browser may read)."""
+    return (settings.data_dir / "exports").resolve()
+
+
+def create_app(studio: Studio, *, language: str | None = None) -> tuple[Any, Path]:
+    """(Gradio Blocks, export folder) for ``studio``.
+
+    The interface language is English unless ``language`` (default: ``AIZAC_UI_LANGUAGE``)
+    is ``"ko"``.
+    """
+    from aizac.web.service import WebService
+    from aizac.web.ui import build_app
+
+    export_dir = export_dir_for(studio.settings)
+    export_dir.mkdir(parents=True, exist_ok=True)
+    service = WebService(studio, export_dir=export_dir)
+    lang = (
+        language
+        or getattr(studio.settings, "ui_language", None)
+        or os.environ.get("AIZAC_UI_LANGUAGE")
+        or "en"
+    )
+    return build_app(service, language=lang), export_dir
+
+
+def serve(
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    settings: Settings | None = None,
+    studio: Studio | None = None,
+    language: str | None = None,
+    **launch_options: Any,
+) -> Any:
+    """Serve the app on ``host:port`` (default: the settings, 127.0.0.1:7860)."""
+    from aizac.web.ui import launch
+
+    settings = settings or (studio.settings if studio is not None else get_settings())
+    studio = studio or Studio(settings)
+    app, export_dir = create_app(studio, language=language)
+    return launch(
+        app,
+        host=host or settings.host,
+        port=port or settings.port,
+        allowed_paths=[str(export_dir)],
+        **launch_options,
+    )
