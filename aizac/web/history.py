@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from aizac.writer.schemas import NovelBeat
 
-DRAFT = "draft"
+DRAFT = "generate"
 EDIT = "edit"
 REGENERATE = "regenerate"
 ACCEPT = "accept"
