@@ -9,32 +9,24 @@ and the context pack; the prose writer gets the beat, the context pack and the p
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
-from aizac.errors import AizacError, ConflictError, InvalidInputError, NotFoundError
+from aizac.errors import AizacError, ConflictError, InvalidInputError
 from aizac.settings import Settings
-from aizac.tokens import count_tokens
 from aizac.writer import characters as dyn
 from aizac.writer import extraction
-from aizac.writer.context import (
-    ContextBuilder,
-    default_context,
-    repetition_start,
-    tail_tokens,
-)
+from aizac.writer.context import ContextBuilder, default_context
+from aizac.writer.output import ProseSteps
 from aizac.writer.ports import Cliches, Memory, Router
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import BeatDesign, NovelBeat, NovelPlot
 
 Progress = Callable[[str], None]
-LOOP_WINDOW = 800
-"""Characters at the end of streamed prose checked for a degenerate loop."""
 
 
-class WriterAgent:
+class WriterAgent(ProseSteps):
     """Everything a writer does on one project (the CLI and the web app drive this).
 
     Args:
@@ -451,131 +443,6 @@ class WriterAgent:
         except (AizacError, KeyError):
             return False
         return True
-
-    # ------------------------------------------------------------------------------ prose
-    def write_prose(
-        self, beat_id: int | None = None, *, instruction: str = ""
-    ) -> Iterator[str]:
-        """Stream the prose of an accepted beat (default: the last accepted one).
-
-        The prose is saved when the stream completes; an interrupted stream saves nothing.
-        """
-        record = self._prose_target(beat_id)
-        info = self.info
-        beat = record.beat
-        context = self._context(beat.characters, " ".join(beat.events), None, beat.location)
-        earlier = [
-            b for b in self.store.beats(status="accepted")
-            if (b.episode, b.index) < (beat.episode, beat.index)
-        ]
-        previous = ""
-        if earlier:
-            last = earlier[-1]
-            previous = tail_tokens(last.prose, 300) if last.prose else last.summary
-        messages = self.prompts.render(
-            "prose",
-            info.language,
-            genre=self._genre(),
-            context=context or "-",
-            previous=previous or "-",
-            beat=beat.render(position=False),
-            length=self.prose_words,
-            instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
-        )
-        text = ""
-        stream = self.router.stream("writer", messages)
-        try:
-            for chunk in stream:
-                text += chunk
-                yield chunk
-                window = text[-LOOP_WINDOW:]
-                loop = repetition_start(window)
-                if loop is not None:  # a degenerate loop: stop and trim it
-                    text = text[: len(text) - len(window) + loop]
-                    break
-        finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()
-        text = text.strip()
-        if not text:
-            raise AizacError(
-                "The writer model returned no prose.", hint="Try again or use another model."
-            )
-        self.store.save_prose(record.id, text, expected_version=record.version)
-
-    def save_prose(
-        self, beat_id: int, prose: str, *, expected_version: int | None = None
-    ) -> BeatRecord:
-        """Store the writer's edit of a beat's prose."""
-        return self.store.save_prose(beat_id, prose, expected_version=expected_version)
-
-    def _prose_target(self, beat_id: int | None) -> BeatRecord:
-        if beat_id is not None:
-            record = self.store.beat(beat_id)
-            if record.status != "accepted":
-                raise InvalidInputError(
-                    f"Beat {beat_id} is {record.status}; prose is written for accepted beats.",
-                    hint="Accept it first (`aizac beat --accept`).",
-                )
-            return record
-        accepted = self.store.beats(status="accepted")
-        if not accepted:
-            raise NotFoundError(
-                "No accepted beat to write.", hint="Accept a beat first (`aizac beat --accept`)."
-            )
-        return accepted[-1]
-
-    # ------------------------------------------------------------------------ export / ask
-    def manuscript(self, first: int | None = None, last: int | None = None) -> Any:
-        """The accepted prose as an export :class:`~aizac.export.manuscript.Manuscript`."""
-        from aizac.export.manuscript import EpisodeText, Manuscript
-
-        plot = self.require_plot().plot
-        titles = self.store.episode_titles()
-        episodes: dict[int, list[str]] = {}
-        for b in self.store.beats(status="accepted"):
-            if b.prose and (first is None or b.episode >= first) and (
-                last is None or b.episode <= last
-            ):
-                episodes.setdefault(b.episode, []).append(b.prose)
-        if not episodes:
-            raise InvalidInputError(
-                "There is no prose to export yet.",
-                hint="Accept beats and write their prose first (`aizac write`).",
-            )
-        return Manuscript(
-            title=plot.title,
-            language=self.info.language,  # type: ignore[arg-type]
-            episodes=[
-                EpisodeText(n, titles.get(n, ""), "\n\n".join(parts))
-                for n, parts in sorted(episodes.items())
-            ],
-        )
-
-    def export(
-        self, fmt: str, directory: Path, name: str | None = None, *,
-        first: int | None = None, last: int | None = None,
-    ) -> Path:
-        """Write the accepted prose (optionally episodes ``first``..``last``) as txt/md/epub."""
-        from aizac.export.files import write_export
-
-        path = write_export(self.manuscript(first, last), fmt, directory, name)
-        self.store.log_step("export", {"format": fmt, "path": str(path)})
-        return path
-
-    def ask(self, question: str, k: int = 5) -> list[Any]:
-        """Self-query memory: documents answering ``question`` (filters built by a model)."""
-        if not question.strip():
-            raise InvalidInputError("The question is empty.", hint="Ask about a character, ...")
-        from aizac.retrieval.self_query import build_self_query_retriever
-
-        memory: Any = self.memory
-        retriever = build_self_query_retriever(memory, self.router.model("extractor"))
-        return list(retriever.invoke(question))[:k]
-
-    def prompt_tokens(self, messages_text: str) -> int:
-        return count_tokens(messages_text)
 
 
 def _quiet(_: str) -> None:
