@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
 
 Stage = Literal["exposition", "development", "crisis", "climax", "resolution"]
 STAGES: tuple[Stage, ...] = ("exposition", "development", "crisis", "climax", "resolution")
@@ -60,12 +67,24 @@ class PlotSetting(_Schema):
     description: Text
 
 
+MAX_ACT_EPISODES = 500
+
+
+def _clamp_episodes(value: Any) -> Any:
+    # Grammar-constrained decoding does not enforce integer bounds: clamp instead of failing.
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return min(max(round(value), 1), MAX_ACT_EPISODES)
+    return value
+
+
 class Act(_Schema):
     """One of the five acts: its goal, how many episodes it spans and its key events."""
 
     stage: Stage
     goal: Text
-    episodes: int = Field(ge=1, le=500, description="number of episodes the act spans")
+    episodes: Annotated[int, BeforeValidator(_clamp_episodes)] = Field(
+        ge=1, le=MAX_ACT_EPISODES, description="number of episodes the act spans"
+    )
     key_events: list[Line] = Field(min_length=1, max_length=3, description="in story order")
 
 

@@ -69,6 +69,12 @@ def test_plot_acts_follow_the_five_stages_and_map_episodes() -> None:
     assert plot.episode_plan(99) == "resolution event 2"
     with pytest.raises(ValidationError):
         NovelPlot.model_validate({**data, "acts": data["acts"][:4]})
+    # Integer bounds are not enforced by constrained decoding: out-of-range counts are clamped.
+    data["acts"][2]["episodes"] = 10**30
+    data["acts"][3]["episodes"] = -4
+    data["acts"][4]["episodes"] = 2.6
+    plot = NovelPlot.model_validate(data)
+    assert [a.episodes for a in plot.acts][2:] == [500, 1, 3]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
