@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from aizac.writer.extraction import canonical_names
+from aizac.writer.extraction import canonical_names, name_key
 from aizac.writer.ports import Router
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import CharacterProfile, NovelBeat
@@ -17,8 +17,8 @@ def unknown_names(
     canon = canonical_names(known)
     out: list[str] = []
     for raw in names:
-        name = raw.strip()
-        if name and name.casefold() not in canon and name not in out:
+        name = " ".join(raw.split())
+        if name and name_key(name) not in canon and name_key(name) not in map(name_key, out):
             out.append(name)
     return out
 
@@ -27,10 +27,10 @@ def settle_profile(
     profile: CharacterProfile, name: str, known: Mapping[str, Sequence[str]]
 ) -> CharacterProfile:
     """The profile under exactly ``name``, without aliases that clash with anyone else (pure)."""
-    taken = set(canonical_names(known)) | {name.casefold()}
+    taken = set(canonical_names(known)) | {name_key(name)}
     aliases: list[str] = []
     for alias in profile.aliases:
-        key = alias.strip().casefold()
+        key = name_key(alias)
         if key and key not in taken:
             taken.add(key)
             aliases.append(alias.strip())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import unicodedata
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -81,13 +82,18 @@ async def extract(
     return Extracted(story, chars, rels, sets, summary.summary)
 
 
+def name_key(name: str) -> str:
+    """How names compare: Unicode NFC, collapsed whitespace, case-folded (as memory does)."""
+    return " ".join(unicodedata.normalize("NFC", name).split()).casefold()
+
+
 def canonical_names(characters: Mapping[str, Sequence[str]]) -> dict[str, str]:
-    """Every known name and alias (case-folded) -> the character's canonical name."""
+    """Every known name and alias (as :func:`name_key`) -> the character's canonical name."""
     out: dict[str, str] = {}
     for name, aliases in characters.items():
-        out[name.casefold()] = name
+        out[name_key(name)] = name
         for alias in aliases:
-            out.setdefault(alias.casefold(), name)
+            out.setdefault(name_key(alias), name)
     return out
 
 
@@ -112,7 +118,7 @@ def stage(
     canon = canonical_names(known)
 
     def name(raw: str) -> str:
-        return canon.get(raw.strip().casefold(), raw.strip())
+        return canon.get(name_key(raw), " ".join(raw.split()))
 
     batch = memory.stage()
     ids: list[str] = []
@@ -139,8 +145,9 @@ def stage(
         pairs: set[tuple[str, str]] = set()
         for r in extracted.relations.facts:
             a, b = name(r.character1), name(r.character2)
-            pair = (min(a, b), max(a, b))
-            if a.casefold() == b.casefold() or pair in pairs:
+            ka, kb = name_key(a), name_key(b)
+            pair = (min(ka, kb), max(ka, kb))
+            if ka == kb or pair in pairs:
                 continue
             pairs.add(pair)
             current = memory.relation(a, b)
