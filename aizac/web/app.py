@@ -21,6 +21,9 @@ def create_app(studio: Studio, *, language: str | None = None) -> tuple[Any, Pat
     The interface language is English unless ``language`` (default: ``AIZAC_UI_LANGUAGE``)
     is ``"ko"``.
     """
+    from aizac.offline import apply_offline_defaults
+
+    apply_offline_defaults()  # before Gradio builds anything: no telemetry, no hub look-ups
     from aizac.web.service import WebService
     from aizac.web.ui import build_app
 
@@ -45,16 +48,21 @@ def serve(
     language: str | None = None,
     **launch_options: Any,
 ) -> Any:
-    """Serve the app on ``host:port`` (default: the settings, 127.0.0.1:7860)."""
+    """Serve the app on ``host:port`` (default: the settings, 127.0.0.1:7860).
+
+    Blocks until the server stops, unless ``prevent_thread_lock=True`` is passed (tests); the
+    running ``gr.Blocks`` is returned (``.local_url``, ``.close()``).
+    """
     from aizac.web.ui import launch
 
     settings = settings or (studio.settings if studio is not None else get_settings())
     studio = studio or Studio(settings)
     app, export_dir = create_app(studio, language=language)
-    return launch(
+    launch(
         app,
         host=host or settings.host,
         port=port or settings.port,
         allowed_paths=[str(export_dir)],
         **launch_options,
     )
+    return app

@@ -1,0 +1,102 @@
+"""The app factory, the server entry points and the error presentation."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import gradio as gr
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from aizac.errors import InvalidInputError, ModelError
+from aizac.web.app import create_app, serve
+from aizac.web.ui import safe, safe_stream, user_message
+from aizac.writer.service import Studio
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_create_app_is_offline_and_english_by_default(studio: Studio) -> None:
+    app, export_dir = create_app(studio)
+    assert os.environ["GRADIO_ANALYTICS_ENABLED"] == "False"
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
+    assert export_dir == (studio.settings.data_dir / "exports").resolve() and export_dir.is_dir()
+    labels = {getattr(b, "label", None) for b in app.blocks.values()}
+    assert {"Project", "Keywords", "Instruction for regeneration (optional)"} <= labels
+    assert isinstance(app, gr.Blocks)
+
+
+def test_korean_interface_through_the_language_option(studio: Studio) -> None:
+    app, _ = create_app(studio, language="ko")
+    labels = {getattr(b, "label", None) for b in app.blocks.values()}
+    assert {"프로젝트", "키워드", "작품 언어"} <= labels
+
+
+def test_serve_uses_the_settings_host_and_port(studio: Studio) -> None:
+    port = _free_port()
+    settings = studio.settings.model_copy(update={"host": "127.0.0.1", "port": port})
+    injected = Studio(settings, router=studio.router, embeddings=studio.embeddings,
+                      cliches=studio.cliches)
+    app = serve(studio=injected, prevent_thread_lock=True, quiet=True)
+    try:
+        assert app.local_url.rstrip("/").endswith(f"127.0.0.1:{port}")
+        page = httpx.get(f"http://127.0.0.1:{port}/", timeout=30)
+        assert page.status_code == 200 and "aizac" in page.text
+    finally:
+        app.close()
+
+
+def test_user_messages_never_show_a_stack_trace() -> None:
+    assert user_message(InvalidInputError("Bad name.", hint="Use letters.")) == (
+        "Bad name. Use letters."
+    )
+    text = user_message(ZeroDivisionError("division by zero"))
+    assert "ZeroDivisionError" in text and "Traceback" not in text and "try again" in text
+
+    @safe
+    def fails() -> None:
+        raise ModelError("The provider timed out.")
+
+    with pytest.raises(gr.Error) as info:
+        fails()
+    assert "The provider timed out." in str(info.value.message)
+    assert info.value.print_exception is False
+
+    @safe_stream
+    def streams() -> object:
+        yield "partial"
+        raise RuntimeError("connection reset")
+
+    stream = streams()
+    assert next(stream) == "partial"
+    with pytest.raises(gr.Error, match="connection reset"):
+        next(stream)
+
+
+def test_cli_registers_the_ui_command(tmp_path: Path) -> None:
+    from aizac.cli import _register, app
+
+    _register.register_all(app)
+    result = CliRunner().invoke(app, ["ui", "--help"])
+    assert result.exit_code == 0
+    assert "--host" in result.output and "--port" in result.output
+
+
+def test_app_py_parses_host_and_port() -> None:
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "app.py"
+    spec = importlib.util.spec_from_file_location("aizac_app_entry", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(SystemExit) as info:
+        module.main(["--help"])
+    assert info.value.code == 0
