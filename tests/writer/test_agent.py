@@ -224,3 +224,25 @@ def test_cancelled_prose_stream_saves_nothing(make_agent: AgentFactory) -> None:
     assert agent.store.beat(accepted.id).prose is None
     "".join(agent.write_prose(accepted.id))
     assert agent.store.beat(accepted.id).prose
+
+
+def test_names_match_like_memory_does(make_agent: AgentFactory) -> None:
+    import json
+
+    odd = json.dumps({"facts": [
+        {"character1": "Kang  Jun", "character2": "kang jun", "text": "self", "keyword": ""},
+        {"character1": "SEO YUNA", "character2": "Kang Jun", "text": "Allies now.",
+         "keyword": "ally"},
+    ]})
+    models = fake_models(
+        extractor={"extract_CharacterRelation": odd},
+        planner={"beat": beat_json(["Kang  Jun", "seo yuna"])},
+    )
+    agent, models, memory = make_agent(models)
+    agent.plan()
+    draft = agent.next_beat()
+    assert draft.new_characters == []  # spacing and case variants are the known characters
+    agent.accept(draft.id)
+    relation = memory.relation("Kang Jun", "Seo Yuna")
+    assert relation is not None and relation.text == "Allies now."
+    assert not any(i.text == "self" for i in memory.items.values())
