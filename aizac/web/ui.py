@@ -168,7 +168,7 @@ def build_app(service: WebService, *, language: str = "en") -> gr.Blocks:
                         beats_df = gr.Dataframe(
                             headers=h.BEAT_HEADERS, label=L["episode_beats"], interactive=False,
                             wrap=True, type="array", elem_id="aizac-beats",
-                            column_widths=["9%", "13%", "22%", "22%", "34%"],
+                            column_widths=["8%", "16%", "21%", "21%", "34%"],
                         )
                         gr.Markdown(f"#### {L['history']}")
                         with gr.Row():

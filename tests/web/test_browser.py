@@ -160,13 +160,14 @@ def test_a_writer_session_in_the_browser(page: Any, tmp_path: Path) -> None:
     field(page, "aizac-time").fill("Midnight, the red moon")
     click(page, "aizac-save-edit")
     status_says(page, "Saved your edit")
+    shot(page, "02-beat-editor-draft")
     click(page, "aizac-accept")
     status_says(page, "Accepted")
     beats_show(page, "accepted")
     click(page, "aizac-write-prose")
     status_says(page, "Prose written and saved")
     assert "Red light spilled" in field(page, "aizac-prose").input_value()
-    shot(page, "02-beat-editor")
+    shot(page, "03-beat-editor-prose")
 
     # Undo / redo: undoing the acceptance makes the beat a draft again.
     click(page, "aizac-undo")
@@ -189,7 +190,7 @@ def test_a_writer_session_in_the_browser(page: Any, tmp_path: Path) -> None:
     status_says(page, "Switched branch")
     beats_show(page, "accepted")
     assert "Midnight" in page.locator("#aizac-beats").inner_text()
-    shot(page, "03-history-branches")
+    shot(page, "04-history-branches")
 
     # Memory: pin a memory, plot forgetting curves.
     tab(page, "Memory")
@@ -200,7 +201,7 @@ def test_a_writer_session_in_the_browser(page: Any, tmp_path: Path) -> None:
     table_shows(page, "aizac-memories", re.compile(r"^\s*pinned\s*$"))
     click(page, "aizac-curves")
     page.locator("#aizac-curve-plot img, #aizac-curve-plot svg").first.wait_for()
-    shot(page, "04-memory")
+    shot(page, "05-memory")
 
     # Export: download the novel as .txt.
     tab(page, "Export")
@@ -213,7 +214,7 @@ def test_a_writer_session_in_the_browser(page: Any, tmp_path: Path) -> None:
     info.value.save_as(saved)
     text = saved.read_text(encoding="utf-8")
     assert "The Second Dawn" in text and "Red light spilled" in text
-    shot(page, "05-export")
+    shot(page, "06-export")
     assert page.outside_requests == []
 
 
@@ -224,4 +225,4 @@ def test_errors_are_readable_messages_not_stack_traces(page: Any) -> None:
     message = toast.inner_text()
     assert re.search(r"keyword", message, re.I)
     assert "Traceback" not in message and "File \"" not in message
-    shot(page, "06-error-message")
+    shot(page, "07-error-message")
