@@ -20,6 +20,7 @@ from aizac.writer.prompts import LANGUAGES
 
 Progress = Callable[[str], None]
 BEAT_HEADERS = ["#", "Status", "Place", "Time", "What happens"]
+HISTORY_SHOWN = 12
 
 
 # ------------------------------------------------------------------------------- views
@@ -58,8 +59,12 @@ class EditorView:
     def history_markdown(self) -> str:
         if not self.history.path:
             return "_No steps yet. Press **Next beat** to design the first beat._"
-        lines = [f"{i}. {label}" for i, label in enumerate(self.history.path, 1)]
+        path = self.history.path
+        start = max(0, len(path) - HISTORY_SHOWN)
+        lines = [f"{i}. {label}" for i, label in enumerate(path[start:], start + 1)]
         lines[-1] += "  ← **you are here**"
+        if start:
+            lines.insert(0, f"_… {start} earlier step{'s' if start != 1 else ''}_")
         return "\n".join(lines)
 
 

@@ -21,6 +21,7 @@ from aizac.web.service import WebService
 TAGS = ("Story", "Character", "CharacterRelation", "NovelSetting")
 MEMORY_HEADERS = ["ID", "Tag", "Memory", "Who", "Ch.", "Strength", "Factor", "Pinned", "Live"]
 MAX_CURVES = 8
+MAX_ROWS = 300  # the table and the selection box show the most vivid memories first
 MAX_QUESTION_CHARS = 500
 
 
@@ -60,7 +61,7 @@ def memory_table(
 ) -> list[list[Any]]:
     """Rows of the inspector table."""
     rows = []
-    for h in memories(service, project, tag, character):
+    for h in memories(service, project, tag, character)[:MAX_ROWS]:
         rows.append([
             h.id, h.tag, h.text, _who(h), int(h.metadata.get("chapter", 0)),
             round(float(h.strength), 1), round(float(h.memory_factor), 2),
@@ -76,7 +77,7 @@ def character_names(service: WebService, project: str | None) -> list[str]:
 def memory_choices(service: WebService, project: str | None) -> list[tuple[str, str]]:
     """(label, id) for the selection box."""
     return [
-        (f"[{h.tag}] {h.text[:60]}", h.id) for h in memories(service, project)
+        (f"[{h.tag}] {h.text[:60]}", h.id) for h in memories(service, project)[:MAX_ROWS]
     ]
 
 

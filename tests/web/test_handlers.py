@@ -256,3 +256,16 @@ def test_oversized_fields_are_refused_before_anything_is_written(service: WebSer
     with pytest.raises(InvalidInputError, match="limit"):
         h.regenerate(service, name, view.beat_id, view.version, "y" * 1_000)
     assert h.editor_view(service, name) == view
+
+
+def test_long_histories_show_the_latest_steps(service: WebService) -> None:
+    name = _planned(service)
+    view = h.next_beat(service, name)
+    for i in range(h.HISTORY_SHOWN + 2):
+        view = h.save_edit(service, name, view.beat_id, view.version,
+                           dict(view.fields, time=f"Hour {i}"))
+    text = view.history_markdown
+    assert text.startswith("_… 3 earlier steps_")
+    assert text.count("\n") == h.HISTORY_SHOWN
+    assert text.endswith("← **you are here**")
+    assert f"{h.HISTORY_SHOWN + 3}. edited" in text
