@@ -11,11 +11,17 @@ from aizac.retrieval.errors import (
 )
 from aizac.retrieval.matrix import RelationCell, RelationMatrix, relation_matrix
 from aizac.retrieval.pack import TRIM_ORDER, ContextPack, PackItem, assemble_pack, trim_order
+from aizac.retrieval.question import (
+    MemoryQuestion,
+    structured_query_constructor,
+    to_structured_query,
+)
 from aizac.retrieval.self_query import (
     FallbackRecord,
     MemorySelfQueryRetriever,
     MemoryVectorStore,
     build_self_query_retriever,
+    choose_strategy,
 )
 from aizac.retrieval.translator import MemoryFilterTranslator, Translation
 
@@ -29,6 +35,7 @@ __all__ = [
     "FilterError",
     "InvalidFilterValueError",
     "MemoryFilterTranslator",
+    "MemoryQuestion",
     "MemorySelfQueryRetriever",
     "MemoryVectorStore",
     "PackItem",
@@ -42,9 +49,12 @@ __all__ = [
     "assemble_pack",
     "build_context",
     "build_self_query_retriever",
+    "choose_strategy",
     "gather_items",
     "memory_attributes",
     "normalize_name",
     "relation_matrix",
+    "structured_query_constructor",
+    "to_structured_query",
     "trim_order",
 ]

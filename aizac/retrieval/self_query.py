@@ -1,8 +1,7 @@
 """Self-query retrieval over WriterMemory, with a safe fallback that never raises.
 
-A question goes to the model through LangChain's query constructor (prompted with
-:func:`~aizac.retrieval.attributes.memory_attributes`), comes back as a structured query, is
-translated by :class:`~aizac.retrieval.translator.MemoryFilterTranslator` and searched through
+A question goes to the model, comes back as a structured query, is translated by
+:class:`~aizac.retrieval.translator.MemoryFilterTranslator` and searched through
 :class:`MemoryVectorStore`, whose search is ``memory.recall``: results are live and current
 (unless history is asked for) and are reinforced.
 
@@ -11,6 +10,12 @@ rejects the filter, the retriever falls back to a safe query — a tag filter (t
 model's filter when it had a valid one, else guessed from the question) plus similarity — and
 records why in :attr:`MemorySelfQueryRetriever.last_fallback_reason` and
 :attr:`MemorySelfQueryRetriever.fallbacks`.
+
+Two strategies ask the model for the structured query (``build_self_query_retriever(...,
+strategy=)``): ``langchain``, LangChain's query constructor prompted with
+:func:`~aizac.retrieval.attributes.memory_attributes` (the model writes a filter expression),
+and ``structured``, :mod:`aizac.retrieval.question` (the model fills a few schema-constrained
+fields, which small local models can do). ``auto`` picks ``structured`` for the local model.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from langchain_classic.chains.query_constructor.base import load_query_constructor_runnable
 from langchain_classic.retrievers.self_query.base import SelfQueryRetriever
@@ -30,17 +35,19 @@ from langchain_core.callbacks.manager import (
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.exceptions import OutputParserException
-from langchain_core.language_models import BaseLanguageModel
-from langchain_core.runnables import Runnable
+from langchain_core.language_models import BaseChatModel, BaseLanguageModel
+from langchain_core.runnables import Runnable, RunnableBinding
 from langchain_core.structured_query import Comparator, Comparison, FilterDirective, Operation
 from langchain_core.vectorstores import VectorStore
 from pydantic import Field
 
-from aizac.errors import InvalidInputError
+from aizac.errors import InvalidInputError, StructuredOutputError
+from aizac.llm.methods import default_method
 from aizac.retrieval.aliases import AliasResolver
 from aizac.retrieval.attributes import DOCUMENT_CONTENTS, memory_attributes
 from aizac.retrieval.errors import FilterError
 from aizac.retrieval.memory_api import Hit, MemoryReader
+from aizac.retrieval.question import structured_query_constructor
 from aizac.retrieval.translator import MemoryFilterTranslator, normalize_tag
 
 logger = logging.getLogger(__name__)
@@ -262,12 +269,15 @@ class MemorySelfQueryRetriever(SelfQueryRetriever):
     last_fallback_reason: str | None = None
     last_search: dict[str, Any] = Field(default_factory=dict)
     """Query text and search kwargs of the last search (for inspection and benchmarks)."""
+    strategy: str = "langchain"
+    """How the model is asked for filters: ``langchain`` (the filter language) or ``structured``
+    (fields of :class:`~aizac.retrieval.question.MemoryQuestion`)."""
     max_fallback_log: int = 1000
 
     def _run(self, question: str, structured: Any, error: Exception | None) -> list[Document]:
         self.last_fallback_reason = None
         history = asks_for_history(question)
-        if isinstance(error, OutputParserException):
+        if isinstance(error, OutputParserException | StructuredOutputError):
             return self._fallback(question, "parse", f"unparsable model output: {error}", None)
         if error is not None:
             return self._fallback(question, "model", f"{type(error).__name__}: {error}", None)
@@ -359,6 +369,54 @@ class _MemoryAliases(AliasResolver):
         return super().candidates(name)
 
 
+Strategy = Literal["auto", "langchain", "structured"]
+
+
+def underlying_model(llm: Any) -> Any:
+    """The provider model behind bindings (``llm.bind(...)``) and the router's wrapper.
+
+    A routed :class:`~aizac.llm.resilient.ResilientChatModel` is looked through to its primary
+    model (the one that answers unless it fails).
+    """
+    seen = 0
+    while seen < 10:  # wrappers nest at most a few levels; never loop on a cycle
+        seen += 1
+        if isinstance(llm, RunnableBinding):
+            llm = llm.bound
+        elif "ResilientChatModel" in {c.__name__ for c in type(llm).__mro__}:
+            llm = llm.primary
+        else:
+            break
+    return llm
+
+
+def choose_strategy(llm: Any) -> Literal["langchain", "structured"]:
+    """``structured`` for the embedded local model (directly, bound or routed), else ``langchain``.
+
+    Conservative on purpose: only models that decode under a JSON-schema constraint (the local
+    llama.cpp model) switch; every other model keeps LangChain's filter language.
+    """
+    model = underlying_model(llm)
+    if isinstance(model, BaseChatModel) and default_method(model) == "constrained":
+        return "structured"
+    return "langchain"
+
+
+def _chat_model_for_fields(llm: Any) -> BaseChatModel:
+    """The chat model the structured strategy calls (bindings are looked through: it sets its
+    own ``response_format``)."""
+    model = llm
+    while isinstance(model, RunnableBinding):
+        model = model.bound
+    if not isinstance(model, BaseChatModel):
+        raise InvalidInputError(
+            f"strategy='structured' needs a chat model, got {type(llm).__name__}.",
+            hint="Pass a chat model (e.g. ModelRouter().model('extractor')), or use "
+            "strategy='langchain' for text models.",
+        )
+    return model
+
+
 def build_self_query_retriever(
     memory: MemoryReader,
     llm: BaseLanguageModel | Runnable[Any, Any],
@@ -366,6 +424,8 @@ def build_self_query_retriever(
     k: int = 5,
     alias_map: Mapping[str, Sequence[str]] | None = None,
     reinforce: bool = True,
+    strategy: Strategy = "auto",
+    retries: int = 2,
 ) -> MemorySelfQueryRetriever:
     """A self-query retriever over ``memory`` whose filters are written by ``llm``.
 
@@ -377,20 +437,38 @@ def build_self_query_retriever(
         alias_map: ``{canonical: [aliases]}``; by default read from ``memory.characters()``
             (plus relation participants) and refreshed when the store grows.
         reinforce: whether returned memories are reinforced (recalled) — the product default.
+        strategy: ``langchain`` asks for a filter in LangChain's filter language (few-shot
+            prompt of :data:`EXAMPLES`); ``structured`` asks for the fields of
+            :class:`~aizac.retrieval.question.MemoryQuestion` with the JSON schema (what small
+            local models can follow); ``auto`` picks ``structured`` for the embedded local model
+            (see :func:`choose_strategy`) and ``langchain`` otherwise.
+        retries: structured strategy only: extra attempts after output that does not validate.
     """
+    if strategy not in ("auto", "langchain", "structured"):
+        raise InvalidInputError(
+            f"Unknown self-query strategy {strategy!r}.",
+            hint="Use 'auto', 'langchain' or 'structured'.",
+        )
+    chosen = choose_strategy(llm) if strategy == "auto" else strategy
     resolver = AliasResolver(alias_map) if alias_map is not None else _MemoryAliases(memory)
     translator = MemoryFilterTranslator(current_turn=lambda: memory.turn, resolver=resolver)
-    constructor = load_query_constructor_runnable(
-        cast(BaseLanguageModel, llm),  # only piped: any Runnable from prompt to text works
-        DOCUMENT_CONTENTS,
-        memory_attributes(),
-        examples=EXAMPLES,
-        allowed_comparators=translator.allowed_comparators,
-        allowed_operators=translator.allowed_operators,
-    ).with_config(run_name="query_constructor")
+    if chosen == "structured":
+        constructor: Runnable[Any, Any] = structured_query_constructor(
+            _chat_model_for_fields(llm), retries=retries
+        ).with_config(run_name="query_constructor")
+    else:
+        constructor = load_query_constructor_runnable(
+            cast(BaseLanguageModel, llm),  # only piped: any Runnable from prompt to text works
+            DOCUMENT_CONTENTS,
+            memory_attributes(),
+            examples=EXAMPLES,
+            allowed_comparators=translator.allowed_comparators,
+            allowed_operators=translator.allowed_operators,
+        ).with_config(run_name="query_constructor")
     return MemorySelfQueryRetriever(
         llm_chain=constructor,
         vectorstore=MemoryVectorStore(memory, reinforce=reinforce),
         structured_query_translator=translator,
         search_kwargs={"k": k},
+        strategy=chosen,
     )

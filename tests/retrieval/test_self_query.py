@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from langchain_core.documents import Document
@@ -22,7 +23,7 @@ def answer(query: str, filt: str) -> str:
     return "```json\n" + json.dumps({"query": query, "filter": filt}, ensure_ascii=False) + "\n```"
 
 
-def retriever_for(mem: WriterMemory, *outputs: str, **kwargs: object):
+def retriever_for(mem: WriterMemory, *outputs: str, **kwargs: Any):
     return build_self_query_retriever(mem, FakeListChatModel(responses=list(outputs)), **kwargs)
 
 

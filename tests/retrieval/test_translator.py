@@ -1,6 +1,13 @@
+from typing import cast
+
 import pytest
 from langchain_classic.chains.query_constructor.parser import get_parser
-from langchain_core.structured_query import Comparator, Comparison, StructuredQuery
+from langchain_core.structured_query import (
+    Comparator,
+    Comparison,
+    FilterDirective,
+    StructuredQuery,
+)
 
 from aizac.memory import WriterMemory
 from aizac.retrieval.aliases import AliasResolver
@@ -13,12 +20,18 @@ from aizac.retrieval.errors import (
 )
 from aizac.retrieval.translator import MemoryFilterTranslator, combine, negate
 
+
+def parse(text: str) -> FilterDirective:
+    """A filter in LangChain's filter language (the parser's transformer builds directives)."""
+    return cast(FilterDirective, get_parser().parse(text))
+
+
 RESOLVER = AliasResolver({"Lee Youngmin": ["이영민"], "Kang Mira": ["강미라"], "Seo Jun": []})
 
 
 def where(text: str, turn: int = 100) -> dict | None:
     translator = MemoryFilterTranslator(current_turn=turn, resolver=RESOLVER)
-    return translator.translate(get_parser().parse(text)).where
+    return translator.translate(parse(text)).where
 
 
 def test_attribute_schema_lists_every_memory_field_and_the_four_tags() -> None:
@@ -46,7 +59,7 @@ def test_time_becomes_a_bound_on_last_turn(expr: str, expected: dict) -> None:
 def test_time_follows_the_current_turn_at_each_translation() -> None:
     turn = {"now": 10}
     translator = MemoryFilterTranslator(current_turn=lambda: turn["now"])
-    parsed = get_parser().parse('lt("time", 3)')
+    parsed = parse('lt("time", 3)')
     assert translator.translate(parsed).where == {"last_turn": {"$gt": 7}}
     turn["now"] = 50
     assert translator.translate(parsed).where == {"last_turn": {"$gt": 47}}
@@ -112,14 +125,14 @@ def test_superseded_true_asks_for_history_and_drops_the_clause() -> None:
     translator = MemoryFilterTranslator(resolver=RESOLVER)
     query = StructuredQuery(
         query="relationship",
-        filter=get_parser().parse('and(eq("superseded", true), eq("character1", "Seo Jun"))'),
+        filter=parse('and(eq("superseded", true), eq("character1", "Seo Jun"))'),
     )
     text, kwargs = translator.visit_structured_query(query)
     assert text == "relationship"
     assert kwargs["include_superseded"] is True
     assert kwargs["filter"]["$or"][0] == {"character1": {"$eq": "Seo Jun"}}
     _, plain = translator.visit_structured_query(
-        StructuredQuery(query="x", filter=get_parser().parse('eq("superseded", false)'))
+        StructuredQuery(query="x", filter=parse('eq("superseded", false)'))
     )
     assert plain == {}
 
@@ -164,7 +177,7 @@ def test_translated_filters_are_accepted_by_chroma(
 ) -> None:
     mem, _ = story
     result = MemoryFilterTranslator(current_turn=mem.turn, resolver=RESOLVER).translate(
-        get_parser().parse(expr)
+        parse(expr)
     )
     assert result.where is not None
     mem.recall("anything", k=3, where=result.where, reinforce=False)  # raises if Chroma refuses
