@@ -101,7 +101,8 @@ class Settings(BaseSettings):
     strength_setting: float = Field(default=40.0, gt=0)
     short_term_tokens: int = Field(default=1200, ge=64)
 
-    # Web app and email export.
+    # Web app and email export. The interface is English unless ui_language is "ko".
+    ui_language: Literal["en", "ko"] = "en"
     host: str = "127.0.0.1"
     port: int = Field(default=7860, ge=1, le=65535)
     smtp_host: str | None = None

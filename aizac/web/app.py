@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +17,8 @@ def export_dir_for(settings: Settings) -> Path:
 def create_app(studio: Studio, *, language: str | None = None) -> tuple[Any, Path]:
     """(Gradio Blocks, export folder) for ``studio``.
 
-    The interface language is English unless ``language`` (default: ``AIZAC_UI_LANGUAGE``)
-    is ``"ko"``.
+    The interface language is English unless ``language`` (default: ``AIZAC_UI_LANGUAGE``, the
+    ``ui_language`` setting) is ``"ko"``.
     """
     from aizac.offline import apply_offline_defaults
 
@@ -30,13 +29,7 @@ def create_app(studio: Studio, *, language: str | None = None) -> tuple[Any, Pat
     export_dir = export_dir_for(studio.settings)
     export_dir.mkdir(parents=True, exist_ok=True)
     service = WebService(studio, export_dir=export_dir)
-    lang = (
-        language
-        or getattr(studio.settings, "ui_language", None)
-        or os.environ.get("AIZAC_UI_LANGUAGE")
-        or "en"
-    )
-    return build_app(service, language=lang), export_dir
+    return build_app(service, language=language or studio.settings.ui_language), export_dir
 
 
 def serve(
