@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aizac.errors import InvalidInputError, NotFoundError
-from aizac.memory.records import build_metadata, check_tag, check_text
+from aizac.memory.records import Metadata, build_metadata, check_tag, check_text
 
 if TYPE_CHECKING:
     from aizac.memory.store import WriterMemory
@@ -29,6 +29,8 @@ class Candidate:
     fields: dict[str, Any]
     vector: list[float] = field(repr=False)
     supersedes: str = ""
+    metadata: Metadata = field(default_factory=dict, repr=False)
+    """Validated metadata as of staging; turn fields are refreshed at commit."""
 
 
 def new_id() -> str:
@@ -89,8 +91,8 @@ class CandidateBatch:
             extra=dict(extra) if extra else None,
             strength=self._memory.default_strength(check_tag(tag), strength),
         )
-        self._validate(tag, fields)
-        cand = Candidate(new_id(), text, tag, fields, self._memory.embed(text))
+        meta = self._validate(tag, fields)
+        cand = Candidate(new_id(), text, tag, fields, self._memory.embed(text), "", meta)
         self._candidates.append(cand)
         return cand.id
 
@@ -128,13 +130,15 @@ class CandidateBatch:
             aliases=aliases,
             extra=extra,
         )
-        self._validate(old.tag, fields)
-        cand = Candidate(new_id(), text, old.tag, fields, self._memory.embed(text), memory_id)
+        meta = self._validate(old.tag, fields)
+        cand = Candidate(new_id(), text, old.tag, fields, self._memory.embed(text), memory_id, meta)
         self._candidates.append(cand)
         return cand.id
 
-    def _validate(self, tag: str, fields: dict[str, Any]) -> None:
-        build_metadata(tag, turn=self._memory.turn, threshold=self._memory.threshold, **fields)
+    def _validate(self, tag: str, fields: dict[str, Any]) -> Metadata:
+        return build_metadata(
+            tag, turn=self._memory.turn, threshold=self._memory.threshold, **fields
+        )
 
     def drop(self, candidate_id: str) -> None:
         """Remove one staged candidate (the writer rejected that fact)."""

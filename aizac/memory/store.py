@@ -346,12 +346,22 @@ class WriterMemory(KeyedLookups):
                         f"Memory {c.supersedes} was superseded meanwhile; nothing was written.",
                         hint="Stage the change again against the latest version.",
                     )
-                fields = dict(c.fields)
-                if c.supersedes:
-                    fields["supersedes"] = c.supersedes
+                meta = dict(c.metadata) or build_metadata(
+                    c.tag, turn=turn, threshold=self.threshold, **c.fields
+                )
+                meta["supersedes"] = c.supersedes
                 if self.clock is not None:
-                    fields["extra"] = {**(fields.get("extra") or {}), "created_at": self.clock()}
-                metas.append(build_metadata(c.tag, turn=turn, threshold=self.threshold, **fields))
+                    meta["created_at"] = self.clock()
+                meta["created_turn"] = turn
+                meta.update(
+                    decay_fields(
+                        meta,
+                        last_turn=turn,
+                        strength=float(meta["memory_strength"]),
+                        threshold=self.threshold,
+                    )
+                )
+                metas.append(meta)
             ids = [c.id for c in candidates]
             try:
                 self._chroma(

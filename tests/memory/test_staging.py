@@ -163,3 +163,14 @@ def test_context_manager_commits_or_discards(mem: WriterMemory) -> None:
         batch2.remember("Lost fact.", tag="Story")
         raise RuntimeError("draft rejected")
     assert len(mem) == 1 and batch2.state == "discarded"
+
+
+def test_candidates_take_the_turn_of_their_commit(mem: WriterMemory) -> None:
+    batch = mem.stage()
+    mid = batch.remember("Staged at turn 0, accepted at turn 5.", tag="Story")
+    mem.advance(5)
+    batch.commit()
+    meta = mem.get(mid).metadata
+    assert meta["created_turn"] == meta["last_turn"] == 5
+    assert meta["forget_at"] == pytest.approx(5 + 10 * 2.302585, rel=1e-6)
+    assert meta["live_until"] == meta["forget_at"] and meta["supersedes"] == ""
