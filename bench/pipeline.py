@@ -4,7 +4,7 @@ and prompt tokens per beat at episode 1 vs episode N of a synthetic serial.
 Models are fakes that sleep a fixed latency per call (so the figures measure the pipeline, not a
 model); memory, retrieval, the cliché database and SQLite are the real ones.
 
-    python bench/pipeline.py                  # 50 ms per call, 5 beats, a 50-episode serial
+    python bench/pipeline.py                  # 50 ms per call, 5 beats, a 100-episode serial
     python bench/pipeline.py --latency 0.2 --beats 3 --episodes 50
 """
 
@@ -189,7 +189,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--latency", type=float, default=0.05, help="seconds per fake model call")
     ap.add_argument("--beats", type=int, default=5)
-    ap.add_argument("--episodes", type=int, default=50)
+    ap.add_argument("--episodes", type=int, default=100)
     args = ap.parse_args()
     cliches = ClicheDB(embeddings=HashingEmbeddings())
     with tempfile.TemporaryDirectory() as d:

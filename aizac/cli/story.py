@@ -210,6 +210,14 @@ def register(app: typer.Typer, studio_factory: StudioFactory | None = None) -> N
             typer.echo("")
         paths = [agent.export(f, out) for f in ("txt", "md")]
         elapsed = time.perf_counter() - start
+        usage = getattr(studio.router, "usage", None)
+        if usage is not None:
+            for role in ("planner", "extractor", "writer"):
+                t = usage.totals(role)
+                _progress(
+                    f"{role}: {t.calls} calls, {t.prompt_tokens} prompt + "
+                    f"{t.completion_tokens} completion tokens, {t.latency_s:.1f} s"
+                )
         _progress(f"done in {elapsed:.1f} s: " + ", ".join(str(p) for p in paths))
 
 
