@@ -19,6 +19,9 @@ from aizac.retrieval.errors import UnknownCharacterError
 
 _JOINERS = re.compile(r"[\s\-_.·・'’`\"]+")
 _HANGUL_NAME = re.compile(r"^[\uac00-\ud7af]{3,4}$")
+# Korean particles a name may carry when copied out of a sentence ("이영민과", "미라의").
+_PARTICLES = ("에게서", "이랑", "에게", "한테", "하고", "과", "와", "의", "은", "는", "이", "가",
+              "을", "를", "랑", "도", "아", "야")
 
 
 class _HasCharacters(Protocol):
@@ -84,10 +87,26 @@ class AliasResolver:
         return isinstance(name, str) and self.resolve(name) is not None
 
     def candidates(self, name: str) -> set[str]:
-        """Every canonical name ``name`` could denote (empty when unknown)."""
+        """Every canonical name ``name`` could denote (empty when unknown).
+
+        A Hangul name that matches nobody is tried again without a trailing particle
+        ("이영민과" -> "이영민").
+        """
         key = normalize_name(name)
         if not key:
             return set()
+        found = self._lookup(key)
+        if found or not "\uac00" <= key[-1] <= "\ud7af":
+            return found
+        for particle in _PARTICLES:
+            stem = key.removesuffix(particle)
+            if stem != key and len(stem) >= 2:
+                found = self._lookup(stem)
+                if found:
+                    return found
+        return set()
+
+    def _lookup(self, key: str) -> set[str]:
         exact = self._exact.get(key)
         if exact:
             # A canonical name spelled exactly wins over someone else's alias.

@@ -13,7 +13,7 @@ order, history and the fallback for unknown characters behave exactly as on the 
 Conversion rules (the model's choices are hints; the translator has the last word):
 
 - ``about`` picks the tag (``relationship`` -> CharacterRelation, ``character`` -> Character,
-  ``place_or_thing`` -> NovelSetting, ``event`` -> Story); ``foreshadowing`` asks for pinned
+  ``place_or_thing`` -> NovelSetting, ``event`` -> Story); ``foreshadowed`` asks for pinned
   memories of any tag; ``any`` adds no clause. Plain words are easier for a small model to match
   to a question than the stored tag names.
 - ``characters`` become ``character1``/``character2`` for a relationship (one name matches
@@ -22,12 +22,12 @@ Conversion rules (the model's choices are hints; the translator has the last wor
 - ``history`` -> ``eq("superseded", true)``; ``recent_turns`` -> ``lt("time", n)``.
 - ``keyword`` joins the search text, never an exact filter (a small model's spelling of a place
   rarely matches the stored key character for character).
-- Values the question does not contain are dropped: a name none of whose words is in the
-  question, a keyword or query with a word that is not. Small models copy their few-shot
-  examples ("Sora" in a question about someone else); a made-up name would otherwise send a
-  good question to the fallback. A name that *is* in the question but names nobody the story
-  knows still goes to the translator, which rejects it, so the retriever falls back and
-  records why.
+- Values the question does not contain are dropped: the words of a name that are not in the
+  question (a name with none left goes), a keyword or query with a word that is not. Small
+  models copy their few-shot examples ("Sora" in a question about someone else) and misspell
+  ("Choi Jaeha" for "Cho Jaeha", kept as "Jaeha"); such names would otherwise send a good
+  question to the fallback. A name that *is* in the question but names nobody the story knows
+  still goes to the translator, which rejects it, so the retriever falls back and records why.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaV
 from aizac.llm.structured import agenerate_structured, generate_structured
 from aizac.retrieval.aliases import normalize_name
 
-About = Literal["relationship", "character", "place_or_thing", "event", "foreshadowing", "any"]
+About = Literal["relationship", "character", "place_or_thing", "event", "foreshadowed", "any"]
 TAG_OF: dict[str, str] = {
     "relationship": "CharacterRelation",
     "character": "Character",
@@ -118,7 +118,7 @@ INSTRUCTIONS = """\
 You fill search fields for a question about a serial novel's memory.
 about: relationship = how two characters stand towards each other; character = one \
 character's profile or current state; place_or_thing = a place, object or world rule; \
-event = something that happened; foreshadowing = a pinned core fact or foreshadowing; \
+event = something that happened; foreshadowed = a pinned core fact or what was foreshadowed; \
 any = unsure.
 characters: the character names written in the question, copied exactly (at most 2).
 keyword: the place, object or topic named in the question, else "".
@@ -136,13 +136,15 @@ def _example(question: str, about: About, query: str, characters: Sequence[str] 
 EXAMPLES: tuple[tuple[str, MemoryQuestion], ...] = (
     _example("How has the bond between Sora and Taeyang changed over time?", "relationship",
              "relationship", ["Sora", "Taeyang"], history=True),
-    _example("What was foreshadowed about the golden bell?", "foreshadowing", "golden bell",
+    _example("What was foreshadowed about the golden bell?", "foreshadowed", "golden bell",
              keyword="golden bell"),
     _example("What do we know about the Glass Lighthouse?", "place_or_thing",
              "Glass Lighthouse", keyword="Glass Lighthouse"),
     _example("How is Taeyang doing now?", "character", "current state", ["Taeyang"]),
     _example("What is the relationship between Baek Sora and Moon Taeyang?", "relationship",
              "relationship", ["Baek Sora", "Moon Taeyang"]),
+    _example("Did Sora lose her umbrella at the pier?", "event", "lost umbrella pier", ["Sora"],
+             keyword="umbrella"),
 )
 """Few-shot examples (names and places that the benchmark serial does not use)."""
 
@@ -182,6 +184,15 @@ def in_question(text: str, question: str, *, every_word: bool) -> bool:
     return all(found) if every_word else any(found)
 
 
+def grounded_name(name: str, question: str) -> str:
+    """The words of ``name`` that the question contains ("" if none): a small model's
+    "Choi Jaeha" for a question about "Cho Jaeha" becomes "Jaeha", which the alias resolver
+    matches as a given name, instead of an unknown character."""
+    key = normalize_name(question)
+    kept = [w for w in name.split() if len(normalize_name(w)) >= 2 and normalize_name(w) in key]
+    return " ".join(kept)
+
+
 def _distinct(names: Sequence[str]) -> list[str]:
     seen: set[str] = set()
     out: list[str] = []
@@ -217,7 +228,7 @@ def to_structured_query(answer: MemoryQuestion, question: str) -> StructuredQuer
         question: the original question: values it does not contain are dropped, and it is the
             search text when the model's words are not in it.
     """
-    names = _distinct([n for n in answer.characters if in_question(n, question, every_word=False)])
+    names = _distinct([grounded_name(n, question) for n in answer.characters])
     keyword = answer.keyword if in_question(answer.keyword, question, every_word=True) else ""
     query = answer.query if in_question(answer.query, question, every_word=True) else ""
     clauses: list[FilterDirective] = []
@@ -234,7 +245,7 @@ def to_structured_query(answer: MemoryQuestion, question: str) -> StructuredQuer
                                   value=names))
     else:
         text_names = names
-    if answer.about == "foreshadowing":
+    if answer.about == "foreshadowed":
         clauses.append(_eq("pinned", True))
     if answer.history:
         clauses.append(_eq("superseded", True))

@@ -60,3 +60,16 @@ def test_from_memory_adds_names_without_profiles() -> None:
     resolver = AliasResolver.from_memory(_Mem(), extra_names=["Guild master", "강미라"])
     assert resolver.names == {"Kang Mira", "Guild master"}
     assert resolver.canonical("guild  master") == "Guild master"
+
+
+@pytest.mark.parametrize("name", ["이영민과", "이영민이", "영민의", "강미라에게", "미라는"])
+def test_korean_particle_after_a_name_is_ignored(resolver: AliasResolver, name: str) -> None:
+    assert resolver.resolve(name) in ("Lee Youngmin", "Kang Mira")
+    assert resolver.resolve(name) == ("Kang Mira" if "미라" in name else "Lee Youngmin")
+
+
+def test_particle_is_only_stripped_when_the_whole_name_is_unknown() -> None:
+    resolver = AliasResolver({"한가": [], "한가을": []})
+    assert resolver.resolve("한가을") == "한가을"  # a name ending in a particle-like syllable
+    assert resolver.resolve("한가을의") == "한가을"
+    assert resolver.resolve("박서준과") is None

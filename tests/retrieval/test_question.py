@@ -27,6 +27,7 @@ from aizac.memory import WriterMemory
 from aizac.retrieval.question import (
     EXAMPLES,
     MemoryQuestion,
+    grounded_name,
     in_question,
     question_messages,
     structured_query_constructor,
@@ -77,7 +78,7 @@ def test_relation_pair_becomes_tag_and_both_sides() -> None:
 def test_character_state_uses_character_name_and_two_names_use_in() -> None:
     one = to_structured_query(ask(about="character", characters=["Seo Jun"]), "How is Jun?")
     assert one.filter == Operation(operator=Operator.AND, arguments=[
-        eq("tag", "Character"), eq("character_name", "Seo Jun")])  # one word is enough
+        eq("tag", "Character"), eq("character_name", "Jun")])  # the question's words only
     assert one.query == "How is Jun?"  # no query words: the question is the search text
     two = to_structured_query(ask(about="character", characters=["Jun", "Mira"]),
                               "How are Jun and Mira?")
@@ -97,7 +98,7 @@ def test_names_of_events_and_unsure_questions_only_join_the_search_text() -> Non
 
 
 def test_foreshadowing_history_and_recent_become_clauses() -> None:
-    sq = to_structured_query(ask(query="seal", keyword="Seal", about="foreshadowing",
+    sq = to_structured_query(ask(query="seal", keyword="Seal", about="foreshadowed",
                                  history=True, recent_turns=3), "What about the seal lately?")
     assert sq.query == "seal"  # the keyword is already in the search text
     assert sq.filter == Operation(operator=Operator.AND, arguments=[
@@ -112,7 +113,9 @@ def test_values_the_question_does_not_contain_are_dropped() -> None:
                              "Who is Youngmin to Mira?")
     assert sq.query == "Who is Youngmin to Mira?"
     assert sq.filter == Operation(operator=Operator.AND, arguments=[
-        eq("tag", "CharacterRelation"), eq("character1", "Lee Youngmin")])
+        eq("tag", "CharacterRelation"), eq("character1", "Youngmin")])
+    assert grounded_name("Choi Jaeha", "What is Cho Jaeha's state?") == "Jaeha"
+    assert grounded_name("이영민", "이영민과 강미라의 관계는?") == "이영민"
     assert not in_question("", "anything", every_word=True)
     assert in_question("Lee Young-min", "이영민 or youngmin?", every_word=False)
     assert not in_question("cracked bell", "the cracked seal", every_word=True)
@@ -138,7 +141,7 @@ def test_schema_is_closed_and_bounded() -> None:
     assert props["characters"]["maxItems"] == 2 and props["characters"]["items"]["maxLength"]
     assert props["query"]["maxLength"] and props["keyword"]["maxLength"]
     assert set(props["about"]["enum"]) == {"relationship", "character", "place_or_thing",
-                                           "event", "foreshadowing", "any"}
+                                           "event", "foreshadowed", "any"}
     with pytest.raises(ValidationError):
         MemoryQuestion.model_validate_json(fields(mood="tense"))
     with pytest.raises(ValidationError):
@@ -202,7 +205,7 @@ def test_character_state_and_pinned_questions(story: Story) -> None:
     retriever, _ = structured(
         mem,
         fields(query="current state", about="character", characters=["서준"]),
-        fields(query="cracked seal", keyword="cracked seal", about="foreshadowing"),
+        fields(query="cracked seal", keyword="cracked seal", about="foreshadowed"),
     )
     assert ids_of(retriever.invoke("서준은 요즘 어때?")) == [ids["jun"]]
     docs = retriever.invoke("What was foreshadowed about the cracked seal?")
@@ -216,7 +219,7 @@ def test_unknown_character_falls_back_with_a_reason_and_the_models_tag(story: St
                                           characters=["Park Sora", "Mira"]))
     docs = retriever.invoke("How does Sora get along with Mira?")
     record = retriever.fallbacks[-1]
-    assert record.stage == "filter" and "Park Sora" in record.reason
+    assert record.stage == "filter" and "'Sora'" in record.reason
     assert record.tag == "CharacterRelation"
     assert docs and ids["rel_old"] not in ids_of(docs)
 
