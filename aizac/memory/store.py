@@ -7,6 +7,11 @@ in memory, on disk (``PersistentClient``) or on a Chroma server (``client=``).
 Moving the story on (:meth:`WriterMemory.advance`) rewrites no memory: liveness is the single
 range filter ``live_until >= turn`` (see :mod:`aizac.memory.records`). A recall rewrites only
 the rows it returns (reinforcement). A lock serialises read-modify-write sequences.
+
+Keyed reads (a relation, a character's state, the cast, open foreshadowing, and recalls filtered
+by character/tag/pair) go through :class:`~aizac.memory.key_index.KeyIndex`, a SQLite cache of
+exact keys beside an embedded store, then fetch by id — Chroma 1.5's filtered ``get``/``query``
+cost grows with the whole collection, its ``get(ids=...)`` does not. Other filters go to Chroma.
 """
 
 from __future__ import annotations
@@ -27,8 +32,10 @@ from langchain_core.embeddings import Embeddings
 
 from aizac.errors import InvalidInputError, NotFoundError, StorageError
 from aizac.memory.forgetting import check_strength, check_threshold, reinforced
+from aizac.memory.key_index import KeyIndex, simple_equalities
 from aizac.memory.lookups import KeyedLookups
 from aizac.memory.records import (
+    NEVER,
     MemoryHit,
     Metadata,
     Where,
@@ -52,6 +59,7 @@ GET_PAGE = 5000
 SCAN_LIMIT = 256
 _COLLECTION_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,490}[a-zA-Z0-9]")
 _INCLUDE = ["documents", "metadatas"]
+_WITH_VECTORS = ["embeddings", "documents", "metadatas"]
 
 
 def _chroma_settings() -> ChromaSettings:
@@ -103,6 +111,7 @@ class WriterMemory(KeyedLookups):
         self.page_size = GET_PAGE  # rows per Chroma get when reading many memories
         self.scan_limit = SCAN_LIMIT  # filtered recalls matching at most this many: exact scan
         self._ephemeral = client is None and path is None
+        client_given = client is not None
         name = collection
         try:
             if client is None:
@@ -124,7 +133,11 @@ class WriterMemory(KeyedLookups):
             ) from e
         except Exception as e:
             raise StorageError(f"Cannot open the memory store at {path or 'memory'}: {e}") from e
+        # Exact-key index beside an embedded store; with a caller's client (e.g. a server that
+        # other processes write to) keyed reads use Chroma filters instead.
+        self._index = KeyIndex(path, name) if (client_given is False or path) else None
         state = self._load_state()
+        self._sync_index()
         self._turn = int(state.get("turn", 0))
         self.short_term = ShortTermMemory(self.settings.short_term_tokens, state.get("short", []))
         self.short_term.on_change = self._save_state
@@ -228,6 +241,59 @@ class WriterMemory(KeyedLookups):
             if len(page["ids"]) < self.page_size:
                 return out
             offset += self.page_size
+
+    def _sync_index(self) -> None:
+        """Rebuild the key index if it lacks rows (new file, or written without an index)."""
+        if self._index is None or self._index.count() >= len(self):
+            return
+        res = self._get_paged(None)
+        self._index.clear()
+        self._index.add(zip(res["ids"], res["metadatas"], strict=True))
+
+    def _raise_hints(self, lives: Mapping[str, float]) -> None:
+        """Before a Chroma write that may raise ``live_until``: raise the index hints."""
+        if self._index is not None and lives:
+            self._index.set_live(lives)
+
+    def _lower_hints(self, lives: Mapping[str, float] | None, drop: Sequence[str] = ()) -> None:
+        """After a Chroma write: lower hints / drop rows (a failure only leaves a superset)."""
+        if self._index is None:
+            return
+        with contextlib.suppress(StorageError):
+            if lives:
+                self._index.set_live(lives)
+            if drop:
+                self._index.delete(drop)
+
+    def _by_ids(self, ids: Sequence[str], include: list[str]) -> dict[str, Any]:
+        """Chroma get of existing ``ids`` (missing ones are skipped), in pages."""
+        out: dict[str, Any] = {"ids": [], **{key: [] for key in include}}
+        for start in range(0, len(ids), self.page_size):
+            chunk = list(ids[start : start + self.page_size])
+            page = self._chroma(functools.partial(self.collection.get, ids=chunk, include=include))
+            out["ids"].extend(page["ids"])
+            for key in include:
+                out[key].extend(page[key] if page[key] is not None else [])
+        return out
+
+    def _indexed(
+        self, equal: Mapping[str, Any], include: list[str], limit: int | None = None
+    ) -> dict[str, Any] | None:
+        """Live memories whose keys equal ``equal``, via the key index and re-checked in
+        Chroma; ``None`` if there is no index or more than ``limit`` candidates."""
+        if self._index is None:
+            return None
+        ids = self._index.ids(equal, live_from=float(self._turn))
+        if limit is not None and len(ids) > limit:
+            return None
+        got = self._by_ids(ids, include)
+        keep = [
+            n
+            for n, meta in enumerate(got["metadatas"])
+            if float(meta.get("live_until", NEVER)) >= self._turn
+            and all(meta.get(key) == value for key, value in equal.items())
+        ]
+        return {key: [values[n] for n in keep] for key, values in got.items()}
 
     def _chroma(self, call: Callable[[], Any], what: str = "memory store") -> Any:
         try:
@@ -363,6 +429,8 @@ class WriterMemory(KeyedLookups):
                 )
                 metas.append(meta)
             ids = [c.id for c in candidates]
+            if self._index is not None:
+                self._index.add(zip(ids, metas, strict=True))
             try:
                 self._chroma(
                     lambda: self.collection.add(
@@ -376,6 +444,7 @@ class WriterMemory(KeyedLookups):
             except Exception:
                 with contextlib.suppress(Exception):  # in case the store kept part of it
                     self.collection.delete(ids=ids)
+                self._lower_hints(None, drop=ids)
                 raise
             if targets:
                 updates = []
@@ -393,7 +462,9 @@ class WriterMemory(KeyedLookups):
                     )
                 except Exception:
                     self._rollback_add(ids)
+                    self._lower_hints(None, drop=ids)
                     raise
+                self._lower_hints({t: NEVER for t in targets})
             return ids
 
     def _rollback_add(self, ids: list[str]) -> None:
@@ -435,6 +506,12 @@ class WriterMemory(KeyedLookups):
                     merged = {**pmeta, "superseded_by": ""}
                     restore_meta.append({"superseded_by": "", "live_until": live_until(merged)})
                 restore_ids = list(prev_res["ids"])
+                self._raise_hints(
+                    {
+                        i: float(m["live_until"])
+                        for i, m in zip(restore_ids, restore_meta, strict=True)
+                    }
+                )
             self._chroma(lambda: self.collection.delete(ids=list(gone["ids"])), "memory undo")
             if restore_ids:
                 try:
@@ -453,13 +530,19 @@ class WriterMemory(KeyedLookups):
                         documents=gone["documents"],
                     )
                     raise
+            self._lower_hints(None, drop=list(gone["ids"]))
 
     def _update(self, memory_id: str, change: Callable[[Mapping[str, Any]], Metadata]) -> None:
         with self._lock:
             meta = self._fetch([memory_id], ["metadatas"])["metadatas"][0]
             new = change(meta)
             new["live_until"] = live_until({**meta, **new})
+            rises = float(new["live_until"]) > float(meta.get("live_until", NEVER))
+            if rises:
+                self._raise_hints({memory_id: float(new["live_until"])})
             self._chroma(lambda: self.collection.update(ids=[memory_id], metadatas=[new]))
+            if not rises:
+                self._lower_hints({memory_id: float(new["live_until"])})
 
     def pin(self, memory_id: str) -> None:
         """Make a memory core: never forgotten (until unpinned); a forgotten one comes back."""
@@ -501,6 +584,8 @@ class WriterMemory(KeyedLookups):
         if self._ephemeral:
             with contextlib.suppress(Exception):
                 self.client.delete_collection(self.collection.name)
+            if self._index is not None:
+                self._index.close()
 
     # ----------------------------------------------------------------- reading
 
@@ -537,7 +622,13 @@ class WriterMemory(KeyedLookups):
                     include_superseded=include_superseded,
                 ),
             )
-            found = self._scan(full, vector, k) if (where or tag) else None
+            found = None
+            equal = simple_equalities(and_where(where, {"tag": tag} if tag else None))
+            if equal and not include_forgotten and not include_superseded:
+                got = self._indexed(equal, _WITH_VECTORS, limit=self.scan_limit)
+                found = self._rank(got, vector, k) if got is not None else None
+            if found is None and (where or tag):
+                found = self._scan(full, vector, k)
             if found is None:
                 res = self._chroma(
                     lambda: self.collection.query(
@@ -569,14 +660,16 @@ class WriterMemory(KeyedLookups):
             return None
         got = self._chroma(
             lambda: self.collection.get(
-                where=where,
-                include=["embeddings", "documents", "metadatas"],
-                limit=self.scan_limit + 1,
+                where=where, include=_WITH_VECTORS, limit=self.scan_limit + 1
             ),
             "recall",
         )
         if len(got["ids"]) > self.scan_limit:
             return None
+        return self._rank(got, vector, k)
+
+    @staticmethod
+    def _rank(got: Mapping[str, Any], vector: list[float], k: int) -> dict[str, Any]:
         order = top_k_cosine(vector, got["embeddings"], k)
         return {
             "ids": [got["ids"][i] for i, _ in order],
@@ -588,6 +681,7 @@ class WriterMemory(KeyedLookups):
     def _reinforce_rows(self, ids: list[str], metas: list[Mapping[str, Any]]) -> list[Metadata]:
         """Reinforce rows already read (one write); returns their updated metadata."""
         changes = [self._decay(m, reinforced(m["memory_strength"])) for m in metas]
+        self._raise_hints({i: float(c["live_until"]) for i, c in zip(ids, changes, strict=True)})
         self._chroma(lambda: self.collection.update(ids=ids, metadatas=changes), "reinforcement")
         return [{**m, **c} for m, c in zip(metas, changes, strict=True)]
 
@@ -609,15 +703,20 @@ class WriterMemory(KeyedLookups):
         if where is not None and not isinstance(where, Mapping):
             raise InvalidInputError(f"where must be a dict (a Chroma filter), got {where!r}.")
         with self._lock:
-            full = and_where(
-                where,
-                state_where(
-                    self._turn,
-                    include_forgotten=include_forgotten,
-                    include_superseded=include_superseded,
-                ),
-            )
-            res = self._get_paged(full)
+            equal = simple_equalities(where)
+            res = None
+            if equal is not None and not include_forgotten and not include_superseded:
+                res = self._indexed(equal, _INCLUDE)
+            if res is None:
+                full = and_where(
+                    where,
+                    state_where(
+                        self._turn,
+                        include_forgotten=include_forgotten,
+                        include_superseded=include_superseded,
+                    ),
+                )
+                res = self._get_paged(full)
             hits = sorted(self._hits(res), key=recency_key, reverse=True)
         return hits[:limit] if limit is not None else hits
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 from typing import Any
 
 import chromadb
@@ -127,10 +128,14 @@ def test_conflicting_commits_write_nothing(mem: WriterMemory) -> None:
     assert len(mem) == 2
 
 
+@pytest.mark.parametrize("with_index", [False, True])
 @pytest.mark.parametrize("failing", ["add", "update"])
-def test_a_failure_mid_commit_leaves_nothing_half_written(mem: WriterMemory, failing: str) -> None:
+def test_a_failure_mid_commit_leaves_nothing_half_written(
+    mem: WriterMemory, failing: str, with_index: bool, tmp_path: Path
+) -> None:
     client = FlakyClient()
     flaky = WriterMemory(
+        path=tmp_path if with_index else None,
         collection=f"flaky-{uuid.uuid4().hex[:8]}",
         client=client,
         embeddings=mem.embeddings,
@@ -151,6 +156,11 @@ def test_a_failure_mid_commit_leaves_nothing_half_written(mem: WriterMemory, fai
     assert len(flaky) == 1
     assert [h.id for h in flaky.all()] == [old] and not flaky.get(old).superseded
     assert batch.state == "open"  # the writer may retry
+    assert (flaky._index is not None) == with_index
+    if flaky._index is not None:
+        assert flaky._index.count() == 1  # the index rows of the failed commit are gone too
+    rel = flaky.relation("Kai", "Mira")
+    assert rel is not None and rel.id == old
     assert len(batch.commit()) == 3 and len(flaky) == 4
     flaky.close()
 

@@ -1,0 +1,158 @@
+"""A small SQLite index of each memory's exact keys, so keyed lookups do not scan Chroma.
+
+Chroma 1.5 (embedded) answers ``get(where=...)`` in time that grows with the whole collection,
+even for one match, while ``get(ids=...)`` does not. This index maps the exact keys (tag,
+character, relation pair, foreshadowing) to ids, with a *hint* of each memory's ``live_until``.
+
+It is a cache that may say too much but never too little: every id in Chroma has a row, and a
+row's ``live`` hint is never below the stored ``live_until`` (callers raise the hint before a
+Chroma write that raises it, and lower it only after a Chroma write that lowers it). Readers
+fetch the candidate ids from Chroma by id and re-check them there, so answers are exact even
+after a crash between the two writes. A missing or short index is rebuilt from Chroma on open.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from aizac.errors import StorageError
+
+FILE_NAME = "aizac-keys.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS keys (
+    coll TEXT NOT NULL, id TEXT NOT NULL, tag TEXT NOT NULL, name TEXT NOT NULL,
+    c1 TEXT NOT NULL, c2 TEXT NOT NULL, foreshadow INTEGER NOT NULL, live REAL NOT NULL,
+    PRIMARY KEY (coll, id)
+);
+CREATE INDEX IF NOT EXISTS keys_name ON keys (coll, name, tag, live);
+CREATE INDEX IF NOT EXISTS keys_pair ON keys (coll, c1, c2, live);
+CREATE INDEX IF NOT EXISTS keys_tag ON keys (coll, tag, live);
+CREATE INDEX IF NOT EXISTS keys_foreshadow ON keys (coll, foreshadow, live);
+"""
+
+KEY_COLUMNS = {
+    "tag": "tag",
+    "character_name": "name",
+    "character1": "c1",
+    "character2": "c2",
+    "foreshadow": "foreshadow",
+}
+"""Metadata keys the index can answer equality questions about (metadata key -> column)."""
+
+
+def key_row(memory_id: str, meta: Mapping[str, Any]) -> tuple[str, str, str, str, str, int, float]:
+    """The index row of one memory (without the collection name)."""
+    return (
+        memory_id,
+        str(meta.get("tag", "")),
+        str(meta.get("character_name", "")),
+        str(meta.get("character1", "")),
+        str(meta.get("character2", "")),
+        int(bool(meta.get("foreshadow", False))),
+        float(meta.get("live_until", 0.0)),
+    )
+
+
+class KeyIndex:
+    """Exact-key index for one collection, in a SQLite file (or in memory when ``path=None``)."""
+
+    def __init__(self, path: str | Path | None, collection: str) -> None:
+        self.collection = collection
+        target = ":memory:" if path is None else str(Path(path) / FILE_NAME)
+        try:
+            self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.Error as e:
+            raise StorageError(f"Cannot open the memory key index at {target}: {e}") from e
+        self._lock = threading.Lock()
+
+    def _run(self, sql: str, rows: Iterable[Sequence[Any]] | None = None) -> None:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN")
+                if rows is None:
+                    self._db.execute(sql)
+                else:
+                    self._db.executemany(sql, rows)
+                self._db.execute("COMMIT")
+            except sqlite3.Error as e:
+                self._db.execute("ROLLBACK")
+                raise StorageError(f"The memory key index could not be written: {e}") from e
+
+    def count(self) -> int:
+        """Rows for this collection."""
+        with self._lock:
+            cur = self._db.execute("SELECT COUNT(*) FROM keys WHERE coll = ?", (self.collection,))
+            return int(cur.fetchone()[0])
+
+    def add(self, rows: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
+        """Insert or replace the rows of ``(id, metadata)`` pairs."""
+        self._run(
+            "INSERT OR REPLACE INTO keys VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(self.collection, *key_row(mid, meta)) for mid, meta in rows],
+        )
+
+    def set_live(self, lives: Mapping[str, float]) -> None:
+        """Set the ``live`` hint of existing rows."""
+        self._run(
+            "UPDATE keys SET live = ? WHERE coll = ? AND id = ?",
+            [(float(v), self.collection, mid) for mid, v in lives.items()],
+        )
+
+    def delete(self, ids: Iterable[str]) -> None:
+        """Drop rows (after the memories left Chroma)."""
+        self._run("DELETE FROM keys WHERE coll = ? AND id = ?", [(self.collection, i) for i in ids])
+
+    def clear(self) -> None:
+        """Drop every row of this collection."""
+        self._run("DELETE FROM keys WHERE coll = ?", [(self.collection,)])
+
+    def ids(self, equal: Mapping[str, Any], *, live_from: float | None) -> list[str]:
+        """Ids whose keys equal ``equal`` (metadata names, see :data:`KEY_COLUMNS`) and whose
+        hint is at least ``live_from`` (``None``: any)."""
+        sql = ["SELECT id FROM keys WHERE coll = ?"]
+        args: list[Any] = [self.collection]
+        for key, value in equal.items():
+            sql.append(f"AND {KEY_COLUMNS[key]} = ?")
+            args.append(int(value) if isinstance(value, bool) else str(value))
+        if live_from is not None:
+            sql.append("AND live >= ?")
+            args.append(float(live_from))
+        with self._lock:
+            return [row[0] for row in self._db.execute(" ".join(sql), args)]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def simple_equalities(where: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """``where`` as ``{key: value}`` if it is only equalities on indexed keys, else ``None``.
+
+    Accepts ``{"k": v}``, ``{"k": {"$eq": v}}``, several keys, and an ``$and`` of those.
+    """
+    if not where:
+        return {}
+    clauses = list(where["$and"]) if set(where) == {"$and"} else [{k: v} for k, v in where.items()]
+    out: dict[str, Any] = {}
+    for clause in clauses:
+        if not isinstance(clause, Mapping) or len(clause) != 1:
+            return None
+        ((key, value),) = clause.items()
+        if key not in KEY_COLUMNS:
+            return None
+        if isinstance(value, Mapping):
+            if set(value) != {"$eq"}:
+                return None
+            value = value["$eq"]
+        wanted = bool if key == "foreshadow" else str
+        if not isinstance(value, wanted) or (key in out and out[key] != value):
+            return None
+        out[key] = value
+    return out
