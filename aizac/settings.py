@@ -63,6 +63,9 @@ class Settings(BaseSettings):
     local_model_path: Path | None = None
     local_context: int = Field(default=4096, ge=512)
     local_max_tokens: int = Field(default=512, ge=16)
+    # 0 = llama.cpp's own choice (half the cores): on a busy 2-core machine more threads
+    # measured slower (bench/local_model.py), so more is opt-in.
+    local_threads: int = Field(default=0, ge=0, le=256)
 
     openai_api_key: SecretStr | None = Field(
         default=None, validation_alias=_alias("AIZAC_OPENAI_API_KEY", "OPENAI_API_KEY")

@@ -85,6 +85,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except OSError as e:
         raise StorageError(f"Could not write {path}: {e.strerror or e}.") from e
     try:
+        # mkstemp creates 0600; an export is an ordinary document, readable like any other.
+        os.fchmod(descriptor, 0o644)
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
             handle.flush()

@@ -284,4 +284,5 @@ def build_local(spec: ModelSpec, settings: Settings, setting: str) -> BaseChatMo
         n_ctx=settings.local_context,
         max_tokens=settings.local_max_tokens,
         model_name=path.stem.lower(),
+        n_threads=settings.local_threads or None,
     )
