@@ -109,6 +109,7 @@ class TestWriteExport:
         path = write_export(korean_manuscript, fmt, tmp_path / "out", "내 소설")
         assert path == tmp_path / "out" / f"내 소설.{fmt}"
         assert os.listdir(tmp_path / "out") == [path.name]
+        assert path.stat().st_mode & 0o777 == 0o644  # an ordinary document, not mkstemp's 0600
         if fmt == "epub":
             assert path.read_bytes()[:2] == b"PK"
         else:
