@@ -19,11 +19,14 @@ Conversion rules (the model's choices are hints; the translator has the last wor
 - ``characters`` become ``character1``/``character2`` for a relationship (one name matches
   either side) and ``character_name`` for a character. Story and NovelSetting memories carry no
   character fields, so for the other choices the names only join the search text.
+- The search text is the question itself (the model is not asked to rephrase it: with fewer
+  fields to fill, SmolLM2-135M picks ``about`` better), plus the keyword and those names
+  again, so they outweigh the question's filler words.
 - ``history`` -> ``eq("superseded", true)``; ``recent_turns`` -> ``lt("time", n)``.
-- ``keyword`` joins the search text, never an exact filter (a small model's spelling of a place
-  rarely matches the stored key character for character).
+- ``keyword`` is never an exact filter (a small model's spelling of a place rarely matches the
+  stored key character for character).
 - Values the question does not contain are dropped: the words of a name that are not in the
-  question (a name with none left goes), a keyword or query with a word that is not. Small
+  question (a name with none left goes), a keyword with a word that is not. Small
   models copy their few-shot examples ("Sora" in a question about someone else) and misspell
   ("Choi Jaeha" for "Cho Jaeha", kept as "Jaeha"); such names would otherwise send a good
   question to the fallback. A name that *is* in the question but names nobody the story knows
@@ -88,7 +91,6 @@ class MemoryQuestion(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(max_length=60)
     about: About
     characters: list[Name] = Field(max_length=2)
     keyword: str = Field(max_length=40)
@@ -123,28 +125,26 @@ any = unsure.
 characters: the character names written in the question, copied exactly (at most 2).
 keyword: the place, object or topic named in the question, else "".
 history: true only if the question asks how something changed or what it was before.
-recent_turns: a number only if the question asks about recent events, else null.
-query: a few words to search for."""
+recent_turns: a number only if the question asks about recent events, else null."""
 
 
-def _example(question: str, about: About, query: str, characters: Sequence[str] = (),
+def _example(question: str, about: About, characters: Sequence[str] = (),
              keyword: str = "", history: bool = False) -> tuple[str, MemoryQuestion]:
-    return question, MemoryQuestion(query=query, about=about, characters=list(characters),
+    return question, MemoryQuestion(about=about, characters=list(characters),
                                     keyword=keyword, history=history, recent_turns=None)
 
 
 EXAMPLES: tuple[tuple[str, MemoryQuestion], ...] = (
     _example("How has the bond between Sora and Taeyang changed over time?", "relationship",
-             "relationship", ["Sora", "Taeyang"], history=True),
-    _example("What was foreshadowed about the golden bell?", "foreshadowed", "golden bell",
+             ["Sora", "Taeyang"], history=True),
+    _example("What was foreshadowed about the golden bell?", "foreshadowed",
              keyword="golden bell"),
     _example("What do we know about the Glass Lighthouse?", "place_or_thing",
-             "Glass Lighthouse", keyword="Glass Lighthouse"),
-    _example("How is Taeyang doing now?", "character", "current state", ["Taeyang"]),
+             keyword="Glass Lighthouse"),
+    _example("How is Taeyang doing now?", "character", ["Taeyang"]),
     _example("What is the relationship between Baek Sora and Moon Taeyang?", "relationship",
-             "relationship", ["Baek Sora", "Moon Taeyang"]),
-    _example("Did Sora lose her umbrella at the pier?", "event", "lost umbrella pier", ["Sora"],
-             keyword="umbrella"),
+             ["Baek Sora", "Moon Taeyang"]),
+    _example("Did Sora lose her umbrella at the pier?", "event", ["Sora"], keyword="umbrella"),
 )
 """Few-shot examples (names and places that the benchmark serial does not use)."""
 
@@ -205,11 +205,9 @@ def _distinct(names: Sequence[str]) -> list[str]:
 
 
 def _search_text(parts: Sequence[str]) -> str:
-    words: list[str] = []
-    for part in (p.strip() for p in parts):
-        if part and part.casefold() not in " ".join(words).casefold():
-            words.append(part)
-    return " ".join(words)
+    """The parts joined; repeating a keyword already in the question weights it for similarity
+    over the question's filler words."""
+    return " ".join(p.strip() for p in parts if p.strip())
 
 
 def _combine(clauses: list[FilterDirective]) -> FilterDirective | None:
@@ -230,7 +228,6 @@ def to_structured_query(answer: MemoryQuestion, question: str) -> StructuredQuer
     """
     names = _distinct([grounded_name(n, question) for n in answer.characters])
     keyword = answer.keyword if in_question(answer.keyword, question, every_word=True) else ""
-    query = answer.query if in_question(answer.query, question, every_word=True) else ""
     clauses: list[FilterDirective] = []
     tag = TAG_OF.get(answer.about)
     if tag is not None:
@@ -252,8 +249,8 @@ def to_structured_query(answer: MemoryQuestion, question: str) -> StructuredQuer
     if answer.recent_turns is not None:
         clauses.append(Comparison(comparator=Comparator.LT, attribute="time",
                                   value=answer.recent_turns))
-    text = _search_text([query, keyword, *text_names]) if query else ""
-    return StructuredQuery(query=text or question, filter=_combine(clauses))
+    return StructuredQuery(query=_search_text([question, keyword, *text_names]),
+                           filter=_combine(clauses))
 
 
 def structured_query_constructor(

@@ -43,7 +43,7 @@ Story = tuple[WriterMemory, dict[str, str]]
 
 def fields(**overrides: Any) -> str:
     """A MemoryQuestion reply as JSON text (defaults: nothing asked)."""
-    base: dict[str, Any] = {"query": "", "about": "any", "characters": [], "keyword": "",
+    base: dict[str, Any] = {"about": "any", "characters": [], "keyword": "",
                             "history": False, "recent_turns": None}
     return json.dumps({**base, **overrides}, ensure_ascii=False)
 
@@ -67,10 +67,10 @@ def ids_of(docs: list[Document]) -> list[str]:
 
 # --------------------------------------------------------------------------- pure conversion
 def test_relation_pair_becomes_tag_and_both_sides() -> None:
-    sq = to_structured_query(ask(query="relationship", about="relationship",
+    sq = to_structured_query(ask(about="relationship",
                                  characters=["Mira", "이영민"]),
                              "What is the relationship between 이영민 and Mira?")
-    assert sq.query == "relationship"
+    assert sq.query == "What is the relationship between 이영민 and Mira?"
     assert sq.filter == Operation(operator=Operator.AND, arguments=[
         eq("tag", "CharacterRelation"), eq("character1", "Mira"), eq("character2", "이영민")])
 
@@ -79,7 +79,7 @@ def test_character_state_uses_character_name_and_two_names_use_in() -> None:
     one = to_structured_query(ask(about="character", characters=["Seo Jun"]), "How is Jun?")
     assert one.filter == Operation(operator=Operator.AND, arguments=[
         eq("tag", "Character"), eq("character_name", "Jun")])  # the question's words only
-    assert one.query == "How is Jun?"  # no query words: the question is the search text
+    assert one.query == "How is Jun?"  # the question is the search text
     two = to_structured_query(ask(about="character", characters=["Jun", "Mira"]),
                               "How are Jun and Mira?")
     assert isinstance(two.filter, Operation)
@@ -88,19 +88,19 @@ def test_character_state_uses_character_name_and_two_names_use_in() -> None:
 
 
 def test_names_of_events_and_unsure_questions_only_join_the_search_text() -> None:
-    sq = to_structured_query(ask(query="market", about="event", characters=["Seo Jun"],
+    sq = to_structured_query(ask(about="event", characters=["Seo Jun"],
                                  keyword="plum wine"), "Did Seo Jun buy plum wine at the market?")
     assert sq.filter == eq("tag", "Story")
-    assert sq.query == "market plum wine Seo Jun"
-    anything = to_structured_query(ask(query="Mira", characters=["Mira", "mira "]),
+    assert sq.query == "Did Seo Jun buy plum wine at the market? plum wine Seo Jun"
+    anything = to_structured_query(ask(characters=["Mira", "mira "]),
                                    "Who is Mira?")
-    assert anything.filter is None and anything.query == "Mira"
+    assert anything.filter is None and anything.query == "Who is Mira? Mira"
 
 
 def test_foreshadowing_history_and_recent_become_clauses() -> None:
-    sq = to_structured_query(ask(query="seal", keyword="Seal", about="foreshadowed",
+    sq = to_structured_query(ask(keyword="Seal", about="foreshadowed",
                                  history=True, recent_turns=3), "What about the seal lately?")
-    assert sq.query == "seal"  # the keyword is already in the search text
+    assert sq.query == "What about the seal lately? Seal"  # the keyword weighs more
     assert sq.filter == Operation(operator=Operator.AND, arguments=[
         eq("pinned", True), eq("superseded", True),
         Comparison(comparator=Comparator.LT, attribute="time", value=3)])
@@ -108,10 +108,10 @@ def test_foreshadowing_history_and_recent_become_clauses() -> None:
 
 def test_values_the_question_does_not_contain_are_dropped() -> None:
     # a small model copying its few-shot example: "Sora", "golden bell"
-    sq = to_structured_query(ask(query="golden bell", about="relationship",
+    sq = to_structured_query(ask(about="relationship",
                                  characters=["Sora", "Lee Youngmin"], keyword="golden bell"),
                              "Who is Youngmin to Mira?")
-    assert sq.query == "Who is Youngmin to Mira?"
+    assert sq.query == "Who is Youngmin to Mira?"  # the made-up keyword is not added
     assert sq.filter == Operation(operator=Operator.AND, arguments=[
         eq("tag", "CharacterRelation"), eq("character1", "Youngmin")])
     assert grounded_name("Choi Jaeha", "What is Cho Jaeha's state?") == "Jaeha"
@@ -139,7 +139,7 @@ def test_schema_is_closed_and_bounded() -> None:
     assert "title" not in json.dumps(schema)
     props = schema["properties"]
     assert props["characters"]["maxItems"] == 2 and props["characters"]["items"]["maxLength"]
-    assert props["query"]["maxLength"] and props["keyword"]["maxLength"]
+    assert props["keyword"]["maxLength"] and props["recent_turns"]["anyOf"][0]["maximum"]
     assert set(props["about"]["enum"]) == {"relationship", "character", "place_or_thing",
                                            "event", "foreshadowed", "any"}
     with pytest.raises(ValidationError):
@@ -183,7 +183,7 @@ def test_default_strategy_keeps_the_langchain_path(story: Story) -> None:
 # --------------------------------------------------------------------------- through the retriever
 def test_pair_question_in_any_order_and_alias_returns_the_current_relation(story: Story) -> None:
     mem, ids = story
-    retriever, _ = structured(mem, fields(query="relationship", about="relationship",
+    retriever, _ = structured(mem, fields(about="relationship",
                                           characters=["이영민", "Kang Mira"]))
     docs = retriever.invoke("What is the relationship between 이영민 and Mira?")
     assert retriever.strategy == "structured" and retriever.last_fallback_reason is None
@@ -193,7 +193,7 @@ def test_pair_question_in_any_order_and_alias_returns_the_current_relation(story
 
 def test_history_flag_serves_superseded_versions(story: Story) -> None:
     mem, ids = story
-    retriever, _ = structured(mem, fields(query="relationship", about="relationship",
+    retriever, _ = structured(mem, fields(about="relationship",
                                           characters=["Mira", "Youngmin"], history=True))
     docs = retriever.invoke("What did Mira and Youngmin use to be to each other?")
     assert set(ids_of(docs)) == {ids["rel_old"], ids["rel_new"]}
@@ -204,8 +204,8 @@ def test_character_state_and_pinned_questions(story: Story) -> None:
     mem, ids = story
     retriever, _ = structured(
         mem,
-        fields(query="current state", about="character", characters=["서준"]),
-        fields(query="cracked seal", keyword="cracked seal", about="foreshadowed"),
+        fields(about="character", characters=["서준"]),
+        fields(keyword="cracked seal", about="foreshadowed"),
     )
     assert ids_of(retriever.invoke("서준은 요즘 어때?")) == [ids["jun"]]
     docs = retriever.invoke("What was foreshadowed about the cracked seal?")
@@ -215,7 +215,7 @@ def test_character_state_and_pinned_questions(story: Story) -> None:
 
 def test_unknown_character_falls_back_with_a_reason_and_the_models_tag(story: Story) -> None:
     mem, ids = story
-    retriever, _ = structured(mem, fields(query="relationship", about="relationship",
+    retriever, _ = structured(mem, fields(about="relationship",
                                           characters=["Park Sora", "Mira"]))
     docs = retriever.invoke("How does Sora get along with Mira?")
     record = retriever.fallbacks[-1]
@@ -230,7 +230,7 @@ def test_invalid_output_is_retried_with_the_error(story: Story) -> None:
         mem,
         "Sure, here you go!",
         fields(about="character", characters=["Seo Jun"], mood="calm"),
-        fields(query="current state", about="character", characters=["Seo Jun"]),
+        fields(about="character", characters=["Seo Jun"]),
     )
     docs = retriever.invoke("How is Seo Jun?")
     assert model.i == 0  # all three replies were used (the fake's index wrapped around)
@@ -261,7 +261,7 @@ def test_failed_model_call_falls_back_on_the_structured_path(story: Story) -> No
 
 def test_async_structured_path(story: Story) -> None:
     mem, ids = story
-    retriever, _ = structured(mem, fields(query="Jade Gate", about="place_or_thing",
+    retriever, _ = structured(mem, fields(about="place_or_thing",
                                           keyword="Jade Gate"))
     docs = asyncio.run(retriever.ainvoke("What is the rule of the Jade Gate?"))
     assert ids_of(docs) == [ids["gate"]] and retriever.fallbacks == []
