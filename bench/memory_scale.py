@@ -18,8 +18,9 @@ What is timed, and what is not:
   every memory before and after. Seed design: one turn of ``time += 1`` on every document
   (read every ``time`` and write it back, in Chroma's maximum batch size).
 * Recall: median of N queries ``recall(q, k=5, where={"character_name": c}, tag="Story")`` with
-  reinforcement on (the default), at the story's last turn; the relation lookup is
-  ``relation(a, b)``.
+  reinforcement on (the default) and off, at the story's last turn; ``relation(a, b)`` of pairs
+  that have a live relation, and ``character_state(c)``. Keyed reads go through WriterMemory's
+  exact-key index and fetch by id (Chroma's filtered reads grow with the collection).
 * Peak RSS: ``ru_maxrss`` of the WriterMemory worker process.
 """
 
@@ -216,7 +217,11 @@ def worker_ours(n: int, queries: int) -> dict[str, Any]:
         mem.set_turn(turn0)
         rng = random.Random(11)
         live = len(mem.get_where(None))
-        rec, rec_plain, rel, sizes = [], [], [], []
+        pairs = sorted(
+            {(h.metadata["character1"], h.metadata["character2"])
+             for h in mem.get_where({"tag": "CharacterRelation"})}
+        )  # fmt: skip
+        rec, rec_plain, rel, state, sizes = [], [], [], [], []
         for _ in range(queries):
             c = rng.choice(CAST)
             q = f"what did {c} do with {rng.choice(OBJECTS)} at the {rng.choice(PLACES)}?"
@@ -227,10 +232,14 @@ def worker_ours(n: int, queries: int) -> dict[str, Any]:
             mem.recall(q, k=5, where={"character_name": c}, tag="Story", reinforce=False)
             rec_plain.append(time.perf_counter() - t)
             sizes.append(len(hits))
-            a, b = rng.sample(CAST, 2)
+            a, b = rng.choice(pairs)  # a pair that has a live relation
             t = time.perf_counter()
-            mem.relation(a, b)
+            found = mem.relation(b, a)
             rel.append(time.perf_counter() - t)
+            assert found is not None
+            t = time.perf_counter()
+            mem.character_state(c)
+            state.append(time.perf_counter() - t)
         stored = len(mem)
     return {
         "n": n,
@@ -245,6 +254,7 @@ def worker_ours(n: int, queries: int) -> dict[str, Any]:
         "recall_plain_ms": statistics.median(rec_plain) * 1000,
         "recall_hits": statistics.mean(sizes),
         "relation_ms": statistics.median(rel) * 1000,
+        "state_ms": statistics.median(state) * 1000,
         "rss": _rss_mb(),
     }
 
@@ -279,7 +289,7 @@ def main() -> None:
     head = (
         "| memories | live | advance() ms | docs written | seed time+=1 s | seed/advance "
         "| ingest ours/s | ingest raw/s | overhead | own work | recall ms (char+tag) "
-        "| same, no reinforce ms | relation() ms "
+        "| same, no reinforce ms | relation() ms | character_state() ms "
         "| embed s | peak RSS MB ours / raw |"
     )
     print(head)
@@ -293,7 +303,7 @@ def main() -> None:
             f"| {ours_rate:,.0f} | {raw_rate:,.0f} | {(raw_rate / ours_rate - 1) * 100:+.1f}% "
             f"| {ours['own_s'] / raw['ingest_s'] * 100:.1f}% "
             f"| {ours['recall_ms']:.2f} | {ours['recall_plain_ms']:.2f} "
-            f"| {ours['relation_ms']:.2f} | {ours['embed_s']:.1f} "
+            f"| {ours['relation_ms']:.2f} | {ours['state_ms']:.2f} | {ours['embed_s']:.1f} "
             f"| {ours['rss']:.0f} / {raw['rss']:.0f} |"
         )
     if len(rows) > 1:
@@ -305,7 +315,8 @@ def main() -> None:
         print(
             f"\nmedian at {last[0]:,} vs {first[0]:,} (target < 3x): "
             f"recall {ratio('recall_ms'):.1f}x, recall without reinforcement "
-            f"{ratio('recall_plain_ms'):.1f}x, relation() {ratio('relation_ms'):.1f}x"
+            f"{ratio('recall_plain_ms'):.1f}x, relation() {ratio('relation_ms'):.1f}x, "
+            f"character_state() {ratio('state_ms'):.1f}x"
         )
     print(f"total bench time {time.perf_counter() - t0:.0f} s")
 

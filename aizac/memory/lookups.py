@@ -17,6 +17,7 @@ from aizac.memory.records import (
     canonical_pair,
     clean_aliases,
     name_key,
+    normalize_name,
 )
 
 
@@ -50,7 +51,15 @@ class KeyedLookups:
 
     def character_state(self, name: str) -> list[MemoryHit]:
         """Live Character memories of ``name`` (or a character it is an alias of), newest first."""
-        canonical = self.resolve_name(name)
+        direct = normalize_name(name or "")
+        if not direct:
+            raise InvalidInputError("A character name cannot be empty.")
+        hits = self.get_where({"$and": [{"tag": CHARACTER}, {"character_name": direct}]})
+        if hits:
+            return hits
+        canonical = self.resolve_name(name)  # an alias: one scan of the live cast
+        if canonical == direct:
+            return []
         return self.get_where({"$and": [{"tag": CHARACTER}, {"character_name": canonical}]})
 
     def characters(self) -> dict[str, list[str]]:
