@@ -2,7 +2,8 @@
 
     python bench/retrieval_eval.py                      # 500 chapters, 40 characters
     python bench/retrieval_eval.py --chapters 60 --per-kind 10     # quick
-    python bench/retrieval_eval.py --local-model 12     # + 12 questions through SmolLM2
+    python bench/retrieval_eval.py --local-model 12     # + 12 questions through SmolLM2,
+                                                        #   per query-constructor strategy
 
 The serial (``serial_gen.py``) is replayed chapter by chapter into an in-memory WriterMemory
 (one chapter = one turn) and, side by side, into a plain Chroma collection holding every text
@@ -44,7 +45,7 @@ from serial_gen_filters import recorded_output
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.memory import WriterMemory
 from aizac.retrieval.context import Scene, build_context
-from aizac.retrieval.self_query import build_self_query_retriever
+from aizac.retrieval.self_query import Strategy, build_self_query_retriever, choose_strategy
 from aizac.tokens import count_tokens
 
 CURRENT_KINDS = ("relation", "state", "setting", "pinned")
@@ -140,14 +141,16 @@ class Replay:
 
 
 def evaluate(replay: Replay, per_kind: int, llm: Runnable[Any, Any] | None = None,
-             limit: int | None = None) -> tuple[Scores, Scores, list[Query]]:
+             limit: int | None = None, strategy: Strategy = "langchain",
+             ) -> tuple[Scores, Scores, list[Query]]:
     world = replay.world
     queries = world.queries_at(per_kind)
     if limit is not None:  # a spread over kinds for the (slow) real-model run
         queries = [q for n, q in enumerate(queries) if n % max(1, len(queries) // limit) == 0]
         queries = queries[:limit]
     model = llm or FakeListChatModel(responses=[recorded_output(world, q) for q in queries])
-    retriever = build_self_query_retriever(replay.mem, model, k=5, reinforce=False)
+    retriever = build_self_query_retriever(replay.mem, model, k=5, reinforce=False,
+                                           strategy=strategy)
     ours, base = Scores(), Scores()
     for q in queries:
         before = len(retriever.fallbacks)
@@ -239,7 +242,8 @@ def main() -> int:
 
 
 def local_run(replay: Replay, n: int, per_kind: int) -> None:
-    """Ask ``n`` questions through the real local model and report how often its filter held."""
+    """Ask ``n`` questions through the real local model with each query-constructor strategy
+    and report, side by side, how often its filter held and what it retrieved."""
     from aizac.llm.providers.local import ChatLocalLlama, local_status, resolve_model_path
     from aizac.settings import get_settings
 
@@ -256,16 +260,27 @@ def local_run(replay: Replay, n: int, per_kind: int) -> None:
                        "filter": {"type": "string", "maxLength": 240}},
         "required": ["query", "filter"],
     }
-    for label, model in (("free text", llm),
-                         ("JSON-schema constrained", llm.bind(
-                             response_format={"type": "json_object", "schema": schema}))):
+    constrained = llm.bind(response_format={"type": "json_object", "schema": schema})
+    runs: list[tuple[str, Runnable[Any, Any], Strategy]] = [
+        ("langchain, free text", llm, "langchain"),
+        ("langchain, JSON-constrained", constrained, "langchain"),
+        ("structured (MemoryQuestion)", llm, "structured"),
+    ]
+    print(f"\nlocal model {llm.model_name} at chapter {replay.world.chapter} "
+          f"(strategy='auto' picks {choose_strategy(llm)!r}):")
+    head = (f"  {'strategy':<30} {'filters':>7} {'R@5':>6} {'MRR':>6} {'histR@5':>7} "
+            f"{'leak':>6} {'abstain':>7} {'s/q':>5}")
+    print(head)
+    print("  " + "-" * (len(head) - 2))
+    for label, model, strategy in runs:
         started = time.perf_counter()
-        ours, _, queries = evaluate(replay, per_kind, llm=model, limit=n)
-        took = time.perf_counter() - started
-        print(f"\nlocal model ({label}), {len(queries)} questions at chapter "
-              f"{replay.world.chapter}: filters used as is {fmt(mean(ours.valid))}, "
-              f"Recall@5 {fmt(mean(ours.recall))}, leak {fmt(mean(ours.leaks))}, "
-              f"{took / max(1, len(queries)):.1f} s/question")
+        ours, _, queries = evaluate(replay, per_kind, llm=model, limit=n, strategy=strategy)
+        took = (time.perf_counter() - started) / max(1, len(queries))
+        print(f"  {label:<30} {fmt(mean(ours.valid)):>7} {fmt(mean(ours.recall)):>6} "
+              f"{fmt(mean(ours.rr)):>6} {fmt(mean(ours.history)):>7} {fmt(mean(ours.leaks)):>6} "
+              f"{fmt(mean(ours.abstain)):>7} {took:5.1f}")
+    print(f"  ({len(queries)} questions spread over the kinds; filters = share answered with "
+          "the model's filter,\n   not the fallback; the other columns as in the table above)")
 
 
 if __name__ == "__main__":
