@@ -27,7 +27,7 @@ Conversion rules (the model's choices are hints; the translator has the last wor
   stored key character for character).
 - Values the question does not contain are dropped: the words of a name that are not in the
   question (a name with none left goes), a keyword with a word that is not. Small
-  models copy their few-shot examples ("Sora" in a question about someone else) and misspell
+  models copy their few-shot examples ("Vela" in a question about someone else) and misspell
   ("Choi Jaeha" for "Cho Jaeha", kept as "Jaeha"); such names would otherwise send a good
   question to the fallback. A name that *is* in the question but names nobody the story knows
   still goes to the translator, which rejects it, so the retriever falls back and records why.
@@ -135,18 +135,20 @@ def _example(question: str, about: About, characters: Sequence[str] = (),
 
 
 EXAMPLES: tuple[tuple[str, MemoryQuestion], ...] = (
-    _example("How has the bond between Sora and Taeyang changed over time?", "relationship",
-             ["Sora", "Taeyang"], history=True),
+    _example("How has the bond between Vela and Zed changed over time?", "relationship",
+             ["Vela", "Zed"], history=True),
     _example("What was foreshadowed about the golden bell?", "foreshadowed",
              keyword="golden bell"),
     _example("What do we know about the Glass Lighthouse?", "place_or_thing",
              keyword="Glass Lighthouse"),
-    _example("How is Taeyang doing now?", "character", ["Taeyang"]),
-    _example("What is the relationship between Baek Sora and Moon Taeyang?", "relationship",
-             ["Baek Sora", "Moon Taeyang"]),
-    _example("Did Sora lose her umbrella at the pier?", "event", ["Sora"], keyword="umbrella"),
+    _example("How is Ilse Fenwick doing now?", "character", ["Ilse Fenwick"]),
+    _example("What is the relationship between Vela Quill and Zed Ormand?", "relationship",
+             ["Vela Quill", "Zed Ormand"]),
+    _example("Did Vela lose her umbrella at the pier?", "event", ["Vela"], keyword="umbrella"),
 )
-"""Few-shot examples (names and places that the benchmark serial does not use)."""
+"""Few-shot examples. Their names look like no romanised Korean name on purpose: with Korean
+-looking examples SmolLM2 wrote the example's name for any name that began alike ("Sora" for
+"Seo Jisoo"); names were right for 10 of 24 benchmark questions then, 24 of 24 with these."""
 
 
 def question_messages(
