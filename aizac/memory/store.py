@@ -31,6 +31,7 @@ from chromadb.config import Settings as ChromaSettings
 from langchain_core.embeddings import Embeddings
 
 from aizac.errors import InvalidInputError, NotFoundError, StorageError
+from aizac.memory.commits import CommitMixin
 from aizac.memory.forgetting import check_strength, check_threshold, reinforced
 from aizac.memory.key_index import KeyIndex, simple_equalities
 from aizac.memory.lookups import KeyedLookups
@@ -40,7 +41,6 @@ from aizac.memory.records import (
     Metadata,
     Where,
     and_where,
-    build_metadata,
     check_tag,
     decay_fields,
     live_until,
@@ -51,7 +51,7 @@ from aizac.memory.records import (
     top_k_cosine,
 )
 from aizac.memory.short_term import ShortTermMemory
-from aizac.memory.staging import Candidate, CandidateBatch
+from aizac.memory.staging import CandidateBatch
 from aizac.settings import Settings, get_settings
 
 STATE_KEY = "aizac_state"
@@ -66,7 +66,7 @@ def _chroma_settings() -> ChromaSettings:
     return ChromaSettings(anonymized_telemetry=False)
 
 
-class WriterMemory(KeyedLookups):
+class WriterMemory(CommitMixin, KeyedLookups):
     """Story memory with a forgetting curve, pins, superseded facts and staged candidates.
 
     Args:
@@ -395,142 +395,6 @@ class WriterMemory(KeyedLookups):
             if strength is not None
             else max(float(old.get("memory_strength", 0)), self.default_strength(tag)),
         )
-
-    def commit_candidates(self, candidates: Sequence[Candidate]) -> list[str]:
-        """Write ``candidates`` atomically (used by :class:`CandidateBatch`)."""
-        if not candidates:
-            return []
-        with self._lock:
-            turn = self._turn
-            targets = [c.supersedes for c in candidates if c.supersedes]
-            olds = self._fetch(targets, ["metadatas"]) if targets else {"ids": [], "metadatas": []}
-            old_meta = dict(zip(olds["ids"], olds["metadatas"], strict=True))
-            metas: list[Metadata] = []
-            for c in candidates:
-                if c.supersedes and old_meta[c.supersedes].get("superseded_by"):
-                    raise InvalidInputError(
-                        f"Memory {c.supersedes} was superseded meanwhile; nothing was written.",
-                        hint="Stage the change again against the latest version.",
-                    )
-                meta = dict(c.metadata) or build_metadata(
-                    c.tag, turn=turn, threshold=self.threshold, **c.fields
-                )
-                meta["supersedes"] = c.supersedes
-                if self.clock is not None:
-                    meta["created_at"] = self.clock()
-                meta["created_turn"] = turn
-                meta.update(
-                    decay_fields(
-                        meta,
-                        last_turn=turn,
-                        strength=float(meta["memory_strength"]),
-                        threshold=self.threshold,
-                    )
-                )
-                metas.append(meta)
-            ids = [c.id for c in candidates]
-            if self._index is not None:
-                self._index.add(zip(ids, metas, strict=True))
-            try:
-                self._chroma(
-                    lambda: self.collection.add(
-                        ids=ids,
-                        embeddings=[c.vector for c in candidates],
-                        metadatas=metas,
-                        documents=[c.text for c in candidates],
-                    ),
-                    "memory write",
-                )
-            except Exception:
-                with contextlib.suppress(Exception):  # in case the store kept part of it
-                    self.collection.delete(ids=ids)
-                self._lower_hints(None, drop=ids)
-                raise
-            if targets:
-                updates = []
-                for c in candidates:
-                    if c.supersedes:
-                        merged = {**old_meta[c.supersedes], "superseded_by": c.id}
-                        updates.append({"superseded_by": c.id, "live_until": live_until(merged)})
-                try:
-                    self._chroma(
-                        lambda: self.collection.update(
-                            ids=targets,
-                            metadatas=updates,
-                        ),
-                        "memory write",
-                    )
-                except Exception:
-                    self._rollback_add(ids)
-                    self._lower_hints(None, drop=ids)
-                    raise
-                self._lower_hints({t: NEVER for t in targets})
-            return ids
-
-    def _rollback_add(self, ids: list[str]) -> None:
-        try:
-            self.collection.delete(ids=ids)
-        except Exception as e:  # the store is now inconsistent: say so loudly
-            raise StorageError(
-                f"A failed commit could not be rolled back ({e}); ids {ids} may be half-written.",
-                hint="Delete those ids with mem.undo_commit(ids) once the store is reachable.",
-            ) from e
-
-    def undo_commit(self, ids: Sequence[str]) -> None:
-        """Delete memories a commit added and make what they superseded current again.
-
-        Raises:
-            NotFoundError: an id does not exist (nothing is changed).
-            InvalidInputError: a memory to undo was itself superseded by a later change.
-        """
-        ids = list(dict.fromkeys(ids))
-        if not ids:
-            return
-        with self._lock:
-            gone = self._fetch(ids, ["documents", "metadatas", "embeddings"])
-            undone = set(ids)
-            restore_ids: list[str] = []
-            restore_meta: list[Metadata] = []
-            for mid, meta in zip(gone["ids"], gone["metadatas"], strict=True):
-                later = meta.get("superseded_by")
-                if later and later not in undone:
-                    raise InvalidInputError(
-                        f"Memory {mid} was superseded later by {later}; undo that change first."
-                    )
-                prev = str(meta.get("supersedes") or "")
-                if prev and prev not in undone:
-                    restore_ids.append(prev)
-            if restore_ids:
-                prev_res = self._fetch(restore_ids, ["metadatas"])
-                for pmeta in prev_res["metadatas"]:
-                    merged = {**pmeta, "superseded_by": ""}
-                    restore_meta.append({"superseded_by": "", "live_until": live_until(merged)})
-                restore_ids = list(prev_res["ids"])
-                self._raise_hints(
-                    {
-                        i: float(m["live_until"])
-                        for i, m in zip(restore_ids, restore_meta, strict=True)
-                    }
-                )
-            self._chroma(lambda: self.collection.delete(ids=list(gone["ids"])), "memory undo")
-            if restore_ids:
-                try:
-                    self._chroma(
-                        lambda: self.collection.update(
-                            ids=restore_ids,
-                            metadatas=restore_meta,
-                        ),
-                        "memory undo",
-                    )
-                except Exception:
-                    self.collection.add(
-                        ids=list(gone["ids"]),
-                        embeddings=gone["embeddings"],
-                        metadatas=gone["metadatas"],
-                        documents=gone["documents"],
-                    )
-                    raise
-            self._lower_hints(None, drop=list(gone["ids"]))
 
     def _update(self, memory_id: str, change: Callable[[Mapping[str, Any]], Metadata]) -> None:
         with self._lock:
