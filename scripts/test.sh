@@ -3,10 +3,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian's chromium drives the browser tests (Playwright never downloads a browser here).
-if ! command -v chromium >/dev/null 2>&1; then
+# Debian's chromium drives the browser tests (Playwright never downloads a browser here);
+# the CJK fonts make Korean and Chinese readable in the test screenshots.
+if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
   if [ "$(id -u)" = 0 ]; then
-    (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || echo "warning: could not install chromium; browser tests will be skipped"
+    (apt-get update -qq && apt-get install -y -qq chromium fonts-noto-cjk >/dev/null) \
+      || echo "warning: could not install chromium; browser tests will be skipped"
   else
     echo "warning: chromium is missing and we are not root; browser tests will be skipped"
   fi
@@ -14,6 +16,7 @@ fi
 
 python -m pip install -q -e ".[local,dev]" || exit 1
 python -m ruff check . || exit 1
+python -m mypy || exit 1
 
 python -m pytest "$@"
 status=$?
