@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's test command: installs everything the tests need, then runs ruff and pytest.
+# The README's test command: installs everything the tests need, then runs ruff, mypy and pytest.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
