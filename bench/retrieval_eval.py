@@ -20,6 +20,11 @@ Metrics: Recall@5 on current-fact questions (relation, state, setting, pinned; g
 a non-history question), abstention accuracy (forgotten/superseded answers: right when none of
 the stale facts is returned), the share of model filters used as is (the rest fell back), and
 tokens of a context pack for a three-character scene versus the "all summaries so far" prompt.
+
+``--local-model N`` then asks N of the last checkpoint's questions (spread over the kinds)
+through the real SmolLM2 with each query-constructor strategy: LangChain's filter language as
+free text and under a JSON-schema constraint, and the ``structured`` strategy (the model fills
+``MemoryQuestion``), which ``strategy="auto"`` picks for the local model.
 """
 
 from __future__ import annotations
