@@ -66,6 +66,17 @@ class Settings(BaseSettings):
     # 0 = llama.cpp's own choice (half the cores): on a busy 2-core machine more threads
     # measured slower (bench/local_model.py), so more is opt-in.
     local_threads: int = Field(default=0, ge=0, le=256)
+    # Sampling of the local model. Free text (prose): a warmer temperature with nucleus/min-p
+    # cut-offs and a repeat penalty keeps SmolLM2 from looping on one sentence (greedy-ish 0.2
+    # loops after ~100 words). Structured (JSON-schema-constrained) output keeps a cool
+    # temperature and no penalty: penalising repeated tokens hurts JSON syntax and field names.
+    local_temperature: float = Field(default=0.7, ge=0, le=2)
+    local_top_p: float = Field(default=0.9, gt=0, le=1)
+    local_min_p: float = Field(default=0.05, ge=0, le=1)
+    local_repeat_penalty: float = Field(default=1.15, ge=1, le=2)
+    local_presence_penalty: float = Field(default=0.0, ge=-2, le=2)
+    local_json_temperature: float = Field(default=0.2, ge=0, le=2)
+    local_json_repeat_penalty: float = Field(default=1.0, ge=1, le=2)
 
     openai_api_key: SecretStr | None = Field(
         default=None, validation_alias=_alias("AIZAC_OPENAI_API_KEY", "OPENAI_API_KEY")

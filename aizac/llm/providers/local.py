@@ -146,13 +146,21 @@ class ChatLocalLlama(BaseChatModel):
     """A GGUF chat model run in-process by llama-cpp-python (default: SmolLM2-135M-Instruct).
 
     Extra invocation kwargs: ``response_format`` (llama.cpp's, e.g.
-    ``{"type": "json_object", "schema": {...}}`` for constrained decoding) and ``max_tokens``.
+    ``{"type": "json_object", "schema": {...}}`` for constrained decoding), ``max_tokens`` and
+    any sampling field below (``temperature``, ``top_p``, ``min_p``, ``repeat_penalty``,
+    ``presence_penalty``). Structured calls use ``json_temperature`` / ``json_repeat_penalty``.
     """
 
     model_path: str
     n_ctx: int = 4096
     max_tokens: int = 512
-    temperature: float = 0.2
+    temperature: float = 0.7
+    top_p: float = 0.9
+    min_p: float = 0.05
+    repeat_penalty: float = 1.15
+    presence_penalty: float = 0.0
+    json_temperature: float = 0.2
+    json_repeat_penalty: float = 1.0
     seed: int = 0
     n_threads: int | None = None
     model_name: str = Field(default="smollm2-135m-instruct")
@@ -188,14 +196,30 @@ class ChatLocalLlama(BaseChatModel):
         return _MODELS[key], lock
 
     def _params(self, stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Sampling parameters of one call (pure): free text gets the warmer, penalised
+        settings; schema-constrained output (``response_format``) the cool, unpenalised ones."""
+        structured = kwargs.get("response_format") is not None
         params: dict[str, Any] = {
             "max_tokens": int(kwargs.get("max_tokens", self.max_tokens)),
-            "temperature": float(kwargs.get("temperature", self.temperature)),
+            "temperature": float(
+                kwargs.get("temperature", self.json_temperature if structured else self.temperature)
+            ),
+            "top_p": float(kwargs.get("top_p", self.top_p)),
+            "min_p": float(kwargs.get("min_p", self.min_p)),
+            "repeat_penalty": float(
+                kwargs.get(
+                    "repeat_penalty",
+                    self.json_repeat_penalty if structured else self.repeat_penalty,
+                )
+            ),
+            "presence_penalty": float(
+                kwargs.get("presence_penalty", 0.0 if structured else self.presence_penalty)
+            ),
             "seed": self.seed,
         }
         if stop:
             params["stop"] = stop
-        if kwargs.get("response_format") is not None:
+        if structured:
             params["response_format"] = kwargs["response_format"]
         return params
 
@@ -285,4 +309,11 @@ def build_local(spec: ModelSpec, settings: Settings, setting: str) -> BaseChatMo
         max_tokens=settings.local_max_tokens,
         model_name=path.stem.lower(),
         n_threads=settings.local_threads or None,
+        temperature=settings.local_temperature,
+        top_p=settings.local_top_p,
+        min_p=settings.local_min_p,
+        repeat_penalty=settings.local_repeat_penalty,
+        presence_penalty=settings.local_presence_penalty,
+        json_temperature=settings.local_json_temperature,
+        json_repeat_penalty=settings.local_json_repeat_penalty,
     )
