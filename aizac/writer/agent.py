@@ -40,6 +40,8 @@ class WriterAgent(ProseSteps):
         context_tokens: token budget of the context pack in beat and prose prompts.
         context_builder: builds the context text (default: :mod:`aizac.retrieval`).
         concurrent_extraction: run the four extraction calls at once (default) or in turn.
+        prose_context_tokens: context budget of prose prompts (default: ``context_tokens``, or
+            a small budget when the writer role is the embedded small model).
     """
 
     def __init__(
@@ -57,6 +59,7 @@ class WriterAgent(ProseSteps):
         trope_tokens: int = 450,
         context_builder: ContextBuilder | None = None,
         concurrent_extraction: bool = True,
+        prose_context_tokens: int | None = None,
     ) -> None:
         if beats_per_episode < 1:
             raise InvalidInputError("beats_per_episode must be at least 1.")
@@ -68,6 +71,7 @@ class WriterAgent(ProseSteps):
         self.prompts = prompts or PromptLibrary()
         self.beats_per_episode = beats_per_episode
         self.context_tokens = context_tokens
+        self.prose_context_tokens = prose_context_tokens
         self.prose_words = prose_words
         self.trope_tokens = trope_tokens
         self.context_builder = context_builder or default_context
@@ -333,11 +337,12 @@ class WriterAgent(ProseSteps):
         return "\n".join(f"- {h.summary} ({h.hook})" for h in hits) or "-"
 
     def _context(
-        self, characters: list[str], query: str, act_goal: str | None, location: str | None
+        self, characters: list[str], query: str, act_goal: str | None, location: str | None,
+        *, budget: int | None = None,
     ) -> str:
         return self.context_builder(
             self.memory, characters=characters, query=query, act_goal=act_goal,
-            location=location, budget=self.context_tokens,
+            location=location, budget=self.context_tokens if budget is None else budget,
         )
 
     def _short_term(self) -> str:

@@ -38,6 +38,21 @@ def default_context(
     return str(build_context(memory, scene, budget).render())
 
 
+def scene_brief(beat: Any) -> str:
+    """A beat as a short scene description for the prose prompt (pure).
+
+    Place and time, who is there, what happens, the key lines and the tension; no field labels
+    and no planning notes (what it sets up or pays off), which small models copy into prose.
+    """
+    lines = [", ".join(p for p in (beat.time, beat.location) if p)]
+    if beat.characters:
+        lines.append(", ".join(beat.characters))
+    lines += [str(e) for e in beat.events]
+    lines += [f'{d.speaker}: "{d.line}"' for d in beat.dialogue]
+    lines += [str(c) for c in beat.conflicts[:1]]
+    return "\n".join(line for line in lines if line.strip())
+
+
 def tail_tokens(text: str, budget: int) -> str:
     """The last paragraphs of ``text`` that fit ``budget`` tokens (pure)."""
     kept: list[str] = []

@@ -11,13 +11,32 @@ from pathlib import Path
 from typing import Any
 
 from aizac.errors import AizacError, InvalidInputError, NotFoundError
-from aizac.writer.context import repetition_start, tail_tokens
+from aizac.writer.context import repetition_start, scene_brief, tail_tokens
 from aizac.writer.ports import Memory, Router
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
 from aizac.writer.prompts import PromptLibrary
 
 LOOP_WINDOW = 800
 """Characters at the end of streamed prose checked for a degenerate loop."""
+
+
+PREVIOUS_TOKENS = 300
+"""Tokens of the previous beat's prose shown to the prose writer."""
+SMALL_CONTEXT_TOKENS = 250
+SMALL_PREVIOUS_TOKENS = 120
+"""Prose prompt budgets when the writer is the embedded small model."""
+LOCAL_MODEL_TYPE = "aizac-local-llama"
+
+
+def small_local_writer(router: Router) -> bool:
+    """Whether the writer role's first model is the embedded local model (pure inspection)."""
+    try:
+        model: Any = router.model("writer")
+    except (AizacError, KeyError, AttributeError):
+        return False
+    candidates = getattr(model, "candidates", None) or [model]
+    first = getattr(candidates[0], "model", candidates[0])
+    return bool(getattr(first, "_llm_type", "") == LOCAL_MODEL_TYPE)
 
 
 class ProseSteps:
@@ -40,9 +59,25 @@ class ProseSteps:
         raise NotImplementedError
 
     def _context(
-        self, characters: list[str], query: str, act_goal: str | None, location: str | None
+        self, characters: list[str], query: str, act_goal: str | None, location: str | None,
+        *, budget: int | None = None,
     ) -> str:
         raise NotImplementedError
+
+    context_tokens: int
+    prose_context_tokens: int | None
+
+    def _prose_budgets(self) -> tuple[int, int]:
+        """Token budgets of the prose prompt's notes and previous-prose tail.
+
+        ``prose_context_tokens`` if set; otherwise the full context budget, or a small one when
+        the writer role is the embedded small model (long notes make it copy them instead of
+        writing the scene)."""
+        if self.prose_context_tokens is not None:
+            return self.prose_context_tokens, PREVIOUS_TOKENS
+        if small_local_writer(self.router):
+            return min(self.context_tokens, SMALL_CONTEXT_TOKENS), SMALL_PREVIOUS_TOKENS
+        return self.context_tokens, PREVIOUS_TOKENS
 
     # ------------------------------------------------------------------------------ prose
     def write_prose(
@@ -55,7 +90,10 @@ class ProseSteps:
         record = self._prose_target(beat_id)
         info = self.info
         beat = record.beat
-        context = self._context(beat.characters, " ".join(beat.events), None, beat.location)
+        context_budget, previous_budget = self._prose_budgets()
+        context = self._context(
+            beat.characters, " ".join(beat.events), None, beat.location, budget=context_budget
+        )
         earlier = [
             b for b in self.store.beats(status="accepted")
             if (b.episode, b.index) < (beat.episode, beat.index)
@@ -63,7 +101,7 @@ class ProseSteps:
         previous = ""
         if earlier:
             last = earlier[-1]
-            previous = tail_tokens(last.prose, 300) if last.prose else last.summary
+            previous = tail_tokens(last.prose, previous_budget) if last.prose else last.summary
         messages = self.prompts.render(
             "prose",
             info.language,
@@ -71,6 +109,7 @@ class ProseSteps:
             context=context or "-",
             previous=previous or "-",
             beat=beat.render(position=False),
+            scene=scene_brief(beat),
             length=self.prose_words,
             instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
         )

@@ -82,7 +82,7 @@ def test_plot_acts_follow_the_five_stages_and_map_episodes() -> None:
 def test_every_template_exists_and_renders(language: str, kind: str) -> None:
     values = dict.fromkeys(
         ["genre", "keywords", "tropes", "stage", "act_goal", "episode", "index",
-         "episode_plan", "context", "suggestions", "instruction", "beat", "previous",
+         "episode_plan", "context", "suggestions", "instruction", "beat", "scene", "previous",
          "length", "characters", "name", "known"], "VALUE",
     )
     messages = PromptLibrary().render(kind, language, **values)

@@ -1,0 +1,74 @@
+"""The prose prompt: a label-free scene brief and smaller budgets for the small local model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aizac.writer.context import scene_brief
+from aizac.writer.output import small_local_writer
+from aizac.writer.schemas import NovelBeat
+
+from .conftest import AgentFactory
+
+
+def _beat() -> NovelBeat:
+    return NovelBeat.model_validate({
+        "episode": 1, "index": 2, "location": "Eastwall gate", "time": "midnight",
+        "characters": ["Aren", "Mira"], "events": ["Mira stops Aren at the gate"],
+        "dialogue": [{"speaker": "Mira", "line": "You know too much."}],
+        "conflicts": ["she suspects his secret"], "sets_up": ["PLANNING NOTE"],
+    })
+
+
+def test_scene_brief_is_the_scene_without_labels_or_planning_notes() -> None:
+    brief = scene_brief(_beat())
+    assert brief.splitlines()[0] == "midnight, Eastwall gate"
+    assert 'Mira: "You know too much."' in brief and "she suspects his secret" in brief
+    assert "PLANNING NOTE" not in brief
+    assert "characters:" not in brief and "sets up" not in brief and "1-2" not in brief
+
+
+class _Router:
+    def __init__(self, model: Any) -> None:
+        self._model = model
+
+    def model(self, role: str) -> Any:
+        return self._model
+
+
+class _Local:
+    _llm_type = "aizac-local-llama"
+
+
+class _Candidate:
+    model = _Local()
+
+
+class _Resilient:
+    def __init__(self) -> None:
+        self.candidates = [_Candidate()]
+
+
+def test_small_local_writer_is_recognised_through_the_router() -> None:
+    assert small_local_writer(_Router(_Local()))  # type: ignore[arg-type]
+    assert small_local_writer(_Router(_Resilient()))  # type: ignore[arg-type]
+    assert not small_local_writer(_Router(object()))  # type: ignore[arg-type]
+
+
+def test_prose_prompt_uses_the_scene_and_its_own_context_budget(
+    make_agent: AgentFactory,
+) -> None:
+    budgets: list[int] = []
+
+    def context(memory: Any, *, budget: int, **_: Any) -> str:
+        budgets.append(budget)
+        return "NOTES"
+
+    agent, models, _ = make_agent(context_builder=context, prose_context_tokens=123)
+    agent.plan()
+    draft = agent.next_beat()
+    agent.accept(draft.id)
+    "".join(agent.write_prose(draft.id))
+    assert budgets[0] == agent.context_tokens and budgets[-1] == 123
+    prompt = next(p for k, p in models["writer"].calls if k == "prose")
+    assert scene_brief(draft.beat) in prompt and "NOTES" in prompt
