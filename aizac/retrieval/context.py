@@ -69,8 +69,13 @@ def overlap_score(text: str, terms: Iterable[str]) -> float:
 
 def _top(hits: Sequence[Hit], terms: Sequence[str], k: int) -> list[tuple[Hit, float]]:
     scored = [(h, overlap_score(h.text, terms)) for h in hits]
-    scored.sort(key=lambda pair: (pair[1], int(pair[0].metadata.get("chapter", 0))), reverse=True)
+    # Ties end on the text, so the pack never depends on the order the store returned rows in.
+    scored.sort(key=lambda pair: (-pair[1], -_chapter(pair[0]), pair[0].text))
     return scored[:k]
+
+
+def _chapter(hit: Hit) -> int:
+    return int(hit.metadata.get("chapter", 0) or 0)
 
 
 def _is_current(hit: Hit) -> bool:
@@ -96,7 +101,7 @@ def gather_items(
     for rank, name in enumerate(present):
         where = {"$and": [{"tag": {"$eq": "Character"}}, {"character_name": {"$eq": name}}]}
         hits = [h for h in memory.get_where(where) if _is_current(h)]
-        hits.sort(key=lambda h: int(h.metadata.get("last_turn", 0)), reverse=True)
+        hits.sort(key=lambda h: (-int(h.metadata.get("last_turn", 0)), -_chapter(h), h.text))
         for n, hit in enumerate(hits[: limits.states_per_character]):
             items.append(
                 PackItem(section="characters", text=f"{name}: {hit.text}", memory_id=hit.id,

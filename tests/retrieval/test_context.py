@@ -51,3 +51,25 @@ def test_overlap_score() -> None:
     assert overlap_score("The Jade Gate closes", ["jade gate"]) == 1.0
     assert overlap_score("nothing here", ["jade gate"]) == 0.0
     assert overlap_score("anything", []) == 0.0
+
+
+def test_ties_are_ordered_by_chapter_then_text_whatever_the_store_order() -> None:
+    from dataclasses import dataclass, field
+    from typing import Any
+
+    from aizac.retrieval.context import _top
+
+    @dataclass
+    class H:
+        text: str
+        metadata: dict[str, Any] = field(default_factory=dict)
+        id: str = ""
+        tag: str = "Story"
+        pinned: bool = True
+        memory_factor: float = 10.0
+
+    hits = [H("b seal", {"chapter": 1}), H("a seal", {"chapter": 1}), H("c", {"chapter": 2}),
+            H("d seal", {"chapter": 0})]
+    for order in (hits, hits[::-1]):
+        top = [h.text for h, _ in _top(order, ["seal"], 3)]
+        assert top == ["a seal", "b seal", "d seal"]  # by score, later chapter, then text
