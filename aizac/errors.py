@@ -75,3 +75,27 @@ class DeliveryError(AizacError):
     """Sending something out (an export by email) failed; nothing was delivered."""
 
     default_hint = "Check the AIZAC_SMTP_* settings and that the mail server is reachable."
+
+
+class FilterError(InvalidInputError):
+    """A memory filter (usually written by a model) cannot be used as is.
+
+    The self-query retriever catches it and falls back to a safe query, so it reaches a user only
+    through direct calls to the translator or the alias resolver.
+    """
+
+    default_hint = "Rephrase the question or drop the filter; plain similarity search still works."
+
+
+class UnknownFieldError(FilterError):
+    """The filter names a metadata field that memories do not have."""
+
+
+class InvalidFilterValueError(FilterError):
+    """A value has the wrong type for its field, or a tag/comparator is not allowed."""
+
+
+class UnknownCharacterError(FilterError):
+    """A character name (or alias) matches no known character, or matches several."""
+
+    default_hint = "Use a name or alias of a character the story already knows."

@@ -1,14 +1,14 @@
 """Retrieval over WriterMemory: self-query filters, relation matrix and the context pack."""
 
-from aizac.retrieval.aliases import AliasResolver, normalize_name
-from aizac.retrieval.attributes import DOCUMENT_CONTENTS, TAGS, memory_attributes
-from aizac.retrieval.context import PackLimits, Scene, build_context, gather_items
-from aizac.retrieval.errors import (
+from aizac.errors import (
     FilterError,
     InvalidFilterValueError,
     UnknownCharacterError,
     UnknownFieldError,
 )
+from aizac.retrieval.aliases import AliasResolver, normalize_name
+from aizac.retrieval.attributes import DOCUMENT_CONTENTS, TAGS, memory_attributes
+from aizac.retrieval.context import PackLimits, Scene, build_context, gather_items
 from aizac.retrieval.matrix import RelationCell, RelationMatrix, relation_matrix
 from aizac.retrieval.pack import TRIM_ORDER, ContextPack, PackItem, assemble_pack, trim_order
 from aizac.retrieval.question import (

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Protocol
 
-from aizac.retrieval.errors import UnknownCharacterError
+from aizac.errors import UnknownCharacterError
 
 _JOINERS = re.compile(r"[\s\-_.·・'’`\"]+")
 _HANGUL_NAME = re.compile(r"^[\uac00-\ud7af]{3,4}$")

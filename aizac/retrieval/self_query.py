@@ -41,11 +41,10 @@ from langchain_core.structured_query import Comparator, Comparison, FilterDirect
 from langchain_core.vectorstores import VectorStore
 from pydantic import Field
 
-from aizac.errors import InvalidInputError, StructuredOutputError
+from aizac.errors import FilterError, InvalidInputError, StructuredOutputError
 from aizac.llm.methods import default_method
 from aizac.retrieval.aliases import AliasResolver
 from aizac.retrieval.attributes import DOCUMENT_CONTENTS, memory_attributes
-from aizac.retrieval.errors import FilterError
 from aizac.retrieval.memory_api import Hit, MemoryReader
 from aizac.retrieval.question import structured_query_constructor
 from aizac.retrieval.translator import MemoryFilterTranslator, normalize_tag

@@ -36,6 +36,7 @@ from langchain_core.structured_query import (
     Visitor,
 )
 
+from aizac.errors import InvalidFilterValueError, UnknownFieldError
 from aizac.memory.records import canonical_pair as memory_pair
 from aizac.retrieval.aliases import AliasResolver
 from aizac.retrieval.attributes import (
@@ -47,7 +48,6 @@ from aizac.retrieval.attributes import (
     TAGS,
     TIME_FIELD,
 )
-from aizac.retrieval.errors import InvalidFilterValueError, UnknownFieldError
 
 Where = dict[str, Any]
 

@@ -1,7 +1,7 @@
 import pytest
 
+from aizac.errors import UnknownCharacterError
 from aizac.retrieval.aliases import AliasResolver, normalize_name
-from aizac.retrieval.errors import UnknownCharacterError
 
 
 @pytest.fixture

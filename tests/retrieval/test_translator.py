@@ -9,15 +9,15 @@ from langchain_core.structured_query import (
     StructuredQuery,
 )
 
-from aizac.memory import WriterMemory
-from aizac.retrieval.aliases import AliasResolver
-from aizac.retrieval.attributes import ATTRIBUTE_NAMES, TAGS, memory_attributes
-from aizac.retrieval.errors import (
+from aizac.errors import (
     FilterError,
     InvalidFilterValueError,
     UnknownCharacterError,
     UnknownFieldError,
 )
+from aizac.memory import WriterMemory
+from aizac.retrieval.aliases import AliasResolver
+from aizac.retrieval.attributes import ATTRIBUTE_NAMES, TAGS, memory_attributes
 from aizac.retrieval.translator import MemoryFilterTranslator, combine, negate
 
 
