@@ -42,7 +42,8 @@ def scene_brief(beat: Any) -> str:
     """A beat as a short scene description for the prose prompt (pure).
 
     Place and time, who is there, what happens, the key lines and the tension; no field labels
-    and no planning notes (what it sets up or pays off), which small models copy into prose.
+    and no planning notes (what it sets up or pays off), which small models copy into prose;
+    repeated lines are kept once.
     """
     lines = [", ".join(p for p in (beat.time, beat.location) if p)]
     if beat.characters:
@@ -50,7 +51,8 @@ def scene_brief(beat: Any) -> str:
     lines += [str(e) for e in beat.events]
     lines += [f'{d.speaker}: "{d.line}"' for d in beat.dialogue]
     lines += [str(c) for c in beat.conflicts[:1]]
-    return "\n".join(line for line in lines if line.strip())
+    # A weak planner repeats one value across fields; repeated lines only invite a loop.
+    return "\n".join(dict.fromkeys(line for line in lines if line.strip()))
 
 
 def tail_tokens(text: str, budget: int) -> str:

@@ -40,3 +40,18 @@ def test_settings_defaults_loop_less_than_greedy_decoding() -> None:
     s = Settings()
     assert s.local_temperature > s.local_json_temperature
     assert s.local_repeat_penalty > 1.0 == s.local_json_repeat_penalty
+
+
+def test_the_schema_dump_is_dropped_under_constrained_decoding() -> None:
+    from aizac.llm.methods import schema_instruction
+    from aizac.llm.providers.local import SHORT_JSON_NOTE, drop_schema_dump
+
+    schema = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 9}}}
+    prompt = [
+        {"role": "system", "content": "You plan.\n\n" + schema_instruction(schema)},
+        {"role": "user", "content": "Plan it."},
+    ]
+    out = drop_schema_dump(prompt, {"type": "json_object", "schema": schema})
+    assert out[0]["content"] == "You plan.\n\n" + SHORT_JSON_NOTE
+    assert "maxLength" not in out[0]["content"] and out[1] == prompt[1]
+    assert drop_schema_dump(prompt, None) == prompt  # free text is left alone

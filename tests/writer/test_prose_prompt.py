@@ -26,6 +26,8 @@ def test_scene_brief_is_the_scene_without_labels_or_planning_notes() -> None:
     assert 'Mira: "You know too much."' in brief and "she suspects his secret" in brief
     assert "PLANNING NOTE" not in brief
     assert "characters:" not in brief and "sets up" not in brief and "1-2" not in brief
+    looped = _beat().model_copy(update={"events": ["same", "same"], "conflicts": ["same"]})
+    assert scene_brief(looped).count("same") == 1
 
 
 class _Router:
