@@ -77,6 +77,8 @@ class Settings(BaseSettings):
     local_presence_penalty: float = Field(default=0.0, ge=-2, le=2)
     local_json_temperature: float = Field(default=0.2, ge=0, le=2)
     local_json_repeat_penalty: float = Field(default=1.0, ge=1, le=2)
+    # Tokens the penalties look back over (llama.cpp's default 64 let paragraphs loop).
+    local_repeat_last_n: int = Field(default=256, ge=0, le=4096)
 
     openai_api_key: SecretStr | None = Field(
         default=None, validation_alias=_alias("AIZAC_OPENAI_API_KEY", "OPENAI_API_KEY")

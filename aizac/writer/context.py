@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Protocol
 
 from aizac.tokens import count_tokens
@@ -94,3 +95,24 @@ def repetition_start(
             start -= unit
         return start + unit  # keep one occurrence
     return None
+
+
+def _line_key(line: str) -> str:
+    return re.sub(r"\W+", "", line.casefold())
+
+
+def repeated_line_start(text: str, *, min_chars: int = 20) -> int | None:
+    """Where the last complete line of ``text`` starts if it repeats an earlier line (pure).
+
+    Lines are compared without case, spaces and punctuation; lines shorter than ``min_chars``
+    (a lone "..." or a one-word reply) may repeat. Small models fall into paragraph loops too
+    long for :func:`repetition_start`; the prose stream stops at the first repeated paragraph.
+    """
+    if not text.endswith("\n"):
+        return None
+    body = text.rstrip("\n")
+    start = body.rfind("\n") + 1
+    last = _line_key(body[start:])
+    if len(last) < min_chars:
+        return None
+    return start if last in {_line_key(line) for line in body[:start].splitlines()} else None

