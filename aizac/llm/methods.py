@@ -41,6 +41,11 @@ def schema_name(title: str) -> str:
     return (_NAME_CHARS.sub("_", title) or "Output")[:64]
 
 
+# Under constrained decoding the grammar enforces the schema; a small model shown the schema text
+# copies pieces of it ("#/$defs", "maxLength:240", "DialogueLine") into the values.
+CONSTRAINED_NOTE = "Reply with one JSON object only."
+
+
 def schema_instruction(schema: dict[str, Any]) -> str:
     """The system note asking for JSON that validates against ``schema``."""
     return (
@@ -105,7 +110,7 @@ def plan_structured(
         return StructuredPlan(
             chosen,
             {"response_format": {"type": "json_object", "schema": schema}},
-            schema_instruction(schema),
+            CONSTRAINED_NOTE,
         )
     if chosen == "format":
         return StructuredPlan(chosen, {"format": schema})

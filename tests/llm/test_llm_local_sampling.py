@@ -42,16 +42,20 @@ def test_settings_defaults_loop_less_than_greedy_decoding() -> None:
     assert s.local_repeat_penalty > 1.0 == s.local_json_repeat_penalty
 
 
-def test_the_schema_dump_is_dropped_under_constrained_decoding() -> None:
-    from aizac.llm.methods import schema_instruction
-    from aizac.llm.providers.local import SHORT_JSON_NOTE, drop_schema_dump
+def test_constrained_decoding_asks_for_json_without_the_schema_dump() -> None:
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from aizac.llm.methods import CONSTRAINED_NOTE, apply_plan, plan_structured
+    from aizac.llm.providers.local import ChatLocalLlama
 
     schema = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 9}}}
-    prompt = [
-        {"role": "system", "content": "You plan.\n\n" + schema_instruction(schema)},
-        {"role": "user", "content": "Plan it."},
-    ]
-    out = drop_schema_dump(prompt, {"type": "json_object", "schema": schema})
-    assert out[0]["content"] == "You plan.\n\n" + SHORT_JSON_NOTE
-    assert "maxLength" not in out[0]["content"] and out[1] == prompt[1]
-    assert drop_schema_dump(prompt, None) == prompt  # free text is left alone
+    model = ChatLocalLlama(model_path="unused.gguf")  # loads nothing until called
+    plan = plan_structured(model, schema)
+    assert plan.method == "constrained"
+    assert plan.kwargs["response_format"] == {"type": "json_object", "schema": schema}
+    messages = [SystemMessage(content="You plan."), HumanMessage(content="Plan it.")]
+    prompt = apply_plan(messages, plan)
+    assert prompt[0].text == "You plan.\n\n" + CONSTRAINED_NOTE
+    assert "maxLength" not in prompt[0].text
+    # A model without a grammar still sees the whole schema.
+    assert "maxLength" in (plan_structured(model, schema, method="prompt").system_note or "")

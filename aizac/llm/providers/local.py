@@ -36,7 +36,6 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from pydantic import Field
 
 from aizac.errors import ConfigError, ModelError
-from aizac.llm.methods import schema_instruction
 from aizac.llm.specs import ModelSpec
 from aizac.settings import Settings
 
@@ -131,25 +130,6 @@ def to_llama_messages(messages: list[BaseMessage]) -> list[dict[str, str]]:
     return out
 
 
-SHORT_JSON_NOTE = "Reply with one JSON object only."
-
-
-def drop_schema_dump(
-    prompt: list[dict[str, str]], response_format: dict[str, Any] | None
-) -> list[dict[str, str]]:
-    """The prompt without the JSON schema dump the structured layer adds (pure).
-
-    Under constrained decoding the grammar already enforces the schema; a small model given the
-    schema text copies pieces of it (``"#/$defs"``, ``maxLength:240``, ``DialogueLine``) into
-    the values. The dump is replaced by a one-line note.
-    """
-    schema = (response_format or {}).get("schema")
-    if not isinstance(schema, dict):
-        return prompt
-    note = schema_instruction(schema)
-    return [{**m, "content": m["content"].replace(note, SHORT_JSON_NOTE)} for m in prompt]
-
-
 def usage_from_llama(usage: dict[str, Any] | None) -> UsageMetadata | None:
     """llama.cpp's OpenAI-style ``usage`` -> LangChain usage metadata."""
     if not usage:
@@ -169,9 +149,7 @@ class ChatLocalLlama(BaseChatModel):
     ``{"type": "json_object", "schema": {...}}`` for constrained decoding), ``max_tokens`` and
     any sampling field below (``temperature``, ``top_p``, ``min_p``, ``repeat_penalty``,
     ``presence_penalty``; the last ``repeat_last_n`` tokens are penalised). Structured calls use
-    ``json_temperature`` / ``json_repeat_penalty``
-    and, unless ``schema_in_prompt``, replace the JSON schema dump in the prompt by a short
-    note (the grammar enforces the schema; SmolLM2 copied pieces of the dump into values).
+    ``json_temperature`` / ``json_repeat_penalty``.
     """
 
     model_path: str
@@ -184,7 +162,6 @@ class ChatLocalLlama(BaseChatModel):
     presence_penalty: float = 0.0
     json_temperature: float = 0.2
     json_repeat_penalty: float = 1.0
-    schema_in_prompt: bool = False
     repeat_last_n: int = 256
     seed: int = 0
     n_threads: int | None = None
@@ -261,8 +238,6 @@ class ChatLocalLlama(BaseChatModel):
         with lock:
             params = self._params(stop, kwargs)
             prompt = to_llama_messages(messages)
-            if not self.schema_in_prompt:
-                prompt = drop_schema_dump(prompt, params.get("response_format"))
             try:
                 out = llama.create_chat_completion(messages=prompt, **params)
             except ValueError as e:  # e.g. the prompt exceeds the context window
@@ -292,8 +267,6 @@ class ChatLocalLlama(BaseChatModel):
         llama, lock = self._llama()
         params = self._params(stop, kwargs)
         prompt = to_llama_messages(messages)
-        if not self.schema_in_prompt:
-            prompt = drop_schema_dump(prompt, params.get("response_format"))
         with lock:
             stream = llama.create_chat_completion(messages=prompt, stream=True, **params)
             completion_tokens = 0
