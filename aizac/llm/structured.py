@@ -47,7 +47,9 @@ def extract_json(text: str) -> Any:
         if not candidate:
             continue
         try:
-            return json.loads(candidate)
+            # strict=False accepts raw tabs/newlines inside strings: small models under a JSON
+            # grammar emit them, and they carry no ambiguity worth a retry.
+            return json.loads(candidate, strict=False)
         except json.JSONDecodeError as e:
             error = f"the reply is not valid JSON ({e.msg} at line {e.lineno} column {e.colno})"
     raise _Invalid(error)

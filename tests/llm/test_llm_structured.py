@@ -132,6 +132,8 @@ def test_extract_json_variants() -> None:
     assert extract_json('```json\n{"a": 1}\n```') == {"a": 1}
     assert extract_json('Sure! {"a": {"b": 2}} Hope it helps.') == {"a": {"b": 2}}
     assert extract_json("[1, 2]") == [1, 2]
+    # A raw newline inside a string (seen from the local model) is read, not retried.
+    assert extract_json('{"summary": "line one\nline two"}') == {"summary": "line one\nline two"}
 
 
 def test_method_selection_per_provider() -> None:
