@@ -293,7 +293,7 @@ class WriterAgent(ProseSteps):
             instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
         )
         say(f"designing beat {episode}-{index} (planner)")
-        design = self.router.structured("planner", BeatDesign, messages)
+        design = dyn.keep_plausible_names(self.router.structured("planner", BeatDesign, messages))
         beat = NovelBeat.place(design, episode, index)
         profiles = self._new_characters(beat, [], say)
         return beat, profiles

@@ -7,7 +7,34 @@ from collections.abc import Iterable, Mapping, Sequence
 from aizac.writer.extraction import canonical_names, name_key
 from aizac.writer.ports import Router
 from aizac.writer.prompts import PromptLibrary
-from aizac.writer.schemas import CharacterProfile, NovelBeat
+from aizac.writer.schemas import BeatDesign, CharacterProfile, NovelBeat
+
+_SENTENCE_MARKS = frozenset(",!?;:\n")
+_MAX_NAME_WORDS = 5
+
+
+def looks_like_name(name: str) -> bool:
+    """False for a model's sentence in a name slot ("The team pays off the damage.")."""
+    text = name.strip()
+    return (
+        bool(text)
+        and not _SENTENCE_MARKS.intersection(text)
+        and not text.endswith(".")
+        and len(text.split()) <= _MAX_NAME_WORDS
+    )
+
+
+def keep_plausible_names(design: BeatDesign) -> BeatDesign:
+    """``design`` without character entries that are sentences, not names (pure).
+
+    Applied to model output only: each unknown name becomes a stored character profile, so a
+    sentence there would become canon. A writer's own edits are never filtered. If nothing
+    name-like is left, the design is returned unchanged rather than left without characters.
+    """
+    names = [n for n in design.characters if looks_like_name(n)]
+    if not names or len(names) == len(design.characters):
+        return design
+    return design.model_copy(update={"characters": names})
 
 
 def unknown_names(

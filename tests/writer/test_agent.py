@@ -134,6 +134,26 @@ def test_dynamic_character_profile_is_created_and_stored_on_accept(
     assert [k for k, _ in models["planner"].calls].count("character") == 1
 
 
+def test_sentences_in_the_beat_cast_do_not_become_characters(make_agent: AgentFactory) -> None:
+    cast = ["Kang Jun", "The team pays off the damage.", "An alien ship arrives, and the team",
+            "Dr. Seo"]
+    models = fake_models(planner={"beat": beat_json(cast)})
+    agent, models, _ = make_agent(models)
+    agent.plan()
+    draft = agent.next_beat()
+    assert draft.beat.characters == ["Kang Jun", "Dr. Seo"]
+    assert [p.name for p in draft.new_characters] == ["Dr. Seo"]
+
+
+def test_a_writer_edit_keeps_every_name_as_typed(make_agent: AgentFactory) -> None:
+    agent, _, _ = make_agent(fake_models())
+    agent.plan()
+    draft = agent.next_beat()
+    edited = draft.beat.model_copy(update={"characters": ["Kang Jun", "The Man, Who Waits"]})
+    agent.edit_beat(draft.id, edited, expected_version=draft.version)
+    assert agent.store.beat(draft.id).beat.characters == ["Kang Jun", "The Man, Who Waits"]
+
+
 def test_malformed_plot_is_a_clear_error_and_changes_nothing(make_agent: AgentFactory) -> None:
     models = fake_models(planner={"plot": "I cannot do JSON, sorry"})
     agent, models, memory = make_agent(models)
