@@ -1,6 +1,7 @@
 """Test helpers for the model layer: a scripted HTTP server on 127.0.0.1 and wire payloads.
 
-The server replays a queue of replies (status + JSON body, an SSE stream, NDJSON or raw bytes)
+The server (built on :mod:`acceptance.loopback`, shared with the OpenAI acceptance server)
+replays a queue of replies (status + JSON body, an SSE stream, NDJSON or raw bytes)
 and records every request, so provider adapters are exercised over real HTTP in each provider's
 own wire format without any network beyond loopback.
 """
@@ -8,10 +9,12 @@ own wire format without any network beyond loopback.
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from acceptance.loopback import Handler, LoopbackServer, Seen
+
+__all__ = ["Reply", "Seen", "WireServer"]
 
 
 @dataclass
@@ -40,83 +43,34 @@ def sse_reply(events: list[Any], *, named: bool = False, done: bool = False) -> 
     return Reply(200, b"", "text/event-stream", chunks=chunks)
 
 
-@dataclass
-class Seen:
-    """A request the server received."""
-
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
-
-
-class WireServer:
-    """A threaded HTTP server on 127.0.0.1 replaying scripted replies (FIFO, any path)."""
+class WireServer(LoopbackServer):
+    """Replays scripted replies in order (FIFO, any path) on the shared loopback machinery."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.replies: list[Reply] = []
-        self.requests: list[Seen] = []
-        self._lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw) if raw else None
-                except json.JSONDecodeError:
-                    body = raw.decode(errors="replace")
-                with server._lock:
-                    server.requests.append(
-                        Seen(
-                            "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body
-                        )
-                    )
-                    reply = (
-                        server.replies.pop(0)
-                        if server.replies
-                        else Reply(500, b'{"error": {"message": "no scripted reply left"}}')
-                    )
-                self.send_response(reply.status)
-                self.send_header("Content-Type", reply.content_type)
-                for key, value in reply.headers.items():
-                    self.send_header(key, value)
-                if reply.chunks is None:
-                    self.send_header("Content-Length", str(len(reply.body)))
-                    self.end_headers()
-                    self.wfile.write(reply.body)
-                    return
-                self.send_header("Transfer-Encoding", "chunked")
-                self.end_headers()
-                for piece in reply.chunks:
-                    self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
-                    self.wfile.flush()
-                self.wfile.write(b"0\r\n\r\n")
-
-            do_GET = do_POST
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
 
     def script(self, *replies: Reply) -> None:
-        with self._lock:
+        with self.lock:
             self.replies.extend(replies)
 
-    def start(self) -> WireServer:
-        self._thread.start()
-        return self
+    def handle(self, handler: Handler, seen: Seen) -> None:
+        with self.lock:
+            reply = (
+                self.replies.pop(0)
+                if self.replies
+                else Reply(500, b'{"error": {"message": "no scripted reply left"}}')
+            )
+        if reply.chunks is None:
+            handler.send_body(reply.status, reply.body, reply.content_type, **reply.headers)
+        else:
+            handler.send_chunks(
+                reply.chunks, reply.content_type, status=reply.status, **reply.headers
+            )
 
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def start(self) -> WireServer:
+        super().start()
+        return self
 
 
 # OpenAI chat-completions payloads (also CLOVA Studio's /v1/openai and Ollama's /v1).
