@@ -8,8 +8,8 @@ and the context pack; the prose writer gets the beat, the context pack and the p
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from aizac.errors import AizacError, ConflictError, InvalidInputError
@@ -17,16 +17,18 @@ from aizac.settings import Settings
 from aizac.writer import characters as dyn
 from aizac.writer import extraction
 from aizac.writer.context import ContextBuilder, default_context
-from aizac.writer.output import ProseSteps
+from aizac.writer.output import ProseWriter
 from aizac.writer.ports import Cliches, Memory, Router
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
 from aizac.writer.prompts import PromptLibrary
+from aizac.writer.rules import require_plot, story_genre
 from aizac.writer.schemas import BeatDesign, NovelBeat, NovelPlot
+from aizac.writer.tropes import plot_tropes, suggestion_lines
 
 Progress = Callable[[str], None]
 
 
-class WriterAgent(ProseSteps):
+class WriterAgent:
     """Everything a writer does on one project (the CLI and the web app drive this).
 
     Args:
@@ -42,6 +44,8 @@ class WriterAgent(ProseSteps):
         concurrent_extraction: run the four extraction calls at once (default) or in turn.
         prose_context_tokens: context budget of prose prompts (default: ``context_tokens``, or
             a small budget when the writer role is the embedded small model).
+        prose_writer: writes prose and exports (default: a :class:`ProseWriter` on the same
+            store, memory, router and prompts, with the prose options above).
     """
 
     def __init__(
@@ -60,6 +64,7 @@ class WriterAgent(ProseSteps):
         context_builder: ContextBuilder | None = None,
         concurrent_extraction: bool = True,
         prose_context_tokens: int | None = None,
+        prose_writer: ProseWriter | None = None,
     ) -> None:
         if beats_per_episode < 1:
             raise InvalidInputError("beats_per_episode must be at least 1.")
@@ -71,11 +76,14 @@ class WriterAgent(ProseSteps):
         self.prompts = prompts or PromptLibrary()
         self.beats_per_episode = beats_per_episode
         self.context_tokens = context_tokens
-        self.prose_context_tokens = prose_context_tokens
-        self.prose_words = prose_words
         self.trope_tokens = trope_tokens
         self.context_builder = context_builder or default_context
         self.concurrent_extraction = concurrent_extraction
+        self.prose_writer = prose_writer or ProseWriter(
+            store, memory, router, prompts=self.prompts, context_builder=self.context_builder,
+            prose_words=prose_words, context_tokens=context_tokens,
+            prose_context_tokens=prose_context_tokens,
+        )
         self.reconcile()
 
     # ---------------------------------------------------------------------------- reading
@@ -87,12 +95,7 @@ class WriterAgent(ProseSteps):
         return self.store.plot()
 
     def require_plot(self) -> PlotRecord:
-        record = self.store.plot()
-        if record is None:
-            raise InvalidInputError(
-                "This project has no plot yet.", hint="Generate one first (`aizac plot`)."
-            )
-        return record
+        return require_plot(self.store)
 
     def beats(self, episode: int | None = None) -> list[BeatRecord]:
         """Drafts and accepted beats in story order (rejected ones are history)."""
@@ -116,8 +119,7 @@ class WriterAgent(ProseSteps):
         return None
 
     def _genre(self) -> str:
-        record = self.store.plot()
-        return self.info.genre or (record.plot.genre if record else "") or "web novel"
+        return story_genre(self.store)
 
     # ------------------------------------------------------------------------------- plan
     def plan(self, *, force: bool = False, progress: Progress | None = None) -> PlotRecord:
@@ -138,7 +140,9 @@ class WriterAgent(ProseSteps):
                 )
             info = self.info
             say("retrieving clichés for: " + ", ".join(info.keywords))
-            tropes = self._tropes(info.keywords, info.genre)
+            tropes = plot_tropes(
+                self.cliches, info.keywords, info.genre, max_tokens=self.trope_tokens
+            )
             messages = self.prompts.render(
                 "plot",
                 info.language,
@@ -150,7 +154,9 @@ class WriterAgent(ProseSteps):
             plot = self.router.structured("planner", NovelPlot, messages)
             if info.keywords and not plot.keywords:
                 plot = plot.model_copy(update={"keywords": info.keywords[:8]})
-            ids = self._seed_memory(plot, old_ids=existing.memory_ids if existing else [])
+            ids = extraction.seed_plot(
+                self.memory, plot, old_ids=existing.memory_ids if existing else []
+            )
             self.store.save_plot(plot, tropes=tropes, memory_ids=ids)
             record = self.store.plot()
             assert record is not None
@@ -165,7 +171,7 @@ class WriterAgent(ProseSteps):
                     f"The plot changed since you loaded it (version {old.version}, "
                     f"you had {expected_version})."
                 )
-            ids = self._seed_memory(plot, old_ids=old.memory_ids)
+            ids = extraction.seed_plot(self.memory, plot, old_ids=old.memory_ids)
             self.store.save_plot(
                 plot, tropes=old.tropes, memory_ids=ids, expected_version=old.version,
                 step="plot-edit",
@@ -173,39 +179,6 @@ class WriterAgent(ProseSteps):
             record = self.store.plot()
             assert record is not None
             return record
-
-    def _tropes(self, keywords: list[str], genre: str) -> str:
-        if self.cliches is None or not keywords:
-            return ""
-        from aizac.cliches import render_tropes_for_prompt
-
-        arcs: Any
-        try:
-            arcs = self.cliches.expand_keywords(keywords, 3, genre=genre or None)  # type: ignore[call-arg]
-        except (InvalidInputError, TypeError):
-            arcs = self.cliches.expand_keywords(keywords, 3)
-        return render_tropes_for_prompt(list(arcs), max_tokens=self.trope_tokens)
-
-    def _seed_memory(self, plot: NovelPlot, *, old_ids: list[str]) -> list[str]:
-        batch = self.memory.stage()
-        try:
-            for c in plot.characters:
-                batch.remember(
-                    f"{c.name} — {c.role}. {c.profile}", "Character",
-                    character_name=c.name, keyword=c.role[:30], chapter=0,
-                )
-            for s in plot.settings:
-                batch.remember(
-                    f"{s.name}: {s.description}", "NovelSetting", keyword=s.name[:30], chapter=0
-                )
-        except BaseException:
-            batch.discard()
-            raise
-        ids = list(batch.commit())
-        for old in old_ids:
-            with contextlib.suppress(AizacError, KeyError):
-                self.memory.forget(old)
-        return ids
 
     # ------------------------------------------------------------------------------ beats
     def next_beat(self, instruction: str = "", *, progress: Progress | None = None) -> BeatRecord:
@@ -276,7 +249,10 @@ class WriterAgent(ProseSteps):
         plan_line = plot.episode_plan(episode)
         previous = self.store.beats(status="accepted")
         present = previous[-1].beat.characters if previous else [plot.characters[0].name]
-        context = self._context(present, f"{plan_line} {act.goal}", act.goal, None)
+        context = self.context_builder(
+            self.memory, characters=present, query=f"{plan_line} {act.goal}",
+            act_goal=act.goal, location=None, budget=self.context_tokens,
+        )
         info = self.info
         messages = self.prompts.render(
             "beat",
@@ -288,8 +264,9 @@ class WriterAgent(ProseSteps):
             index=index,
             episode_plan=plan_line,
             context=context or "-",
-            suggestions=self._suggestions(previous[-1].beat.render() if previous else plan_line,
-                                          act.stage),
+            suggestions=suggestion_lines(
+                self.cliches, previous[-1].beat.render() if previous else plan_line, act.stage
+            ),
             instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
         )
         say(f"designing beat {episode}-{index} (planner)")
@@ -327,27 +304,41 @@ class WriterAgent(ProseSteps):
         stage = plot.acts[plot.act_index(episode)].stage
         return list(self.cliches.suggest_next(text, stage, k=k))
 
-    def _suggestions(self, text: str, stage: str) -> str:
-        if self.cliches is None:
-            return "-"
-        try:
-            hits = self.cliches.suggest_next(text, stage, k=3)
-        except AizacError:
-            return "-"
-        return "\n".join(f"- {h.summary} ({h.hook})" for h in hits) or "-"
-
-    def _context(
-        self, characters: list[str], query: str, act_goal: str | None, location: str | None,
-        *, budget: int | None = None,
-    ) -> str:
-        return self.context_builder(
-            self.memory, characters=characters, query=query, act_goal=act_goal,
-            location=location, budget=self.context_tokens if budget is None else budget,
-        )
-
     def _short_term(self) -> str:
         short = getattr(self.memory, "short_term", None)
         return short.text() if short is not None else ""
+
+    # ---------------------------------------------------------------- prose, export, ask
+    def write_prose(self, beat_id: int | None = None, *, instruction: str = "") -> Iterator[str]:
+        """Stream an accepted beat's prose; see :meth:`ProseWriter.write_prose`."""
+        return self.prose_writer.write_prose(beat_id, instruction=instruction)
+
+    def save_prose(
+        self, beat_id: int, prose: str, *, expected_version: int | None = None
+    ) -> BeatRecord:
+        """Store the writer's edit of a beat's prose."""
+        return self.prose_writer.save_prose(beat_id, prose, expected_version=expected_version)
+
+    def manuscript(self, first: int | None = None, last: int | None = None) -> Any:
+        """The accepted prose as an export :class:`~aizac.export.manuscript.Manuscript`."""
+        return self.prose_writer.manuscript(first, last)
+
+    def export(
+        self, fmt: str, directory: Path, name: str | None = None, *,
+        first: int | None = None, last: int | None = None,
+    ) -> Path:
+        """Write the accepted prose (optionally episodes ``first``..``last``) as txt/md/epub."""
+        return self.prose_writer.export(fmt, directory, name, first=first, last=last)
+
+    def ask(self, question: str, k: int = 5) -> list[Any]:
+        """Self-query memory: documents answering ``question`` (filters built by a model)."""
+        if not question.strip():
+            raise InvalidInputError("The question is empty.", hint="Ask about a character, ...")
+        from aizac.retrieval.self_query import build_self_query_retriever
+
+        memory: Any = self.memory
+        retriever = build_self_query_retriever(memory, self.router.model("extractor"))
+        return list(retriever.invoke(question))[:k]
 
     # ----------------------------------------------------------------------------- accept
     def accept(

@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import unicodedata
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from aizac.writer.ports import Router
+from aizac.errors import AizacError
+from aizac.writer.ports import Memory, Router
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import (
     BeatSummary,
     CharacterExtraction,
     CharacterProfile,
     NovelBeat,
+    NovelPlot,
     RelationExtraction,
     SettingExtraction,
     StoryExtraction,
@@ -166,3 +169,30 @@ def stage(
         batch.discard()
         raise
     return batch, [str(i) for i in ids]
+
+
+def seed_plot(memory: Memory, plot: NovelPlot, *, old_ids: Sequence[str] = ()) -> list[str]:
+    """Commit the plot's main characters and settings as the first memories (chapter 0).
+
+    The memories of the plot they replace (``old_ids``) are forgotten after the commit; one
+    that is already gone is skipped. Returns the new memories' ids.
+    """
+    batch = memory.stage()
+    try:
+        for c in plot.characters:
+            batch.remember(
+                f"{c.name} — {c.role}. {c.profile}", "Character",
+                character_name=c.name, keyword=c.role[:30], chapter=0,
+            )
+        for s in plot.settings:
+            batch.remember(
+                f"{s.name}: {s.description}", "NovelSetting", keyword=s.name[:30], chapter=0
+            )
+    except BaseException:
+        batch.discard()
+        raise
+    ids = list(batch.commit())
+    for old in old_ids:
+        with contextlib.suppress(AizacError, KeyError):
+            memory.forget(old)
+    return ids

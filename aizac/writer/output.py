@@ -1,7 +1,7 @@
-"""The output half of the writer agent: prose for accepted beats, export, questions to memory.
+"""The output half of the writer: prose for accepted beats and the manuscript built from it.
 
-:class:`ProseSteps` is mixed into :class:`~aizac.writer.agent.WriterAgent`, which provides the
-collaborators declared here.
+:class:`ProseWriter` is a collaborator of :class:`~aizac.writer.agent.WriterAgent`, which
+delegates its prose and export methods to it.
 """
 
 from __future__ import annotations
@@ -13,14 +13,17 @@ from typing import Any
 from aizac.errors import AizacError, InvalidInputError, NotFoundError
 from aizac.tokens import count_tokens
 from aizac.writer.context import (
+    ContextBuilder,
+    default_context,
     repeated_line_start,
     repetition_start,
     scene_brief,
     tail_tokens,
 )
 from aizac.writer.ports import Memory, Router
-from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
+from aizac.writer.project import BeatRecord, ProjectStore
 from aizac.writer.prompts import PromptLibrary
+from aizac.writer.rules import require_plot, story_genre
 
 LOOP_WINDOW = 800
 """Characters at the end of streamed prose checked for a degenerate loop."""
@@ -48,33 +51,41 @@ def small_local_writer(router: Router) -> bool:
     return bool(getattr(first, "_llm_type", "") == LOCAL_MODEL_TYPE)
 
 
-class ProseSteps:
-    """Prose, export and ask; the agent supplies the attributes and helpers below."""
+class ProseWriter:
+    """Prose of accepted beats, the writer's prose edits and the manuscript export.
 
-    store: ProjectStore
-    memory: Memory
-    router: Router
-    prompts: PromptLibrary
-    prose_words: int
+    Args:
+        store: the project's SQLite store.
+        memory: the project's memory (read for the context pack).
+        router: role -> chat model; prose streams from the ``writer`` role.
+        prompts: prompt templates.
+        context_builder: builds the context text (default: :mod:`aizac.retrieval`).
+        prose_words: requested length of a beat's prose.
+        context_tokens: context budget of prose prompts when ``prose_context_tokens`` is unset
+            and the writer is not the embedded small model.
+        prose_context_tokens: context budget of prose prompts (overrides the above).
+    """
 
-    @property
-    def info(self) -> ProjectInfo:
-        raise NotImplementedError
-
-    def require_plot(self) -> PlotRecord:
-        raise NotImplementedError
-
-    def _genre(self) -> str:
-        raise NotImplementedError
-
-    def _context(
-        self, characters: list[str], query: str, act_goal: str | None, location: str | None,
-        *, budget: int | None = None,
-    ) -> str:
-        raise NotImplementedError
-
-    context_tokens: int
-    prose_context_tokens: int | None
+    def __init__(
+        self,
+        store: ProjectStore,
+        memory: Memory,
+        router: Router,
+        *,
+        prompts: PromptLibrary | None = None,
+        context_builder: ContextBuilder | None = None,
+        prose_words: int = 300,
+        context_tokens: int = 900,
+        prose_context_tokens: int | None = None,
+    ) -> None:
+        self.store = store
+        self.memory = memory
+        self.router = router
+        self.prompts = prompts or PromptLibrary()
+        self.context_builder = context_builder or default_context
+        self.prose_words = prose_words
+        self.context_tokens = context_tokens
+        self.prose_context_tokens = prose_context_tokens
 
     def _prose_budgets(self) -> tuple[int, int]:
         """Token budgets of the prose prompt's notes and previous-prose tail.
@@ -99,11 +110,11 @@ class ProseSteps:
         the stream; what is saved is trimmed there.
         """
         record = self._prose_target(beat_id)
-        info = self.info
         beat = record.beat
         context_budget, previous_budget = self._prose_budgets()
-        context = self._context(
-            beat.characters, " ".join(beat.events), None, beat.location, budget=context_budget
+        context = self.context_builder(
+            self.memory, characters=beat.characters, query=" ".join(beat.events), act_goal=None,
+            location=beat.location, budget=context_budget,
         )
         earlier = [
             b for b in self.store.beats(status="accepted")
@@ -115,8 +126,8 @@ class ProseSteps:
             previous = tail_tokens(last.prose, previous_budget) if last.prose else last.summary
         messages = self.prompts.render(
             "prose",
-            info.language,
-            genre=self._genre(),
+            self.store.info().language,
+            genre=story_genre(self.store),
             context=context or "-",
             previous=previous or "-",
             beat=beat.render(position=False),
@@ -177,12 +188,12 @@ class ProseSteps:
             )
         return accepted[-1]
 
-    # ------------------------------------------------------------------------ export / ask
+    # ----------------------------------------------------------------------------- export
     def manuscript(self, first: int | None = None, last: int | None = None) -> Any:
         """The accepted prose as an export :class:`~aizac.export.manuscript.Manuscript`."""
         from aizac.export.manuscript import EpisodeText, Manuscript
 
-        plot = self.require_plot().plot
+        plot = require_plot(self.store).plot
         titles = self.store.episode_titles()
         episodes: dict[int, list[str]] = {}
         for b in self.store.beats(status="accepted"):
@@ -197,7 +208,7 @@ class ProseSteps:
             )
         return Manuscript(
             title=plot.title,
-            language=self.info.language,  # type: ignore[arg-type]
+            language=self.store.info().language,  # type: ignore[arg-type]
             episodes=[
                 EpisodeText(n, titles.get(n, ""), "\n\n".join(parts))
                 for n, parts in sorted(episodes.items())
@@ -214,13 +225,3 @@ class ProseSteps:
         path = write_export(self.manuscript(first, last), fmt, directory, name)
         self.store.log_step("export", {"format": fmt, "path": str(path)})
         return path
-
-    def ask(self, question: str, k: int = 5) -> list[Any]:
-        """Self-query memory: documents answering ``question`` (filters built by a model)."""
-        if not question.strip():
-            raise InvalidInputError("The question is empty.", hint="Ask about a character, ...")
-        from aizac.retrieval.self_query import build_self_query_retriever
-
-        memory: Any = self.memory
-        retriever = build_self_query_retriever(memory, self.router.model("extractor"))
-        return list(retriever.invoke(question))[:k]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from aizac.writer.context import scene_brief
@@ -99,7 +100,34 @@ def test_prose_stops_at_a_repeated_paragraph_and_at_length(make_agent: AgentFact
     agent.accept(draft.id)
     "".join(agent.write_prose(draft.id))
     assert agent.store.beat(draft.id).prose == "Night.\n" + para.strip()
-    agent.prose_words = 5  # 15 tokens: the first paragraph past that ends the prose
+    agent.prose_writer.prose_words = 5  # 15 tokens: the first paragraph past that ends the prose
     "".join(agent.write_prose(draft.id))
     saved = agent.store.beat(draft.id).prose or ""
     assert saved.startswith("Night.") and "Never reached" not in saved and len(saved) < 150
+
+
+def test_the_agent_writes_and_exports_through_the_prose_writer_it_is_given(
+    make_agent: AgentFactory, settings: Any, tmp_path: Path
+) -> None:
+    from aizac.llm.router import ModelRouter
+    from aizac.writer.agent import WriterAgent
+    from aizac.writer.output import ProseWriter
+
+    from .fakes import fake_context, fake_models
+
+    agent, _, memory = make_agent()
+    agent.plan()
+    draft = agent.next_beat()
+    agent.accept(draft.id)
+    other = fake_models()
+    other["writer"].replies["prose"] = "Prose from the injected writer."
+    writer = ProseWriter(agent.store, memory, ModelRouter(settings, models=dict(other)),
+                         context_builder=fake_context)
+    facade = WriterAgent(agent.store, memory, agent.router, None, settings=settings,
+                         prose_writer=writer)
+    assert facade.prose_writer is writer
+    assert "".join(facade.write_prose(draft.id)).strip() == "Prose from the injected writer."
+    assert [k for k, _ in other["writer"].calls] == ["prose"]
+    assert agent.store.beat(draft.id).prose == "Prose from the injected writer."
+    path = facade.export("txt", tmp_path / "out")
+    assert "Prose from the injected writer." in path.read_text(encoding="utf-8")
