@@ -117,6 +117,12 @@ class Settings(BaseSettings):
     strength_setting: float = Field(default=40.0, gt=0)
     short_term_tokens: int = Field(default=1200, ge=64)
 
+    # Episode length (the writer's choice; a project can override both): beats per episode
+    # and target prose per episode, in characters for ko/zh and words for en. Unset: the
+    # language's web-novel default (aizac.writer.episode.DEFAULT_LENGTH).
+    beats_per_episode: int | None = Field(default=None, ge=1, le=50)
+    episode_length: int | None = Field(default=None, ge=50, le=100_000)
+
     # Web app and email export. The interface is English unless ui_language is "ko".
     ui_language: Literal["en", "ko"] = "en"
     host: str = "127.0.0.1"

@@ -21,6 +21,8 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 
+from aizac.llm.wire_schema import compact_schema
+
 METHODS: tuple[str, ...] = ("json_schema", "tool", "constrained", "format", "prompt")
 # Name of the provider-neutral kwarg carrying a structured request through a routed model.
 STRUCTURED_KWARG = "aizac_structured"
@@ -78,6 +80,8 @@ def plan_structured(
     """How to ask ``model`` for output following ``schema`` (a JSON schema dict)."""
     chosen = method or default_method(model)
     name = schema_name(str(schema.get("title", "Output")))
+    description = str(schema.get("description") or f"Record the {name} result.")
+    schema = compact_schema(schema)  # the wire copy; replies are validated on the full one
     if chosen == "json_schema":
         return StructuredPlan(
             chosen,
@@ -91,7 +95,7 @@ def plan_structured(
     if chosen == "tool":
         tool = {
             "name": name,
-            "description": str(schema.get("description") or f"Record the {name} result."),
+            "description": description,
             "input_schema": schema,
         }
         if "ChatAnthropic" in _class_names(model):

@@ -39,6 +39,53 @@ def default_context(
     return str(build_context(memory, scene, budget).render())
 
 
+def _cast_key(names: list[str]) -> set[str]:
+    return {" ".join(n.split()).casefold() for n in names if n.strip()}
+
+
+class OnePackPerBeat:
+    """One context pack per beat, shared by the beat's design and its prose.
+
+    Wraps a :class:`ContextBuilder`. A design call (it passes the act's goal) builds the pack
+    and keeps it; the next prose call (no act goal) reuses that pack instead of building a
+    second one when the scene's cast is among the characters the pack was built for and the
+    budget is the same (the usual case: consecutive beats keep their cast). Otherwise, or for
+    a second prose call, it builds its own. The reused pack is the one the design was based on.
+
+    Args:
+        builder: the underlying context builder.
+    """
+
+    def __init__(self, builder: ContextBuilder) -> None:
+        self.builder = builder
+        self._design: tuple[Any, set[str], int, str] | None = None
+        self.reused = 0
+
+    def __call__(
+        self,
+        memory: Any,
+        *,
+        characters: list[str],
+        query: str,
+        act_goal: str | None,
+        location: str | None,
+        budget: int,
+    ) -> str:
+        kept, self._design = self._design, None
+        if act_goal is None and kept is not None:
+            owner, cast, size, text = kept
+            if owner is memory and size == budget and _cast_key(characters) <= cast:
+                self.reused += 1
+                return text
+        text = self.builder(
+            memory, characters=characters, query=query, act_goal=act_goal,
+            location=location, budget=budget,
+        )
+        if act_goal is not None:
+            self._design = (memory, _cast_key(characters), budget, text)
+        return text
+
+
 def scene_brief(beat: Any) -> str:
     """A beat as a short scene description for the prose prompt (pure).
 
@@ -57,18 +104,38 @@ def scene_brief(beat: Any) -> str:
 
 
 def tail_tokens(text: str, budget: int) -> str:
-    """The last paragraphs of ``text`` that fit ``budget`` tokens (pure)."""
+    """The last paragraphs of ``text`` that fit ``budget`` tokens (pure).
+
+    When even the last paragraph is over budget, its end is cut by tokens (not by characters:
+    a Hangul or CJK character is a token, so a character cut would double the budget)."""
     kept: list[str] = []
     used = 0
     for para in reversed([p for p in text.splitlines() if p.strip()]):
         cost = count_tokens(para)
         if used + cost > budget:
             if not kept:
-                kept.append(para[-budget * 2 :])
+                kept.append(last_tokens(para, budget))
             break
         kept.append(para)
         used += cost
-    return "\n".join(reversed(kept))
+    return "\n".join(p for p in reversed(kept) if p)
+
+
+def last_tokens(text: str, budget: int) -> str:
+    """The longest suffix of ``text`` whose token estimate fits ``budget`` (pure).
+
+    Dropping characters from the front never raises the estimate, so a binary search over the
+    start finds it in O(n log n)."""
+    if budget <= 0:
+        return ""
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if count_tokens(text[mid:]) <= budget:
+            hi = mid
+        else:
+            lo = mid + 1
+    return text[lo:].strip()
 
 
 def repetition_start(
