@@ -158,9 +158,7 @@ class WriterAgent:
                 self.memory, plot, old_ids=existing.memory_ids if existing else []
             )
             self.store.save_plot(plot, tropes=tropes, memory_ids=ids)
-            record = self.store.plot()
-            assert record is not None
-            return record
+            return self.require_plot()
 
     def update_plot(self, plot: NovelPlot, *, expected_version: int | None = None) -> PlotRecord:
         """Store a writer's edit of the plot; its characters and settings are re-seeded."""
@@ -176,9 +174,7 @@ class WriterAgent:
                 plot, tropes=old.tropes, memory_ids=ids, expected_version=old.version,
                 step="plot-edit",
             )
-            record = self.store.plot()
-            assert record is not None
-            return record
+            return self.require_plot()
 
     # ------------------------------------------------------------------------------ beats
     def next_beat(self, instruction: str = "", *, progress: Progress | None = None) -> BeatRecord:
@@ -337,7 +333,7 @@ class WriterAgent:
         from aizac.retrieval.self_query import build_self_query_retriever
 
         memory: Any = self.memory
-        retriever = build_self_query_retriever(memory, self.router.model("extractor"))
+        retriever = build_self_query_retriever(memory, self.router.model("extractor"), k=k)
         return list(retriever.invoke(question))[:k]
 
     # ----------------------------------------------------------------------------- accept

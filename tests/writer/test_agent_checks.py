@@ -1,0 +1,61 @@
+"""The agent's own checks and limits: ask's ``k``, a plot that did not save (fake models)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aizac.cliches import ClicheDB
+from aizac.errors import InvalidInputError
+from aizac.llm.embeddings import HashingEmbeddings
+from aizac.llm.router import ModelRouter
+from aizac.settings import Settings
+from aizac.writer.agent import WriterAgent
+from aizac.writer.project import ProjectStore
+from aizac.writer.service import Studio
+
+from .fakes import DictMemory, fake_context, fake_models
+
+ASK_REPLY = '```json\n{"query": "gate", "filter": "NO_FILTER"}\n```'
+
+
+def test_ask_returns_up_to_k_memories(tmp_path: Path, cliches: ClicheDB) -> None:
+    settings = Settings(data_dir=tmp_path, language="en", structured_retries=1)
+    models = fake_models(extractor={"unknown": ASK_REPLY})
+    studio = Studio(
+        settings, models=dict(models), embeddings=HashingEmbeddings(), cliches=cliches
+    )
+    agent = studio.create("gates", "회귀, 복수", genre="modern fantasy", language="en")
+    batch = agent.memory.stage()
+    for n in range(14):
+        batch.remember(f"Gate {n} opened over Seoul district {n}.", "Story", keyword="gate",
+                       chapter=1)
+    batch.commit()
+    assert len(agent.ask("which gates opened?", k=10)) == 10
+    assert len(agent.ask("which gates opened?", k=3)) == 3
+    assert len(agent.ask("which gates opened?")) == 5
+
+
+class PlotNotSaved(ProjectStore):
+    """A store whose plot never reads back (a save that silently did not land)."""
+
+    def plot(self) -> Any:
+        return None
+
+
+def test_a_plot_that_does_not_read_back_is_an_error_not_an_assert(
+    tmp_path: Path, cliches: ClicheDB
+) -> None:
+    settings = Settings(data_dir=tmp_path, language="en", structured_retries=1)
+    root = tmp_path / "projects"
+    ProjectStore.create(root, "n", language="en", genre="modern fantasy", keywords=["회귀"])
+    models = fake_models()
+    agent = WriterAgent(
+        PlotNotSaved(root / "n"), DictMemory(), ModelRouter(settings, models=dict(models)),
+        cliches, settings=settings, context_builder=fake_context,
+    )
+    with pytest.raises(InvalidInputError, match="no plot"):  # was an AssertionError
+        agent.plan()
+    assert models["planner"].kinds() == ["plot"]
