@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import email.utils
 import json
 import re
 from collections.abc import Iterable
+from datetime import UTC, datetime
 
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 _KEYLIKE = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|nv-[A-Za-z0-9_\-]{6,}|Bearer\s+\S+)")
@@ -41,22 +43,33 @@ def _is_connection(error: BaseException) -> bool:
 
 
 def _is_malformed(error: BaseException) -> bool:
+    return any(
+        isinstance(e, json.JSONDecodeError)
+        or type(e).__name__ in {"APIResponseValidationError", "JSONDecodeError"}
+        for e in _causes(error)
+    )
+
+
+def _causes(error: BaseException) -> list[BaseException]:
+    """``error`` and up to four errors it was raised from."""
+    chain: list[BaseException] = []
     seen: BaseException | None = error
-    for _ in range(5):
-        if seen is None:
-            return False
-        if isinstance(seen, json.JSONDecodeError) or type(seen).__name__ in {
-            "APIResponseValidationError",
-            "JSONDecodeError",
-        }:
-            return True
+    while seen is not None and len(chain) < 5:
+        chain.append(seen)
         seen = seen.__cause__ or seen.__context__
-    return False
+    return chain
+
+
+def _closed_loop(error: BaseException) -> bool:
+    """An async client used after its event loop closed (a caller bug, not the provider's)."""
+    return any(
+        isinstance(e, RuntimeError) and "Event loop is closed" in str(e) for e in _causes(error)
+    )
 
 
 def is_transient(error: BaseException) -> bool:
     """429, 5xx (and 408/409/529), timeouts and connection errors are worth retrying."""
-    if _is_malformed(error):
+    if _is_malformed(error) or _closed_loop(error):
         return False
     status = status_of(error)
     if status is not None:
@@ -68,6 +81,8 @@ def summarize(error: BaseException) -> str:
     """A short description of ``error`` for a user (never includes the response body)."""
     if _is_malformed(error):
         return "the provider returned a malformed (non-JSON or unexpected) response"
+    if _closed_loop(error):
+        return "an async HTTP client was used after its event loop closed (Event loop is closed)"
     status = status_of(error)
     if status == 401 or status == 403:
         return f"HTTP {status}: the key was rejected"
@@ -77,8 +92,6 @@ def summarize(error: BaseException) -> str:
         return f"HTTP {status}"
     if _is_timeout(error):
         return "the request timed out"
-    if _is_malformed(error):
-        return "the provider returned a malformed (non-JSON or unexpected) response"
     if _is_connection(error):
         return "could not connect to the server"
     text = str(error).splitlines()[0] if str(error) else ""
@@ -89,6 +102,12 @@ def hint_for(error: BaseException, setting: str) -> str:
     """What to do next for ``error``."""
     if _is_malformed(error):
         return f"Check that the server in {setting} speaks the provider's API."
+    if _closed_loop(error):
+        return (
+            "This is a bug in aizac, not the provider: async model work must run through "
+            "aizac.llm.runtime.run_sync (one event loop per process), never asyncio.run. "
+            "Restarting the process clears it; please report it."
+        )
     status = status_of(error)
     if status in (401, 403):
         return "Check the provider key (it was not accepted) or change " + setting + "."
@@ -96,12 +115,38 @@ def hint_for(error: BaseException, setting: str) -> str:
         return f"Check the model name in {setting}."
     if status is not None and status < 500 and status != 429:
         return f"The provider rejected the request; check {setting} and the prompt size."
-    if _is_malformed(error):
-        return f"Check that the server in {setting} speaks the provider's API."
+    if not is_transient(error):
+        return (
+            f"Unexpected error while calling the model of {setting}; if it repeats, switch "
+            "the setting to another model and report the message above."
+        )
     return (
         f"The provider seems unavailable; try again later, raise AIZAC_TRANSIENT_RETRIES, "
         f"or set a fallback ({setting.replace('_MODEL', '_FALLBACK')})."
     )
+
+
+def retry_after(error: BaseException) -> float | None:
+    """Seconds the server asked to wait (``Retry-After`` / ``retry-after-ms``), if it said."""
+    headers = getattr(getattr(error, "response", None), "headers", None)
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    value = headers.get("retry-after")
+    try:
+        if millis is not None:
+            return max(0.0, float(millis) / 1000)
+        if value is not None:
+            return max(0.0, float(value))
+    except ValueError:
+        pass
+    if value is None:
+        return None
+    try:  # an HTTP date
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (when - datetime.now(when.tzinfo or UTC)).total_seconds())
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:

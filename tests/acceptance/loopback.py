@@ -106,6 +106,13 @@ class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     owner: LoopbackServer
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that drops its connection is normal here (cut streams, closed loops)."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
 
 class LoopbackServer:
     """A threaded HTTP server on 127.0.0.1 (port 0); subclasses implement :meth:`handle`."""

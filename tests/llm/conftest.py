@@ -1,11 +1,15 @@
-"""Fixtures for the model-layer tests (the server itself lives in ``llm_wire.py``)."""
+"""Fixtures for the model-layer tests: the scripted replay server (``llm_wire.py``) and the
+OpenAI-compatible server with faults (``tests/acceptance/openai_server.py``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
+from acceptance.openai_server import openai_server
 from llm_wire import WireServer
+
+__all__ = ["openai_server", "wire"]
 
 
 @pytest.fixture
