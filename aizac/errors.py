@@ -38,6 +38,30 @@ class StructuredOutputError(ModelError):
     )
 
 
+class IncompleteReplyError(ModelError):
+    """A model's reply did not come to its end: the stream stopped without a finish reason, or
+    the model hit its token limit (``finish_reason: "length"``) where a whole answer was needed.
+
+    Attributes:
+        reason: ``"cut"`` (no finish reason: the connection or server stopped early) or
+            ``"length"`` (the token limit was reached).
+        started: whether any of the reply had already been delivered (then it is never retried:
+            a retry would duplicate output).
+    """
+
+    default_hint = (
+        "Nothing was saved. Try again; if it repeats, raise the role's token limit or use a "
+        "model with a larger output budget."
+    )
+
+    def __init__(
+        self, message: str, *, reason: str, started: bool, hint: str | None = None
+    ) -> None:
+        self.reason = reason
+        self.started = started
+        super().__init__(message, hint=hint)
+
+
 class InvalidInputError(AizacError, ValueError):
     """User or caller input was rejected at the boundary; nothing was written."""
 

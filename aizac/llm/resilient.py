@@ -5,11 +5,19 @@ fallback). It is itself a ``BaseChatModel``, so callers keep using ``invoke`` / 
 ``ainvoke`` / ``astream`` and :func:`aizac.llm.structured.generate_structured`; LangChain's
 ``with_retry`` / ``with_fallbacks`` return plain Runnables, which would lose that.
 
-Transient errors (429, 5xx, timeouts, connection errors) are retried with exponential backoff
-(``backoff_base * 2**attempt`` seconds, capped) up to ``retries`` times; a stream is retried
-only if it failed before its first token. Any other failure, or retries exhausted, moves on to
-the fallback; if everything fails, a :class:`~aizac.errors.ModelError` says what happened
-(never the key) and what to do next.
+One ``tenacity`` policy serves every call kind (invoke, ainvoke, stream, astream): transient
+errors (429, 5xx, timeouts, connection errors) are retried up to ``retries`` times, waiting what
+the server's ``Retry-After`` says, else ``backoff_base * 2**attempt`` seconds plus jitter (capped
+at ``backoff_max``). A stream is retried only while nothing of the answer has been delivered:
+once a token went out, a retry would duplicate output. The candidate/fallback loop is written
+once (:class:`_Fallback`): any other failure, or retries exhausted, moves on to the fallback; if
+everything fails, a :class:`~aizac.errors.ModelError` says what happened (never the key) and
+what to do next.
+
+Replies carry their end: the finish reason stays in ``response_metadata`` (and in each chunk's
+``generation_info``). A reply cut by the token limit (``length``), or a stream that stops without
+any finish reason from a provider that always reports one, raises
+:class:`~aizac.errors.IncompleteReplyError` instead of passing for a whole answer.
 """
 
 from __future__ import annotations
@@ -24,27 +32,51 @@ from langchain_core.callbacks import (
     CallbackManagerForLLMRun,
 )
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from langchain_core.messages.ai import UsageMetadata
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, ConfigDict, Field
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+    wait_random,
+)
 
-from aizac.errors import AizacError, ModelError
-from aizac.llm.errors import hint_for, is_transient, redact, summarize
+from aizac.errors import AizacError, IncompleteReplyError, ModelError
+from aizac.llm.errors import hint_for, is_transient, redact, retry_after, summarize
 from aizac.llm.methods import STRUCTURED_KWARG, apply_plan, output_text, plan_structured
-from aizac.tokens import count_tokens
+from aizac.llm.replies import (
+    LENGTH_REASONS,
+    StreamLog,
+    as_chunk,
+    estimate_usage,
+    final_chunk,
+    finish_of,
+)
+
+__all__ = ["Candidate", "ResilientChatModel", "estimate_usage"]
 
 T = TypeVar("T")
 
 
 class Candidate:
-    """One model a role may use: its label (the spec), the setting naming it, the model."""
+    """One model a role may use: its label (the spec), the setting naming it, the model.
 
-    def __init__(self, label: str, setting: str, model: BaseChatModel) -> None:
+    ``reports_finish``: the provider always ends a stream with a finish reason, so a stream
+    without one was cut (true for HTTP APIs; fakes and the local model may not report it).
+    """
+
+    def __init__(
+        self, label: str, setting: str, model: BaseChatModel, *, reports_finish: bool = False
+    ) -> None:
         self.label = label
         self.setting = setting
         self.model = model
+        self.reports_finish = reports_finish
 
     def __repr__(self) -> str:
         return f"Candidate({self.label!r})"
@@ -61,6 +93,7 @@ class ResilientChatModel(BaseChatModel):
     backoff_base: float = 1.0
     backoff_max: float = 30.0
     sleep: Callable[[float], None] = Field(default=time.sleep, exclude=True)
+    asleep: Callable[[float], Awaitable[None]] = Field(default=asyncio.sleep, exclude=True)
     secrets: list[str] = Field(default_factory=list, exclude=True, repr=False)
 
     @property
@@ -98,70 +131,80 @@ class ResilientChatModel(BaseChatModel):
 
         return RunnableLambda(run, afunc=arun, name=f"structured:{schema.__name__}")
 
-    # ------------------------------------------------------------------ helpers
-    def _delay(self, attempt: int) -> float:
-        return min(self.backoff_max, self.backoff_base * (2**attempt))
+    # ------------------------------------------------------------------ retry policy
+    def _wait(self, state: RetryCallState) -> float:
+        """``Retry-After`` when the server gives one, else exponential backoff with jitter."""
+        error = state.outcome.exception() if state.outcome else None
+        told = retry_after(error) if error is not None else None
+        if told is not None:
+            return min(self.backoff_max, told)
+        backoff = wait_exponential(multiplier=self.backoff_base, max=self.backoff_max)
+        jitter = wait_random(0, self.backoff_base / 2)
+        return min(self.backoff_max, float(backoff(state)) + float(jitter(state)))
 
-    def _prepare(
-        self, cand: Candidate, messages: list[BaseMessage], kwargs: dict[str, Any]
-    ) -> tuple[list[BaseMessage], dict[str, Any]]:
-        kw = dict(kwargs)
-        request = kw.pop(STRUCTURED_KWARG, None)
-        if request is None:
-            return messages, kw
-        plan = plan_structured(cand.model, request["schema"], request.get("method"))
-        return apply_plan(messages, plan), {**kw, **plan.kwargs}
+    def _policy(self) -> dict[str, Any]:
+        return {
+            "stop": stop_after_attempt(self.retries + 1),
+            "wait": self._wait,
+            "retry": retry_if_exception(_retryable),
+            "reraise": True,
+        }
 
     def _failure(self, cand: Candidate, error: BaseException, attempts: int) -> AizacError:
         if isinstance(error, AizacError):
             return error
+        if isinstance(error, _CutBeforeFirstToken):
+            return self._incomplete(cand, "cut", started=False)
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         return ModelError(
             redact(f"{self.role}: {cand.label} failed{tries}: {summarize(error)}.", self.secrets),
             hint=hint_for(error, cand.setting),
         )
 
-    def _final(self, failures: list[AizacError]) -> AizacError:
-        if len(failures) == 1:
-            return failures[0]
-        joined = "; then the fallback: ".join(f.message for f in failures)
-        return ModelError(joined, hint=failures[-1].hint)
+    def _call(self, cand: Candidate, fn: Callable[[], T]) -> T:
+        retrying = Retrying(sleep=self.sleep, **self._policy())
+        try:
+            return retrying(fn)
+        except AizacError:
+            raise
+        except Exception as e:
+            raise self._failure(cand, e, _attempts(retrying)) from e
 
-    @staticmethod
-    def _tag(message: BaseMessage, cand: Candidate, sent: list[BaseMessage]) -> None:
-        """Name the model that answered; estimate usage offline if the provider gave none."""
+    async def _acall(self, cand: Candidate, fn: Callable[[], Awaitable[T]]) -> T:
+        retrying = AsyncRetrying(sleep=self.asleep, **self._policy())
+        try:
+            return await retrying(fn)
+        except AizacError:
+            raise
+        except Exception as e:
+            raise self._failure(cand, e, _attempts(retrying)) from e
+
+    def _tag(self, message: BaseMessage, cand: Candidate, sent: list[BaseMessage]) -> None:
+        """Name the model that answered; estimate usage offline if the provider gave none;
+        refuse a reply the token limit cut."""
         message.response_metadata = {**message.response_metadata, "aizac_model": cand.label}
         if isinstance(message, AIMessage) and not message.usage_metadata:
             message.usage_metadata = estimate_usage(sent, output_text(message))
             message.response_metadata["aizac_usage_estimated"] = True
+        if finish_of(message) in LENGTH_REASONS:
+            raise self._incomplete(cand, "length", started=True)
 
-    def _call(self, cand: Candidate, fn: Callable[[], T]) -> T:
-        attempt = 0
-        while True:
-            try:
-                return fn()
-            except AizacError:
-                raise
-            except Exception as e:
-                if attempt < self.retries and is_transient(e):
-                    self.sleep(self._delay(attempt))
-                    attempt += 1
-                    continue
-                raise self._failure(cand, e, attempt + 1) from e
+    def _incomplete(self, cand: Candidate, reason: str, *, started: bool) -> IncompleteReplyError:
+        if reason == "length":
+            what = "the reply was cut at the model's token limit (finish reason: length)"
+        else:
+            what = "the reply stream stopped before its end (no finish reason)"
+        return IncompleteReplyError(
+            redact(f"{self.role}: {cand.label}: {what}.", self.secrets),
+            reason=reason,
+            started=started,
+        )
 
-    async def _acall(self, cand: Candidate, fn: Callable[[], Awaitable[T]]) -> T:
-        attempt = 0
-        while True:
-            try:
-                return await fn()
-            except AizacError:
-                raise
-            except Exception as e:
-                if attempt < self.retries and is_transient(e):
-                    await asyncio.sleep(self._delay(attempt))
-                    attempt += 1
-                    continue
-                raise self._failure(cand, e, attempt + 1) from e
+    def _check_end(self, cand: Candidate, log: StreamLog) -> None:
+        if log.finish in LENGTH_REASONS and cand.reports_finish:
+            raise self._incomplete(cand, "length", started=log.started)
+        if log.finish is None and cand.reports_finish:
+            raise self._incomplete(cand, "cut", started=log.started)
 
     # ------------------------------------------------------------------ BaseChatModel
     def _generate(
@@ -171,17 +214,18 @@ class ResilientChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        failures: list[AizacError] = []
-        for cand in self.candidates:
-            msgs, kw = self._prepare(cand, messages, kwargs)
+        fallback = _Fallback(self, messages, kwargs)
+        for cand, msgs, kw in fallback:
             try:
                 reply = self._call(cand, _invoker(cand.model, msgs, stop, kw))
+            except IncompleteReplyError:
+                raise
             except AizacError as e:
-                failures.append(e)
+                fallback.failed(e)
                 continue
             self._tag(reply, cand, msgs)
-            return ChatResult(generations=[ChatGeneration(message=reply)])
-        raise self._final(failures)
+            return _result(reply)
+        raise AssertionError("unreachable: _Fallback raises after the last candidate")
 
     async def _agenerate(
         self,
@@ -190,17 +234,18 @@ class ResilientChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        failures: list[AizacError] = []
-        for cand in self.candidates:
-            msgs, kw = self._prepare(cand, messages, kwargs)
+        fallback = _Fallback(self, messages, kwargs)
+        for cand, msgs, kw in fallback:
             try:
                 reply = await self._acall(cand, _ainvoker(cand.model, msgs, stop, kw))
+            except IncompleteReplyError:
+                raise
             except AizacError as e:
-                failures.append(e)
+                fallback.failed(e)
                 continue
             self._tag(reply, cand, msgs)
-            return ChatResult(generations=[ChatGeneration(message=reply)])
-        raise self._final(failures)
+            return _result(reply)
+        raise AssertionError("unreachable: _Fallback raises after the last candidate")
 
     def _stream(
         self,
@@ -209,35 +254,26 @@ class ResilientChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        failures: list[AizacError] = []
-        for cand in self.candidates:
-            msgs, kw = self._prepare(cand, messages, kwargs)
-            attempt = 0
-            while True:
-                started = False
-                seen = _Seen()
-                try:
-                    for part in cand.model.stream(msgs, stop=stop, **kw):
-                        started = True
-                        yield seen.add(_as_chunk(part))
-                    yield _final_chunk(cand, msgs, seen)
-                    return
-                except AizacError as e:
-                    if started:
-                        raise
-                    failures.append(e)
-                    break
-                except Exception as e:
-                    if not started and attempt < self.retries and is_transient(e):
-                        self.sleep(self._delay(attempt))
-                        attempt += 1
-                        continue
-                    failure = self._failure(cand, e, attempt + 1)
-                    if started:
-                        raise failure from e
-                    failures.append(failure)
-                    break
-        raise self._final(failures)
+        fallback = _Fallback(self, messages, kwargs)
+        for cand, msgs, kw in fallback:
+            try:
+                head, parts, log = self._call(cand, self._opener(cand, msgs, stop, kw))
+            except AizacError as e:
+                if isinstance(e, IncompleteReplyError) and e.reason == "length":
+                    raise
+                fallback.failed(e)
+                continue
+            yield from head
+            try:
+                for part in parts:  # past the first token: failures end the stream, no retry
+                    yield log.add(as_chunk(part))
+            except AizacError:
+                raise
+            except Exception as e:
+                raise self._failure(cand, e, 1) from e
+            self._check_end(cand, log)
+            yield final_chunk(cand.label, msgs, log)
+            return
 
     async def _astream(
         self,
@@ -246,35 +282,127 @@ class ResilientChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        failures: list[AizacError] = []
-        for cand in self.candidates:
-            msgs, kw = self._prepare(cand, messages, kwargs)
-            attempt = 0
-            while True:
-                started = False
-                seen = _Seen()
-                try:
-                    async for part in cand.model.astream(msgs, stop=stop, **kw):
-                        started = True
-                        yield seen.add(_as_chunk(part))
-                    yield _final_chunk(cand, msgs, seen)
-                    return
-                except AizacError as e:
-                    if started:
-                        raise
-                    failures.append(e)
+        fallback = _Fallback(self, messages, kwargs)
+        for cand, msgs, kw in fallback:
+            try:
+                head, parts, log = await self._acall(cand, self._aopener(cand, msgs, stop, kw))
+            except AizacError as e:
+                if isinstance(e, IncompleteReplyError) and e.reason == "length":
+                    raise
+                fallback.failed(e)
+                continue
+            for chunk in head:
+                yield chunk
+            try:
+                async for part in parts:
+                    yield log.add(as_chunk(part))
+            except AizacError:
+                raise
+            except Exception as e:
+                raise self._failure(cand, e, 1) from e
+            self._check_end(cand, log)
+            yield final_chunk(cand.label, msgs, log)
+            return
+
+    def _opener(
+        self, cand: Candidate, msgs: list[BaseMessage], stop: list[str] | None, kw: dict[str, Any]
+    ) -> Callable[[], tuple[list[ChatGenerationChunk], Iterator[Any], StreamLog]]:
+        """Opens the stream and reads up to its first token: the part a retry may repeat."""
+
+        def open_stream() -> tuple[list[ChatGenerationChunk], Iterator[Any], StreamLog]:
+            log, head = StreamLog(), []  # a retry starts from nothing
+            parts = iter(cand.model.stream(msgs, stop=stop, **kw))
+            while not log.started:
+                part = next(parts, None)
+                if part is None:
+                    self._check_empty(cand, log)
                     break
-                except Exception as e:
-                    if not started and attempt < self.retries and is_transient(e):
-                        await asyncio.sleep(self._delay(attempt))
-                        attempt += 1
-                        continue
-                    failure = self._failure(cand, e, attempt + 1)
-                    if started:
-                        raise failure from e
-                    failures.append(failure)
+                head.append(log.add(as_chunk(part)))
+            return head, parts, log
+
+        return open_stream
+
+    def _aopener(
+        self, cand: Candidate, msgs: list[BaseMessage], stop: list[str] | None, kw: dict[str, Any]
+    ) -> Callable[[], Awaitable[tuple[list[ChatGenerationChunk], AsyncIterator[Any], StreamLog]]]:
+        """Async :meth:`_opener`."""
+
+        async def open_stream() -> tuple[list[ChatGenerationChunk], AsyncIterator[Any], StreamLog]:
+            log, head = StreamLog(), []
+            parts = aiter(cand.model.astream(msgs, stop=stop, **kw))
+            while not log.started:
+                part = await anext(parts, None)
+                if part is None:
+                    self._check_empty(cand, log)
                     break
-        raise self._final(failures)
+                head.append(log.add(as_chunk(part)))
+            return head, parts, log
+
+        return open_stream
+
+    def _check_empty(self, cand: Candidate, log: StreamLog) -> None:
+        """A stream that ended before any answer: retryable if it was cut, an error if the
+        token limit stopped it, fine if it simply finished empty."""
+        if log.finish is None and cand.reports_finish:
+            raise _CutBeforeFirstToken()
+        if log.finish in LENGTH_REASONS:
+            raise self._incomplete(cand, "length", started=False)
+
+
+class _CutBeforeFirstToken(Exception):
+    """A stream ended before its first token without a finish reason (retried)."""
+
+
+class _Fallback:
+    """The candidate loop, written once: yields each candidate's prepared call; after the last
+    one failed, raises the combined failure."""
+
+    def __init__(
+        self, owner: ResilientChatModel, messages: list[BaseMessage], kwargs: dict[str, Any]
+    ) -> None:
+        self.owner = owner
+        self.messages = messages
+        self.kwargs = kwargs
+        self.failures: list[AizacError] = []
+
+    def failed(self, error: AizacError) -> None:
+        self.failures.append(error)
+
+    def __iter__(self) -> Iterator[tuple[Candidate, list[BaseMessage], dict[str, Any]]]:
+        for cand in self.owner.candidates:
+            yield (cand, *_prepare(cand, self.messages, self.kwargs))
+        if len(self.failures) == 1:
+            raise self.failures[0]
+        joined = "; then the fallback: ".join(f.message for f in self.failures)
+        raise ModelError(joined, hint=self.failures[-1].hint)
+
+
+def _prepare(
+    cand: Candidate, messages: list[BaseMessage], kwargs: dict[str, Any]
+) -> tuple[list[BaseMessage], dict[str, Any]]:
+    """The messages and kwargs for ``cand``: a structured request is planned per candidate."""
+    kw = dict(kwargs)
+    request = kw.pop(STRUCTURED_KWARG, None)
+    if request is None:
+        return messages, kw
+    plan = plan_structured(cand.model, request["schema"], request.get("method"))
+    return apply_plan(messages, plan), {**kw, **plan.kwargs}
+
+
+def _retryable(error: BaseException) -> bool:
+    if isinstance(error, _CutBeforeFirstToken):
+        return True
+    return not isinstance(error, AizacError) and is_transient(error)
+
+
+def _attempts(retrying: Retrying | AsyncRetrying) -> int:
+    return int(retrying.statistics.get("attempt_number", 1))
+
+
+def _result(reply: BaseMessage) -> ChatResult:
+    finish = finish_of(reply)
+    info = {"finish_reason": finish} if finish else None
+    return ChatResult(generations=[ChatGeneration(message=reply, generation_info=info)])
 
 
 def _invoker(
@@ -286,60 +414,7 @@ def _invoker(
 def _ainvoker(
     model: BaseChatModel, msgs: list[BaseMessage], stop: list[str] | None, kw: dict[str, Any]
 ) -> Callable[[], Awaitable[BaseMessage]]:
-    return lambda: model.ainvoke(msgs, stop=stop, **kw)
+    async def call() -> BaseMessage:  # a coroutine function: tenacity awaits those
+        return await model.ainvoke(msgs, stop=stop, **kw)
 
-
-def _as_chunk(part: BaseMessage) -> ChatGenerationChunk:
-    """A fresh chunk (no inner run id or chunk position) carrying ``part``'s payload."""
-    if isinstance(part, AIMessageChunk):
-        message = AIMessageChunk(
-            content=part.content,
-            additional_kwargs=part.additional_kwargs,
-            response_metadata=part.response_metadata,
-            usage_metadata=part.usage_metadata,
-            tool_call_chunks=part.tool_call_chunks,
-        )
-    elif isinstance(part, AIMessage):
-        message = AIMessageChunk(
-            content=part.content,
-            response_metadata=part.response_metadata,
-            usage_metadata=part.usage_metadata,
-        )
-    else:
-        message = AIMessageChunk(content=part.text)
-    return ChatGenerationChunk(message=message)
-
-
-class _Seen:
-    """What a stream has produced so far (to estimate usage when the provider reports none)."""
-
-    def __init__(self) -> None:
-        self.text: list[str] = []
-        self.has_usage = False
-
-    def add(self, chunk: ChatGenerationChunk) -> ChatGenerationChunk:
-        self.text.append(chunk.text)
-        message = chunk.message
-        if isinstance(message, AIMessageChunk) and message.usage_metadata:
-            self.has_usage = True
-        return chunk
-
-
-def estimate_usage(sent: list[BaseMessage], reply_text: str) -> UsageMetadata:
-    """Offline token estimate of a call (used when the provider reports no usage)."""
-    prompt = count_tokens("\n".join(m.text for m in sent))
-    completion = count_tokens(reply_text)
-    return UsageMetadata(
-        input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion
-    )
-
-
-def _final_chunk(cand: Candidate, sent: list[BaseMessage], seen: _Seen) -> ChatGenerationChunk:
-    metadata: dict[str, Any] = {"aizac_model": cand.label}
-    usage = None
-    if not seen.has_usage:
-        usage = estimate_usage(sent, "".join(seen.text))
-        metadata["aizac_usage_estimated"] = True
-    return ChatGenerationChunk(
-        message=AIMessageChunk(content="", response_metadata=metadata, usage_metadata=usage)
-    )
+    return call

@@ -81,6 +81,13 @@ class ModelRouter:
         self._cache: dict[str, ResilientChatModel] = {}
         self._lock = threading.Lock()
 
+    def reconfigure(self, settings: Settings) -> None:
+        """Use ``settings`` from now on (the web app's Models panel): each role's model is
+        rebuilt on its next use; injected models stay."""
+        with self._lock:
+            self.settings = settings
+            self._cache.clear()
+
     # ------------------------------------------------------------------ building
     def _candidate(self, role: str, fallback: bool) -> Candidate | None:
         key = f"{role}:fallback" if fallback else role
@@ -92,7 +99,9 @@ class ModelRouter:
             return None
         setting = _setting(role, fallback)
         spec = parse_spec(text, setting)
-        return Candidate(str(spec), setting, build_chat_model(spec, self.settings, setting))
+        model = build_chat_model(spec, self.settings, setting)
+        # HTTP APIs always end a stream with a finish reason; without one it was cut.
+        return Candidate(str(spec), setting, model, reports_finish=spec.provider != "local")
 
     def model(self, role: str) -> BaseChatModel:
         """The chat model for ``role`` (built on first use, then cached).

@@ -14,7 +14,7 @@ from typing import Any
 
 from acceptance.loopback import Handler, LoopbackServer, Seen
 
-__all__ = ["Reply", "Seen", "WireServer"]
+__all__ = ["Reply", "Seen", "WireServer", "assert_backoff"]
 
 
 @dataclass
@@ -122,3 +122,10 @@ def openai_stream(pieces: list[str], prompt: int = 5, out: int = 3) -> Reply:
 
 def openai_error(status: int, message: str = "try later") -> Reply:
     return json_reply({"error": {"message": message, "type": "server_error"}}, status)
+
+
+def assert_backoff(delays: list[float], base: float, count: int) -> None:
+    """Exponential backoff with up to half a base of jitter: base * 2**n + [0, base / 2]."""
+    assert len(delays) == count
+    for n, delay in enumerate(delays):
+        assert base * 2**n <= delay <= base * 2**n + base / 2

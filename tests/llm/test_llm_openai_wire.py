@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from llm_wire import Reply, WireServer, json_reply, openai_completion, openai_error, openai_stream
+from llm_wire import (
+    Reply,
+    WireServer,
+    assert_backoff,
+    json_reply,
+    openai_completion,
+    openai_error,
+    openai_stream,
+)
 from pydantic import BaseModel, ConfigDict, Field
 
 from aizac.errors import ModelError
@@ -63,7 +71,7 @@ def test_transient_status_is_retried_with_backoff(wire: WireServer, status: int)
     router = router_for(wire, delays)
     assert router.model("planner").invoke("x").text == "ok"
     assert len(wire.requests) == 2
-    assert delays == [0.01]
+    assert_backoff(delays, 0.01, 1)
 
 
 def test_streaming_429_before_first_token_is_retried(wire: WireServer) -> None:
@@ -71,7 +79,7 @@ def test_streaming_429_before_first_token_is_retried(wire: WireServer) -> None:
     delays: list[float] = []
     router = router_for(wire, delays)
     assert "".join(router.stream("planner", "x")) == "ab"
-    assert delays == [0.01]
+    assert_backoff(delays, 0.01, 1)
 
 
 def test_persistent_5xx_becomes_model_error_after_retries(wire: WireServer) -> None:
@@ -81,7 +89,7 @@ def test_persistent_5xx_becomes_model_error_after_retries(wire: WireServer) -> N
     with pytest.raises(ModelError) as info:
         router.model("planner").invoke("x")
     assert len(wire.requests) == 3
-    assert delays == [0.01, 0.02]  # exponential
+    assert_backoff(delays, 0.01, 2)  # exponential, with jitter
     message = str(info.value)
     assert "planner" in message and "openai:gpt-test" in message and "HTTP 500" in message
     assert "AIZAC_PLANNER_FALLBACK" in message
@@ -166,7 +174,7 @@ def test_persistent_503_while_streaming_becomes_model_error(wire: WireServer) ->
     router = router_for(wire, delays)
     with pytest.raises(ModelError, match="failed after 3 attempts: HTTP 503"):
         list(router.stream("planner", "x"))
-    assert delays == [0.01, 0.02]
+    assert_backoff(delays, 0.01, 2)
 
 
 def test_async_streaming_and_structured(wire: WireServer) -> None:
