@@ -23,10 +23,10 @@ from aizac.cliches.lexical import overlap, stems
 from aizac.cliches.models import BeatHit, TropeArc, resolve_genre
 from aizac.cliches.schema import STAGES, BeatRow, parse_beats, read_csv_source, resolve_stage
 from aizac.errors import InvalidInputError, StorageError
+from aizac.keywords import split_keywords as split_typed_keywords
 
 DEFAULT_COLLECTION = "aizac_cliches"
 _BATCH = 256
-_KEYWORD_SPLIT = re.compile(r"[,;，、\n]+")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 # In-memory databases of one process share a Chroma store; builds must not interleave.
 _BUILD_LOCK = threading.Lock()
@@ -38,16 +38,13 @@ def normalize_keyword(word: str) -> str:
 
 
 def split_keywords(keywords: Iterable[str]) -> list[str]:
-    """Split ``["회귀, 복수", "revenge"]`` into distinct non-empty keywords (order kept)."""
+    """Split ``["회귀, 복수", "revenge"]`` into distinct non-empty keywords (order kept) by the
+    one rule of :func:`aizac.keywords.split_keywords`; spellings that normalise alike
+    (``Time-Travel``, ``time travel``) count once."""
     out: dict[str, str] = {}
-    for item in keywords:
-        for word in _KEYWORD_SPLIT.split(item):
-            if word.strip():
-                out.setdefault(normalize_keyword(word), word.strip())
-    if not out:
-        raise InvalidInputError(
-            "No keywords given.", hint="Pass words such as ['회귀', '복수'] or ['regression']."
-        )
+    hint = "Pass words such as ['회귀', '복수'] or ['regression']."
+    for word in split_typed_keywords(keywords, hint=hint):
+        out.setdefault(normalize_keyword(word), word)
     return list(out.values())
 
 

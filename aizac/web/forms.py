@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from aizac import keywords
 from aizac.errors import InvalidInputError
 from aizac.writer.schemas import STAGES, NovelBeat, NovelPlot
 
@@ -53,12 +54,8 @@ def check_length(label: str, text: str | None, limit: int = MAX_FIELD_CHARS) -> 
 def split_keywords(text: str | None) -> list[str]:
     """Keywords typed as ``회귀, 복수`` -> ``["회귀", "복수"]``; empty input is an error."""
     value = check_length("Keywords", text, MAX_KEYWORDS_CHARS)
-    words = [w.strip() for w in _SPLIT_COMMAS.split(value) if w.strip()]
-    if not words:
-        raise InvalidInputError(
-            "Type at least one keyword.", hint="For example: regression, revenge (or 회귀, 복수)."
-        )
-    return words
+    hint = "Type at least one keyword, for example: regression, revenge (or 회귀, 복수)."
+    return keywords.split_keywords(value, hint=hint)
 
 
 def _items(text: str, *, commas: bool) -> list[str]:

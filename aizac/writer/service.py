@@ -9,7 +9,6 @@ how tests and the web app's tests run without a provider.
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from aizac.errors import InvalidInputError, NotFoundError, StorageError
+from aizac.keywords import split_keywords
 from aizac.settings import Settings, get_settings
 from aizac.writer.agent import WriterAgent
 from aizac.writer.context import ContextBuilder
@@ -28,19 +28,13 @@ from aizac.writer.prompts import LANGUAGES, PromptLibrary
 CURRENT_FILE = "current_project"
 MAX_KEYWORDS = 12
 MAX_KEYWORD_CHARS = 30
-_KEYWORD_SPLIT = re.compile(r"[,，、;\n]+")
 
 MemoryFactory = Callable[[ProjectStore], Memory]
 
 
 def parse_keywords(keywords: str | list[str]) -> list[str]:
     """Keywords from ``"회귀, 복수"`` or a list: stripped, deduplicated, bounded (pure)."""
-    raw = _KEYWORD_SPLIT.split(keywords) if isinstance(keywords, str) else list(keywords)
-    out = list(dict.fromkeys(k.strip() for k in raw if k and k.strip()))
-    if not out:
-        raise InvalidInputError(
-            "No keywords given.", hint='Give a few, comma-separated: --keywords "회귀, 복수".'
-        )
+    out = split_keywords(keywords, hint='Give a few, comma-separated: --keywords "회귀, 복수".')
     if len(out) > MAX_KEYWORDS or any(len(k) > MAX_KEYWORD_CHARS for k in out):
         raise InvalidInputError(
             f"Too many or too long keywords (at most {MAX_KEYWORDS}, "
