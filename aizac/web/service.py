@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from aizac.errors import CancelledError, ConflictError, InvalidInputError
+from aizac.errors import CancelledError, InvalidInputError
 from aizac.web import history as hist
 from aizac.writer.agent import WriterAgent
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo
+from aizac.writer.rules import require_draft
 from aizac.writer.schemas import NovelBeat, NovelPlot
 
 if TYPE_CHECKING:
@@ -258,18 +259,7 @@ class WebService(ExportMixin):
     def _draft(self, agent: WriterAgent, beat_id: int | None, version: int | None) -> BeatRecord:
         if beat_id is None:
             raise InvalidInputError("There is no draft beat.", hint="Press Next beat first.")
-        record = agent.store.beat(beat_id)
-        if record.status != "draft":
-            raise ConflictError(
-                f"Beat {record.episode}-{record.index} is {record.status} now.",
-                hint="Another tab changed it; press Refresh.",
-            )
-        if version is not None and version != record.version:
-            raise ConflictError(
-                f"Beat {record.episode}-{record.index} changed since this page loaded it.",
-                hint="Another tab edited it; press Refresh and apply your change again.",
-            )
-        return record
+        return require_draft(agent.store.beat(beat_id), version)
 
     def edit_beat(
         self, name: str | None, beat_id: int | None, version: int | None, beat: NovelBeat

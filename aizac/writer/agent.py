@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from aizac.errors import AizacError, ConflictError, InvalidInputError
+from aizac.errors import AizacError, InvalidInputError
 from aizac.settings import Settings
 from aizac.writer import characters as dyn
 from aizac.writer import extraction
@@ -21,7 +21,7 @@ from aizac.writer.output import ProseWriter
 from aizac.writer.ports import Cliches, Memory, Router
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
 from aizac.writer.prompts import PromptLibrary
-from aizac.writer.rules import require_plot, story_genre
+from aizac.writer.rules import check_version, require_draft, require_plot, story_genre
 from aizac.writer.schemas import BeatDesign, NovelBeat, NovelPlot
 from aizac.writer.tropes import plot_tropes, suggestion_lines
 
@@ -164,11 +164,7 @@ class WriterAgent:
         """Store a writer's edit of the plot; its characters and settings are re-seeded."""
         with self.store.lock():
             old = self.require_plot()
-            if expected_version is not None and expected_version != old.version:
-                raise ConflictError(
-                    f"The plot changed since you loaded it (version {old.version}, "
-                    f"you had {expected_version})."
-                )
+            check_version("plot", old.version, expected_version)
             ids = extraction.seed_plot(self.memory, plot, old_ids=old.memory_ids)
             self.store.save_plot(
                 plot, tropes=old.tropes, memory_ids=ids, expected_version=old.version,
@@ -224,18 +220,7 @@ class WriterAgent:
         return self.store.set_status(beat_id, "rejected", expected_version=old.version)
 
     def _draft(self, beat_id: int, expected_version: int | None) -> BeatRecord:
-        record = self.store.beat(beat_id)
-        if record.status != "draft":
-            raise InvalidInputError(
-                f"Beat {beat_id} is {record.status}; only a draft can be changed.",
-                hint="Design a new beat with `aizac beat`.",
-            )
-        if expected_version is not None and expected_version != record.version:
-            raise ConflictError(
-                f"Beat {beat_id} changed since you loaded it (version {record.version}, "
-                f"you had {expected_version})."
-            )
-        return record
+        return require_draft(self.store.beat(beat_id), expected_version)
 
     def _design(
         self, episode: int, index: int, instruction: str, say: Progress
@@ -396,10 +381,7 @@ class WriterAgent:
                     f"Beat {beat_id} is not the last accepted beat.",
                     hint="Undo later beats first.",
                 )
-            if expected_version is not None and expected_version != record.version:
-                raise ConflictError(
-                    f"Beat {beat_id} changed since you loaded it (version {record.version})."
-                )
+            check_version(f"beat {record.episode}-{record.index}", record.version, expected_version)
             self.memory.undo_commit(record.memory_ids)
             self.memory.short_term.pop()
             self.memory.set_turn(max(0, int(self.memory.turn) - 1))

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
+from aizac.writer.rules import check_draft, check_version
 from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
 
 BeatStatus = Literal["draft", "accepted", "rejected"]
@@ -300,7 +301,7 @@ class ProjectStore:
         with self._tx() as db:
             row = db.execute("SELECT version, memory_ids FROM plot WHERE id = 1").fetchone()
             current = row["version"] if row else 0
-            _check_version("plot", current, expected_version)
+            check_version("plot", current, expected_version)
             ids = memory_ids if memory_ids is not None else (
                 json.loads(row["memory_ids"]) if row else []
             )
@@ -384,11 +385,7 @@ class ProjectStore:
         """Replace a draft's design (edit or regeneration); accepted beats are read-only."""
         with self._tx() as db:
             row = self._row_for_update(db, beat_id, expected_version)
-            if row["status"] != "draft":
-                raise InvalidInputError(
-                    f"Beat {beat_id} is {row['status']}; only drafts can be changed.",
-                    hint="Undo the acceptance first, or design a new beat.",
-                )
+            check_draft(f"beat {row['episode']}-{row['idx']}", row["status"], row["version"], None)
             if (beat.episode, beat.index) != (row["episode"], row["idx"]):
                 raise InvalidInputError("An edit cannot move a beat to another position.")
             profiles = (
@@ -485,7 +482,7 @@ class ProjectStore:
         with self._tx() as db:
             row = db.execute("SELECT version FROM kv WHERE key = ?", (key,)).fetchone()
             current = row["version"] if row else 0
-            _check_version(f"kv {key!r}", current, expected_version)
+            check_version(f"kv {key!r}", current, expected_version)
             db.execute(
                 "INSERT OR REPLACE INTO kv (key, value, version) VALUES (?, ?, ?)",
                 (key, value, current + 1),
@@ -519,15 +516,10 @@ class ProjectStore:
         row = db.execute("SELECT * FROM beats WHERE id = ?", (beat_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"No beat with id {beat_id}.")
-        _check_version(f"beat {beat_id}", row["version"], expected_version)
+        check_version(f"beat {beat_id}", row["version"], expected_version)
         return row
 
 
-def _check_version(what: str, current: int, expected: int | None) -> None:
-    if expected is not None and expected != current:
-        raise ConflictError(
-            f"The {what} changed since you loaded it (version {current}, you had {expected})."
-        )
 
 
 def _dump_profiles(profiles: list[CharacterProfile] | None) -> str:

@@ -8,12 +8,13 @@ from typing import Any
 import pytest
 
 from aizac.cliches import ClicheDB
-from aizac.errors import InvalidInputError
+from aizac.errors import ConflictError, InvalidInputError
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.llm.router import ModelRouter
 from aizac.settings import Settings
 from aizac.writer.agent import WriterAgent
 from aizac.writer.project import ProjectStore
+from aizac.writer.rules import NOT_A_DRAFT_HINT
 from aizac.writer.service import Studio
 
 from .fakes import DictMemory, fake_context, fake_models
@@ -59,3 +60,44 @@ def test_a_plot_that_does_not_read_back_is_an_error_not_an_assert(
     with pytest.raises(InvalidInputError, match="no plot"):  # was an AssertionError
         agent.plan()
     assert models["planner"].kinds() == ["plot"]
+
+
+def test_not_a_draft_and_a_stale_version_are_one_error_each_everywhere(
+    tmp_path: Path, cliches: ClicheDB
+) -> None:
+    from aizac.web.service import WebService
+
+    settings = Settings(data_dir=tmp_path, language="en", structured_retries=1)
+    studio = Studio(settings, models=dict(fake_models()), embeddings=HashingEmbeddings(),
+                    cliches=cliches)
+    agent = studio.create("n", "회귀", genre="modern fantasy", language="en")
+    web = WebService(studio, export_dir=tmp_path / "exports")
+    plot = agent.plan()
+    first = agent.next_beat()
+    accepted = agent.accept(first.id)
+    not_a_draft = [
+        lambda: agent.reject(first.id),
+        lambda: agent.edit_beat(first.id, first.beat),
+        lambda: agent.regenerate(first.id),
+        lambda: agent.store.update_draft(first.id, first.beat),
+        lambda: web.edit_beat("n", first.id, None, first.beat),
+    ]
+    for call in not_a_draft:
+        with pytest.raises(InvalidInputError, match="is accepted; only a draft") as err:
+            call()
+        assert err.value.hint == NOT_A_DRAFT_HINT
+    draft = agent.next_beat()
+    stale = draft.version + 1
+    for call in [
+        lambda: agent.reject(draft.id, expected_version=stale),
+        lambda: agent.edit_beat(draft.id, draft.beat, expected_version=stale),
+        lambda: agent.accept(draft.id, expected_version=stale),
+        lambda: web.edit_beat("n", draft.id, stale, draft.beat),
+        lambda: agent.update_plot(plot.plot, expected_version=plot.version + 1),
+    ]:
+        with pytest.raises(ConflictError, match="changed since you loaded it"):
+            call()
+    assert agent.store.beat(draft.id).version == draft.version  # nothing was written
+    agent.reject(draft.id)
+    with pytest.raises(ConflictError, match="changed since you loaded it"):
+        agent.unaccept(accepted.id, expected_version=accepted.version + 1)
