@@ -29,6 +29,7 @@ KINDS: tuple[str, ...] = (
     "extract_Character",
     "extract_CharacterRelation",
     "extract_NovelSetting",
+    "extract_combined",
 )
 
 

@@ -1,0 +1,158 @@
+"""One extraction call per beat: the four memory tags and the summary in one structured reply.
+
+A model whose capability profile says it handles a larger structured reply
+(``combined_extraction_ok``: the API models) gets one call that resends the beat once instead
+of five times; the small embedded model keeps the per-tag calls of :func:`extraction.extract`
+(it follows five short schemas far more reliably than one long one). The choice is the model's
+declared capability (:func:`combined_extraction_ok`), never a guess from its output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+from pydantic import BaseModel, ConfigDict, Field
+
+from aizac.writer.characters import keep_plausible_names, settle_profile, unknown_names
+from aizac.writer.extraction import Extracted, extract
+from aizac.writer.ports import Router
+from aizac.writer.prompts import PromptLibrary
+from aizac.writer.schemas import (
+    BeatDesign,
+    CharacterExtraction,
+    CharacterProfile,
+    NovelBeat,
+    RelationExtraction,
+    SettingExtraction,
+    StoryExtraction,
+    Text,
+)
+
+
+class BeatExtraction(BaseModel):
+    """Everything one accepted beat adds to memory, in one reply."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    story: StoryExtraction = Field(default_factory=StoryExtraction)
+    characters: CharacterExtraction = Field(default_factory=CharacterExtraction)
+    relations: RelationExtraction = Field(default_factory=RelationExtraction)
+    settings: SettingExtraction = Field(default_factory=SettingExtraction)
+    summary: Text
+
+    def extracted(self) -> Extracted:
+        """The same value the per-tag calls produce."""
+        return Extracted(self.story, self.characters, self.relations, self.settings,
+                         self.summary)
+
+
+def combined_extraction_ok(router: Router, role: str = "extractor") -> bool:
+    """Whether ``role``'s model declares that it handles the combined extraction reply.
+
+    Read from the model's capability profile (``combined_extraction_ok``); a model without a
+    declared profile gets the per-tag calls, which every model handles.
+    """
+    profile = getattr(router, "profile", None)
+    if profile is None:
+        return False
+    try:
+        declared: Any = profile(role)
+    except (LookupError, ValueError, AttributeError):
+        return False
+    return bool(getattr(declared, "combined_extraction_ok", False))
+
+
+async def extract_combined(
+    router: Router,
+    beat: NovelBeat,
+    *,
+    known: Sequence[str],
+    language: str,
+    prompts: PromptLibrary,
+) -> Extracted:
+    """Ask the extractor role for the four tags and the summary in one structured call."""
+    names = ", ".join(dict.fromkeys([*known, *beat.characters])) or "-"
+    messages = prompts.render("extract_combined", language, beat=beat.render(), characters=names)
+    reply = await router.astructured("extractor", BeatExtraction, messages)
+    return reply.extracted()
+
+
+class BeatDesignWithCast(BeatDesign):
+    """A beat design with the profiles of the characters it introduces (one call, not two)."""
+
+    new_characters: list[CharacterProfile] = Field(
+        default_factory=list, max_length=3,
+        description="a profile for each character in this beat who is not in the notes",
+    )
+
+    def design(self) -> BeatDesign:
+        """The design without the profiles."""
+        return BeatDesign(**self.model_dump(exclude={"new_characters"}))
+
+
+def introduced_profiles(
+    design: BeatDesignWithCast, known: Mapping[str, Sequence[str]]
+) -> list[CharacterProfile]:
+    """The design's profiles of characters its cast names and ``known`` does not (pure).
+
+    A profile for someone already known or not in the cast is dropped; aliases that clash with
+    anyone are removed (:func:`~aizac.writer.characters.settle_profile`). A new name without a
+    profile here gets the separate profile call as before.
+    """
+    wanted = {" ".join(n.split()).casefold(): n for n in unknown_names(design.characters, known)}
+    taken = {k: list(v) for k, v in known.items()}
+    out: list[CharacterProfile] = []
+    for profile in design.new_characters:
+        name = wanted.pop(" ".join(profile.name.split()).casefold(), None)
+        if name is None:
+            continue
+        settled = settle_profile(profile, name, taken)
+        taken[settled.name] = list(settled.aliases)
+        out.append(settled)
+    return out
+
+
+async def extract_beat(
+    router: Router,
+    beat: NovelBeat,
+    *,
+    known: Sequence[str],
+    language: str,
+    prompts: PromptLibrary,
+    concurrent_calls: bool = True,
+    combined: bool | None = None,
+) -> Extracted:
+    """The beat's candidate memory: one combined call when the extractor declares it can
+    (``combined=None``), else the per-tag calls; ``combined`` True/False forces one way."""
+    if combined is None:
+        combined = combined_extraction_ok(router)
+    if combined:
+        return await extract_combined(
+            router, beat, known=known, language=language, prompts=prompts
+        )
+    return await extract(
+        router, beat, known=known, language=language, prompts=prompts,
+        concurrent_calls=concurrent_calls,
+    )
+
+
+def design_beat(
+    router: Router,
+    messages: list[BaseMessage],
+    *,
+    known: Mapping[str, Sequence[str]],
+    with_cast: bool | None = None,
+) -> tuple[BeatDesign, list[CharacterProfile]]:
+    """Ask the planner for a beat design (names that are sentences dropped) and, when the
+    planner declares the capability (``with_cast=None``), the profiles of the characters it
+    introduces in the same call. Returns the design and those profiles."""
+    if with_cast is None:
+        with_cast = combined_extraction_ok(router, role="planner")
+    if not with_cast:
+        return keep_plausible_names(router.structured("planner", BeatDesign, messages)), []
+    reply = router.structured("planner", BeatDesignWithCast, messages)
+    design = keep_plausible_names(reply.design())
+    cast = reply.model_copy(update={"characters": design.characters})
+    return design, introduced_profiles(cast, known)

@@ -1,0 +1,113 @@
+"""One structured call for the four memory tags and the summary (models that declare it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from pydantic import Field
+
+from aizac.llm.router import ModelRouter
+from aizac.settings import Settings
+from aizac.writer.combined import BeatExtraction, combined_extraction_ok, extract_combined
+from aizac.writer.extraction import run_sync
+from aizac.writer.prompts import LANGUAGES, PromptLibrary
+from aizac.writer.schemas import NovelBeat
+
+BEAT = NovelBeat.model_validate({
+    "episode": 3, "index": 2, "location": "북문 시장", "time": "밤",
+    "characters": ["강준", "서유나"], "events": ["강준이 서유나에게서 열쇠를 받는다"],
+    "dialogue": [{"speaker": "강준", "line": "이번에는 놓치지 않아."}],
+})
+REPLY = {
+    "story": {"facts": [{"text": "강준이 북문의 열쇠를 얻었다.", "keyword": "열쇠",
+                         "foreshadow": True}]},
+    "characters": {"facts": [{"character_name": "강준", "text": "강준은 지쳐 있다.",
+                              "keyword": "상태"}]},
+    "relations": {"facts": [{"character1": "강준", "character2": "서유나",
+                             "text": "둘은 서로를 믿기 시작했다.", "keyword": "신뢰"}]},
+    "settings": {"facts": [{"keyword": "북문", "text": "북문은 밤에만 열린다."}]},
+    "summary": "강준이 서유나에게서 북문의 열쇠를 받았다.",
+}
+
+
+class Recording(GenericFakeChatModel):
+    """A fake chat model that keeps the messages of every call."""
+
+    seen: list[list[BaseMessage]] = Field(default_factory=list)
+
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:
+        self.seen.append(list(messages))
+        return super()._generate(messages, *args, **kwargs)
+
+
+def test_one_call_gives_every_tag_and_the_summary(tmp_path: Path) -> None:
+    model = Recording(messages=iter([AIMessage(json.dumps(REPLY, ensure_ascii=False))]))
+    router = ModelRouter(Settings(data_dir=tmp_path), models={"extractor": model})
+    found = run_sync(extract_combined(
+        router, BEAT, known=["강준", "백호"], language="ko", prompts=PromptLibrary()
+    ))
+    assert len(model.seen) == 1
+    prompt = "\n".join(str(m.content) for m in model.seen[0])
+    assert prompt.count("강준이 서유나에게서 열쇠를 받는다") == 1  # the beat is sent once
+    assert "알려진 인물: 강준, 백호, 서유나" in prompt and "JSON으로만" in prompt
+    assert found.story.facts[0].foreshadow and found.story.facts[0].keyword == "열쇠"
+    assert found.characters.facts[0].character_name == "강준"
+    assert found.relations.facts[0].character2 == "서유나"
+    assert found.settings.facts[0].text == "북문은 밤에만 열린다."
+    assert found.summary == REPLY["summary"]
+
+
+def test_missing_lists_are_empty_and_a_missing_summary_is_repaired(tmp_path: Path) -> None:
+    model = Recording(messages=iter([
+        AIMessage('{"story": {"facts": []}}'),
+        AIMessage('{"summary": "아무 일도 없었다."}'),
+    ]))
+    router = ModelRouter(Settings(data_dir=tmp_path, structured_retries=1),
+                         models={"extractor": model})
+    found = run_sync(extract_combined(
+        router, BEAT, known=[], language="ko", prompts=PromptLibrary()
+    ))
+    assert len(model.seen) == 2 and "summary" in str(model.seen[1][-1].content)
+    assert found.summary == "아무 일도 없었다." and found.relations.facts == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_templates_exist_and_name_every_field(language: str) -> None:
+    messages = PromptLibrary().render(
+        "extract_combined", language, beat="BEAT", characters="NAMES"
+    )
+    text = "\n".join(str(m.content) for m in messages)
+    for key in ("story", "foreshadow", "characters", "character_name", "relations",
+                "character1", "settings", "summary"):
+        assert key in text, (language, key)
+    assert "BEAT" in text and "NAMES" in text
+
+
+@pytest.mark.parametrize("language", ["ko", "zh"])
+def test_korean_and_chinese_templates_have_no_english_prose(language: str) -> None:
+    import re
+
+    messages = PromptLibrary().render("extract_combined", language, beat="", characters="")
+    text = "\n".join(str(m.content) for m in messages)
+    # Field names, aspect values and "JSON" are the schema's own words; nothing else is Latin.
+    schema_words = set(BeatExtraction.model_json_schema(mode="serialization").__str__().split("'"))
+    schema_words |= {"JSON", "true", "paid_off", "aspect", "rule", "condition", "whereabouts",
+                     "allegiance", "status", "ability", "emotion", "goal", "other"}
+    latin = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text))
+    assert latin <= schema_words, latin - schema_words
+
+
+def test_capability_is_declared_not_guessed() -> None:
+    class Router(SimpleNamespace):
+        def profile(self, role: str) -> Any:
+            return SimpleNamespace(combined_extraction_ok=role == "extractor")
+
+    assert combined_extraction_ok(Router()) is True
+    assert combined_extraction_ok(Router(), role="planner") is False
+    assert combined_extraction_ok(SimpleNamespace()) is False  # no profile: per-tag calls
