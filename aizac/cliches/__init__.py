@@ -6,10 +6,20 @@ with their whole arcs (``expand_keywords``) and what could happen next (``sugges
 """
 
 from aizac.cliches.db import ClicheDB, split_keywords
-from aizac.cliches.models import GENRE_ALIASES, BeatHit, TropeArc, resolve_genre
-from aizac.cliches.render import render_tropes_for_prompt
+from aizac.cliches.models import (
+    BEAT_MIN_SCORE,
+    GENRE_ALIASES,
+    TROPE_MIN_SIMILARITY,
+    BeatHit,
+    TropeArc,
+    relevant_arcs,
+    relevant_hits,
+    resolve_genre,
+)
+from aizac.cliches.render import genre_name, render_tropes_for_prompt, stage_name
 from aizac.cliches.schema import (
     COLUMNS,
+    KO_COLUMNS,
     LIST_SEP,
     STAGE_ALIASES,
     STAGES,
@@ -20,19 +30,26 @@ from aizac.cliches.schema import (
 )
 
 __all__ = [
+    "BEAT_MIN_SCORE",
     "COLUMNS",
     "GENRE_ALIASES",
+    "KO_COLUMNS",
     "LIST_SEP",
     "STAGES",
     "STAGE_ALIASES",
+    "TROPE_MIN_SIMILARITY",
     "BeatHit",
     "BeatRow",
     "ClicheDB",
     "TropeArc",
+    "genre_name",
     "load_beats",
     "parse_beats",
+    "relevant_arcs",
+    "relevant_hits",
     "render_tropes_for_prompt",
     "resolve_genre",
     "resolve_stage",
     "split_keywords",
+    "stage_name",
 ]

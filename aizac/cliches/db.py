@@ -67,6 +67,13 @@ def _document(row: BeatRow) -> str:
             row.emotion,
             row.hook,
             row.location,
+            # The Korean columns, so a Korean beat or plan line finds its Korean neighbours.
+            row.summary_ko,
+            row.event_ko,
+            row.conflict_ko,
+            row.emotion_ko,
+            row.hook_ko,
+            row.location_ko,
         ]
     )
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from aizac.cliches.schema import BeatRow
+from aizac.cliches.schema import LOCALIZED_FIELDS, BeatRow
 from aizac.errors import InvalidInputError
 
 # Korean and loose English names writers type for the genres the packaged database uses.
@@ -28,6 +28,16 @@ GENRE_ALIASES: dict[str, tuple[str, ...]] = {
     "sports": ("스포츠", "sport"),
     "coming-of-age": ("성장물", "청춘", "성장", "youth"),
 }
+
+
+TROPE_MIN_SIMILARITY = 1.5
+"""An arc that carries none of the query's keywords is offered only from this score up (with
+the hashing embeddings, unrelated arcs score up to about 1.1, keyword matches 1.4 and more)."""
+BEAT_MIN_SCORES: dict[str, float] = {"ko": 0.18, "zh": 0.18, "en": 0.6}
+"""A next-beat suggestion is offered only from this score (similarity plus word overlap) up,
+by the language of the text it follows: Latin text scores higher against everything, so its
+floor is higher (measured on the packaged database with the default hashing embeddings)."""
+BEAT_MIN_SCORE = BEAT_MIN_SCORES["en"]
 
 
 def _norm(name: str) -> str:
@@ -74,10 +84,26 @@ class BeatHit:
     hook: str
     score: float
     matched: tuple[str, ...] = ()
+    summary_ko: str = ""
+    location_ko: str = ""
+    time_ko: str = ""
+    roles_ko: tuple[str, ...] = ()
+    event_ko: str = ""
+    emotion_ko: str = ""
+    conflict_ko: str = ""
+    hook_ko: str = ""
 
     @classmethod
     def from_row(cls, row: BeatRow, score: float, matched: tuple[str, ...] = ()) -> BeatHit:
         return cls(**row.model_dump(), score=float(score), matched=matched)
+
+    def localized(self, language: str) -> BeatHit:
+        """The hit with its text in ``language`` where the database has it (see
+        :meth:`BeatRow.localized`: Korean columns for ``ko``, English otherwise)."""
+        if language != "ko":
+            return self
+        update = {f: getattr(self, f"{f}_ko") for f in LOCALIZED_FIELDS if getattr(self, f"{f}_ko")}
+        return replace(self, **update) if update else self
 
 
 @dataclass(frozen=True)
@@ -95,9 +121,31 @@ class TropeArc:
     score: float = 0.0
     matched: tuple[str, ...] = field(default=())
 
+    def localized(self, language: str) -> TropeArc:
+        """The arc with every beat in ``language`` where the database has it."""
+        beats = tuple(b.localized(language) for b in self.beats)
+        return replace(self, beats=beats)
+
     def stages(self) -> dict[str, list[BeatRow]]:
         """The beats grouped by stage, in arc order."""
         out: dict[str, list[BeatRow]] = {}
         for beat in self.beats:
             out.setdefault(beat.stage, []).append(beat)
         return out
+
+
+def relevant_arcs(arcs: Iterable[TropeArc], min_similarity: float = TROPE_MIN_SIMILARITY) -> list[
+    TropeArc
+]:
+    """The arcs worth putting in a planning prompt: those carrying one of the query's keywords,
+    or scoring at least ``min_similarity`` (unrelated tropes would only mislead the planner)."""
+    return [a for a in arcs if a.matched or a.score >= min_similarity]
+
+
+def relevant_hits(
+    hits: Iterable[BeatHit], language: str = "en", min_score: float | None = None
+) -> list[BeatHit]:
+    """The beat suggestions scoring at least ``min_score`` (default: the floor of
+    :data:`BEAT_MIN_SCORES` for ``language``)."""
+    floor = BEAT_MIN_SCORES.get(language, BEAT_MIN_SCORE) if min_score is None else min_score
+    return [h for h in hits if h.score >= floor]

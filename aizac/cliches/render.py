@@ -1,24 +1,91 @@
-"""Render trope arcs for a planning prompt within a token budget (pure)."""
+"""Render trope arcs for a planning prompt within a token budget, in the project's language (pure).
+
+Korean projects get the Korean columns of the database and Korean labels; Chinese projects get
+Chinese labels around the English text (the database has no Chinese columns); others get English.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from aizac.cliches.models import TropeArc
+from aizac.cliches.models import GENRE_ALIASES, TropeArc
 from aizac.tokens import count_tokens
 
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_LATIN = re.compile(r"[A-Za-z]")
 
-def arc_lines(arc: TropeArc) -> list[str]:
-    """One header line for the trope, then one line per beat in arc order."""
-    lines = [f"## {arc.trope} ({arc.genre}) — keywords: {', '.join(arc.keywords)}"]
+STAGE_NAMES: dict[str, dict[str, str]] = {
+    "ko": {
+        "exposition": "발단",
+        "development": "전개",
+        "crisis": "위기",
+        "climax": "절정",
+        "resolution": "결말",
+    },
+    "zh": {
+        "exposition": "开端",
+        "development": "发展",
+        "crisis": "危机",
+        "climax": "高潮",
+        "resolution": "结局",
+    },
+}
+"""The five stages by language (English uses the stage slugs themselves)."""
+
+_LABELS: dict[str, dict[str, str]] = {
+    "en": {"keywords": " — keywords: ", "conflict": "conflict: ", "hook": "; hook: ",
+           "open": " (", "close": ")", "sep": ", "},
+    "ko": {"keywords": " — 키워드: ", "conflict": "갈등: ", "hook": " / 다음 화로 끄는 힘: ",
+           "open": " (", "close": ")", "sep": ", "},
+    "zh": {"keywords": " — 关键词：", "conflict": "冲突：", "hook": "；钩子：",
+           "open": "（", "close": "）", "sep": "、"},
+}
+
+
+def stage_name(stage: str, language: str) -> str:
+    """``stage`` (a slug such as ``crisis``) as the writers of ``language`` name it."""
+    return STAGE_NAMES.get(language, {}).get(stage, stage)
+
+
+def genre_name(genre: str, language: str) -> str:
+    """A genre slug in Korean for ``ko`` (its first Korean alias), else the slug."""
+    if language == "ko":
+        for alias in GENRE_ALIASES.get(genre, ()):
+            if _HANGUL.search(alias):
+                return alias
+    return genre
+
+
+def arc_lines(arc: TropeArc, language: str = "en") -> list[str]:
+    """One header line for the trope, then one line per beat in arc order.
+
+    Korean arcs are named by their Korean keywords (the slug is for code, not for the model).
+    """
+    lab = _LABELS.get(language, _LABELS["en"])
+    arc = arc.localized(language)
+    if language == "ko":
+        words = [k for k in arc.keywords if _HANGUL.search(k) and not _LATIN.search(k)]
+        header = f"## {'·'.join(words[:3])} ({genre_name(arc.genre, language)})"
+        header += lab["keywords"] + ", ".join(words)
+    elif language == "zh":  # no Chinese names for tropes or genres: the keywords name it
+        header = f"## {lab['sep'].join(arc.keywords[:3])}"
+        header += lab["keywords"] + lab["sep"].join(arc.keywords)
+    else:
+        header = f"## {arc.trope}{lab['open']}{arc.genre}{lab['close']}"
+        header += lab["keywords"] + lab["sep"].join(arc.keywords)
+    lines = [header]
     for beat in arc.beats:
         lines.append(
-            f"- [{beat.stage}] {beat.summary} (conflict: {beat.conflict}; hook: {beat.hook})"
+            f"- [{stage_name(beat.stage, language)}] {beat.summary}{lab['open']}"
+            f"{lab['conflict']}{beat.conflict}{lab['hook']}{beat.hook}{lab['close']}"
         )
     return lines
 
 
-def render_tropes_for_prompt(arcs: Sequence[TropeArc], max_tokens: int) -> str:
+def render_tropes_for_prompt(
+    arcs: Sequence[TropeArc], max_tokens: int, language: str = "en"
+) -> str:
     """The arcs as Markdown-ish text of at most ``max_tokens`` (estimated) tokens.
 
     Whole lines are kept in order: when the budget runs out mid-arc, that arc's later beats and
@@ -27,7 +94,7 @@ def render_tropes_for_prompt(arcs: Sequence[TropeArc], max_tokens: int) -> str:
     out: list[str] = []
     used = 0
     for arc in arcs:
-        lines = arc_lines(arc)
+        lines = arc_lines(arc, language)
         header, beats = lines[0], lines[1:]
         cost = count_tokens(header) + (count_tokens(beats[0]) if beats else 0)
         if used + cost > max_tokens:

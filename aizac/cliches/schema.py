@@ -14,6 +14,10 @@ and ``trope`` (slugs; a trope belongs to one genre), ``order`` (1, 2, ... within
 List-valued columns (``keywords``, ``roles``) are separated by :data:`LIST_SEP` (``;``), so
 commas stay free for prose. ``keywords`` must hold at least one Korean and one English keyword,
 e.g. ``회귀;regression;복수;revenge``.
+
+Each text column has an optional Korean twin, ``<column>_ko`` (:data:`KO_COLUMNS`): the beat as a
+Korean web-novel editor writes it, not a translation of the English. A filled ``_ko`` cell must
+contain Hangul; an empty one falls back to the English column (:meth:`BeatRow.localized`).
 """
 
 from __future__ import annotations
@@ -51,6 +55,20 @@ COLUMNS: tuple[str, ...] = (
     "conflict",
     "hook",
 )
+
+LOCALIZED_FIELDS: tuple[str, ...] = (
+    "summary",
+    "location",
+    "time",
+    "roles",
+    "event",
+    "emotion",
+    "conflict",
+    "hook",
+)
+"""Text columns that have a Korean twin ``<column>_ko``."""
+KO_COLUMNS: tuple[str, ...] = tuple(f"{c}_ko" for c in LOCALIZED_FIELDS)
+"""Optional Korean columns (see the module docstring)."""
 
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
@@ -113,6 +131,14 @@ class BeatRow(BaseModel):
     emotion: str = Field(min_length=1)
     conflict: str = Field(min_length=1)
     hook: str = Field(min_length=1)
+    summary_ko: str = ""
+    location_ko: str = ""
+    time_ko: str = ""
+    roles_ko: tuple[str, ...] = ()
+    event_ko: str = ""
+    emotion_ko: str = ""
+    conflict_ko: str = ""
+    hook_ko: str = ""
 
     @field_validator("id", "genre", "trope")
     @classmethod
@@ -121,7 +147,7 @@ class BeatRow(BaseModel):
             raise ValueError(f"{value!r} must be a lowercase slug like 'regression-revenge'")
         return value
 
-    @field_validator("keywords", "roles", mode="before")
+    @field_validator("keywords", "roles", "roles_ko", mode="before")
     @classmethod
     def _split(cls, value: object) -> object:
         return split_list(value) if isinstance(value, str) else value
@@ -142,10 +168,34 @@ class BeatRow(BaseModel):
             raise ValueError("name at least one role (e.g. 'protagonist')")
         return value
 
+    @field_validator(*KO_COLUMNS)
+    @classmethod
+    def _korean(cls, value: str | tuple[str, ...]) -> str | tuple[str, ...]:
+        text = value if isinstance(value, str) else " ".join(value)
+        if text and not _HANGUL.search(text):
+            raise ValueError("a Korean column must be written in Korean (or left empty)")
+        return value
+
     @property
     def stage_index(self) -> int:
         """Position of this beat's stage in the arc (0 = exposition)."""
         return STAGES.index(self.stage)
+
+    @property
+    def has_korean(self) -> bool:
+        """Whether every Korean column is filled."""
+        return all(getattr(self, c) for c in KO_COLUMNS)
+
+    def localized(self, language: str) -> BeatRow:
+        """This beat with its text columns in ``language`` where the database has them.
+
+        Korean (``ko``) reads the ``_ko`` columns (an empty cell keeps the English one); the
+        database has no Chinese columns, so ``zh`` and every other language get English.
+        """
+        if language != "ko":
+            return self
+        update = {f: getattr(self, f"{f}_ko") for f in LOCALIZED_FIELDS if getattr(self, f"{f}_ko")}
+        return self.model_copy(update=update) if update else self
 
 
 @dataclass(frozen=True)
@@ -208,11 +258,11 @@ def parse_beats(text: str, origin: str = "beats.csv") -> list[BeatRow]:
             f"{origin}: missing column(s) {', '.join(missing)}.",
             hint=f"The header must contain: {', '.join(COLUMNS)}.",
         )
-    extra = [h for h in header if h not in COLUMNS]
+    extra = [h for h in header if h not in COLUMNS and h not in KO_COLUMNS]
     if extra:
         raise InvalidInputError(
             f"{origin}: unknown column(s) {', '.join(extra)}.",
-            hint=f"Allowed columns: {', '.join(COLUMNS)}.",
+            hint=f"Allowed columns: {', '.join(COLUMNS + KO_COLUMNS)}.",
         )
     rows: list[BeatRow] = []
     for line_no, raw in enumerate(reader, start=2):

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from importlib import resources
 from pathlib import Path
 
-from aizac.cliches import COLUMNS, STAGES, BeatRow
+from aizac.cliches import COLUMNS, KO_COLUMNS, STAGES, BeatRow
 
 REPO = Path(__file__).resolve().parents[2]
 HANGUL = re.compile(r"[\uac00-\ud7af]")
@@ -41,9 +41,9 @@ def test_raw_cells_are_filled_and_keywords_bilingual() -> None:
     path = REPO / "data" / "beats.csv"
     with path.open(encoding="utf-8", newline="") as f:
         reader = csv.DictReader(f)
-        assert tuple(reader.fieldnames or ()) == COLUMNS
+        assert tuple(reader.fieldnames or ()) == COLUMNS + KO_COLUMNS
         for line, raw in enumerate(reader, start=2):
-            for column in COLUMNS:
+            for column in COLUMNS + KO_COLUMNS:
                 assert raw[column].strip(), f"row {line}: empty {column}"
             words = raw["keywords"].split(";")
             assert any(HANGUL.search(w) for w in words), f"row {line}: no Korean keyword"
@@ -64,7 +64,8 @@ def test_covers_korean_web_novel_staples_and_general_genres(rows: list[BeatRow])
     keywords = {k for r in rows for k in r.keywords}
     staples = (
         "회귀 빙의 환생 헌터 게이트 상태창 아카데미 악녀 계약결혼 복수 무협 탑 재벌 로판 "
-        "아이돌 성좌 아포칼립스 던전 힐링 일상"
+        "아이돌 성좌 아포칼립스 던전 힐링 일상 먼치킨 사이다 후궁 궁중 암투 망나니 랭커 "
+        "튜토리얼 레벨업 시스템 재벌집 회빙환"
     )
     assert not [w for w in staples.split() if w not in keywords]
     genres = Counter(r.genre for r in rows)
