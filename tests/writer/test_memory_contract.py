@@ -1,0 +1,103 @@
+"""One contract, two memories: the writer tests' DictMemory must behave like WriterMemory.
+
+The agent's tests run on ``DictMemory`` (about twice as fast: ``python bench/fake_memory.py``);
+this runs both through the slice of memory the agent uses, so a fake that drifts from the real
+thing fails here instead of letting agent tests pass that would fail on the real memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aizac.errors import AizacError
+from aizac.llm.embeddings import HashingEmbeddings
+from aizac.memory import WriterMemory
+from aizac.settings import Settings
+
+from .fakes import DictMemory
+
+
+@pytest.fixture(params=["DictMemory", "WriterMemory"])
+def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    if request.param == "DictMemory":
+        yield DictMemory()
+        return
+    settings = Settings(data_dir=tmp_path / "data", language="en")
+    mem = WriterMemory(tmp_path / "memory", embeddings=HashingEmbeddings(), settings=settings)
+    yield mem
+    mem.close()
+
+
+def _seed(memory: Any) -> tuple[str, str]:
+    batch = memory.stage()
+    hero = batch.remember("Kang Jun — a regressed hunter.", "Character",
+                          character_name="Kang Jun", keyword="hunter", chapter=0)
+    pair = batch.remember("They trust each other.", "CharacterRelation",
+                          character1="Kang Jun", character2="Seo Yuna", keyword="trust",
+                          chapter=1, beat=1)
+    assert batch.commit() == [hero, pair]  # the ids the agent logs before committing
+    return hero, pair
+
+
+def test_a_commit_stores_what_was_staged_under_the_ids_handed_out(memory: Any) -> None:
+    assert len(memory) == 0 and memory.characters() == {}
+    hero, pair = _seed(memory)
+    assert len(memory) == 2
+    assert memory.get(hero).text == "Kang Jun — a regressed hunter."
+    assert set(memory.characters()) == {"Kang Jun"}
+    assert memory.relation("Seo Yuna", "Kang Jun").id == pair  # either order
+    assert memory.relation("Kang Jun", "Nobody") is None
+
+
+def test_a_discarded_batch_leaves_nothing(memory: Any) -> None:
+    _seed(memory)
+    batch = memory.stage()
+    batch.remember("Gate crystals crack before a break.", "NovelSetting", keyword="crystal",
+                   chapter=1)
+    batch.discard()
+    assert len(memory) == 2
+
+
+def test_supersede_then_undo_restores_the_current_relation(memory: Any) -> None:
+    _, pair = _seed(memory)
+    batch = memory.stage()
+    newer = batch.supersede(pair, "Rivals now.", chapter=2, beat=1)
+    assert batch.commit() == [newer]
+    current = memory.relation("Kang Jun", "Seo Yuna")
+    assert (current.id, current.text) == (newer, "Rivals now.")
+    memory.undo_commit([newer])
+    assert memory.relation("Kang Jun", "Seo Yuna").id == pair
+    with pytest.raises(KeyError):
+        memory.get(newer)
+
+
+def test_a_forgotten_character_is_no_longer_known(memory: Any) -> None:
+    hero, _ = _seed(memory)
+    memory.forget(hero)
+    assert "Kang Jun" not in memory.characters()
+
+
+def test_unknown_ids_and_empty_text_are_errors_the_agent_catches(memory: Any) -> None:
+    with pytest.raises(KeyError):
+        memory.get("no-such-id")
+    with pytest.raises((AizacError, KeyError)):  # what WriterAgent suppresses
+        memory.forget("no-such-id")
+    with pytest.raises(ValueError):
+        memory.stage().remember("   ", "Story", chapter=1)
+
+
+def test_turns_and_short_term_summaries(memory: Any) -> None:
+    memory.advance(2)
+    assert memory.turn == 2
+    memory.set_turn(1)
+    assert memory.turn == 1
+    memory.short_term.add("Kang Jun entered the gate.")
+    memory.short_term.add("Yuna healed him.")
+    assert memory.short_term.items() == ["Kang Jun entered the gate.", "Yuna healed him."]
+    assert "Yuna healed him." in memory.short_term.text()
+    assert memory.short_term.pop() == "Yuna healed him."
+    assert memory.short_term.items() == ["Kang Jun entered the gate."]
