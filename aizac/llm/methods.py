@@ -21,6 +21,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 
+from aizac.llm.profiles import profile_of
 from aizac.llm.wire_schema import compact_schema
 
 METHODS: tuple[str, ...] = ("json_schema", "tool", "constrained", "format", "prompt")
@@ -56,22 +57,9 @@ def schema_instruction(schema: dict[str, Any]) -> str:
     )
 
 
-def _class_names(model: BaseChatModel) -> set[str]:
-    return {cls.__name__ for cls in type(model).__mro__}
-
-
 def default_method(model: BaseChatModel) -> str:
-    """The best structured-output method ``model`` supports."""
-    names = _class_names(model)
-    if "BaseChatOpenAI" in names:
-        return "json_schema"
-    if "ChatAnthropic" in names:
-        return "tool"
-    if "ChatLocalLlama" in names:
-        return "constrained"
-    if "ChatOllama" in names:
-        return "format"
-    return "prompt"
+    """The best structured-output method ``model`` supports (its declared profile)."""
+    return profile_of(model).structured_method
 
 
 def plan_structured(
@@ -98,7 +86,7 @@ def plan_structured(
             "description": description,
             "input_schema": schema,
         }
-        if "ChatAnthropic" in _class_names(model):
+        if profile_of(model).provider == "anthropic":  # Anthropic's own tool format
             kwargs: dict[str, Any] = {
                 "tools": [tool],
                 "tool_choice": {"type": "tool", "name": name},

@@ -49,6 +49,7 @@ from tenacity import (
 from aizac.errors import AizacError, IncompleteReplyError, ModelError
 from aizac.llm.errors import hint_for, is_transient, redact, retry_after, summarize
 from aizac.llm.methods import STRUCTURED_KWARG, apply_plan, output_text, plan_structured
+from aizac.llm.profiles import GENERIC, ModelProfile
 from aizac.llm.replies import (
     LENGTH_REASONS,
     StreamLog,
@@ -64,19 +65,21 @@ T = TypeVar("T")
 
 
 class Candidate:
-    """One model a role may use: its label (the spec), the setting naming it, the model.
-
-    ``reports_finish``: the provider always ends a stream with a finish reason, so a stream
-    without one was cut (true for HTTP APIs; fakes and the local model may not report it).
-    """
+    """One model a role may use: its label (the spec), the setting naming it, the model and its
+    profile (``profile.reports_finish``: the provider always ends a stream with a finish reason,
+    so a stream without one was cut)."""
 
     def __init__(
-        self, label: str, setting: str, model: BaseChatModel, *, reports_finish: bool = False
+        self, label: str, setting: str, model: BaseChatModel, *, profile: ModelProfile = GENERIC
     ) -> None:
         self.label = label
         self.setting = setting
         self.model = model
-        self.reports_finish = reports_finish
+        self.profile = profile
+
+    @property
+    def reports_finish(self) -> bool:
+        return self.profile.reports_finish
 
     def __repr__(self) -> str:
         return f"Candidate({self.label!r})"

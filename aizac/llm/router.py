@@ -20,7 +20,8 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from pydantic import BaseModel
 
 from aizac.errors import ConfigError, InvalidInputError
-from aizac.llm.providers import build_chat_model, check_usable
+from aizac.llm.profiles import attach, profile_of
+from aizac.llm.providers import build, check_usable
 from aizac.llm.resilient import Candidate, ResilientChatModel
 from aizac.llm.specs import parse_spec
 from aizac.llm.structured import agenerate_structured, generate_structured
@@ -93,15 +94,15 @@ class ModelRouter:
         key = f"{role}:fallback" if fallback else role
         if key in self._injected:
             model = self._injected[key]
-            return Candidate(f"injected:{type(model).__name__}", _setting(role, fallback), model)
+            label = f"injected:{type(model).__name__}"
+            return Candidate(label, _setting(role, fallback), model, profile=profile_of(model))
         text = self.settings.role_fallback(role) if fallback else self.settings.role_spec(role)
         if text is None:
             return None
         setting = _setting(role, fallback)
         spec = parse_spec(text, setting)
-        model = build_chat_model(spec, self.settings, setting)
-        # HTTP APIs always end a stream with a finish reason; without one it was cut.
-        return Candidate(str(spec), setting, model, reports_finish=spec.provider != "local")
+        built = build(spec, self.settings, setting)
+        return Candidate(str(spec), setting, built.model, profile=built.profile)
 
     def model(self, role: str) -> BaseChatModel:
         """The chat model for ``role`` (built on first use, then cached).
@@ -116,10 +117,11 @@ class ModelRouter:
         with self._lock:
             if role not in self._cache:
                 primary = self._candidate(role, False)
-                assert primary is not None
+                if primary is None:  # role_spec always names a model; say so if it did not
+                    raise ConfigError(f"{_setting(role)} names no model.")
                 fallback = self._candidate(role, True)
                 candidates = [primary] + ([fallback] if fallback else [])
-                self._cache[role] = ResilientChatModel(
+                routed = ResilientChatModel(
                     role=role,
                     candidates=candidates,
                     retries=self.settings.transient_retries,
@@ -129,6 +131,7 @@ class ModelRouter:
                     callbacks=[UsageCallback(self.usage, role, primary.label)],
                     tags=[f"role:{role}"],
                 )
+                self._cache[role] = attach(routed, primary.profile.as_routed())
             return self._cache[role]
 
     # ------------------------------------------------------------------ status

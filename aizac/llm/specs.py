@@ -16,19 +16,10 @@ import re
 from dataclasses import dataclass
 
 from aizac.errors import ConfigError
+from aizac.llm import registry
 
-PROVIDERS: tuple[str, ...] = (
-    "local",
-    "openai",
-    "anthropic",
-    "clova",
-    "ollama",
-    "openai-compatible",
-)
-_EXAMPLES = (
-    "local, openai:gpt-4o, anthropic:claude-sonnet-4-5, clova:HCX-005, ollama:qwen2.5:7b, "
-    "openai-compatible:http://host:port/v1:model"
-)
+PROVIDERS: tuple[str, ...] = registry.names()
+_EXAMPLES = registry.examples()
 # scheme://host[:port][/path] followed by ":model"; the model is the part after the last ':'
 # that is not a port (ports are all digits and come before the first '/').
 _COMPAT = re.compile(r"^(?P<url>https?://[^/\s]+(?:/[^\s]*?)?):(?P<model>[^/\s:][^\s]*)$")
@@ -52,10 +43,10 @@ class ModelSpec:
     base_url: str | None = None
 
     def __str__(self) -> str:
-        if self.provider == "local":
-            return "local" if not self.model else f"local:{self.model}"
-        if self.provider == "openai-compatible":
-            return f"openai-compatible:{self.base_url}:{self.model}"
+        if not self.model:
+            return self.provider
+        if self.base_url is not None:
+            return f"{self.provider}:{self.base_url}:{self.model}"
         return f"{self.provider}:{self.model}"
 
 
@@ -77,24 +68,25 @@ def parse_spec(spec: str, setting_name: str) -> ModelSpec:
     provider, _, rest = text.partition(":")
     provider = provider.strip().lower()
     rest = rest.strip()
-    if provider not in PROVIDERS:
+    row = registry.row(provider)
+    if row is None:
         raise ConfigError(
             f"{env}={text!r} names an unknown provider {provider!r}.",
             hint=f"Use one of: {_EXAMPLES}.",
         )
-    if provider == "local":
-        return ModelSpec("local", rest)
+    if row.form == "optional":
+        return ModelSpec(provider, rest)
     if not rest:
         raise ConfigError(
             f"{env}={text!r} names no model.",
             hint=f"Write the model after the provider, e.g. {provider}:MODEL.",
         )
-    if provider == "openai-compatible":
+    if row.form == "url":
         match = _COMPAT.match(rest)
         if match is None or _PORT_LIKE.match(match["model"]):
             raise ConfigError(
-                f"{env}={text!r} is not openai-compatible:URL:MODEL.",
-                hint="Example: openai-compatible:http://127.0.0.1:8000/v1:my-model",
+                f"{env}={text!r} is not {provider}:URL:MODEL.",
+                hint=f"Example: {provider}:http://127.0.0.1:8000/v1:my-model",
             )
-        return ModelSpec("openai-compatible", match["model"], match["url"].rstrip("/"))
+        return ModelSpec(provider, match["model"], match["url"].rstrip("/"))
     return ModelSpec(provider, rest)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from aizac.errors import StructuredOutputError
 from aizac.llm.methods import STRUCTURED_KWARG, apply_plan, output_text, plan_structured
+from aizac.llm.profiles import profile_of
 
 M = TypeVar("M", bound=BaseModel)
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
@@ -94,7 +95,7 @@ def _prepare(
     model: BaseChatModel, schema: type[BaseModel], messages: list[BaseMessage], method: str | None
 ) -> tuple[list[BaseMessage], dict[str, Any]]:
     json_schema = schema.model_json_schema()
-    if "ResilientChatModel" in {c.__name__ for c in type(model).__mro__}:
+    if profile_of(model).routed:
         # The routed model plans per candidate (primary and fallback may differ).
         return messages, {STRUCTURED_KWARG: {"schema": json_schema, "method": method}}
     plan = plan_structured(model, json_schema, method)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from aizac.errors import AizacError, InvalidInputError, NotFoundError
+from aizac.llm.profiles import profile_of
 from aizac.tokens import count_tokens
 from aizac.writer.context import (
     ContextBuilder,
@@ -37,18 +38,15 @@ PREVIOUS_TOKENS = 300
 SMALL_CONTEXT_TOKENS = 250
 SMALL_PREVIOUS_TOKENS = 120
 """Prose prompt budgets when the writer is the embedded small model."""
-LOCAL_MODEL_TYPE = "aizac-local-llama"
 
 
 def small_local_writer(router: Router) -> bool:
-    """Whether the writer role's first model is the embedded local model (pure inspection)."""
+    """Whether the writer role's first model is the small embedded model (its declared profile)."""
     try:
         model: Any = router.model("writer")
     except (AizacError, KeyError, AttributeError):
         return False
-    candidates = getattr(model, "candidates", None) or [model]
-    first = getattr(candidates[0], "model", candidates[0])
-    return bool(getattr(first, "_llm_type", "") == LOCAL_MODEL_TYPE)
+    return profile_of(model).small_local
 
 
 class ProseWriter:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from aizac.llm.profiles import attach
+from aizac.llm.registry import row
 from aizac.writer.context import scene_brief
 from aizac.writer.output import small_local_writer
 from aizac.writer.schemas import NovelBeat
@@ -39,23 +41,17 @@ class _Router:
         return self._model
 
 
-class _Local:
-    _llm_type = "aizac-local-llama"
-
-
-class _Candidate:
-    model = _Local()
-
-
-class _Resilient:
-    def __init__(self) -> None:
-        self.candidates = [_Candidate()]
+class _Model:
+    """A stand-in chat model; its profile is what the provider table declares for it."""
 
 
 def test_small_local_writer_is_recognised_through_the_router() -> None:
-    assert small_local_writer(_Router(_Local()))  # type: ignore[arg-type]
-    assert small_local_writer(_Router(_Resilient()))  # type: ignore[arg-type]
-    assert not small_local_writer(_Router(object()))  # type: ignore[arg-type]
+    local = row("local")
+    assert local is not None
+    assert small_local_writer(_Router(attach(_Model(), local.profile)))  # type: ignore[arg-type]
+    routed = attach(_Model(), local.profile.as_routed())  # the router's wrapper of a local model
+    assert small_local_writer(_Router(routed))  # type: ignore[arg-type]
+    assert not small_local_writer(_Router(_Model()))  # type: ignore[arg-type]
 
 
 def test_prose_prompt_uses_the_scene_and_its_own_context_budget(

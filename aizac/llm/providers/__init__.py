@@ -1,73 +1,79 @@
-"""One builder per provider: ``(ModelSpec, Settings, setting) -> BaseChatModel``.
+"""Building chat models from specs, through the provider table (:mod:`aizac.llm.registry`).
 
 Builders only construct clients (no network I/O); :func:`check_usable` answers "could this
-spec run now?" for ``aizac models`` from settings and installed packages alone.
+spec run now?" for ``aizac models`` from settings and installed packages alone. Each built model
+is tagged with its row's :class:`~aizac.llm.profiles.ModelProfile` (:func:`build`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
 
 from aizac.errors import ConfigError
+from aizac.llm import registry
+from aizac.llm.profiles import ModelProfile, attach
 from aizac.llm.specs import ModelSpec
 from aizac.settings import Settings
 
 Builder = Callable[[ModelSpec, Settings, str], BaseChatModel]
 
 
-def build_chat_model(spec: ModelSpec, settings: Settings, setting: str) -> BaseChatModel:
-    """Build the chat model for ``spec``; ``setting`` (e.g. ``AIZAC_PLANNER_MODEL``) is named in
-    errors.
+@dataclass(frozen=True)
+class Built:
+    """A provider's model and what it can do."""
+
+    model: BaseChatModel
+    profile: ModelProfile
+
+
+def _row(spec: ModelSpec, setting: str) -> registry.ProviderRow:
+    row = registry.row(spec.provider)
+    if row is None:
+        raise ConfigError(f"{setting}: provider {spec.provider!r} has no builder.")
+    return row
+
+
+def build(spec: ModelSpec, settings: Settings, setting: str) -> Built:
+    """Build the chat model for ``spec`` with its profile; ``setting`` (e.g.
+    ``AIZAC_PLANNER_MODEL``) is named in errors.
 
     Raises:
         ConfigError: a key is missing or the provider's package is not installed.
     """
-    if spec.provider == "local":
-        from aizac.llm.providers.local import build_local
+    row = _row(spec, setting)
+    builder: Builder = registry.load(row.builder)
+    model = builder(spec, settings, setting)
+    attach(model, row.profile)
+    return Built(model, row.profile)
 
-        return build_local(spec, settings, setting)
-    if spec.provider in ("openai", "openai-compatible", "ollama"):
-        from aizac.llm.providers.openai import build_openai
 
-        return build_openai(spec, settings, setting)
-    if spec.provider == "anthropic":
-        from aizac.llm.providers.anthropic import build_anthropic
-
-        return build_anthropic(spec, settings, setting)
-    if spec.provider == "clova":
-        from aizac.llm.providers.clova import build_clova
-
-        return build_clova(spec, settings, setting)
-    raise ConfigError(f"{setting}: provider {spec.provider!r} has no builder.")
+def build_chat_model(spec: ModelSpec, settings: Settings, setting: str) -> BaseChatModel:
+    """:func:`build`'s model alone."""
+    return build(spec, settings, setting).model
 
 
 def check_usable(spec: ModelSpec, settings: Settings) -> tuple[bool, str]:
     """``(usable, reason)`` for ``spec`` without network I/O or loading a model."""
-    if spec.provider == "local":
-        from aizac.llm.providers.local import local_status
+    row = registry.row(spec.provider)
+    if row is None:
+        return False, f"unknown provider {spec.provider!r}"
+    status: Callable[[ModelSpec, Settings], tuple[bool, str]] = registry.load(row.status)
+    return status(spec, settings)
 
-        return local_status(settings)
-    if spec.provider == "openai":
-        if settings.openai_api_key is not None:
-            return True, "OPENAI_API_KEY is set"
-        if settings.openai_base_url:
-            return True, f"OPENAI_BASE_URL={settings.openai_base_url} (no key)"
-        return False, "OPENAI_API_KEY is not set"
-    if spec.provider == "openai-compatible":
-        return True, f"server {spec.base_url} (reachability not checked)"
-    if spec.provider == "ollama":
-        return True, f"server {settings.ollama_base_url} (reachability not checked)"
-    if spec.provider == "anthropic":
-        if settings.anthropic_api_key is not None:
-            return True, "ANTHROPIC_API_KEY is set"
-        return False, "ANTHROPIC_API_KEY is not set"
-    if spec.provider == "clova":
-        if settings.clova_api_key is not None:
-            return True, "CLOVASTUDIO_API_KEY is set"
-        return False, "CLOVASTUDIO_API_KEY is not set"
-    return False, f"unknown provider {spec.provider!r}"
+
+def local_status(spec: ModelSpec, settings: Settings) -> tuple[bool, str]:
+    """The embedded model's status (its module is imported only when asked)."""
+    from aizac.llm.providers.local import local_status as status
+
+    return status(settings)
+
+
+def key_status(env: str, present: bool) -> tuple[bool, str]:
+    """The status of a provider that only needs its key."""
+    return (True, f"{env} is set") if present else (False, f"{env} is not set")
 
 
 def missing_key(env: str, setting: str, spec: ModelSpec) -> ConfigError:

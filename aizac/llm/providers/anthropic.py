@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.language_models import BaseChatModel
 
-from aizac.llm.providers import missing_key, require_package
+from aizac.llm.providers import key_status, missing_key, require_package
 from aizac.llm.specs import ModelSpec
 from aizac.settings import Settings
 
@@ -23,3 +23,8 @@ def build_anthropic(spec: ModelSpec, settings: Settings, setting: str) -> BaseCh
         timeout=settings.request_timeout,
         max_retries=0,
     )
+
+
+def status(spec: ModelSpec, settings: Settings) -> tuple[bool, str]:
+    """Whether the key is configured (no network I/O)."""
+    return key_status("ANTHROPIC_API_KEY", settings.anthropic_api_key is not None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from langchain_core.language_models import BaseChatModel
 
-from aizac.llm.providers import missing_key, require_package
+from aizac.llm.providers import key_status, missing_key, require_package
 from aizac.llm.specs import ModelSpec
 from aizac.settings import Settings
 
@@ -36,3 +36,8 @@ def build_clova(spec: ModelSpec, settings: Settings, setting: str) -> BaseChatMo
         timeout=settings.request_timeout,
         max_retries=0,
     )
+
+
+def status(spec: ModelSpec, settings: Settings) -> tuple[bool, str]:
+    """Whether the key is configured (no network I/O)."""
+    return key_status("CLOVASTUDIO_API_KEY", settings.clova_api_key is not None)

@@ -43,3 +43,16 @@ def build_openai(spec: ModelSpec, settings: Settings, setting: str) -> BaseChatM
         stream_usage=stream_usage,
         use_responses_api=False,
     )
+
+
+def status(spec: ModelSpec, settings: Settings) -> tuple[bool, str]:
+    """Whether an ``openai``/``openai-compatible``/``ollama`` spec could run (no network I/O)."""
+    if spec.provider == "openai-compatible":
+        return True, f"server {spec.base_url} (reachability not checked)"
+    if spec.provider == "ollama":
+        return True, f"server {settings.ollama_base_url} (reachability not checked)"
+    if settings.openai_api_key is not None:
+        return True, "OPENAI_API_KEY is set"
+    if settings.openai_base_url:
+        return True, f"OPENAI_BASE_URL={settings.openai_base_url} (no key)"
+    return False, "OPENAI_API_KEY is not set"
