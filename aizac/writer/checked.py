@@ -1,0 +1,110 @@
+"""Structured calls whose output is checked for degenerate content before anyone stores it.
+
+:class:`CheckedRouter` wraps the writer's router: every ``structured``/``astructured`` call
+(plot, beat, character profile, extraction, summary) goes through
+:func:`aizac.writer.quality.find_problems`. A degenerate reply is answered with the problems
+stated in the project's language and asked again (the changed conversation makes the model
+sample anew); after the last attempt the call fails with a clear
+:class:`~aizac.errors.StructuredOutputError` and nothing is stored. When the router's
+``structured`` accepts a ``check`` callable (the LLM layer's validate -> retry loop), the check
+runs inside that loop instead.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from pydantic import BaseModel
+
+from aizac.errors import StructuredOutputError
+from aizac.writer import quality
+
+M = TypeVar("M", bound=BaseModel)
+ATTEMPTS = 3
+"""Calls per structured request when the output keeps being degenerate."""
+HINT = (
+    "Nothing was saved. Try again (each attempt samples anew); if it repeats, the model is too "
+    "small for this project's language: set a stronger planner/extractor model "
+    "(`aizac models set planner SPEC`)."
+)
+
+
+class QualityCheck:
+    """The check one structured call runs on its validated value.
+
+    Calling it returns ``None`` for usable output, else the message to send back to the model.
+    """
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+        self.problems: list[quality.Problem] = []
+
+    def __call__(self, value: BaseModel) -> str | None:
+        self.problems = quality.find_problems(value, language=self.language)
+        return quality.repair_text(self.problems, self.language) if self.problems else None
+
+
+def _takes_check(method: Callable[..., Any]) -> bool:
+    try:
+        return "check" in inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _failure(schema: type[BaseModel], check: QualityCheck, attempts: int) -> StructuredOutputError:
+    what = quality.describe(check.problems, "en")
+    return StructuredOutputError(
+        f"The model's {schema.__name__} was unusable after {attempts} attempts: {what}.",
+        hint=HINT,
+    )
+
+
+class CheckedRouter:
+    """A router whose structured output is checked by :mod:`aizac.writer.quality`.
+
+    Args:
+        router: the wrapped router (anything with ``structured``/``astructured``).
+        language: returns the project's language at call time.
+        attempts: calls per request when the output is degenerate.
+    """
+
+    def __init__(
+        self, router: Any, language: Callable[[], str], *, attempts: int = ATTEMPTS
+    ) -> None:
+        self.router = router
+        self._language = language
+        self.attempts = attempts
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.router, name)
+
+    def structured(self, role: str, schema: type[M], messages: list[BaseMessage]) -> M:
+        """``router.structured`` with the quality check (see the module docstring)."""
+        check = QualityCheck(self._language())
+        if _takes_check(self.router.structured):
+            return self.router.structured(role, schema, messages, check=check)
+        conversation = list(messages)
+        for _ in range(self.attempts):
+            value: M = self.router.structured(role, schema, conversation)
+            repair = check(value)
+            if repair is None:
+                return value
+            conversation = [*conversation, AIMessage(value.model_dump_json()), HumanMessage(repair)]
+        raise _failure(schema, check, self.attempts)
+
+    async def astructured(self, role: str, schema: type[M], messages: list[BaseMessage]) -> M:
+        """Async :meth:`structured`."""
+        check = QualityCheck(self._language())
+        if _takes_check(self.router.astructured):
+            return await self.router.astructured(role, schema, messages, check=check)
+        conversation = list(messages)
+        for _ in range(self.attempts):
+            value: M = await self.router.astructured(role, schema, conversation)
+            repair = check(value)
+            if repair is None:
+                return value
+            conversation = [*conversation, AIMessage(value.model_dump_json()), HumanMessage(repair)]
+        raise _failure(schema, check, self.attempts)

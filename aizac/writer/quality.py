@@ -1,0 +1,379 @@
+"""Degenerate structured output: caught before it becomes canon (pure functions, no I/O).
+
+Small models fill a schema with junk that still validates: one sentence copied into every field,
+a prompt label echoed as a value ("장르: 현대 판타지", "1화 제목", "## Recent summary"), English
+text in a Korean project, or a sentence where a name belongs ("The mark confesses to a hidden
+offshore,"). :func:`find_problems` names such defects in any model-facing value (plot, beat,
+character profile, extraction) so the call can be retried with the problem stated, and finally
+refused with a clear message instead of being stored.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+NAME_KEYS = frozenset({"name", "character_name", "character1", "character2", "speaker"})
+"""Fields that hold the name of a person (or a named place or thing)."""
+NAME_LISTS = frozenset({"characters", "aliases"})
+"""List fields whose string items are names."""
+SKIP_SCRIPT = frozenset({"stage", "keywords", "keyword"})
+"""Fields not checked for the project's script (enum values; the writer's own keywords; names,
+which may be romanised, are checked as names)."""
+SKIP_REPEAT = NAME_KEYS | NAME_LISTS | frozenset({"stage", "keywords", "keyword", "role", "genre"})
+"""Fields whose values may legitimately repeat (a speaker talks twice, two allies)."""
+
+MAX_NAME_WORDS = 5
+_SENTENCE_MARKS = re.compile(r"[,!?;:，。！？；：\n]")
+_LATIN_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "and",
+        "or",
+        "but",
+        "to",
+        "with",
+        "into",
+        "onto",
+        "from",
+        "at",
+        "in",
+        "on",
+        "by",
+        "as",
+        "that",
+        "this",
+        "who",
+        "which",
+        "when",
+        "while",
+        "after",
+        "before",
+        "then",
+        "it",
+        "its",
+        "his",
+        "her",
+        "their",
+        "they",
+        "he",
+        "she",
+        "we",
+        "you",
+    ]
+)
+_HANGUL_ENDINGS = ("다", "요", "까", "죠", "네", "다.", "요.")
+_HEADING = re.compile(r"^\s*#{1,6}\s")
+_PLACEHOLDER = re.compile(r"\$[A-Za-z_]\w*|\{[A-Za-z_]\w*\}|<[A-Za-z_][\w ]*>")
+_EPISODE_TITLE = re.compile(
+    r"^\s*(?:제?\s*\d+\s*화\s*(?:제목)?|(?:episode|chapter)\s*\d+\s*(?:title)?|第?\s*\d+\s*[集章话]\s*(?:标题)?)\s*$",
+    re.IGNORECASE,
+)
+LABELS = frozenset(
+    [
+        "genre",
+        "keywords",
+        "title",
+        "logline",
+        "characters",
+        "settings",
+        "acts",
+        "goal",
+        "episode",
+        "scene",
+        "beat",
+        "story",
+        "notes",
+        "장르",
+        "키워드",
+        "제목",
+        "로그라인",
+        "인물",
+        "설정",
+        "목표",
+        "장면",
+        "비트",
+        "이야기",
+        "메모",
+        "类型",
+        "关键词",
+        "标题",
+        "梗概",
+        "人物",
+        "设定",
+        "目标",
+        "场景",
+        "节拍",
+        "故事笔记",
+    ]
+)
+"""Prompt labels small models echo as values ("장르: 현대 판타지"), in every prompt language."""
+SCHEMA_WORDS = frozenset(
+    [
+        "string",
+        "integer",
+        "number",
+        "boolean",
+        "null",
+        "none",
+        "n/a",
+        "tbd",
+        "todo",
+        "title",
+        "logline",
+        "genre",
+        "name",
+        "role",
+        "profile",
+        "description",
+        "goal",
+        "episodes",
+        "key_events",
+        "stage",
+        "exposition",
+        "development",
+        "crisis",
+        "climax",
+        "resolution",
+        "location",
+        "time",
+        "characters",
+        "events",
+        "dialogue",
+        "emotions",
+        "conflicts",
+        "sets_up",
+        "pays_off",
+        "summary",
+        "text",
+        "keyword",
+        "speaker",
+        "line",
+        "aliases",
+    ]
+)
+"""Schema field and enum names: as a whole value they are template echo, not content."""
+
+_SCRIPTS: dict[str, re.Pattern[str]] = {
+    "ko": re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]"),
+    "zh": re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]"),
+    "en": re.compile(r"[A-Za-z]"),
+}
+_LETTER = re.compile(r"[^\W\d_]")
+MIN_SCRIPT_LETTERS = 20
+"""Below this many letters a reply is too short to judge its script."""
+MIN_SCRIPT_SHARE = 0.5
+"""A reply whose letters are less than half in the project's script is in the wrong language."""
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One string in a model's value: where it is and what it says."""
+
+    path: str
+    key: str
+    text: str
+
+
+def leaves(value: BaseModel | dict[str, Any]) -> list[Leaf]:
+    """Every string of ``value`` with its path (``acts[2].goal``) and field name (pure)."""
+    data = value.model_dump() if isinstance(value, BaseModel) else value
+    return list(_walk(data, "", ""))
+
+
+def _walk(node: Any, path: str, key: str) -> Iterator[Leaf]:
+    if isinstance(node, str):
+        yield Leaf(path, key, node)
+    elif isinstance(node, dict):
+        for k, v in node.items():
+            yield from _walk(v, f"{path}.{k}" if path else str(k), str(k))
+    elif isinstance(node, list | tuple):
+        for i, v in enumerate(node):
+            yield from _walk(v, f"{path}[{i}]", key)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[\W_]+", " ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+# ------------------------------------------------------------------------------- names
+def looks_like_name(name: str) -> bool:
+    """Whether ``name`` can be a name, not a sentence or a fragment of one (pure).
+
+    Refused: sentence punctuation (``,`` ``:`` ``!`` ...), more than five words, a trailing
+    period after several words, English function words inside ("An alien ship arrives, and
+    the team is a"), or a Korean predicate ending ("그는 복수를 다짐한다")."""
+    text = " ".join(name.split())
+    if not text or _SENTENCE_MARKS.search(text):
+        return False
+    words = text.split(" ")
+    if len(words) > MAX_NAME_WORDS or (text.endswith(".") and len(words) > 2):
+        return False
+    inner = [w.casefold() for w in words[1:]]
+    if len(words) >= 3 and sum(w in _LATIN_FUNCTION_WORDS for w in inner) >= 1:
+        return False
+    if _SCRIPTS["ko"].search(text) and len(words) >= 2 and text.endswith(_HANGUL_ENDINGS):
+        return False
+    cjk = _SCRIPTS["zh"].findall(text)
+    return not (len(cjk) > 10 or (cjk and text.endswith(("了", "。"))))
+
+
+def _is_name_leaf(leaf: Leaf) -> bool:
+    return leaf.key in NAME_KEYS or (leaf.key in NAME_LISTS and leaf.path.endswith("]"))
+
+
+# ------------------------------------------------------------------------------- echo
+def is_echo(text: str, labels: frozenset[str] = LABELS) -> bool:
+    """Whether ``text`` is template scaffolding rather than content (pure): a Markdown
+    heading, a ``$placeholder``, "1화 제목", a prompt label with its value ("장르: 현대
+    판타지"), or a bare schema word ("development", "title")."""
+    value = text.strip()
+    if not value:
+        return False
+    if _HEADING.match(value) or _PLACEHOLDER.search(value) or _EPISODE_TITLE.match(value):
+        return True
+    head = re.split(r"[:：]", value, maxsplit=1)
+    if len(head) == 2 and head[0].strip().casefold() in labels:
+        return True
+    bare = value.casefold().strip(" .\"'")
+    return bare in SCHEMA_WORDS or bare in labels
+
+
+# ------------------------------------------------------------------------------- script
+def script_share(texts: Sequence[str], language: str) -> tuple[float, int]:
+    """The share of letters in ``language``'s script and the number of letters (pure)."""
+    pattern = _SCRIPTS.get(language)
+    letters = [c for t in texts for c in _LETTER.findall(t)]
+    if pattern is None or not letters:
+        return 1.0, len(letters)
+    return sum(1 for c in letters if pattern.match(c)) / len(letters), len(letters)
+
+
+# ------------------------------------------------------------------------------- repeats
+def repeated_value(items: Sequence[Leaf]) -> tuple[str, int, int] | None:
+    """The value filling more than half of ``items`` (at least three of them), if any."""
+    texts = [_norm(i.text) for i in items if _norm(i.text)]
+    if len(texts) < 3:
+        return None
+    value, count = Counter(texts).most_common(1)[0]
+    if count >= 3 and count * 2 > len(texts):
+        original = next(i.text for i in items if _norm(i.text) == value)
+        return original, count, len(texts)
+    return None
+
+
+def _sibling_groups(items: Sequence[Leaf]) -> dict[str, list[Leaf]]:
+    groups: dict[str, list[Leaf]] = {}
+    for leaf in items:
+        groups.setdefault(re.sub(r"\[\d+\]", "[]", leaf.path), []).append(leaf)
+    return {k: v for k, v in groups.items() if "[]" in k}
+
+
+# ------------------------------------------------------------------------------- the check
+@dataclass(frozen=True)
+class Problem:
+    """One defect of a model's value: its kind, where, and the offending text."""
+
+    kind: str  # "repeat" | "echo" | "script" | "name"
+    path: str
+    text: str
+    detail: str = ""
+
+
+def find_problems(
+    value: BaseModel | dict[str, Any], *, language: str, labels: frozenset[str] = LABELS
+) -> list[Problem]:
+    """Every degenerate feature of ``value`` for a project in ``language`` (pure).
+
+    Args:
+        value: the validated model output.
+        language: the project's language (``ko``, ``zh``, ``en``).
+        labels: prompt labels that must not open a value.
+    """
+    items = leaves(value)
+    problems: list[Problem] = []
+    for leaf in items:
+        if _is_name_leaf(leaf) and not looks_like_name(leaf.text):
+            problems.append(Problem("name", leaf.path, leaf.text))
+        elif leaf.key not in ("stage",) and is_echo(leaf.text, labels):
+            problems.append(Problem("echo", leaf.path, leaf.text))
+    content = [i for i in items if i.key not in SKIP_REPEAT]
+    repeat = repeated_value(content)
+    if repeat is None:
+        for path, group in _sibling_groups(content).items():
+            repeat = repeated_value(group)
+            if repeat is not None:
+                problems.append(Problem("repeat", path, repeat[0], f"{repeat[1]}/{repeat[2]}"))
+                break
+    else:
+        problems.append(Problem("repeat", "*", repeat[0], f"{repeat[1]}/{repeat[2]}"))
+    texts = [i.text for i in items if i.key not in SKIP_SCRIPT and not _is_name_leaf(i)]
+    share, letters = script_share(texts, language)
+    if letters >= MIN_SCRIPT_LETTERS and share < MIN_SCRIPT_SHARE:
+        problems.append(Problem("script", "*", "", f"{share:.0%}"))
+    return problems
+
+
+_LANGUAGE_NAMES = {
+    "ko": ("Korean", "한국어", "韩语"),
+    "zh": ("Chinese", "중국어", "中文"),
+    "en": ("English", "영어", "英语"),
+}
+_TEMPLATES: dict[str, dict[str, str]] = {
+    "en": {
+        "name": "{path} is not a name: {text!r} (give a short name, not a sentence)",
+        "echo": "{path} repeats the prompt's wording instead of content: {text!r}",
+        "repeat": "the same text fills {detail} fields: {text!r} (write each one anew)",
+        "script": "the values are not written in {language} ({detail} in {language} letters)",
+        "lead": "Your previous reply cannot be used: ",
+        "tail": " Reply again with the complete JSON object, every value written anew.",
+    },
+    "ko": {
+        "name": "{path}는 이름이 아닙니다: {text!r} (문장이 아닌 짧은 이름을 쓰세요)",
+        "echo": "{path}에 내용 대신 지시문의 표현을 옮겼습니다: {text!r}",
+        "repeat": "같은 글이 {detail}개 칸을 채웠습니다: {text!r} (칸마다 다른 내용을 쓰세요)",
+        "script": "값이 {language}로 쓰이지 않았습니다({language} 글자 {detail})",
+        "lead": "앞의 답은 쓸 수 없습니다: ",
+        "tail": " 모든 값을 새로 쓴 완전한 JSON 객체로 다시 답하세요.",
+    },
+    "zh": {
+        "name": "{path} 不是名字：{text!r}（请写简短的名字，不要写句子）",
+        "echo": "{path} 照抄了提示中的用语，而不是内容：{text!r}",
+        "repeat": "同一段文字填满了 {detail} 个字段：{text!r}（每个字段请写不同的内容）",
+        "script": "内容没有用{language}书写（{language}字符占 {detail}）",
+        "lead": "上一个回答无法使用：",
+        "tail": " 请重新给出完整的 JSON 对象，每个值都重新书写。",
+    },
+}
+
+
+def describe(problems: Sequence[Problem], language: str, *, limit: int = 3) -> str:
+    """The problems as one message in ``language`` (``ko``, ``zh``, else English) (pure)."""
+    lang = language if language in _TEMPLATES else "en"
+    table = _TEMPLATES[lang]
+    index = {"en": 0, "ko": 1, "zh": 2}[lang]
+    project = _LANGUAGE_NAMES.get(language, _LANGUAGE_NAMES["en"])[index]
+    parts = [
+        table[p.kind].format(path=p.path, text=p.text[:80], detail=p.detail, language=project)
+        for p in problems[:limit]
+    ]
+    return "; ".join(parts)
+
+
+def repair_text(problems: Sequence[Problem], language: str) -> str:
+    """The follow-up asking the model to answer again without ``problems`` (pure)."""
+    table = _TEMPLATES.get(language, _TEMPLATES["en"])
+    return table["lead"] + describe(problems, language) + "." + table["tail"]

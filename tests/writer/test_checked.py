@@ -1,0 +1,73 @@
+"""CheckedRouter: degenerate structured output is retried with the problem stated, then refused."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from langchain_core.messages import BaseMessage, HumanMessage
+
+from aizac.errors import StructuredOutputError
+from aizac.writer.checked import CheckedRouter, QualityCheck
+from aizac.writer.schemas import BeatDesign
+
+GOOD = BeatDesign(location="순양그룹 회장실", time="겨울 밤", characters=["진도준"],
+                  events=["진도준이 할아버지 앞에서 주가 폭락을 예언한다"])
+BAD = BeatDesign(location="밤", time="밤", characters=["An alien ship arrives, and the team is a"],
+                 events=["외계 함선이 도착한다"])
+
+
+class ScriptedRouter:
+    """Answers structured calls from a list and records each conversation it was sent."""
+
+    def __init__(self, *values: BeatDesign) -> None:
+        self.values = list(values)
+        self.conversations: list[list[BaseMessage]] = []
+
+    def model(self, role: str) -> str:
+        return f"model-for-{role}"
+
+    def structured(self, role: str, schema: type[Any], messages: list[BaseMessage]) -> Any:
+        self.conversations.append(list(messages))
+        return self.values.pop(0)
+
+    async def astructured(self, role: str, schema: type[Any], messages: list[BaseMessage]) -> Any:
+        return self.structured(role, schema, messages)
+
+
+def test_a_degenerate_reply_is_asked_again_with_the_problem_in_korean() -> None:
+    inner = ScriptedRouter(BAD, GOOD)
+    router = CheckedRouter(inner, lambda: "ko")
+    assert router.structured("planner", BeatDesign, [HumanMessage("비트를 설계하세요")]) == GOOD
+    assert len(inner.conversations) == 2
+    repair = str(inner.conversations[1][-1].content)
+    assert repair.startswith("앞의 답은 쓸 수 없습니다") and "An alien ship" in repair
+    assert router.model("writer") == "model-for-writer"  # everything else passes through
+
+
+def test_always_degenerate_output_fails_clearly_and_returns_nothing() -> None:
+    router = CheckedRouter(ScriptedRouter(BAD, BAD, BAD), lambda: "ko")
+    with pytest.raises(StructuredOutputError, match="unusable after 3 attempts") as err:
+        router.structured("planner", BeatDesign, [HumanMessage("x")])
+    assert "is not a name" in str(err.value) and "Nothing was saved" in (err.value.hint or "")
+
+
+def test_async_calls_are_checked_too() -> None:
+    inner = ScriptedRouter(BAD, GOOD)
+    value = asyncio.run(CheckedRouter(inner, lambda: "ko").astructured("extractor", BeatDesign, []))
+    assert value == GOOD and len(inner.conversations) == 2
+
+
+def test_a_router_with_a_check_hook_runs_the_check_inside_its_own_loop() -> None:
+    class HookRouter(ScriptedRouter):
+        def structured(
+            self, role: str, schema: type[Any], messages: list[BaseMessage], check: Any = None
+        ) -> Any:
+            self.check = check
+            return GOOD
+
+    inner = HookRouter()
+    assert CheckedRouter(inner, lambda: "ko").structured("planner", BeatDesign, []) == GOOD
+    assert isinstance(inner.check, QualityCheck)
+    assert inner.check(BAD) is not None and inner.check(GOOD) is None
