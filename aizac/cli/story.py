@@ -161,7 +161,9 @@ def register(app: typer.Typer, studio_factory: StudioFactory | None = None) -> N
         project: ProjectOpt = None,
     ) -> None:
         """Ask the project's memory (self-query: the model builds the filter)."""
-        docs = make().open(project).ask(question)
+        from aizac.writer.service import check_question
+
+        docs = make().open(project).ask(check_question(question))
         if not docs:
             typer.echo("nothing current in memory answers that")
         for d in docs:
@@ -171,12 +173,20 @@ def register(app: typer.Typer, studio_factory: StudioFactory | None = None) -> N
     @app.command("export")
     @_friendly
     def export(
-        out: Annotated[Path, typer.Option("--out", "-o", help="File to write.")],
-        fmt: Annotated[str, typer.Option("--format", "-f", help="txt, md or epub.")] = "txt",
+        out: Annotated[
+            str, typer.Option("--out", "-o", help="File to write, or a folder (ending in /).")
+        ],
+        fmt: Annotated[
+            str | None,
+            typer.Option("--format", "-f", help="txt, md or epub (default: --out's extension)."),
+        ] = None,
         project: ProjectOpt = None,
     ) -> None:
         """Export the accepted prose as txt, md or epub."""
-        path = make().open(project).export(fmt, out.parent, out.name)
+        from aizac.export.files import export_target
+
+        directory, name, kind = export_target(out, fmt)
+        path = make().open(project).export(kind, directory, name)
         typer.echo(f"wrote {path}")
 
     @app.command("demo")

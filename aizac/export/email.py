@@ -13,6 +13,8 @@ import ssl
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from email.errors import HeaderParseError
+from email.header import decode_header, make_header
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
@@ -33,6 +35,33 @@ _DOMAIN_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 
 def _has_control(text: str) -> bool:
     return any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in text)
+
+
+def decoded_header_text(text: str) -> str:
+    """``text`` as a mail reader shows it: RFC 2047 encoded words decoded, repeatedly (pure).
+
+    ``=?utf-8?q?Evil=0D=0ABcc:_x@y.z?=`` decodes to a line break and a ``Bcc:`` line; Python
+    3.11.7's email package decodes such words when a header is set and writes the line break out
+    unquoted (CVE-2024-6923), so header text is checked in this decoded form.
+    """
+    current = text
+    for _ in range(3):  # an encoded word may hide another one
+        try:
+            decoded = str(make_header(decode_header(current)))
+        except (HeaderParseError, UnicodeError, LookupError, ValueError):
+            return current
+        if decoded == current:
+            return current
+        current = decoded
+    return current
+
+
+def header_safe(text: str) -> str:
+    """Header text that cannot break out of its line: encoded words decoded, control characters
+    and line breaks turned into spaces, whitespace collapsed (pure)."""
+    decoded = decoded_header_text(text)
+    cleaned = "".join(" " if _has_control(c) else c for c in decoded)
+    return " ".join(cleaned.split())
 
 
 def validate_address(address: str) -> str:
@@ -174,7 +203,7 @@ def export_attachment(
 
 
 def _check_subject(subject: str) -> str:
-    if _has_control(subject):
+    if _has_control(subject) or _has_control(decoded_header_text(subject)):
         raise InvalidInputError(
             "The subject contains a line break or control character; it was rejected.",
             hint="Use a one-line subject.",
@@ -227,8 +256,10 @@ def build_message(
     else:
         attachment = export_attachment(content, fmt, name)
         title = content.title
-    if subject is None:
-        subject = _check_subject(f"{title} (.{attachment.fmt})"[:MAX_SUBJECT_CHARS])
+    if subject is None:  # from the title, which a model wrote: made safe, never rejected
+        subject = _check_subject(
+            f"{header_safe(title) or attachment.filename} (.{attachment.fmt})"[:MAX_SUBJECT_CHARS]
+        )
     text = body if body is not None else f"{title}: {attachment.filename} is attached.\n"
     if "\x00" in text:
         raise InvalidInputError("The message body contains a NUL character.")
@@ -250,7 +281,19 @@ def build_message(
         filename=attachment.filename,
         params=params,
     )
+    _check_headers(message)
     return message
+
+
+def _check_headers(message: EmailMessage) -> None:
+    """Refuse a message whose header values, as parsed, hold a line break (defence in depth
+    against header injection through encoded words; nothing is sent)."""
+    for key, value in message.items():
+        if _has_control(str(value)):
+            raise InvalidInputError(
+                f"The {key} header would contain a line break; the message was not sent.",
+                hint="Remove line breaks and encoded words (=?...?=) from the title or subject.",
+            )
 
 
 def send_message(message: EmailMessage, settings: EmailSettings) -> None:

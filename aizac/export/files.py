@@ -125,6 +125,29 @@ def default_export_name(title: str, fmt: str) -> str:
     return safe_export_name(cleaned, fmt)
 
 
+def export_target(out: str, fmt: str | None = None) -> tuple[Path, str | None, str]:
+    """Where ``--out`` asks an export to go: ``(folder, file name or None, format)`` (pure).
+
+    ``DIR/`` (or an existing folder) writes into that folder under the title's name;
+    ``x.md`` writes ``x.md`` in Markdown (the extension gives the format when ``fmt`` is not
+    given; a different ``fmt`` is an error rather than ``x.md.txt``); ``x`` writes ``x.<fmt>``.
+    """
+    if not out.strip():
+        raise InvalidInputError("--out is empty.", hint="Give a file such as novel.md or a folder.")
+    path = Path(out)
+    if out.endswith(("/", os.sep)) or path.is_dir():
+        return path, None, check_format(fmt or "txt")
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix in ("txt", "md", "epub"):
+        if fmt is not None and check_format(fmt) != suffix:
+            raise InvalidInputError(
+                f"--out {path.name} is a .{suffix} file but --format is {fmt}.",
+                hint=f"Drop --format, or name the file with .{check_format(fmt)}.",
+            )
+        return path.parent, path.name, suffix
+    return path.parent, path.name, check_format(fmt or "txt")
+
+
 def write_export(
     manuscript: Manuscript,
     fmt: str,

@@ -4,83 +4,63 @@ Layout: ``<data_dir>/projects/<name>/project.sqlite3`` (plot, episodes, beats, p
 key-value slot, a step log) and ``<data_dir>/projects/<name>/memory/`` (the project's embedded
 Chroma). Every write is one SQLite transaction (``BEGIN IMMEDIATE``), so a killed process loses at
 most the step in flight. Writers are serialised by :meth:`ProjectStore.lock` (a per-process
-re-entrant lock plus an ``flock`` on ``.lock`` across processes) and every mutable row has a
-``version`` column: a caller that passes ``expected_version`` gets :class:`ConflictError` instead
-of overwriting a newer edit.
+re-entrant lock plus a ``filelock`` on ``.lock`` across processes, shared by every store object
+of one directory, so nesting two stores in one thread cannot deadlock) and every mutable row has
+a ``version`` column: a caller that passes ``expected_version`` gets :class:`ConflictError`
+instead of overwriting a newer edit.
+
+A project is created in a hidden staging folder and renamed into place once its metadata is
+stored, so a killed ``aizac new`` leaves no half-made project behind. Names are compared in
+Unicode NFC (an NFD spelling of a Korean name opens the same project).
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import re
+import shutil
 import sqlite3
-import threading
 import time
+import unicodedata
+import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
-from aizac.writer.rules import check_draft, check_version
+from aizac.writer.killpoints import checkpoint as _checkpoint
+from aizac.writer.project_dirs import (
+    DB_NAME,
+    STAGING_PREFIX,
+    is_ghost,
+    locks_for,
+    move_into_place,
+)
+from aizac.writer.project_rows import (
+    SCHEMA,
+    BeatRecord,
+    BeatStatus,
+    PlotRecord,
+    ProjectInfo,
+    Step,
+    beat_record,
+    check_version,
+    dump_profiles,
+)
+from aizac.writer.rules import check_draft
 from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
 
-BeatStatus = Literal["draft", "accepted", "rejected"]
-DB_NAME = "project.sqlite3"
+__all__ = [
+    "DB_NAME", "BeatRecord", "BeatStatus", "PlotRecord", "ProjectInfo", "ProjectStore", "Step",
+    "validate_project_name",
+]
 _NAME = re.compile(r"^[^\W_][\w .\-]{0,63}$")
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS plot (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    json TEXT NOT NULL,
-    tropes TEXT NOT NULL DEFAULT '',
-    memory_ids TEXT NOT NULL DEFAULT '[]',
-    version INTEGER NOT NULL DEFAULT 1,
-    updated_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS episodes (
-    number INTEGER PRIMARY KEY,
-    title TEXT NOT NULL,
-    version INTEGER NOT NULL DEFAULT 1
-);
-CREATE TABLE IF NOT EXISTS beats (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    episode INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('draft', 'accepted', 'rejected')),
-    json TEXT NOT NULL,
-    new_characters TEXT NOT NULL DEFAULT '[]',
-    instruction TEXT NOT NULL DEFAULT '',
-    memory_ids TEXT NOT NULL DEFAULT '[]',
-    summary TEXT NOT NULL DEFAULT '',
-    prose TEXT,
-    version INTEGER NOT NULL DEFAULT 1,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
-);
-CREATE UNIQUE INDEX IF NOT EXISTS beats_slot ON beats(episode, idx) WHERE status != 'rejected';
-CREATE TABLE IF NOT EXISTS kv (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL,
-    version INTEGER NOT NULL DEFAULT 1
-);
-CREATE TABLE IF NOT EXISTS steps (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    at REAL NOT NULL,
-    kind TEXT NOT NULL,
-    detail TEXT NOT NULL DEFAULT '{}'
-);
-"""
-
-_THREAD_LOCKS: dict[Path, threading.RLock] = {}
-_THREAD_LOCKS_GUARD = threading.Lock()
-
 
 def validate_project_name(name: str) -> str:
-    """The project name stripped, or :class:`InvalidInputError` (no separators, <= 64 chars)."""
-    clean = name.strip()
+    """The project name stripped and NFC-normalised, or :class:`InvalidInputError` (no
+    separators, <= 64 chars)."""
+    clean = unicodedata.normalize("NFC", name).strip()
     if not _NAME.match(clean) or ".." in clean:
         raise InvalidInputError(
             f"{name!r} is not a valid project name.",
@@ -90,59 +70,13 @@ def validate_project_name(name: str) -> str:
     return clean
 
 
-@dataclass(frozen=True)
-class ProjectInfo:
-    name: str
-    language: str
-    genre: str
-    keywords: list[str]
-    path: Path
-    created_at: float
-
-
-@dataclass
-class PlotRecord:
-    plot: NovelPlot
-    tropes: str
-    memory_ids: list[str]
-    version: int
-
-
-@dataclass
-class BeatRecord:
-    """A stored beat: its design, status, prose and bookkeeping."""
-
-    id: int
-    episode: int
-    index: int
-    status: BeatStatus
-    beat: NovelBeat
-    version: int
-    new_characters: list[CharacterProfile] = field(default_factory=list)
-    instruction: str = ""
-    memory_ids: list[str] = field(default_factory=list)
-    summary: str = ""
-    prose: str | None = None
-
-
-@dataclass(frozen=True)
-class Step:
-    id: int
-    at: float
-    kind: str
-    detail: dict[str, Any]
-
-
 class ProjectStore:
     """SQLite adapter for one project directory (create with :meth:`create` or :meth:`open`)."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.db_path = directory / DB_NAME
-        with _THREAD_LOCKS_GUARD:
-            self._thread_lock = _THREAD_LOCKS.setdefault(directory.resolve(), threading.RLock())
-        self._flock_depth = 0
-        self._flock_file: Any = None
+        self._thread_lock, self._file_lock = locks_for(directory)
 
     # ------------------------------------------------------------------ create / open / list
     @classmethod
@@ -157,35 +91,41 @@ class ProjectStore:
     ) -> ProjectStore:
         clean = validate_project_name(name)
         directory = root / clean
-        if (directory / DB_NAME).exists():
+        if (directory / DB_NAME).exists() and not is_ghost(directory):
             raise InvalidInputError(
                 f"A project named {clean!r} already exists.",
                 hint="Pick another name, or open it with --project.",
             )
+        staging = root / f"{STAGING_PREFIX}{uuid.uuid4().hex[:12]}"
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            staging.mkdir(parents=True)
         except OSError as e:
-            raise StorageError(f"Cannot create {directory}: {e}.") from e
-        store = cls(directory)
-        now = time.time()
-        meta = {
-            "name": clean,
-            "language": language,
-            "genre": genre,
-            "keywords": json.dumps(keywords or [], ensure_ascii=False),
-            "created_at": repr(now),
-            "schema": "1",
-        }
-        with store._tx() as db:
-            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
-            store._log(db, "create", {"name": clean})
-        return store
+            raise StorageError(f"Cannot create {staging}: {e}.") from e
+        try:
+            now = time.time()
+            meta = {
+                "name": clean,
+                "language": language,
+                "genre": genre,
+                "keywords": json.dumps(keywords or [], ensure_ascii=False),
+                "created_at": repr(now),
+                "schema": "1",
+            }
+            with cls(staging)._tx() as db:
+                db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
+                cls._log(db, "create", {"name": clean})
+            _checkpoint("new:meta-written")
+            move_into_place(staging, directory, clean)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return cls(directory)
 
     @classmethod
     def open(cls, root: Path, name: str) -> ProjectStore:
         clean = validate_project_name(name)
         directory = root / clean
-        if not (directory / DB_NAME).is_file():
+        if not (directory / DB_NAME).is_file() or is_ghost(directory):
             raise NotFoundError(
                 f"No project named {clean!r} in {root}.",
                 hint="List projects with `aizac projects` or create one with `aizac new NAME`.",
@@ -196,7 +136,10 @@ class ProjectStore:
     def list_names(root: Path) -> list[str]:
         if not root.is_dir():
             return []
-        return sorted(p.name for p in root.iterdir() if (p / DB_NAME).is_file())
+        return sorted(
+            p.name for p in root.iterdir()
+            if not p.name.startswith(".") and (p / DB_NAME).is_file() and not is_ghost(p)
+        )
 
     @property
     def memory_dir(self) -> Path:
@@ -208,7 +151,7 @@ class ProjectStore:
             db = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(_SCHEMA)
+            db.executescript(SCHEMA)
         except sqlite3.Error as e:
             raise StorageError(f"Cannot open project database {self.db_path}: {e}.") from e
         db.row_factory = sqlite3.Row
@@ -244,19 +187,8 @@ class ProjectStore:
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         """Serialise a multi-store step (memory + SQLite) across threads and processes."""
-        with self._thread_lock:
-            if self._flock_depth == 0:
-                self._flock_file = open(self.directory / ".lock", "a+b")  # noqa: SIM115
-                fcntl.flock(self._flock_file.fileno(), fcntl.LOCK_EX)
-            self._flock_depth += 1
-            try:
-                yield
-            finally:
-                self._flock_depth -= 1
-                if self._flock_depth == 0:
-                    fcntl.flock(self._flock_file.fileno(), fcntl.LOCK_UN)
-                    self._flock_file.close()
-                    self._flock_file = None
+        with self._thread_lock, self._file_lock:
+            yield
 
     # ------------------------------------------------------------------------------ meta
     def info(self) -> ProjectInfo:
@@ -331,14 +263,45 @@ class ProjectStore:
         sql += " ORDER BY episode, idx, id"
         with self._read() as db:
             rows = db.execute(sql, args).fetchall()
-        return [_beat_record(r) for r in rows]
+        return [beat_record(r) for r in rows]
+
+    def last_accepted(
+        self, before: tuple[int, int] | None = None
+    ) -> BeatRecord | None:
+        """The last accepted beat in story order (optionally: the last one before the position
+        ``(episode, index)``): one row read, however long the novel is."""
+        sql = "SELECT * FROM beats WHERE status = 'accepted'"
+        args: list[object] = []
+        if before is not None:
+            sql += " AND (episode < ? OR (episode = ? AND idx < ?))"
+            args += [before[0], before[0], before[1]]
+        sql += " ORDER BY episode DESC, idx DESC, id DESC LIMIT 1"
+        with self._read() as db:
+            row = db.execute(sql, args).fetchone()
+        return beat_record(row) if row is not None else None
+
+    def count_beats(self, status: BeatStatus) -> int:
+        """How many beats have ``status`` (one COUNT query)."""
+        with self._read() as db:
+            row = db.execute("SELECT COUNT(*) FROM beats WHERE status = ?", (status,)).fetchone()
+        return int(row[0])
+
+    def draft_at(self, episode: int, index: int) -> BeatRecord | None:
+        """The draft at position ``(episode, index)``, if there is one."""
+        with self._read() as db:
+            row = db.execute(
+                "SELECT * FROM beats WHERE status = 'draft' AND episode = ? AND idx = ?"
+                " ORDER BY id DESC LIMIT 1",
+                (episode, index),
+            ).fetchone()
+        return beat_record(row) if row is not None else None
 
     def beat(self, beat_id: int) -> BeatRecord:
         with self._read() as db:
             row = db.execute("SELECT * FROM beats WHERE id = ?", (beat_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"No beat with id {beat_id}.", hint="List beats with `aizac beat`.")
-        return _beat_record(row)
+        return beat_record(row)
 
     def add_draft(
         self,
@@ -357,7 +320,7 @@ class ProjectStore:
                         beat.episode,
                         beat.index,
                         beat.model_dump_json(),
-                        _dump_profiles(new_characters),
+                        dump_profiles(new_characters),
                         instruction,
                         now,
                         now,
@@ -389,7 +352,7 @@ class ProjectStore:
             if (beat.episode, beat.index) != (row["episode"], row["idx"]):
                 raise InvalidInputError("An edit cannot move a beat to another position.")
             profiles = (
-                _dump_profiles(new_characters)
+                dump_profiles(new_characters)
                 if new_characters is not None
                 else row["new_characters"]
             )
@@ -520,23 +483,3 @@ class ProjectStore:
         return row
 
 
-
-
-def _dump_profiles(profiles: list[CharacterProfile] | None) -> str:
-    return json.dumps([p.model_dump() for p in profiles or []], ensure_ascii=False)
-
-
-def _beat_record(row: sqlite3.Row) -> BeatRecord:
-    return BeatRecord(
-        id=row["id"],
-        episode=row["episode"],
-        index=row["idx"],
-        status=row["status"],
-        beat=NovelBeat.model_validate_json(row["json"]),
-        version=row["version"],
-        new_characters=[CharacterProfile(**p) for p in json.loads(row["new_characters"])],
-        instruction=row["instruction"],
-        memory_ids=json.loads(row["memory_ids"]),
-        summary=row["summary"],
-        prose=row["prose"],
-    )

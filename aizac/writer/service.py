@@ -23,13 +23,31 @@ from aizac.writer.agent import WriterAgent
 from aizac.writer.context import ContextBuilder
 from aizac.writer.ports import Cliches, Memory, Router
 from aizac.writer.project import ProjectInfo, ProjectStore, validate_project_name
+from aizac.writer.project_dirs import claim_project, release_project
 from aizac.writer.prompts import LANGUAGES, PromptLibrary
 
 CURRENT_FILE = "current_project"
 MAX_KEYWORDS = 12
 MAX_KEYWORD_CHARS = 30
 
+MAX_QUESTION_CHARS = 500
 MemoryFactory = Callable[[ProjectStore], Memory]
+
+
+def check_question(question: str) -> str:
+    """A question to memory, stripped; empty or longer than :data:`MAX_QUESTION_CHARS` is an
+    :class:`InvalidInputError` (it would go to the model verbatim) (pure)."""
+    text = question.strip()
+    if not text:
+        raise InvalidInputError(
+            "The question is empty.", hint='Ask about a character, e.g. "강민호는 지금 어디에?".'
+        )
+    if len(text) > MAX_QUESTION_CHARS:
+        raise InvalidInputError(
+            f"The question is {len(text)} characters long; the limit is {MAX_QUESTION_CHARS}.",
+            hint="Ask one short question about a character, a relation, a place or an event.",
+        )
+    return text
 
 
 def parse_keywords(keywords: str | list[str]) -> list[str]:
@@ -56,6 +74,8 @@ class Studio:
             in ``<project>/memory``).
         beats_per_episode, context_tokens, context_builder, concurrent_extraction: passed to
             every :class:`WriterAgent`.
+        owner_wait: seconds to wait for a project that another aizac process has open before
+            saying which process holds it (a project is written by one process at a time).
     """
 
     def __init__(
@@ -71,7 +91,9 @@ class Studio:
         context_tokens: int = 900,
         context_builder: ContextBuilder | None = None,
         concurrent_extraction: bool = True,
+        owner_wait: float = 5.0,
     ) -> None:
+        self.owner_wait = owner_wait
         self.settings = settings if settings is not None else get_settings()
         self._router = router
         self._models = models
@@ -173,6 +195,9 @@ class Studio:
             agent = self._agents.get(clean)
             if agent is None:
                 store = ProjectStore.open(self.root, clean)
+                # One process writes a project: another one's cached turn, summaries and
+                # Chroma handles would go stale under it (and lose its writes).
+                claim_project(store.directory, wait=self.owner_wait)
                 agent = WriterAgent(
                     store,
                     self._memory(store),
@@ -185,6 +210,13 @@ class Studio:
                 self._agents[clean] = agent
         self._set_current(clean)
         return agent
+
+    def close(self) -> None:
+        """Let other processes open this Studio's projects (the web app's shutdown)."""
+        with self._lock:
+            for agent in self._agents.values():
+                release_project(agent.store.directory)
+            self._agents.clear()
 
     def current_name(self) -> str | None:
         """The most recently used project, if it still exists."""

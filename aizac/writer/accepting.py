@@ -1,0 +1,219 @@
+"""Accept as one unit of work, the crash-recovery check, and deferred reinforcement.
+
+An accept writes three stores: memory (the committed batch), the story state (short-term summary
+and turn) and the project database (the beat marked accepted). :func:`commit_accept` runs them as
+one unit in the calling process: a failure after the memory commit is undone before the error is
+raised (or, when even the undo fails, left for :func:`recover` to finish). :func:`recover` is run
+at the start of every write operation (not only when a project is opened), so a killed or failed
+accept, a plot whose memories were seeded but never saved, and a turn out of step with the
+accepted beats are repaired before anything new is written. Every repair is idempotent.
+
+Memories that a generation used are reinforced only once what it produced is stored: the ids a
+beat design's context held are kept with the draft (:func:`keep_context`) and reinforced when the
+beat is accepted (:func:`reinforce_kept`); a regenerated design replaces them, so discarded,
+failed or aborted generations never change a strength.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from aizac.errors import AizacError, StorageError
+from aizac.writer.killpoints import checkpoint
+from aizac.writer.ports import Memory
+from aizac.writer.project import BeatRecord, ProjectStore, Step
+
+RECENT_STEPS = 20
+"""Steps read by :func:`recover` (a pending step is always among the last few)."""
+ACCEPT_STEPS = ("accepting", "accept-undone")
+PLAN_STEPS = ("planning", "plot", "plot-edit", "plan-undone")
+
+
+def storage_error(what: str, error: BaseException) -> StorageError | None:
+    """A :class:`StorageError` for a raw ``sqlite3``/``OSError`` from a lower layer (a full
+    disk), or ``None`` when ``error`` should propagate as it is."""
+    if isinstance(error, sqlite3.Error | OSError) and not isinstance(error, AizacError):
+        return StorageError(
+            f"{what} failed while writing: {error}. Nothing was accepted.",
+            hint="Free disk space (or check that AIZAC_DATA_DIR is writable), then try again.",
+        )
+    return None
+
+
+def commit_accept(
+    store: ProjectStore, memory: Memory, record: BeatRecord, batch: Any, future: list[str],
+    summary: str,
+) -> BeatRecord:
+    """Commit an accept's memories, summary, turn and beat status as one unit of work."""
+    turn = int(memory.turn)
+    before = list(memory.short_term.items())
+    what = f"Accepting beat {record.episode}-{record.index}"
+    try:
+        # Logged before the commit: after a kill past the commit, recover() finishes from here.
+        store.log_step(
+            "accepting", {"id": record.id, "ids": future, "summary": summary, "turn": turn}
+        )
+        checkpoint("accept:logged")
+        ids = list(batch.commit())
+    except BaseException as e:
+        with contextlib.suppress(Exception):
+            batch.discard()
+        error = storage_error(what, e)
+        if error is None:
+            raise
+        raise error from e
+    checkpoint("accept:committed")
+    try:
+        return finish_accept(store, memory, record, ids, summary, turn)
+    except BaseException as e:
+        _undo(store, memory, record, ids, turn, before, what, e)
+        error = storage_error(what, e)
+        if error is None:
+            raise
+        raise error from e
+
+
+def finish_accept(
+    store: ProjectStore, memory: Memory, record: BeatRecord, ids: list[str], summary: str,
+    turn: int,
+) -> BeatRecord:
+    """The writes after the memory commit (idempotent: recovery replays them)."""
+    # The summary goes in before the turn advances (adding it again under the same turn is a
+    # no-op), so after a kill an advanced turn means both were done.
+    if int(memory.turn) <= turn:
+        memory.short_term.add(summary)
+        checkpoint("accept:summarised")
+        memory.advance(1)
+    checkpoint("accept:advanced")
+    return store.set_status(
+        record.id, "accepted", expected_version=record.version, memory_ids=ids, summary=summary,
+    )
+
+
+def _undo(
+    store: ProjectStore, memory: Memory, record: BeatRecord, ids: list[str], turn: int,
+    before: list[str], what: str, cause: BaseException,
+) -> None:
+    """Take back a half-done accept; if that fails too, say that the next command finishes it."""
+    try:
+        memory.undo_commit(ids)
+        if list(memory.short_term.items()) != before:
+            memory.short_term.pop()
+        if int(memory.turn) != turn:
+            memory.set_turn(turn)
+        store.log_step("accept-undone", {"id": record.id})
+    except BaseException as e:
+        raise StorageError(
+            f"{what} failed ({cause}) and could not be undone yet ({e}).",
+            hint="Free disk space and run any aizac command on this project: it finishes the "
+            "accept. Nothing is lost.",
+        ) from cause
+
+
+# ------------------------------------------------------------------------------- recovery
+def recover(store: ProjectStore, memory: Memory) -> None:
+    """Repair what a killed or failed write left half done (call under ``store.lock()``)."""
+    steps = store.steps(limit=RECENT_STEPS)
+    _finish_pending_accept(store, memory, steps)
+    _drop_unsaved_plot_memories(store, memory, steps)
+    _realign_turn(store, memory)
+
+
+def _latest(steps: Sequence[Step], kinds: Sequence[str]) -> Step | None:
+    return next((s for s in steps if s.kind in kinds), None)
+
+
+def _finish_pending_accept(store: ProjectStore, memory: Memory, steps: Sequence[Step]) -> None:
+    step = _latest(steps, ACCEPT_STEPS)
+    if step is None or step.kind != "accepting":
+        return
+    try:
+        record = store.beat(int(step.detail["id"]))
+    except (AizacError, KeyError, ValueError):
+        return
+    if record.status != "draft":
+        return
+    ids = [str(i) for i in step.detail.get("ids", [])]
+    turn = int(step.detail.get("turn", memory.turn))
+    if (ids and _committed(memory, ids[0])) or int(memory.turn) > turn:
+        finish_accept(store, memory, record, ids, str(step.detail.get("summary", "")), turn)
+
+
+def _drop_unsaved_plot_memories(
+    store: ProjectStore, memory: Memory, steps: Sequence[Step]
+) -> None:
+    """A plan killed between seeding its memories and saving the plot: take the seeds back."""
+    step = _latest(steps, PLAN_STEPS)
+    if step is None or step.kind != "planning":
+        return
+    record = store.plot()
+    owned = set(record.memory_ids if record else [])
+    get_where = getattr(memory, "get_where", None)
+    if get_where is None:
+        return
+    seeds = [h.id for h in get_where({"chapter": {"$eq": 0}}) if h.id not in owned]
+    if seeds:
+        memory.undo_commit(seeds)
+    store.log_step("plan-undone", {"ids": seeds})
+
+
+def _realign_turn(store: ProjectStore, memory: Memory) -> None:
+    accepted = store.count_beats("accepted")
+    turn = int(memory.turn)
+    if turn < accepted:
+        memory.advance(accepted - turn)
+    elif turn > accepted:  # an undo that stopped half way: the summary went with the turn
+        last = store.last_accepted()
+        items = list(memory.short_term.items())
+        if items and (last is None or items[-1] != last.summary):
+            memory.short_term.pop()
+        memory.set_turn(accepted)
+
+
+def _committed(memory: Memory, memory_id: str) -> bool:
+    try:
+        memory.get(memory_id)
+    except (AizacError, KeyError):
+        return False
+    return True
+
+
+# --------------------------------------------------------------------- deferred reinforcement
+def context_ids(text: str) -> list[str]:
+    """The memory ids a context text was built from (see :class:`UsedContext`), if known."""
+    return list(getattr(text, "memory_ids", ()))
+
+
+def keep_context(store: ProjectStore, beat_id: int, text: str) -> None:
+    """Remember which memories the stored design of ``beat_id`` was written from."""
+    store.kv_set(f"context:{beat_id}", json.dumps(context_ids(text)))
+
+
+def reinforce_kept(store: ProjectStore, memory: Memory, beat_id: int) -> None:
+    """Reinforce the memories the accepted design used (best effort: never fails an accept)."""
+    kept = store.kv_get(f"context:{beat_id}")
+    ids = json.loads(kept[0]) if kept else []
+    reinforce(memory, ids)
+
+
+def reinforce(memory: Memory, ids: Sequence[str]) -> None:
+    """Reinforce ``ids`` now that the generation using them is stored (best effort)."""
+    method = getattr(memory, "reinforce", None)
+    if ids and method is not None:
+        with contextlib.suppress(AizacError, KeyError):
+            method(list(dict.fromkeys(ids)))
+
+
+class UsedContext(str):
+    """Context text that remembers the memory ids it was built from (reinforced later)."""
+
+    memory_ids: tuple[str, ...] = ()
+
+    def __new__(cls, text: str, memory_ids: Sequence[str] = ()) -> UsedContext:
+        value = super().__new__(cls, text)
+        value.memory_ids = tuple(memory_ids)
+        return value

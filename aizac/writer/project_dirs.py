@@ -1,0 +1,120 @@
+"""Project folders: the shared locks of a directory, staging and ghost detection."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import sqlite3
+import sys
+import threading
+import time
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from aizac.errors import ConflictError, InvalidInputError, StorageError
+
+DB_NAME = "project.sqlite3"
+THREAD_LOCKS: dict[Path, tuple[threading.RLock, FileLock]] = {}
+THREAD_LOCKS_GUARD = threading.Lock()
+STAGING_PREFIX = ".new-"
+"""Hidden folders a project is created in before it is renamed into place."""
+
+
+def locks_for(directory: Path) -> tuple[threading.RLock, FileLock]:
+    """The thread lock and the cross-process file lock of one project directory (shared)."""
+    key = directory.resolve()
+    with THREAD_LOCKS_GUARD:
+        pair = THREAD_LOCKS.get(key)
+        if pair is None:
+            # One FileLock per directory and process: re-entrant across store objects; the
+            # RLock keeps other threads out, so the file lock need not be thread-local.
+            pair = (threading.RLock(), FileLock(str(key / ".lock"), thread_local=False))
+            THREAD_LOCKS[key] = pair
+        return pair
+
+
+def is_ghost(directory: Path) -> bool:
+    """Whether ``directory`` holds a database without a project in it (left by a killed create
+    of an older version); such a folder does not block the name."""
+    try:
+        db = sqlite3.connect(f"file:{directory / DB_NAME}?mode=ro", uri=True, timeout=30)
+    except sqlite3.Error:
+        return False
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'name'").fetchone()
+    except sqlite3.OperationalError as e:
+        return "no such table" in str(e)
+    finally:
+        db.close()
+    return row is None
+
+
+def move_into_place(staging: Path, directory: Path, name: str) -> None:
+    """Rename the finished staging folder to the project's folder (atomic on one disk)."""
+    if directory.exists() and (directory / DB_NAME).exists() and is_ghost(directory):
+        shutil.rmtree(directory)
+    try:
+        os.rename(staging, directory)
+    except OSError as e:
+        if directory.exists():
+            raise InvalidInputError(
+                f"A project named {name!r} already exists.",
+                hint="Pick another name, or open it with --project.",
+            ) from e
+        raise StorageError(f"Cannot create {directory}: {e}.") from e
+
+
+
+
+OWNER_FILE = ".owner"
+OWNER_LOCK = ".owner.lock"
+_OWNED: dict[Path, FileLock] = {}
+_OWNED_GUARD = threading.Lock()
+
+
+def claim_project(directory: Path, *, wait: float = 5.0) -> None:
+    """Make this process the one that writes to the project in ``directory``.
+
+    Another aizac process (the web app, a CLI command, ``aizac demo``) that holds the project
+    keeps it until it exits; this one waits ``wait`` seconds, then gets a
+    :class:`~aizac.errors.ConflictError` naming the owner (its pid and command). A process that
+    was killed holds nothing (the lock is the operating system's). Claiming twice in one
+    process is free; every thread of the owner may write (they share the project lock).
+    """
+    key = directory.resolve()
+    with _OWNED_GUARD:
+        if key in _OWNED:
+            return
+        lock = FileLock(str(key / OWNER_LOCK), thread_local=False)
+        try:
+            lock.acquire(timeout=wait)
+        except Timeout as e:
+            owner = _read_owner(key / OWNER_FILE)
+            raise ConflictError(
+                f"The project {key.name!r} is open in another aizac process{owner}.",
+                hint="Close it there (or wait until that command ends), then try again; "
+                "nothing was changed.",
+            ) from e
+        record = {"pid": os.getpid(), "command": " ".join(sys.argv)[:200], "since": time.time()}
+        with contextlib.suppress(OSError):  # a courtesy for the message; the lock is what counts
+            (key / OWNER_FILE).write_text(json.dumps(record), encoding="utf-8")
+        _OWNED[key] = lock
+
+
+def release_project(directory: Path) -> None:
+    """Give up this process's claim on the project in ``directory`` (if it holds one)."""
+    with _OWNED_GUARD:
+        lock = _OWNED.pop(directory.resolve(), None)
+    if lock is not None:
+        lock.release(force=True)
+
+
+def _read_owner(path: Path) -> str:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return f" (pid {int(data['pid'])}: `{str(data.get('command', '?'))[:120]}`)"
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
