@@ -33,18 +33,18 @@ HINT = (
 
 
 class QualityCheck:
-    """The check one structured call runs on its validated value.
-
-    Calling it returns ``None`` for usable output, else the message to send back to the model.
-    """
+    """The check one structured call runs on its validated value (the LLM layer's ``check``
+    contract): it raises ``ValueError`` carrying the message for the model, in the project's
+    language, when the value is degenerate."""
 
     def __init__(self, language: str) -> None:
         self.language = language
         self.problems: list[quality.Problem] = []
 
-    def __call__(self, value: BaseModel) -> str | None:
+    def __call__(self, value: BaseModel) -> None:
         self.problems = quality.find_problems(value, language=self.language)
-        return quality.repair_text(self.problems, self.language) if self.problems else None
+        if self.problems:
+            raise ValueError(quality.repair_text(self.problems, self.language))
 
 
 def _takes_check(method: Callable[..., Any]) -> bool:
@@ -60,6 +60,11 @@ def _failure(schema: type[BaseModel], check: QualityCheck, attempts: int) -> Str
         f"The model's {schema.__name__} was unusable after {attempts} attempts: {what}.",
         hint=HINT,
     )
+
+
+def _again(conversation: list[BaseMessage], value: BaseModel, error: ValueError) -> list[BaseMessage]:
+    """The conversation with the rejected reply and the problem added (the model samples anew)."""
+    return [*conversation, AIMessage(value.model_dump_json()), HumanMessage(str(error))]
 
 
 class CheckedRouter:
@@ -89,10 +94,12 @@ class CheckedRouter:
         conversation = list(messages)
         for _ in range(self.attempts):
             value: M = self.router.structured(role, schema, conversation)
-            repair = check(value)
-            if repair is None:
-                return value
-            conversation = [*conversation, AIMessage(value.model_dump_json()), HumanMessage(repair)]
+            try:
+                check(value)
+            except ValueError as e:
+                conversation = _again(conversation, value, e)
+                continue
+            return value
         raise _failure(schema, check, self.attempts)
 
     async def astructured(self, role: str, schema: type[M], messages: list[BaseMessage]) -> M:
@@ -103,8 +110,10 @@ class CheckedRouter:
         conversation = list(messages)
         for _ in range(self.attempts):
             value: M = await self.router.astructured(role, schema, conversation)
-            repair = check(value)
-            if repair is None:
-                return value
-            conversation = [*conversation, AIMessage(value.model_dump_json()), HumanMessage(repair)]
+            try:
+                check(value)
+            except ValueError as e:
+                conversation = _again(conversation, value, e)
+                continue
+            return value
         raise _failure(schema, check, self.attempts)

@@ -70,4 +70,6 @@ def test_a_router_with_a_check_hook_runs_the_check_inside_its_own_loop() -> None
     inner = HookRouter()
     assert CheckedRouter(inner, lambda: "ko").structured("planner", BeatDesign, []) == GOOD
     assert isinstance(inner.check, QualityCheck)
-    assert inner.check(BAD) is not None and inner.check(GOOD) is None
+    inner.check(GOOD)  # usable: no error
+    with pytest.raises(ValueError, match="이름이 아닙니다"):
+        inner.check(BAD)
