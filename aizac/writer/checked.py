@@ -62,7 +62,9 @@ def _failure(schema: type[BaseModel], check: QualityCheck, attempts: int) -> Str
     )
 
 
-def _again(conversation: list[BaseMessage], value: BaseModel, error: ValueError) -> list[BaseMessage]:
+def _again(
+    conversation: list[BaseMessage], value: BaseModel, error: ValueError
+) -> list[BaseMessage]:
     """The conversation with the rejected reply and the problem added (the model samples anew)."""
     return [*conversation, AIMessage(value.model_dump_json()), HumanMessage(str(error))]
 
