@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from aizac.errors import AizacError, InvalidInputError
+from aizac.llm.runtime import run_sync
 from aizac.settings import Settings
 from aizac.writer import characters as dyn
-from aizac.writer import extraction
-from aizac.writer.context import ContextBuilder, default_context
+from aizac.writer import combined, extraction
+from aizac.writer.context import ContextBuilder, OnePackPerBeat, default_context
+from aizac.writer.episode import ProjectEpisodes
 from aizac.writer.output import ProseWriter
 from aizac.writer.ports import Cliches, Memory, Router
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
@@ -38,10 +40,11 @@ class WriterAgent:
         cliches: the cliché database (:class:`~aizac.cliches.ClicheDB`).
         settings: aizac settings.
         prompts: prompt templates (package data, optionally overridden).
-        beats_per_episode: beats before the next episode starts.
+        beats_per_episode, episode_length: defaults of :mod:`aizac.writer.episode`.
         context_tokens: token budget of the context pack in beat and prose prompts.
         context_builder: builds the context text (default: :mod:`aizac.retrieval`).
         concurrent_extraction: run the four extraction calls at once (default) or in turn.
+        combined_extraction: one extraction call per beat, per-tag calls, None: as declared.
         prose_context_tokens: context budget of prose prompts (default: ``context_tokens``, or
             a small budget when the writer role is the embedded small model).
         prose_writer: writes prose and exports (default: a :class:`ProseWriter` on the same
@@ -57,32 +60,34 @@ class WriterAgent:
         *,
         settings: Settings,
         prompts: PromptLibrary | None = None,
-        beats_per_episode: int = 4,
+        beats_per_episode: int | None = None,
         context_tokens: int = 900,
-        prose_words: int = 300,
+        prose_words: int | None = None,
         trope_tokens: int = 450,
         context_builder: ContextBuilder | None = None,
         concurrent_extraction: bool = True,
         prose_context_tokens: int | None = None,
         prose_writer: ProseWriter | None = None,
+        episode_length: int | None = None,
+        combined_extraction: bool | None = None,
     ) -> None:
-        if beats_per_episode < 1:
-            raise InvalidInputError("beats_per_episode must be at least 1.")
+        self.episodes = ProjectEpisodes(store, settings, beats=beats_per_episode,
+                                        length=episode_length)
         self.store = store
         self.memory = memory
         self.router = router
         self.cliches = cliches
         self.settings = settings
         self.prompts = prompts or PromptLibrary()
-        self.beats_per_episode = beats_per_episode
         self.context_tokens = context_tokens
         self.trope_tokens = trope_tokens
-        self.context_builder = context_builder or default_context
+        self.context_builder = OnePackPerBeat(context_builder or default_context)
         self.concurrent_extraction = concurrent_extraction
+        self.combined_extraction, self._prose_words = combined_extraction, prose_words
         self.prose_writer = prose_writer or ProseWriter(
             store, memory, router, prompts=self.prompts, context_builder=self.context_builder,
-            prose_words=prose_words, context_tokens=context_tokens,
-            prose_context_tokens=prose_context_tokens,
+            prose_words=prose_words or self.episodes.current().per_beat,
+            context_tokens=context_tokens, prose_context_tokens=prose_context_tokens,
         )
         self.reconcile()
 
@@ -107,7 +112,7 @@ class WriterAgent:
         if not accepted:
             return (1, 1)
         last = accepted[-1]
-        if last.index >= self.beats_per_episode:
+        if last.index >= self.episodes.current().beats:
             return (last.episode + 1, 1)
         return (last.episode, last.index + 1)
 
@@ -251,9 +256,10 @@ class WriterAgent:
             instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
         )
         say(f"designing beat {episode}-{index} (planner)")
-        design = dyn.keep_plausible_names(self.router.structured("planner", BeatDesign, messages))
+        design, given = combined.design_beat(self.router, messages, known=self.memory.characters(),
+                                             with_cast=self.combined_extraction)
         beat = NovelBeat.place(design, episode, index)
-        profiles = self._new_characters(beat, [], say)
+        profiles = self._new_characters(beat, given, say)
         return beat, profiles
 
     def _new_characters(self, beat: NovelBeat, pending: list[Any], say: Progress) -> list[Any]:
@@ -292,6 +298,8 @@ class WriterAgent:
     # ---------------------------------------------------------------- prose, export, ask
     def write_prose(self, beat_id: int | None = None, *, instruction: str = "") -> Iterator[str]:
         """Stream an accepted beat's prose; see :meth:`ProseWriter.write_prose`."""
+        if self._prose_words is None:  # the project's episode length may have changed
+            self.prose_writer.prose_words = self.episodes.current().per_beat
         return self.prose_writer.write_prose(beat_id, instruction=instruction)
 
     def save_prose(
@@ -338,10 +346,11 @@ class WriterAgent:
             profiles = self._new_characters(record.beat, record.new_characters, say)
             say(f"extracting memories of beat {record.episode}-{record.index} (extractor)")
             known = list(self.memory.characters()) + [p.name for p in profiles]
-            found = extraction.run_sync(
-                extraction.extract(
+            found = run_sync(  # one model loop per process
+                combined.extract_beat(
                     self.router, record.beat, known=known, language=self.info.language,
                     prompts=self.prompts, concurrent_calls=self.concurrent_extraction,
+                    combined=self.combined_extraction,
                 )
             )
             batch, future = extraction.stage(

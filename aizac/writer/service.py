@@ -19,6 +19,7 @@ from langchain_core.language_models import BaseChatModel
 from aizac.errors import InvalidInputError, NotFoundError, StorageError
 from aizac.keywords import split_keywords
 from aizac.settings import Settings, get_settings
+from aizac.writer import episode
 from aizac.writer.agent import WriterAgent
 from aizac.writer.context import ContextBuilder
 from aizac.writer.ports import Cliches, Memory, Router
@@ -74,6 +75,9 @@ class Studio:
             in ``<project>/memory``).
         beats_per_episode, context_tokens, context_builder, concurrent_extraction: passed to
             every :class:`WriterAgent`.
+        episode_length, combined_extraction: passed to every agent too. ``beats_per_episode``
+            and ``episode_length`` are defaults: a project's own values (:meth:`create`,
+            ``agent.episodes.set``) win; unset, settings and the language default apply.
         owner_wait: seconds to wait for a project that another aizac process has open before
             saying which process holds it (a project is written by one process at a time).
     """
@@ -87,10 +91,12 @@ class Studio:
         embeddings: Any | None = None,
         cliches: Cliches | None = None,
         memory_factory: MemoryFactory | None = None,
-        beats_per_episode: int = 4,
+        beats_per_episode: int | None = None,
         context_tokens: int = 900,
         context_builder: ContextBuilder | None = None,
         concurrent_extraction: bool = True,
+        episode_length: int | None = None,
+        combined_extraction: bool | None = None,
         owner_wait: float = 5.0,
     ) -> None:
         self.owner_wait = owner_wait
@@ -105,6 +111,8 @@ class Studio:
             "context_tokens": context_tokens,
             "context_builder": context_builder,
             "concurrent_extraction": concurrent_extraction,
+            "episode_length": episode_length,
+            "combined_extraction": combined_extraction,
         }
         self.prompts = PromptLibrary(self.settings.data_dir / "prompts")
         self._agents: dict[str, WriterAgent] = {}
@@ -166,8 +174,13 @@ class Studio:
         *,
         genre: str = "",
         language: str | None = None,
+        beats_per_episode: int | None = None,
+        episode_length: int | None = None,
     ) -> WriterAgent:
-        """A new project (made current). Nothing is generated yet: call ``plan()``."""
+        """A new project (made current). Nothing is generated yet: call ``plan()``.
+
+        ``beats_per_episode`` and ``episode_length`` (characters for ko/zh, words for en) are
+        the project's own episode length; unset, the service's defaults apply."""
         lang = language or self.settings.language
         if lang not in LANGUAGES:
             raise InvalidInputError(
@@ -176,9 +189,12 @@ class Studio:
         if len(genre) > 40:
             raise InvalidInputError("The genre is too long (at most 40 characters).")
         words = parse_keywords(keywords)
+        episode.check(beats_per_episode, episode_length)
         store = ProjectStore.create(
             self.root, name, language=lang, genre=genre.strip(), keywords=words
         )
+        if beats_per_episode is not None or episode_length is not None:
+            episode.save(store, beats=beats_per_episode, length=episode_length)
         return self.open(store.info().name)
 
     def open(self, name: str | None = None) -> WriterAgent:
