@@ -36,7 +36,7 @@ STAGE_NAMES: dict[str, dict[str, str]] = {
 _LABELS: dict[str, dict[str, str]] = {
     "en": {"keywords": " — keywords: ", "conflict": "conflict: ", "hook": "; hook: ",
            "open": " (", "close": ")", "sep": ", "},
-    "ko": {"keywords": " — 키워드: ", "conflict": "갈등: ", "hook": " / 다음 화로 끄는 힘: ",
+    "ko": {"keywords": " — 키워드: ", "conflict": "갈등: ", "hook": " / 다음 화 궁금증: ",
            "open": " (", "close": ")", "sep": ", "},
     "zh": {"keywords": " — 关键词：", "conflict": "冲突：", "hook": "；钩子：",
            "open": "（", "close": "）", "sep": "、"},

@@ -4,6 +4,7 @@ Templates ship as package data in ``aizac/writer/prompts/<lang>/<kind>.txt``. A 
 name under an override directory (``<data_dir>/prompts/<lang>/<kind>.txt``) wins, so a writer can
 edit prompts in place. A template has a ``### system`` and a ``### user`` section and
 ``$name`` placeholders (``string.Template``); a missing variable is an error, never a silent gap.
+Values are rendered in the template's language (:mod:`aizac.writer.prompt_labels`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from string import Template
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from aizac.errors import ConfigError
+from aizac.writer.prompt_labels import localize
 
 LANGUAGES: tuple[str, ...] = ("ko", "en", "zh")
 LANGUAGE_NAMES: dict[str, str] = {"ko": "한국어", "en": "English", "zh": "中文"}
@@ -44,7 +46,9 @@ class PromptTemplate:
 
     def render(self, **values: object) -> list[BaseMessage]:
         """Messages with every ``$placeholder`` filled (pure)."""
-        text = {k: str(v) for k, v in values.items()}
+        # Values may arrive with the pipeline's English scaffolding (pack headings, beat labels,
+        # the stage slug): a Korean or Chinese prompt gets them in its own language.
+        text = localize(values, self.language)
         text.setdefault("language_name", LANGUAGE_NAMES.get(self.language, self.language))
         try:
             system = Template(self.system).substitute(text).strip()
