@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from aizac.errors import StorageError
+from aizac.memory.facts import fact_slot, fact_subject, text_key
 
 FILE_NAME = "aizac-keys.sqlite3"
 
@@ -27,8 +28,12 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS keys (
     coll TEXT NOT NULL, id TEXT NOT NULL, tag TEXT NOT NULL, name TEXT NOT NULL,
     c1 TEXT NOT NULL, c2 TEXT NOT NULL, foreshadow INTEGER NOT NULL, live REAL NOT NULL,
+    slot TEXT NOT NULL, subject TEXT NOT NULL, fp TEXT NOT NULL,
     PRIMARY KEY (coll, id)
 );
+CREATE INDEX IF NOT EXISTS keys_slot ON keys (coll, slot, live);
+CREATE INDEX IF NOT EXISTS keys_subject ON keys (coll, subject, tag, live);
+CREATE INDEX IF NOT EXISTS keys_fp ON keys (coll, fp, live);
 CREATE INDEX IF NOT EXISTS keys_name ON keys (coll, name, tag, live);
 CREATE INDEX IF NOT EXISTS keys_pair ON keys (coll, c1, c2, live);
 CREATE INDEX IF NOT EXISTS keys_tag ON keys (coll, tag, live);
@@ -41,12 +46,22 @@ KEY_COLUMNS = {
     "character1": "c1",
     "character2": "c2",
     "foreshadow": "foreshadow",
+    "slot": "slot",
+    "subject": "subject",
+    "fp": "fp",
 }
 """Metadata keys the index can answer equality questions about (metadata key -> column)."""
 
 
-def key_row(memory_id: str, meta: Mapping[str, Any]) -> tuple[str, str, str, str, str, int, float]:
+def fingerprint(tag: str, subject: str, text: str) -> str:
+    """Key of a fact's normalised text within its tag and subject (restatement lookups)."""
+    return f"{tag}|{subject}|{text_key(text)}"[:512]
+
+
+def key_row(memory_id: str, meta: Mapping[str, Any], text: str = "") -> tuple[Any, ...]:
     """The index row of one memory (without the collection name)."""
+    tag = str(meta.get("tag", ""))
+    subject = fact_subject(meta)
     return (
         memory_id,
         str(meta.get("tag", "")),
@@ -55,6 +70,9 @@ def key_row(memory_id: str, meta: Mapping[str, Any]) -> tuple[str, str, str, str
         str(meta.get("character2", "")),
         int(bool(meta.get("foreshadow", False))),
         float(meta.get("live_until", 0.0)),
+        fact_slot(meta),
+        subject,
+        fingerprint(tag, subject, text) if text else "",
     )
 
 
@@ -67,6 +85,9 @@ class KeyIndex:
         try:
             self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(keys)")}
+            if columns and "fp" not in columns:  # an older layout: it is a cache, rebuild it
+                self._db.execute("DROP TABLE keys")
             self._db.executescript(_SCHEMA)
         except sqlite3.Error as e:
             raise StorageError(f"Cannot open the memory key index at {target}: {e}") from e
@@ -91,17 +112,24 @@ class KeyIndex:
             cur = self._db.execute("SELECT COUNT(*) FROM keys WHERE coll = ?", (self.collection,))
             return int(cur.fetchone()[0])
 
-    def add(self, rows: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
-        """Insert or replace the rows of ``(id, metadata)`` pairs."""
+    def add(self, rows: Iterable[tuple[str, Mapping[str, Any], str]]) -> None:
+        """Insert or replace the rows of ``(id, metadata, text)`` triples."""
         self._run(
-            "INSERT OR REPLACE INTO keys VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(self.collection, *key_row(mid, meta)) for mid, meta in rows],
+            "INSERT OR REPLACE INTO keys VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(self.collection, *key_row(mid, meta, text)) for mid, meta, text in rows],
         )
 
     def set_live(self, lives: Mapping[str, float]) -> None:
         """Set the ``live`` hint of existing rows."""
         self._run(
             "UPDATE keys SET live = ? WHERE coll = ? AND id = ?",
+            [(float(v), self.collection, mid) for mid, v in lives.items()],
+        )
+
+    def raise_live(self, lives: Mapping[str, float]) -> None:
+        """Raise the ``live`` hint of existing rows to at least the given values."""
+        self._run(
+            "UPDATE keys SET live = MAX(live, ?) WHERE coll = ? AND id = ?",
             [(float(v), self.collection, mid) for mid, v in lives.items()],
         )
 
@@ -126,6 +154,16 @@ class KeyIndex:
             args.append(float(live_from))
         with self._lock:
             return [row[0] for row in self._db.execute(" ".join(sql), args)]
+
+    def slot_prefix(self, prefix: str, *, live_from: float) -> list[str]:
+        """Ids whose slot starts with ``prefix`` (e.g. ``"rule|"``) and hint >= ``live_from``."""
+        pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id FROM keys WHERE coll = ? AND slot LIKE ? ESCAPE '\\' AND live >= ?",
+                (self.collection, pattern, float(live_from)),
+            )
+            return [row[0] for row in rows]
 
     def close(self) -> None:
         with self._lock:
@@ -152,6 +190,8 @@ def simple_equalities(where: Mapping[str, Any] | None) -> dict[str, Any] | None:
                 return None
             value = value["$eq"]
         wanted = bool if key == "foreshadow" else str
+        if key in ("slot", "subject", "fp"):
+            return None  # derived keys: not stored in Chroma, asked through KeyIndex.ids
         if not isinstance(value, wanted) or (key in out and out[key] != value):
             return None
         out[key] = value

@@ -1,33 +1,55 @@
-"""Keyed lookups over WriterMemory: exact metadata reads, never a similarity scan.
+"""Keyed lookups over the memory rows: exact metadata reads, never a similarity scan.
 
-The relation of a pair, a character's current state, the cast with aliases, open foreshadowing
-and the version history of a fact are answered by metadata ``where`` filters (``get``), so they
-are exact and do not depend on how a question is phrased.
+The relation of a pair, a character's current state, the cast with aliases, open foreshadowing,
+the holder of a fact's slot and the version history of a fact are answered through the key index
+(or Chroma ``where`` filters without one), so they are exact and do not depend on phrasing.
+Names compare by the one rule of :func:`aizac.memory.facts.name_key`.
 """
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from aizac.errors import InvalidInputError, NotFoundError
+from aizac.memory.facts import RULE, fact_slot, fact_subject, name_key, same_text
+from aizac.memory.key_index import fingerprint, simple_equalities
 from aizac.memory.records import (
     CHARACTER,
+    RELATION,
+    SETTING,
     MemoryHit,
     Where,
+    and_where,
     canonical_pair,
     clean_aliases,
-    name_key,
     normalize_name,
+    recency_key,
+    state_where,
+    to_hit,
 )
+from aizac.memory.rows import INCLUDE, Rows
 
 
-class KeyedLookups:
-    """Mixin for :class:`~aizac.memory.store.WriterMemory`, which provides the two reads."""
+class Lookups:
+    """Exact reads of one memory collection at the current turn (``turn()``)."""
 
-    _lock: threading.RLock
+    def __init__(self, rows: Rows, turn: Callable[[], int]) -> None:
+        self.rows = rows
+        self.turn = turn
+        self._cast: tuple[int, int, dict[str, list[str]]] | None = None
 
-    def get(self, memory_id: str) -> MemoryHit:  # pragma: no cover - provided by WriterMemory
-        raise NotImplementedError
+    def hits(self, res: Mapping[str, Any]) -> list[MemoryHit]:
+        docs = res.get("documents") or [None] * len(res["ids"])
+        metas = res.get("metadatas") or [{}] * len(res["ids"])
+        rows = zip(res["ids"], docs, metas, strict=True)
+        turn = self.turn()
+        return [to_hit(i, d, m or {}, turn) for i, d, m in rows]
+
+    def get(self, memory_id: str) -> MemoryHit:
+        """One memory in whatever state it is (raises :class:`NotFoundError` if unknown)."""
+        with self.rows.lock:
+            return self.hits(self.rows.fetch([memory_id]))[0]
 
     def get_where(
         self,
@@ -36,13 +58,76 @@ class KeyedLookups:
         *,
         include_forgotten: bool = False,
         include_superseded: bool = False,
-    ) -> list[MemoryHit]:  # pragma: no cover - provided by WriterMemory
-        raise NotImplementedError
+    ) -> list[MemoryHit]:
+        """Exact metadata lookup (no similarity, no reinforcement), served memories only by
+        default; newest first (chapter, beat, creation turn)."""
+        if where is not None and not isinstance(where, Mapping):
+            raise InvalidInputError(f"where must be a dict (a Chroma filter), got {where!r}.")
+        with self.rows.lock:
+            turn = self.turn()
+            equal = simple_equalities(where)
+            res = None
+            if equal is not None and not include_forgotten and not include_superseded:
+                res = self.rows.indexed(equal, INCLUDE, turn)
+            if res is None:
+                full = and_where(
+                    where,
+                    state_where(
+                        turn, include_forgotten=include_forgotten,
+                        include_superseded=include_superseded,
+                    ),
+                )
+                res = self.rows.get_paged(full)
+            hits = sorted(self.hits(res), key=recency_key, reverse=True)
+        return hits[:limit] if limit is not None else hits
+
+    def _keyed(self, key: str, value: str, fallback: Where) -> list[MemoryHit]:
+        """Live memories whose derived index key ``key`` equals ``value``, newest first.
+
+        Without an index, ``fallback`` (a Chroma filter) is read and checked here.
+        """
+        with self.rows.lock:
+            turn = self.turn()
+            res = self.rows.indexed({key: value}, INCLUDE, turn)
+            if res is not None:
+                return sorted(self.hits(res), key=recency_key, reverse=True)
+        derive = {"slot": fact_slot, "subject": fact_subject}.get(key)
+        hits = self.get_where(fallback)
+        if derive is not None:
+            return [h for h in hits if derive(h.metadata) == value]
+        return [h for h in hits if fingerprint(h.tag, fact_subject(h.metadata), h.text) == value]
+
+    def slot_holders(self, meta: Mapping[str, Any]) -> list[MemoryHit]:
+        """The live memories holding the slot of a fact with metadata ``meta`` (newest first;
+        normally one). Empty when the fact has no slot."""
+        slot = fact_slot(meta)
+        if not slot:
+            return []
+        fallback: Where = {"tag": str(meta["tag"])}
+        if meta["tag"] == CHARACTER:
+            fallback = {"$and": [fallback, {"character_name": str(meta["character_name"])}]}
+        return self._keyed("slot", slot, fallback)
+
+    def restated(self, meta: Mapping[str, Any], text: str) -> MemoryHit | None:
+        """A live memory that already states this fact (same tag, subject and same or
+        near-same text), or ``None``."""
+        tag, subject = str(meta["tag"]), fact_subject(meta)
+        exact = self._keyed("fp", fingerprint(tag, subject, text), {"tag": tag})
+        if exact:
+            return exact[0]
+        if not subject:
+            return None
+        for hit in self._keyed("subject", subject, {"tag": tag}):
+            if hit.tag == tag and same_text(hit.text, text):
+                return hit
+        return None
 
     def relations(self, a: str, b: str) -> list[MemoryHit]:
         """Every live CharacterRelation of the pair ``a``-``b`` (either order), newest first."""
         c1, c2 = canonical_pair(a, b)
-        return self.get_where({"$and": [{"character1": c1}, {"character2": c2}]})
+        meta = {"tag": RELATION, "character1": c1, "character2": c2}
+        slot = fact_slot(meta)
+        return self._keyed("slot", slot, {"tag": RELATION})
 
     def relation(self, a: str, b: str) -> MemoryHit | None:
         """The latest live CharacterRelation of the pair (exact keyed lookup), or ``None``."""
@@ -50,44 +135,62 @@ class KeyedLookups:
         return found[0] if found else None
 
     def character_state(self, name: str) -> list[MemoryHit]:
-        """Live Character memories of ``name`` (or a character it is an alias of), newest first."""
-        direct = normalize_name(name or "")
-        if not direct:
+        """Live Character memories of ``name`` (or a character it is an alias of), newest first.
+
+        ``"KangMira"``, ``"kang mira"`` and ``"Kang Mira"`` name the same character.
+        """
+        if not normalize_name(name or ""):
             raise InvalidInputError("A character name cannot be empty.")
-        hits = self.get_where({"$and": [{"tag": CHARACTER}, {"character_name": direct}]})
-        if hits:
-            return hits
-        canonical = self.resolve_name(name)  # an alias: one scan of the live cast
-        if canonical == direct:
-            return []
-        return self.get_where({"$and": [{"tag": CHARACTER}, {"character_name": canonical}]})
+        canonical = self.resolve_name(name)
+        subject = name_key(canonical)
+        hits = self._keyed("subject", subject, {"tag": CHARACTER})
+        return [h for h in hits if h.tag == CHARACTER]
 
     def characters(self) -> dict[str, list[str]]:
-        """Canonical name -> aliases, from the live Character memories."""
+        """Canonical name -> aliases, from the live Character memories.
+
+        Cached until the next write or turn change, so the many reads of one beat cost one.
+        """
+        key = (self.rows.version, self.turn())
+        if self._cast is not None and self._cast[:2] == key:
+            return {k: list(v) for k, v in self._cast[2].items()}
         out: dict[str, list[str]] = {}
         for hit in self.get_where({"tag": CHARACTER}):
             known = out.setdefault(hit.character_name, [])
             known.extend(a for a in hit.aliases if a not in known)
-        return out
+        self._cast = (key[0], key[1], out)
+        return {k: list(v) for k, v in out.items()}
 
     def resolve_name(self, name: str) -> str:
         """The canonical character name for ``name`` or one of its aliases (else ``name``)."""
         key = name_key(name)
         if not key:
             raise InvalidInputError("A character name cannot be empty.")
-        aliases = clean_aliases([name], "")
         for canonical, other in self.characters().items():
             if name_key(canonical) == key or any(name_key(a) == key for a in other):
                 return canonical
+        aliases = clean_aliases([name], "")
         return aliases[0] if aliases else name
 
     def open_foreshadowing(self) -> list[MemoryHit]:
         """Foreshadowing still open: live, current, marked ``foreshadow=True``."""
         return self.get_where({"foreshadow": True})
 
+    def world_rules(self) -> list[MemoryHit]:
+        """Current world rules (NovelSetting memories with ``aspect="rule"``), newest first."""
+        where: Where = {"$and": [{"tag": SETTING}, {"aspect": RULE}]}
+        if self.rows.index is None:
+            return self.get_where(where)
+        with self.rows.lock:
+            turn = self.turn()
+            ids = self.rows.index.slot_prefix("rule|", live_from=float(turn))
+            got = self.rows.by_ids(ids, INCLUDE)
+            hits = [h for h in self.hits(got) if h.live and h.metadata.get("aspect") == RULE]
+        return sorted(hits, key=recency_key, reverse=True)
+
     def history(self, memory_id: str) -> list[MemoryHit]:
         """Every version of the fact ``memory_id`` belongs to, oldest first."""
-        with self._lock:
+        with self.rows.lock:
             chain = [self.get(memory_id)]
             seen = {memory_id}
             while (prev := str(chain[0].metadata.get("supersedes") or "")) and prev not in seen:

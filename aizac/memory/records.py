@@ -20,6 +20,10 @@ memory_strength float  ``S`` in ``exp(-time / S) * 10``
 pinned         bool    core memory: never forgotten
 forgotten      bool    explicitly forgotten with ``forget()`` (restorable)
 foreshadow     bool    open foreshadowing (Story / NovelSetting)
+paid_off       str     ``"<chapter>-<beat>"`` where planted foreshadowing was paid off, or ``""``
+aspect         str     the part of a character a state fact is about (see
+                       :data:`aizac.memory.facts.ASPECTS`), ``"rule"`` for a world rule, or ``""``
+batch          str     id of the commit that wrote the memory (undo/redo by commit)
 supersedes     str     id of the previous version of this fact, or ``""``
 superseded_by  str     id of the newer version, or ``""`` for current canon
 forget_at      float   ``last_turn + S * ln(10 / threshold)``: last turn the memory is live
@@ -42,6 +46,8 @@ from typing import Any
 import numpy as np
 
 from aizac.errors import InvalidInputError
+from aizac.memory.facts import RULE, check_aspect
+from aizac.memory.facts import name_key as _name_key
 from aizac.memory.forgetting import check_strength, forget_at, memory_factor
 
 STORY = "Story"
@@ -72,6 +78,9 @@ RESERVED_KEYS: frozenset[str] = frozenset(
         "pinned",
         "forgotten",
         "foreshadow",
+        "paid_off",
+        "aspect",
+        "batch",
         "supersedes",
         "superseded_by",
         "forget_at",
@@ -89,8 +98,8 @@ def normalize_name(name: str) -> str:
 
 
 def name_key(name: str) -> str:
-    """The comparison key of a name (case-insensitive)."""
-    return normalize_name(name).casefold()
+    """The comparison key of a name (see :func:`aizac.memory.facts.name_key`)."""
+    return _name_key(name)
 
 
 def canonical_pair(a: str, b: str) -> tuple[str, str]:
@@ -224,6 +233,7 @@ def build_metadata(
     pinned: bool = False,
     aliases: Iterable[str] | None = None,
     foreshadow: bool = False,
+    aspect: str | None = None,
     supersedes: str = "",
     extra: Mapping[str, object] | None = None,
 ) -> Metadata:
@@ -261,6 +271,12 @@ def build_metadata(
         )
     if not isinstance(keyword, str):
         raise InvalidInputError(f"keyword must be a string, got {keyword!r}.")
+    aspect = check_aspect(aspect)
+    if aspect and (tag, aspect == RULE) not in ((CHARACTER, False), (SETTING, True)):
+        raise InvalidInputError(
+            f"aspect {aspect!r} does not apply to {tag} memories.",
+            hint="Character memories take a state aspect; NovelSetting takes 'rule'.",
+        )
     meta: Metadata = {
         **check_extra(extra),
         "tag": tag,
@@ -275,6 +291,9 @@ def build_metadata(
         "pinned": bool(pinned),
         "forgotten": False,
         "foreshadow": bool(foreshadow),
+        "paid_off": "",
+        "aspect": aspect,
+        "batch": "",
         "supersedes": supersedes,
         "superseded_by": "",
     }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from aizac.errors import InvalidInputError
 from aizac.tokens import count_tokens, truncate_to_tokens
@@ -17,13 +17,19 @@ class ShortTermMemory:
     after every change so the buffer is persisted with the store.
     """
 
-    def __init__(self, max_tokens: int = 1200, items: Iterable[str] = ()) -> None:
+    def __init__(
+        self, max_tokens: int = 1200, items: Iterable[str] = (), last_key: object = None
+    ) -> None:
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
             raise InvalidInputError(f"max_tokens must be a positive integer, got {max_tokens!r}.")
         self.max_tokens = max_tokens
         self._items: list[str] = []
         self._lock = threading.RLock()
         self.on_change: object = None
+        self.key: Callable[[], object] | None = None
+        """When set (by :class:`WriterMemory`: the story turn), adding the same summary again
+        under the same key is a no-op, so replaying an interrupted accept adds it once."""
+        self.last_key = last_key
         for item in items:
             self._push(item)
 
@@ -39,11 +45,18 @@ class ShortTermMemory:
             self._items.pop(0)
 
     def add(self, beat_summary: str) -> None:
-        """Append the summary of the beat that just became canon."""
+        """Append the summary of the beat that just became canon (once per key, see ``key``)."""
         with self._lock:
-            before = list(self._items)
+            key = self.key() if self.key is not None else None
+            text = beat_summary.strip() if isinstance(beat_summary, str) else ""
+            if key is not None and key == self.last_key and self._items and text and (
+                self._items[-1] == truncate_to_tokens(text, self.max_tokens)
+            ):
+                return
+            before, before_key = list(self._items), self.last_key
             self._push(beat_summary)
-            self._changed(before)
+            self.last_key = key
+            self._changed(before, before_key)
 
     def pop(self) -> str | None:
         """Remove and return the newest summary (undo of an accepted beat), if any."""
@@ -51,8 +64,14 @@ class ShortTermMemory:
             before = list(self._items)
             item = self._items.pop() if self._items else None
             if item is not None:
-                self._changed(before)
+                before_key, self.last_key = self.last_key, None
+                self._changed(before, before_key)
             return item
+
+    def restore(self, items: list[str], last_key: object = None) -> None:
+        """Put back an earlier content (a failed write's rollback); not persisted."""
+        with self._lock:
+            self._items, self.last_key = list(items), last_key
 
     def clear(self) -> None:
         """Forget every summary."""
@@ -76,11 +95,12 @@ class ShortTermMemory:
     def __len__(self) -> int:
         return len(self._items)
 
-    def _changed(self, before: list[str]) -> None:
+    def _changed(self, before: list[str], before_key: object = None) -> None:
         """Persist through ``on_change``; if that fails, the buffer is left as it was."""
         if callable(self.on_change):
             try:
                 self.on_change()
             except Exception:
                 self._items = before
+                self.last_key = before_key
                 raise

@@ -3,6 +3,12 @@
 Nothing staged is visible to ``recall`` until :meth:`CandidateBatch.commit`, which writes every
 candidate or none. Each candidate is validated when it is staged (so a bad extraction fails at
 once) and again at commit time against the store as it is then.
+
+:meth:`CandidateBatch.note` is how a pipeline states a fact: a fact already held (same subject,
+same or near-same text) is reinforced instead of stored again, and a changing fact (a slot, see
+:mod:`aizac.memory.facts`) supersedes the fact it replaces — decided here at staging and checked
+again at commit. :meth:`CandidateBatch.pay_off` closes planted foreshadowing. Texts are embedded
+at commit, all in one call.
 """
 
 from __future__ import annotations
@@ -13,7 +19,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aizac.errors import InvalidInputError, NotFoundError
-from aizac.memory.records import Metadata, build_metadata, check_tag, check_text
+from aizac.memory.facts import fact_slot, fact_subject, same_text
+from aizac.memory.records import (
+    Metadata,
+    build_metadata,
+    check_tag,
+    check_text,
+    split_aliases,
+)
 
 if TYPE_CHECKING:
     from aizac.memory.store import WriterMemory
@@ -27,7 +40,8 @@ class Candidate:
     text: str
     tag: str
     fields: dict[str, Any]
-    vector: list[float] = field(repr=False)
+    vector: list[float] | None = field(repr=False)
+    """Embedded at commit (one call for the whole batch) when ``None``."""
     supersedes: str = ""
     metadata: Metadata = field(default_factory=dict, repr=False)
     """Validated metadata as of staging; turn fields are refreshed at commit."""
@@ -48,8 +62,13 @@ class CandidateBatch:
     def __init__(self, memory: WriterMemory) -> None:
         self._memory = memory
         self._candidates: list[Candidate] = []
+        self.reinforced: list[str] = []
+        """Committed memories this batch restates (reinforced at commit)."""
+        self.paid_off: dict[str, str] = {}
+        """Open foreshadowing this batch pays off: memory id -> ``"<chapter>-<beat>"``."""
         self.state = "open"
         self.committed_ids: list[str] = []
+        self.batch_id = new_id()
 
     def _check_open(self) -> None:
         if self.state != "open":
@@ -73,6 +92,7 @@ class CandidateBatch:
         pinned: bool = False,
         aliases: Iterable[str] | None = None,
         foreshadow: bool = False,
+        aspect: str | None = None,
         extra: Mapping[str, object] | None = None,
     ) -> str:
         """Stage a new memory (see :meth:`WriterMemory.remember`); returns its future id."""
@@ -88,13 +108,51 @@ class CandidateBatch:
             pinned=pinned,
             aliases=list(aliases) if aliases is not None else None,
             foreshadow=foreshadow,
+            aspect=aspect,
             extra=dict(extra) if extra else None,
             strength=self._memory.default_strength(check_tag(tag), strength),
         )
         meta = self._validate(tag, fields)
-        cand = Candidate(new_id(), text, tag, fields, self._memory.embed(text), "", meta)
+        cand = Candidate(new_id(), text, tag, fields, None, "", meta)
         self._candidates.append(cand)
         return cand.id
+
+    def note(self, text: str, tag: str, **fields: Any) -> str | None:
+        """State a fact (same arguments as :meth:`remember`, plus ``aspect``).
+
+        Returns the id of the new memory (a new fact, or a new version of a changing fact,
+        which supersedes the current one at commit), the id of a candidate of this batch that
+        already states it, or ``None`` when a committed memory already states it (that memory
+        is reinforced at commit instead).
+        """
+        self._check_open()
+        text = check_text(text)
+        strength = self._memory.default_strength(check_tag(tag), fields.pop("strength", None))
+        meta = self._validate(tag, {**fields, "strength": strength})
+        slot, subject = fact_slot(meta), fact_subject(meta)
+        for cand in reversed(self._candidates):
+            same_key = (slot and fact_slot(cand.metadata) == slot) or (
+                not slot and cand.tag == tag and fact_subject(cand.metadata) == subject
+            )
+            if same_key and same_text(cand.text, text):
+                return cand.id
+            if slot and same_key:
+                break  # a later version of this slot: it supersedes the staged one at commit
+        else:
+            held = self._memory.lookups.slot_holders(meta) if slot else []
+            found = held[0] if held and same_text(held[0].text, text) else None
+            if not slot:
+                found = self._memory.lookups.restated(meta, text)
+            if found is not None:
+                if found.id not in self.reinforced:
+                    self.reinforced.append(found.id)
+                return None
+        return self.remember(text, tag, strength=strength, **fields)
+
+    def pay_off(self, memory_id: str, *, chapter: int = 0, beat: int = 0) -> None:
+        """Close the open foreshadowing ``memory_id`` at commit (paid off at chapter-beat)."""
+        self._check_open()
+        self.paid_off[memory_id] = f"{chapter}-{beat}"
 
     def supersede(
         self,
@@ -120,7 +178,8 @@ class CandidateBatch:
         if any(c.supersedes == memory_id for c in self._candidates):
             raise InvalidInputError(f"This batch already supersedes {memory_id}.")
         old = self._memory.get(memory_id)
-        fields = self._memory.successor_fields(
+        fields = successor_fields(
+            self._memory,
             old.metadata,
             chapter=chapter,
             beat=beat,
@@ -130,8 +189,9 @@ class CandidateBatch:
             aliases=aliases,
             extra=extra,
         )
+        fields["aspect"] = str(old.metadata.get("aspect") or "") or None
         meta = self._validate(old.tag, fields)
-        cand = Candidate(new_id(), text, old.tag, fields, self._memory.embed(text), memory_id, meta)
+        cand = Candidate(new_id(), text, old.tag, fields, None, memory_id, meta)
         self._candidates.append(cand)
         return cand.id
 
@@ -159,7 +219,10 @@ class CandidateBatch:
     def commit(self) -> list[str]:
         """Write every candidate or none; returns the committed ids in staging order."""
         self._check_open()
-        self.committed_ids = self._memory.commit_candidates(self._candidates)
+        self.committed_ids = self._memory.commits.commit(
+            self._candidates, batch=self.batch_id, reinforce=self.reinforced,
+            paid_off=self.paid_off,
+        )
         self.state = "committed"
         return list(self.committed_ids)
 
@@ -167,13 +230,15 @@ class CandidateBatch:
         """Drop every candidate; nothing is written."""
         self._check_open()
         self._candidates.clear()
+        self.reinforced.clear()
+        self.paid_off.clear()
         self.state = "discarded"
 
     def revert(self) -> None:
         """Undo a commit: delete what it added and restore what it superseded."""
         if self.state != "committed":
             raise InvalidInputError("Only a committed batch can be reverted.")
-        self._memory.undo_commit(self.committed_ids)
+        self._memory.undo_commit(self.batch_id)
         self.state = "reverted"
 
     def __enter__(self) -> CandidateBatch:
@@ -188,4 +253,39 @@ class CandidateBatch:
                 self.discard()
 
 
-__all__ = ["Candidate", "CandidateBatch", "new_id"]
+def successor_fields(
+    memory: WriterMemory,
+    old: Mapping[str, Any],
+    *,
+    chapter: int | None = None,
+    beat: int | None = None,
+    strength: float | None = None,
+    keyword: str | None = None,
+    pinned: bool | None = None,
+    aliases: Iterable[str] | None = None,
+    extra: Mapping[str, object] | None = None,
+) -> dict[str, Any]:
+    """The fields of a new version of the memory whose metadata is ``old``."""
+    if old.get("superseded_by"):
+        raise InvalidInputError(
+            f"This memory was already superseded by {old['superseded_by']}.",
+            hint="Supersede the latest version (see mem.history(id)).",
+        )
+    tag = str(old["tag"])
+    return dict(
+        character_name=old.get("character_name") or None,
+        character1=old.get("character1") or None,
+        character2=old.get("character2") or None,
+        keyword=str(old.get("keyword", "")) if keyword is None else keyword,
+        chapter=int(old.get("chapter", 0)) if chapter is None else chapter,
+        beat=int(old.get("beat", 0)) if beat is None else beat,
+        pinned=bool(old.get("pinned")) if pinned is None else pinned,
+        aliases=split_aliases(old.get("aliases")) if aliases is None else list(aliases),
+        extra=dict(extra) if extra else None,
+        strength=memory.default_strength(tag, strength)
+        if strength is not None
+        else max(float(old.get("memory_strength", 0)), memory.default_strength(tag)),
+    )
+
+
+__all__ = ["Candidate", "CandidateBatch", "new_id", "successor_fields"]

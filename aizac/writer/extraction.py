@@ -8,14 +8,14 @@ turns the results into one candidate batch that the caller commits atomically.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
-import unicodedata
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from aizac.errors import AizacError
+from aizac.llm.runtime import run_sync as run_sync  # one model loop per process
+from aizac.memory import facts
 from aizac.writer.ports import Memory, Router
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import (
@@ -41,16 +41,6 @@ class Extracted:
     relations: RelationExtraction = field(default_factory=RelationExtraction)
     settings: SettingExtraction = field(default_factory=SettingExtraction)
     summary: str = ""
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` to completion from sync code, even if this thread already runs a loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 async def extract(
@@ -86,8 +76,8 @@ async def extract(
 
 
 def name_key(name: str) -> str:
-    """How names compare: Unicode NFC, collapsed whitespace, case-folded (as memory does)."""
-    return " ".join(unicodedata.normalize("NFC", name).split()).casefold()
+    """How names compare (the memory's one rule, :func:`aizac.memory.facts.name_key`)."""
+    return facts.name_key(name)
 
 
 def canonical_names(characters: Mapping[str, Sequence[str]]) -> dict[str, str]:
@@ -108,11 +98,13 @@ def stage(
     new_characters: Sequence[CharacterProfile] = (),
 ) -> tuple[Any, list[str]]:
     """A candidate batch holding the beat's new characters and extracted facts (not committed),
-    and the ids its memories will have once committed.
+    and the ids its new memories will have once committed.
 
     Names are mapped to canonical names through aliases; a relation of a character with itself
-    and duplicate facts are dropped; a pair's existing live relation is superseded, not
-    duplicated. The caller commits (atomic) or discards the batch.
+    is dropped. Every fact goes through the memory's one rule (``batch.note``): a restated fact
+    reinforces the memory that holds it, a changed state / relation / world rule supersedes the
+    current one. Foreshadowing the extractor reports as paid off is closed. The caller commits
+    (atomic) or discards the batch.
     """
     where = {"chapter": beat.episode, "beat": beat.index}
     known = dict(memory.characters())
@@ -125,58 +117,61 @@ def stage(
 
     batch = memory.stage()
     ids: list[str] = []
+
+    def keep(new_id: str | None) -> None:
+        if new_id is not None and str(new_id) not in ids:
+            ids.append(str(new_id))
+
     try:
         for p in new_characters:
-            ids.append(batch.remember(
+            keep(batch.note(
                 p.render(), "Character", character_name=p.name, aliases=list(p.aliases),
                 keyword=p.role[:30], **where,
             ))
-        seen: set[str] = set()
         for s in extracted.story.facts:
-            if s.text not in seen:
-                seen.add(s.text)
-                ids.append(batch.remember(
-                    s.text, "Story", keyword=s.keyword, foreshadow=s.foreshadow, **where
-                ))
+            keep(batch.note(s.text, "Story", keyword=s.keyword, foreshadow=s.foreshadow, **where))
         for c in extracted.characters.facts:
-            if c.text not in seen:
-                seen.add(c.text)
-                ids.append(batch.remember(
-                    c.text, "Character", character_name=name(c.character_name),
-                    keyword=c.keyword, **where,
-                ))
-        pairs: set[tuple[str, str]] = set()
+            aspect = None if c.aspect == facts.OTHER else c.aspect
+            keep(batch.note(
+                c.text, "Character", character_name=name(c.character_name), aspect=aspect,
+                keyword=c.keyword, **where,
+            ))
         for r in extracted.relations.facts:
             a, b = name(r.character1), name(r.character2)
-            ka, kb = name_key(a), name_key(b)
-            pair = (min(ka, kb), max(ka, kb))
-            if ka == kb or pair in pairs:
+            if name_key(a) == name_key(b):
                 continue
-            pairs.add(pair)
-            current = memory.relation(a, b)
-            if current is not None:
-                ids.append(batch.supersede(current.id, r.text, **where))
-            else:
-                ids.append(batch.remember(
-                    r.text, "CharacterRelation", character1=a, character2=b,
-                    keyword=r.keyword, **where,
-                ))
+            keep(batch.note(
+                r.text, "CharacterRelation", character1=a, character2=b, keyword=r.keyword,
+                **where,
+            ))
         for st in extracted.settings.facts:
-            if st.text not in seen:
-                seen.add(st.text)
-                ids.append(batch.remember(st.text, "NovelSetting", keyword=st.keyword, **where))
+            keep(batch.note(
+                st.text, "NovelSetting", keyword=st.keyword,
+                aspect=facts.RULE if st.rule and st.keyword else None, **where,
+            ))
+        _pay_off(memory, batch, extracted, where)
     except BaseException:
         batch.discard()
         raise
-    return batch, [str(i) for i in ids]
+    return batch, ids
 
 
-def seed_plot(memory: Memory, plot: NovelPlot, *, old_ids: Sequence[str] = ()) -> list[str]:
-    """Commit the plot's main characters and settings as the first memories (chapter 0).
+def _pay_off(memory: Any, batch: Any, extracted: Extracted, where: Mapping[str, int]) -> None:
+    """Close the open foreshadowing each reported payoff matches (each thread once)."""
+    if not extracted.story.paid_off:
+        return
+    threads = [(h.id, str(h.metadata.get("keyword", "")), h.text)
+               for h in memory.open_foreshadowing()]
+    for paid in extracted.story.paid_off:
+        found = facts.match_payoff(paid.keyword, paid.text, threads)
+        if found is not None:
+            batch.pay_off(found, chapter=where["chapter"], beat=where["beat"])
+            threads = [t for t in threads if t[0] != found]
 
-    The memories of the plot they replace (``old_ids``) are forgotten after the commit; one
-    that is already gone is skipped. Returns the new memories' ids.
-    """
+
+def seed_plot(memory: Memory, plot: NovelPlot, *, old_ids: list[str]) -> list[str]:
+    """Commit the plot's main characters and settings as the first memories (one batch) and
+    forget the ones an earlier version of the plot seeded (``old_ids``); returns the new ids."""
     batch = memory.stage()
     try:
         for c in plot.characters:

@@ -19,6 +19,8 @@ from pydantic import (
     model_validator,
 )
 
+from aizac.memory.facts import Aspect
+
 Stage = Literal["exposition", "development", "crisis", "climax", "resolution"]
 STAGES: tuple[Stage, ...] = ("exposition", "development", "crisis", "climax", "resolution")
 
@@ -205,8 +207,20 @@ class StoryFact(_Schema):
     foreshadow: bool = False
 
 
+class PaidOff(_Schema):
+    """Foreshadowing planted earlier that this beat pays off (by its keyword and gist)."""
+
+    keyword: Keyword = ""
+    text: Line
+
+
 class CharacterFact(_Schema):
     character_name: Name
+    aspect: Aspect = Field(
+        default="other",
+        description="which part of the character changed; a new fact replaces the old one "
+        "of the same aspect",
+    )
     text: Line
     keyword: Keyword = ""
 
@@ -221,12 +235,17 @@ class RelationFact(_Schema):
 class SettingFact(_Schema):
     keyword: Keyword
     text: Line
+    rule: bool = Field(
+        default=False,
+        description="a world rule; a new rule with the same keyword replaces the old one",
+    )
 
 
 class StoryExtraction(_Schema):
     """What happened in the beat that later episodes must remember."""
 
     facts: list[StoryFact] = Field(default_factory=list, max_length=4)
+    paid_off: list[PaidOff] = Field(default_factory=list, max_length=3)
 
 
 class CharacterExtraction(_Schema):

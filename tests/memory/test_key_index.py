@@ -41,7 +41,7 @@ def test_simple_equalities(where: dict[str, object] | None, expected: object) ->
 def test_index_rows_and_hints() -> None:
     index = KeyIndex(None, "novel")
     meta = {"tag": "Story", "character_name": "Mira", "live_until": 10.0}
-    index.add([("a", meta), ("b", {**meta, "character_name": "Kai"})])
+    index.add([("a", meta, "text a"), ("b", {**meta, "character_name": "Kai"}, "text b")])
     assert index.ids({"character_name": "Mira"}, live_from=5) == ["a"]
     assert index.ids({"character_name": "Mira"}, live_from=11) == []
     index.set_live({"a": ALWAYS})
@@ -51,18 +51,19 @@ def test_index_rows_and_hints() -> None:
 
 
 def test_stale_index_rows_never_change_answers(mem: WriterMemory) -> None:
-    assert mem._index is not None
+    assert mem.rows.index is not None
     real = mem.remember("Mira owes Kai.", tag="CharacterRelation", character1="Mira",
                         character2="Kai")  # fmt: skip
-    old = mem.remember("Mira once hated Kai.", tag="CharacterRelation", character1="Mira",
-                       character2="Kai", chapter=9)  # fmt: skip
+    old = mem.remember("Mira once hated Jun.", tag="CharacterRelation", character1="Mira",
+                       character2="Jun", chapter=9)  # fmt: skip
     mem.forget(old)
     # A crash between the two writes leaves extra rows or too-high hints: both are re-checked.
-    mem._index.add([("ghost", {"tag": "CharacterRelation", "character1": "Kai",
-                               "character2": "Mira", "live_until": ALWAYS})])  # fmt: skip
-    mem._index.set_live({old: ALWAYS})
+    mem.rows.index.add([("ghost", {"tag": "CharacterRelation", "character1": "Kai",
+                               "character2": "Mira", "live_until": ALWAYS}, "ghost")])  # fmt: skip
+    mem.rows.index.set_live({old: ALWAYS})
     rel = mem.relation("Kai", "Mira")
     assert rel is not None and rel.id == real
+    assert mem.relation("Jun", "Mira") is None
     assert [h.id for h in mem.recall("Mira Kai", where={"character1": "Kai"})] == [real]
 
 
@@ -72,10 +73,10 @@ def test_missing_index_is_rebuilt_on_open(tmp_path: Path, settings: Settings) ->
     mem.remember("Mira is a thief.", tag="Character", character_name="Mira")
     mem.remember("Mira trusts Kai.", tag="CharacterRelation", character1="Mira",
                  character2="Kai")  # fmt: skip
-    assert mem._index is not None
-    mem._index.clear()  # as if the file had been lost, or written through client= only
+    assert mem.rows.index is not None
+    mem.rows.index.clear()  # as if the file had been lost, or written through client= only
     again = WriterMemory(path=tmp_path, embeddings=emb, settings=settings)
-    assert again._index is not None and again._index.count() == 2
+    assert again.rows.index is not None and again.rows.index.count() == 2
     assert [h.text for h in again.character_state("Mira")] == ["Mira is a thief."]
     assert (tmp_path / FILE_NAME).exists()
 
@@ -83,7 +84,7 @@ def test_missing_index_is_rebuilt_on_open(tmp_path: Path, settings: Settings) ->
 def test_a_caller_client_without_path_reads_through_chroma(mem: WriterMemory) -> None:
     other = WriterMemory(collection="shared-novel", client=mem.client, embeddings=mem.embeddings,
                          settings=mem.settings)  # fmt: skip
-    assert other._index is None
+    assert other.rows.index is None
     other.remember("Kai is a knight.", tag="Character", character_name="Kai")
     assert [h.text for h in other.character_state("Kai")] == ["Kai is a knight."]
     assert other.characters() == {"Kai": []}

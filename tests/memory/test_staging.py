@@ -156,9 +156,9 @@ def test_a_failure_mid_commit_leaves_nothing_half_written(
     assert len(flaky) == 1
     assert [h.id for h in flaky.all()] == [old] and not flaky.get(old).superseded
     assert batch.state == "open"  # the writer may retry
-    assert (flaky._index is not None) == with_index
-    if flaky._index is not None:
-        assert flaky._index.count() == 1  # the index rows of the failed commit are gone too
+    assert (flaky.rows.index is not None) == with_index
+    if flaky.rows.index is not None:
+        assert flaky.rows.index.count() == 1  # the index rows of the failed commit are gone too
     rel = flaky.relation("Kai", "Mira")
     assert rel is not None and rel.id == old
     assert len(batch.commit()) == 3 and len(flaky) == 4

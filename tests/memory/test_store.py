@@ -143,7 +143,8 @@ def test_relation_is_an_exact_keyed_lookup(mem: WriterMemory) -> None:
     )
     rel = mem.relation("Mira", "Kai")
     assert rel is not None and rel.id == later
-    assert len(mem.relations("Kai", "Mira")) == 2
+    assert len(mem.relations("Kai", "Mira")) == 1  # one current relation per pair
+    assert [h.id for h in mem.history(later)][-1] == later
     assert mem.relation("Kai", "Guild master") is None
     with pytest.raises(InvalidInputError):
         mem.relation("Kai", "kai")

@@ -250,6 +250,19 @@ class Batch:
         self.ops.append(("remember", (new_id, text, tag, fields)))
         return new_id
 
+    def note(self, text: str, tag: str, **fields: Any) -> str:
+        """WriterMemory's ``note`` without its restatement/supersession rules."""
+        fields = {k: v for k, v in fields.items() if k != "aspect"}
+        if tag == "CharacterRelation":
+            current = self.memory.relation(fields["character1"], fields["character2"])
+            if current is not None:
+                return self.supersede(current.id, text, chapter=fields.get("chapter", 0),
+                                      beat=fields.get("beat", 0))
+        return self.remember(text, tag, **fields)
+
+    def pay_off(self, memory_id: str, **where: Any) -> None:
+        self.ops.append(("pay_off", (memory_id, where)))
+
     def supersede(self, memory_id: str, text: str, **fields: Any) -> str:
         new_id = f"m{next(self.memory._ids)}"
         self.ops.append(("supersede", (new_id, memory_id, text, fields)))
@@ -277,6 +290,9 @@ class DictMemory:
     def _apply(self, ops: list[tuple[str, Any]]) -> list[str]:
         ids = []
         for op, args in ops:
+            if op == "pay_off":
+                self.items[args[0]].fields["foreshadow"] = False
+                continue
             if op == "remember":
                 new_id, text, tag, fields = args
                 new = Item(new_id, text, tag, fields)
@@ -311,6 +327,12 @@ class DictMemory:
 
     def get(self, memory_id: str) -> Item:
         return self.items[memory_id]
+
+    def open_foreshadowing(self) -> list[Any]:
+        return [
+            type("Hit", (), {"id": i.id, "text": i.text, "metadata": i.fields})()
+            for i in self.live() if i.fields.get("foreshadow")
+        ]
 
     def undo_commit(self, ids: list[str]) -> None:
         for i in ids:

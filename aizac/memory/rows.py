@@ -1,0 +1,265 @@
+"""The Chroma row gateway shared by commits, reads and keyed lookups (the thin adapter).
+
+:class:`Rows` owns the Chroma collection, the exact-key index beside it and the lock that
+serialises read-modify-write sequences. Everything that reads or writes memory rows goes through
+it, so errors are translated once (:meth:`Rows.chroma`) and the key index is kept a superset of
+what Chroma holds (hints raised before a write that raises ``live_until``, lowered after).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from aizac.errors import InvalidInputError, NotFoundError, StorageError
+from aizac.memory.key_index import KeyIndex
+from aizac.memory.records import NEVER, Where
+
+FINGERPRINT_KEY = "aizac_embedding"
+GET_PAGE = 5000
+SCAN_LIMIT = 256
+INCLUDE = ["documents", "metadatas"]
+WITH_VECTORS = ["embeddings", "documents", "metadatas"]
+
+
+def open_collection(
+    path: str | Path | None, collection: str, client: Any
+) -> tuple[Any, Any, str]:
+    """The Chroma client, the memory collection and its name (in memory, on disk at ``path``,
+    or on the caller's ``client``)."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    settings = ChromaSettings(anonymized_telemetry=False)
+    name = collection
+    try:
+        if client is None:
+            if path is None:
+                client = chromadb.EphemeralClient(settings=settings)
+                # Ephemeral clients share one in-process store: keep each memory separate.
+                name = f"{collection}-{uuid.uuid4().hex[:12]}"
+            else:
+                Path(path).mkdir(parents=True, exist_ok=True)
+                client = chromadb.PersistentClient(path=str(path), settings=settings)
+        coll = client.get_or_create_collection(
+            name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+        )
+    except (ValueError, TypeError) as e:
+        raise InvalidInputError(
+            f"Cannot open memory collection {collection!r}: {e}",
+            hint="Use 3-512 characters of letters, digits, '.', '_' or '-'.",
+        ) from e
+    except Exception as e:
+        raise StorageError(f"Cannot open the memory store at {path or 'memory'}: {e}") from e
+    return client, coll, name
+
+
+def embedding_fingerprint(emb: Any) -> str:
+    """What identifies an embedding function's vectors (class, dimension or model)."""
+    parts = [type(emb).__module__, type(emb).__qualname__]
+    for attr in ("dim", "model", "model_name", "dimensions"):
+        value = getattr(emb, attr, None)
+        if isinstance(value, str | int) and not isinstance(value, bool):
+            parts.append(f"{attr}={value}")
+    return ":".join(parts)
+
+
+def check_fingerprint(collection: Any, fingerprint: str) -> None:
+    """Refuse a store written with other embeddings; record the fingerprint on a new one.
+
+    Raises:
+        StorageError: ``AIZAC_EMBEDDING`` changed since the project was written.
+    """
+    stored = (collection.metadata or {}).get(FINGERPRINT_KEY)
+    if stored and stored != fingerprint:
+        raise StorageError(
+            "AIZAC_EMBEDDING changed since this project was written "
+            f"(written with {stored}, now {fingerprint}); its memories cannot be searched with "
+            "other embeddings.",
+            hint="Set AIZAC_EMBEDDING back to what this project was written with.",
+        )
+    if not stored:
+        with contextlib.suppress(Exception):
+            merged = {**(collection.metadata or {}), FINGERPRINT_KEY: fingerprint}
+            collection.modify(metadata=merged)
+
+
+class Rows:
+    """Rows of one memory collection.
+
+    Args:
+        collection: the Chroma collection.
+        index: the exact-key index, or ``None`` (keyed reads then use Chroma filters).
+    """
+
+    def __init__(self, collection: Any, index: KeyIndex | None) -> None:
+        self.collection = collection
+        self.index = index
+        self.lock = threading.RLock()
+        self.page_size = GET_PAGE  # rows per Chroma get when reading many memories
+        self.scan_limit = SCAN_LIMIT  # filtered recalls matching at most this many: exact scan
+        self.version = 0
+        """Bumped on every write; read caches compare it (see ``Lookups.characters``)."""
+
+    def chroma(self, call: Callable[[], Any], what: str = "memory store") -> Any:
+        """Run a Chroma call, translating its errors into aizac's."""
+        try:
+            return call()
+        except (NotFoundError, InvalidInputError):
+            raise
+        except (ValueError, TypeError) as e:
+            raise InvalidInputError(f"Chroma rejected the request: {e}") from e
+        except Exception as e:
+            raise StorageError(f"The {what} failed: {e}") from e
+
+    def count(self) -> int:
+        return int(self.chroma(self.collection.count))
+
+    def fetch(self, ids: Sequence[str], include: list[str] | None = None) -> dict[str, Any]:
+        """Chroma get of ``ids`` in the given order; every id must exist."""
+        ids = list(dict.fromkeys(ids))
+        res = self.chroma(lambda: self.collection.get(ids=ids, include=include or INCLUDE))
+        pos = {mid: n for n, mid in enumerate(res["ids"])}
+        missing = [i for i in ids if i not in pos]
+        if missing:
+            raise NotFoundError(f"Unknown memory id(s): {', '.join(map(str, missing[:5]))}.")
+        order = [pos[i] for i in ids]
+        out: dict[str, Any] = {"ids": ids}
+        for key in include or INCLUDE:
+            values = res.get(key)
+            out[key] = [values[n] for n in order] if values is not None else [None] * len(ids)
+        return out
+
+    def get_paged(self, where: Where | None) -> dict[str, Any]:
+        """Chroma get in pages (one unpaged get of ~30k+ rows exceeds SQLite's variable limit)."""
+        out: dict[str, Any] = {"ids": [], "documents": [], "metadatas": []}
+        offset = 0
+        while True:
+            page = self.chroma(
+                functools.partial(
+                    self.collection.get, where=where, include=INCLUDE,
+                    limit=self.page_size, offset=offset,
+                )
+            )
+            for key in out:
+                out[key].extend(page[key] or [])
+            if len(page["ids"]) < self.page_size:
+                return out
+            offset += self.page_size
+
+    def by_ids(self, ids: Sequence[str], include: list[str]) -> dict[str, Any]:
+        """Chroma get of existing ``ids`` (missing ones are skipped), in pages."""
+        out: dict[str, Any] = {"ids": [], **{key: [] for key in include}}
+        for start in range(0, len(ids), self.page_size):
+            chunk = list(ids[start : start + self.page_size])
+            page = self.chroma(functools.partial(self.collection.get, ids=chunk, include=include))
+            out["ids"].extend(page["ids"])
+            for key in include:
+                out[key].extend(page[key] if page[key] is not None else [])
+        return out
+
+    def indexed(
+        self, equal: Mapping[str, Any], include: list[str], turn: int, limit: int | None = None
+    ) -> dict[str, Any] | None:
+        """Live memories whose keys equal ``equal``, via the key index and re-checked in
+        Chroma; ``None`` if there is no index or more than ``limit`` candidates.
+
+        ``equal`` may use the derived keys ``slot``, ``subject`` and ``fp`` (index only); they
+        are not re-checked in Chroma, which does not store them.
+        """
+        if self.index is None:
+            return None
+        ids = self.index.ids(equal, live_from=float(turn))
+        if limit is not None and len(ids) > limit:
+            return None
+        got = self.by_ids(ids, include)
+        stored = {k: v for k, v in equal.items() if k not in ("slot", "subject", "fp")}
+        keep = [
+            n
+            for n, meta in enumerate(got["metadatas"])
+            if float(meta.get("live_until", NEVER)) >= turn
+            and all(meta.get(key) == value for key, value in stored.items())
+        ]
+        return {key: [values[n] for n in keep] for key, values in got.items()}
+
+    def sync_index(self) -> None:
+        """Rebuild the key index if it lacks rows (new file, or written without an index)."""
+        if self.index is None or self.index.count() >= self.count():
+            return
+        res = self.get_paged(None)
+        self.index.clear()
+        self.index.add(zip(res["ids"], res["metadatas"], res["documents"], strict=True))
+
+    def raise_hints(self, lives: Mapping[str, float]) -> None:
+        """Before a Chroma write that may raise ``live_until``: raise the index hints (never
+        lower them: a write that fails must leave the index a superset)."""
+        if self.index is not None and lives:
+            self.index.raise_live(lives)
+
+    def lower_hints(self, lives: Mapping[str, float] | None, drop: Sequence[str] = ()) -> None:
+        """After a Chroma write: lower hints / drop rows (a failure only leaves a superset)."""
+        if self.index is None:
+            return
+        with contextlib.suppress(StorageError):
+            if lives:
+                self.index.set_live(lives)
+            if drop:
+                self.index.delete(drop)
+
+    # ------------------------------------------------------------------------ writes
+    def add(
+        self,
+        ids: list[str],
+        vectors: Sequence[Sequence[float]],
+        metas: list[dict[str, Any]],
+        docs: list[str],
+    ) -> None:
+        """Add rows (index first, so it stays a superset); a failed add leaves nothing."""
+        self.version += 1
+        if self.index is not None:
+            self.index.add(zip(ids, metas, docs, strict=True))
+        try:
+            self.chroma(
+                lambda: self.collection.add(
+                    ids=ids, embeddings=[list(v) for v in vectors], metadatas=metas,
+                    documents=docs,
+                ),
+                "memory write",
+            )
+        except Exception:
+            with contextlib.suppress(Exception):  # in case the store kept part of it
+                self.collection.delete(ids=ids)
+            self.lower_hints(None, drop=ids)
+            raise
+
+    def update(self, changes: Mapping[str, Mapping[str, Any]]) -> None:
+        """Merge metadata ``changes`` (id -> fields, with ``live_until``) into existing rows;
+        rows whose index keys change (``foreshadow``) are re-indexed."""
+        if not changes:
+            return
+        self.version += 1
+        ids = list(changes)
+        metas = [dict(changes[i]) for i in ids]
+        lives = {i: float(m["live_until"]) for i, m in zip(ids, metas, strict=True)
+                 if "live_until" in m}
+        self.raise_hints(lives)
+        self.chroma(lambda: self.collection.update(ids=ids, metadatas=metas), "memory write")
+        self.lower_hints(lives)
+        rekey = [i for i in ids if "foreshadow" in changes[i]]
+        if rekey and self.index is not None:
+            got = self.fetch(rekey, INCLUDE)
+            with contextlib.suppress(StorageError):
+                self.index.add(zip(got["ids"], got["metadatas"], got["documents"], strict=True))
+
+    def delete(self, ids: Iterable[str]) -> None:
+        ids = list(ids)
+        if not ids:
+            return
+        self.version += 1
+        self.chroma(lambda: self.collection.delete(ids=ids), "memory write")
+        self.lower_hints(None, drop=ids)

@@ -1,0 +1,125 @@
+"""One rule for changing facts: a state per character and aspect, a rule per key, a relation
+per pair; restatements reinforce; foreshadowing closes when paid off (issue 16)."""
+
+from __future__ import annotations
+
+import pytest
+
+from aizac.errors import InvalidInputError
+from aizac.memory import WriterMemory
+from aizac.memory.facts import fact_slot, name_key, same_text
+
+
+def note(mem: WriterMemory, text: str, tag: str, **fields: object) -> str | None:
+    batch = mem.stage()
+    new = batch.note(text, tag, **fields)
+    batch.commit()
+    return new
+
+
+def test_a_new_state_of_an_aspect_supersedes_the_old_one(mem: WriterMemory) -> None:
+    hurt = note(mem, "진도준은 다리를 다쳤다", "Character", character_name="진도준",
+                aspect="condition", chapter=1)
+    away = note(mem, "진도준은 북쪽 요새에 있다", "Character", character_name="진도준",
+                aspect="whereabouts", chapter=1)
+    mem.advance()
+    dead = note(mem, "진도준은 숨을 거두었다", "Character", character_name="진도준",
+                aspect="condition", chapter=2)
+    current = {h.id for h in mem.character_state("진도준")}
+    assert current == {away, dead}
+    assert [h.id for h in mem.history(dead)] == [hurt, dead]
+    assert mem.get(hurt).superseded
+
+
+def test_other_facts_accumulate_and_only_same_text_is_a_restatement(mem: WriterMemory) -> None:
+    a = note(mem, "Mira is left-handed.", "Character", character_name="Mira")
+    b = note(mem, "Mira hates the sea.", "Character", character_name="Mira")
+    mem.advance(3)
+    again = note(mem, "  mira is LEFT-handed ", "Character", character_name="Mira")
+    assert again is None
+    assert {h.id for h in mem.character_state("Mira")} == {a, b}
+    assert mem.get(str(a)).strength > mem.default_strength("Character")  # reinforced
+    assert mem.get(str(a)).metadata["last_turn"] == 3
+
+
+def test_a_restated_current_state_reinforces_it_across_beats(mem: WriterMemory) -> None:
+    first = note(mem, "Jun is in the capital", "Character", character_name="Jun",
+                 aspect="whereabouts")
+    mem.advance(5)
+    assert note(mem, "Jun is in the capital.", "Character", character_name="Jun",
+                aspect="whereabouts") is None
+    hits = mem.character_state("Jun")
+    assert [h.id for h in hits] == [first] and hits[0].metadata["last_turn"] == 5
+
+
+def test_a_revised_world_rule_supersedes_the_rule_of_its_keyword(mem: WriterMemory) -> None:
+    old = note(mem, "Gates open every three days.", "NovelSetting", keyword="Gates",
+               aspect="rule")
+    other = note(mem, "Mana returns under the moon.", "NovelSetting", keyword="mana",
+                 aspect="rule")
+    new = note(mem, "Gates now open every day.", "NovelSetting", keyword="gates", aspect="rule")
+    assert {h.id for h in mem.world_rules()} == {other, new}
+    assert mem.get(str(old)).superseded
+    assert mem.get(str(new)).metadata["supersedes"] == old
+
+
+def test_a_relation_per_pair_in_either_order_and_spacing(mem: WriterMemory) -> None:
+    note(mem, "Allies.", "CharacterRelation", character1="Kang Mira", character2="Jun")
+    new = note(mem, "Enemies.", "CharacterRelation", character1="Jun", character2="KangMira")
+    assert [h.id for h in mem.relations("kang mira", "JUN")] == [new]
+
+
+def test_two_states_of_one_aspect_in_one_beat_chain_to_the_later(mem: WriterMemory) -> None:
+    batch = mem.stage()
+    a = batch.note("Kai is hurt.", "Character", character_name="Kai", aspect="condition")
+    b = batch.note("Kai is dead.", "Character", character_name="Kai", aspect="condition")
+    batch.commit()
+    assert [h.id for h in mem.character_state("Kai")] == [b]
+    assert [h.id for h in mem.history(str(b))] == [a, b]
+
+
+def test_commit_supersedes_what_another_commit_wrote_after_staging(mem: WriterMemory) -> None:
+    late = mem.stage()
+    later = late.note("Kai is in Busan.", "Character", character_name="Kai",
+                      aspect="whereabouts")
+    early = note(mem, "Kai is in Seoul.", "Character", character_name="Kai",
+                 aspect="whereabouts")
+    late.commit()
+    assert [h.id for h in mem.character_state("Kai")] == [later]
+    assert mem.get(str(early)).metadata["superseded_by"] == later
+
+
+def test_paid_off_foreshadowing_leaves_the_open_list_and_undo_reopens_it(
+    mem: WriterMemory,
+) -> None:
+    seal = mem.remember("A cracked seal waits in the well.", "Story", foreshadow=True,
+                        keyword="seal")
+    ring = mem.remember("A ring glows.", "Story", foreshadow=True, keyword="ring")
+    batch = mem.stage()
+    batch.note("The seal breaks and frees the king.", "Story", chapter=3, beat=2)
+    batch.pay_off(seal, chapter=3, beat=2)
+    ids = batch.commit()
+    assert [h.id for h in mem.open_foreshadowing()] == [ring]
+    assert mem.get(seal).metadata["paid_off"] == "3-2"
+    mem.undo_commit(ids)
+    assert {h.id for h in mem.open_foreshadowing()} == {seal, ring}
+
+
+def test_aspect_is_validated(mem: WriterMemory) -> None:
+    with pytest.raises(InvalidInputError, match="aspect"):
+        mem.remember("x", "Character", character_name="A", aspect="mood")
+    with pytest.raises(InvalidInputError, match="does not apply"):
+        mem.remember("x", "Story", aspect="rule")
+
+
+def test_pure_rules() -> None:
+    assert name_key("Kang Mira") == name_key("KangMira") == name_key("kang-mira")
+    assert same_text("진도준은 다리를 다쳤다.", "진도준은  다리를 다쳤다")
+    assert not same_text("진도준은 다리를 다쳤다", "진도준은 팔을 다쳤다")
+    assert not same_text("진도준은 3번째 장면에서 다리를 다쳤다",
+                         "진도준은 3번째 장면에서 팔을 다쳤다")
+    long = "진도준은 순양그룹 본사 회의실에서 할아버지 진양철 회장과 처음으로 정면으로 맞섰다"
+    assert same_text(long, long.replace("회의실에서", "회의실에서는"))
+    assert fact_slot({"tag": "CharacterRelation", "character1": "B", "character2": "a"}) == \
+        fact_slot({"tag": "CharacterRelation", "character1": "A", "character2": "b"})
+    assert fact_slot({"tag": "Character", "character_name": "A", "aspect": "other"}) == ""
