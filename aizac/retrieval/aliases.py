@@ -16,12 +16,14 @@ from collections.abc import Iterable, Mapping
 from typing import Protocol
 
 from aizac.errors import UnknownCharacterError
+from aizac.memory.facts import name_key
 
-_JOINERS = re.compile(r"[\s\-_.·・'’`\"]+")
 _HANGUL_NAME = re.compile(r"^[\uac00-\ud7af]{3,4}$")
 # Korean particles a name may carry when copied out of a sentence ("이영민과", "미라의").
-_PARTICLES = ("에게서", "이랑", "에게", "한테", "하고", "과", "와", "의", "은", "는", "이", "가",
-              "을", "를", "랑", "도", "아", "야")
+_PARTICLES = ("에게서", "한테서", "께서는", "께서", "이랑", "에게", "한테", "하고", "께", "과",
+              "와", "의", "은", "는", "이", "가", "을", "를", "랑", "도", "만", "아", "야", "")
+# Honorifics and titles after a name ("진도준님", "미라 씨").
+_HONORIFICS = ("님", "씨", "군", "양", "선배", "형", "누나", "언니", "오빠", "이", "")
 
 
 class _HasCharacters(Protocol):
@@ -29,8 +31,9 @@ class _HasCharacters(Protocol):
 
 
 def normalize_name(name: str) -> str:
-    """Comparison key of a name: NFKC, case-folded, without spaces or joining punctuation."""
-    return _JOINERS.sub("", unicodedata.normalize("NFKC", name).casefold())
+    """Comparison key of a name: the memory's one rule (:func:`aizac.memory.facts.name_key`):
+    NFKC, case-folded, without spaces or punctuation."""
+    return name_key(name)
 
 
 def _partial_keys(name: str) -> set[str]:
@@ -99,11 +102,13 @@ class AliasResolver:
         if found or not "\uac00" <= key[-1] <= "\ud7af":
             return found
         for particle in _PARTICLES:
-            stem = key.removesuffix(particle)
-            if stem != key and len(stem) >= 2:
-                found = self._lookup(stem)
-                if found:
-                    return found
+            stem = key.removesuffix(particle) if particle else key
+            for honorific in _HONORIFICS:
+                name = stem.removesuffix(honorific) if honorific else stem
+                if name != key and len(name) >= 2:
+                    found = self._lookup(name)
+                    if found:
+                        return found
         return set()
 
     def _lookup(self, key: str) -> set[str]:

@@ -48,7 +48,11 @@ class PackLimits(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     states_per_character: int = 2
+    """Unkeyed notes per character (profile, "other" facts), newest first; every current
+    state of a named aspect (condition, whereabouts, ...) is always read."""
     settings: int = 4
+    rules: int = 4
+    """World rules whose keyword or text matches the scene, besides the similar settings."""
     foreshadowing: int = 3
     core: int = 4
     story: int = 3
@@ -83,6 +87,74 @@ def _is_current(hit: Hit) -> bool:
     return not meta.get("superseded_by") and not meta.get("forgotten")
 
 
+STATE_TIERS = {"condition": 0, "whereabouts": 0, "allegiance": 0, "status": 0}
+"""Aspects shown first for every character present (then other aspects, then notes)."""
+
+
+def _character_items(
+    memory: MemoryReader, present: Sequence[str], limits: PackLimits
+) -> list[PackItem]:
+    """The current state of every character present, in story order (newest first).
+
+    A state of a named aspect is current by construction (a newer one supersedes it); notes
+    without an aspect are the newest ``states_per_character``. Items interleave characters by
+    tier, so a tight budget trims the least important states of everyone before anyone's
+    condition or whereabouts.
+    """
+    items: list[PackItem] = []
+    for rank, name in enumerate(present):
+        hits = [h for h in memory.character_state(name) if _is_current(h)]
+        hits.sort(key=_story_order, reverse=True)
+        states = [h for h in hits if _aspect(h)]
+        notes = [h for h in hits if not _aspect(h)][: limits.states_per_character]
+        seen: set[str] = set()
+        for n, hit in enumerate([*states, *notes]):
+            aspect = _aspect(hit)
+            if aspect in seen:
+                continue  # a second live holder of one aspect (older data): the newest wins
+            if aspect:
+                seen.add(aspect)
+            tier = STATE_TIERS.get(aspect, 1) if aspect else 2
+            items.append(
+                PackItem(section="characters", text=f"{name}: {hit.text}", memory_id=hit.id,
+                         pinned=hit.pinned, relevance=-(tier * 1000 + rank * 10 + n))
+            )
+    return items
+
+
+def _setting_items(
+    memory: MemoryReader, text: str, terms: Sequence[str], limits: PackLimits
+) -> list[PackItem]:
+    """Settings similar to the scene, and world rules that concern it (rules rank first)."""
+    similar = memory.recall(text, k=limits.settings, tag="NovelSetting", reinforce=False)
+    rules = list(memory.world_rules())
+    scored = [(h, overlap_score(f"{h.metadata.get('keyword', '')} {h.text}", terms))
+              for h in rules]
+    relevant = [h for h, score in sorted(scored, key=lambda p: (-p[1], p[0].text)) if score > 0]
+    items: list[PackItem] = []
+    seen: set[str] = set()
+    for n, hit in enumerate([*relevant[: limits.rules], *similar]):
+        if hit.id in seen:
+            continue
+        seen.add(hit.id)
+        bonus = 100 if _aspect(hit) == "rule" else 0
+        items.append(PackItem(section="settings", text=hit.text, memory_id=hit.id,
+                              pinned=hit.pinned, relevance=bonus - n))
+    return items
+
+
+def _aspect(hit: Hit) -> str:
+    aspect = str(hit.metadata.get("aspect") or "")
+    return "" if aspect == "other" else aspect
+
+
+def _story_order(hit: Hit) -> tuple[int, int, int]:
+    """When a fact became true: chapter, beat, then the turn it was written at."""
+    m = hit.metadata
+    return (int(m.get("chapter", 0) or 0), int(m.get("beat", 0) or 0),
+            int(m.get("created_turn", 0) or 0))
+
+
 def gather_items(
     memory: MemoryReader, scene: Scene, limits: PackLimits | None = None
 ) -> list[PackItem]:
@@ -98,15 +170,7 @@ def gather_items(
     text = scene.search_text()
     items: list[PackItem] = []
 
-    for rank, name in enumerate(present):
-        where = {"$and": [{"tag": {"$eq": "Character"}}, {"character_name": {"$eq": name}}]}
-        hits = [h for h in memory.get_where(where) if _is_current(h)]
-        hits.sort(key=lambda h: (-int(h.metadata.get("last_turn", 0)), -_chapter(h), h.text))
-        for n, hit in enumerate(hits[: limits.states_per_character]):
-            items.append(
-                PackItem(section="characters", text=f"{name}: {hit.text}", memory_id=hit.id,
-                         pinned=hit.pinned, relevance=-(rank * 10 + n))
-            )
+    items.extend(_character_items(memory, present, limits))
 
     matrix = relation_matrix(memory, present, resolver=resolver)
     for n, cell in enumerate(matrix.known()):
@@ -115,10 +179,7 @@ def gather_items(
                      memory_id=cell.memory_id, pinned=cell.pinned, relevance=-n)
         )
 
-    for n, hit in enumerate(memory.recall(text, k=limits.settings, tag="NovelSetting",
-                                          reinforce=False)):
-        items.append(PackItem(section="settings", text=hit.text, memory_id=hit.id,
-                              pinned=hit.pinned, relevance=-n))
+    items.extend(_setting_items(memory, text, terms, limits))
 
     summary = [line.strip() for line in memory.short_term.text().splitlines() if line.strip()]
     for n, line in enumerate(summary):

@@ -4,16 +4,18 @@ A pack is a list of :class:`PackItem` in sections, rendered in this order (the p
 brief): characters present, their relations, relevant settings, the recent summary, open
 foreshadowing, pinned core memories, related story events.
 
-Trimming to the budget follows one explicit order, :data:`TRIM_ORDER` (first dropped first):
+Each section owns a share of the pack (:data:`FLOORS`), so one long section (the recent summary
+of a Korean serial) cannot starve another (world rules). Items are kept in three passes, each in
+the priority order of :data:`TRIM_ORDER` reversed:
 
-1. every unpinned item before any pinned item — core facts are never trimmed before trivia;
-2. among unpinned items, by section: related story events (trivia), then settings, then the
-   recent summary, then foreshadowing, then relations, then characters;
-3. within a section, the least relevant first (for the summary: the oldest line first).
+1. pinned items, whatever their section — core facts are never trimmed before trivia;
+2. each section's best items up to its share of the budget;
+3. the rest while they fit, in priority order.
 
-Items are kept in the reverse of that order while they fit. The first item that does not fit
-is cut to the remaining budget when a useful part fits, and everything after it is dropped —
-so nothing is ever kept in place of something that ranks above it.
+Within a section the least relevant item goes first (for the summary: the oldest line), and a
+section never keeps an item in place of a more relevant one of its own. In the last pass the
+first item that does not fit is cut to the remaining budget when a useful part fits, and the
+rest is dropped.
 """
 
 from __future__ import annotations
@@ -46,6 +48,16 @@ TRIM_ORDER: tuple[str, ...] = (
 )
 """Sections in the order their unpinned items are dropped; pinned items of any section go last."""
 
+FLOORS: dict[str, float] = {
+    "characters": 0.25,
+    "relations": 0.10,
+    "settings": 0.12,
+    "summary": 0.10,
+    "foreshadowing": 0.06,
+    "core": 0.0,
+    "story": 0.0,
+}
+"""Share of the budget reserved for each section's best items (trivia has none)."""
 HEADINGS: dict[str, str] = {
     "characters": "## Characters present",
     "relations": "## Relationships between them",
@@ -153,6 +165,44 @@ def _dedupe(items: Iterable[PackItem]) -> list[PackItem]:
     return result
 
 
+class _Filler:
+    """Token accounting of one assembly (which items are kept, what each section used)."""
+
+    def __init__(self, budget: int, header: int) -> None:
+        self.budget = budget
+        self.used = header
+        self.kept: dict[int, PackItem] = {}
+        self.section_used: dict[str, int] = {}
+
+    def cost(self, item: PackItem) -> int:
+        heading = 0 if item.section in self.section_used else count_tokens(HEADINGS[item.section])
+        return heading + item.tokens
+
+    def keep(self, n: int, item: PackItem, cost: int) -> None:
+        self.kept[n] = item
+        self.used += cost
+        self.section_used[item.section] = self.section_used.get(item.section, 0) + cost
+
+    def fits(self, item: PackItem, share: float | None) -> bool:
+        cost = self.cost(item)
+        if self.used + cost > self.budget:
+            return False
+        if share is None:
+            return True
+        return self.section_used.get(item.section, 0) + cost <= int(self.budget * share)
+
+    def cut(self, n: int, item: PackItem) -> bool:
+        """Keep a shortened copy of ``item`` if a useful part fits the remaining budget."""
+        heading = self.cost(item) - item.tokens
+        room = self.budget - self.used - heading - count_tokens(BULLET)
+        if room < MIN_PARTIAL_TOKENS:
+            return False
+        text = truncate_to_tokens(item.text, room)
+        cut = item.model_copy(update={"text": text, "truncated": True})
+        self.keep(n, cut, heading + count_tokens(BULLET + text))
+        return True
+
+
 def assemble_pack(
     items: Iterable[PackItem],
     budget_tokens: int,
@@ -160,43 +210,46 @@ def assemble_pack(
     act_goal: str | None = None,
     location: str | None = None,
 ) -> ContextPack:
-    """Keep what fits ``budget_tokens`` following :data:`TRIM_ORDER` (see module docstring)."""
+    """Keep what fits ``budget_tokens``: pinned first, then each section's share, then the rest,
+    each in :data:`TRIM_ORDER` priority (see the module docstring)."""
     candidates = [i for i in _dedupe(items) if i.text.strip()]
     index = {id(item): n for n, item in enumerate(candidates)}
-    used = count_tokens("\n".join(_header_lines(act_goal, location)))
-    kept: list[tuple[int, PackItem]] = []
-    dropped: list[PackItem] = []
-    opened: set[str] = set()
+    fill = _Filler(budget_tokens, count_tokens("\n".join(_header_lines(act_goal, location))))
+    ranked = list(reversed(trim_order(candidates)))  # keep order: best first
+    blocked: set[str] = set()  # sections that already refused an item: keep their order
     full = False
-    for item in reversed(trim_order(candidates)):
-        if full:
-            dropped.append(item)
+    for n, item in ((index[id(i)], i) for i in ranked if i.pinned):
+        if fill.fits(item, None):
+            fill.keep(n, item, fill.cost(item))
+        else:  # nothing unpinned is kept in place of a pinned fact
+            fill.cut(n, item)
+            full = True
+            break
+    for n, item in ((index[id(i)], i) for i in ranked if not i.pinned):
+        if full or item.section in blocked:
             continue
-        heading = 0 if item.section in opened else count_tokens(HEADINGS[item.section])
-        cost = heading + item.tokens
-        if used + cost <= budget_tokens:
-            kept.append((index[id(item)], item))
-            opened.add(item.section)
-            used += cost
-            continue
-        full = True
-        room = budget_tokens - used - heading - count_tokens(BULLET)
-        if room >= MIN_PARTIAL_TOKENS:
-            text = truncate_to_tokens(item.text, room)
-            cut = item.model_copy(update={"text": text, "truncated": True})
-            kept.append((index[id(item)], cut))
-            opened.add(item.section)
-            used += heading + count_tokens(BULLET + text)
+        if fill.fits(item, FLOORS.get(item.section, 0.0)):
+            fill.keep(n, item, fill.cost(item))
         else:
-            dropped.append(item)
+            blocked.add(item.section)
+    for n, item in ((index[id(i)], i) for i in ranked if not i.pinned):
+        if full:
+            break
+        if n in fill.kept:
+            continue
+        if fill.fits(item, None):
+            fill.keep(n, item, fill.cost(item))
+        else:
+            fill.cut(n, item)
+            break
     order = {name: n for n, name in enumerate(SECTIONS)}
-    kept.sort(key=lambda pair: (order.get(pair[1].section, len(order)), pair[0]))
+    kept = sorted(fill.kept.items(), key=lambda p: (order.get(p[1].section, len(order)), p[0]))
     pack = ContextPack(
         budget_tokens=budget_tokens,
         act_goal=act_goal,
         location=location,
         items=[item for _, item in kept],
-        dropped=dropped,
+        dropped=[i for i in candidates if index[id(i)] not in fill.kept],
     )
     pack.tokens = count_tokens(pack.render())
     return pack

@@ -21,7 +21,6 @@ fields, which small local models can do). ``auto`` picks ``structured`` for the 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
@@ -37,115 +36,27 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel, BaseLanguageModel
 from langchain_core.runnables import Runnable, RunnableBinding
-from langchain_core.structured_query import Comparator, Comparison, FilterDirective, Operation
 from langchain_core.vectorstores import VectorStore
 from pydantic import Field
 
-from aizac.errors import FilterError, InvalidInputError, StructuredOutputError
+from aizac.errors import FilterError, InvalidInputError, ModelError, StructuredOutputError
 from aizac.llm.methods import default_method
+from aizac.llm.profiles import profile_of
 from aizac.retrieval.aliases import AliasResolver
 from aizac.retrieval.attributes import DOCUMENT_CONTENTS, memory_attributes
 from aizac.retrieval.memory_api import Hit, MemoryReader
 from aizac.retrieval.question import structured_query_constructor
-from aizac.retrieval.translator import MemoryFilterTranslator, normalize_tag
+from aizac.retrieval.routing import (
+    EXAMPLES,
+    asks_for_history,
+    guess_tag,
+    rejected_key,
+    tag_in_filter,
+)
+from aizac.retrieval.translator import MemoryFilterTranslator
+from aizac.retrieval.who import who_question
 
 logger = logging.getLogger(__name__)
-
-_HISTORY = re.compile(
-    r"\b(history|used to|previously|formerly|over time|in the past|changed|change over|"
-    r"how has|how have|evolv\w*|before that)\b|과거|예전|이전|변화|변해|바뀌",
-    re.IGNORECASE,
-)
-_TAG_HINTS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "CharacterRelation",
-        re.compile(
-            r"\b(relationship|relation|relations|between|feel about|think of|rivals?|"
-            r"friends?|enem(y|ies)|allies|lovers?)\b|관계|사이",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "Character",
-        re.compile(
-            r"\b(state|status|condition|feeling|mood|profile|personality|doing now|"
-            r"who is)\b|상태|성격|기분",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "NovelSetting",
-        re.compile(
-            r"\b(where|place|city|town|kingdom|rule|law|world|object|artifact|era|"
-            r"custom|culture|setting)\b|설정|장소|세계|규칙",
-            re.IGNORECASE,
-        ),
-    ),
-)
-
-EXAMPLES: list[tuple[str, dict[str, str]]] = [
-    (
-        "What is the relationship between Lee Youngmin and Kang Mira?",
-        {
-            "query": "relationship",
-            "filter": 'and(eq("tag", "CharacterRelation"), eq("character1", "Lee Youngmin"), '
-            'eq("character2", "Kang Mira"))',
-        },
-    ),
-    (
-        "How is Mira doing now?",
-        {"query": "current state", "filter": 'and(eq("tag", "Character"), '
-         'eq("character_name", "Mira"))'},
-    ),
-    (
-        "What did the writer pin about the jade seal?",
-        {"query": "jade seal", "filter": 'eq("pinned", true)'},
-    ),
-    (
-        "How has the relationship between Jun and Mira changed over time?",
-        {
-            "query": "relationship",
-            "filter": 'and(eq("tag", "CharacterRelation"), eq("character1", "Jun"), '
-            'eq("character2", "Mira"), eq("superseded", true))',
-        },
-    ),
-    (
-        "What happened recently at the harbour?",
-        {"query": "harbour", "filter": 'and(eq("tag", "Story"), lt("time", 5))'},
-    ),
-]
-"""Few-shot examples shown to the query-constructing model."""
-
-
-def asks_for_history(question: str) -> bool:
-    """Whether a question is about how facts were or changed (then old versions are served)."""
-    return bool(_HISTORY.search(question))
-
-
-def guess_tag(question: str) -> str | None:
-    """The memory tag a question most likely targets, from its wording (None if unclear)."""
-    for tag, pattern in _TAG_HINTS:
-        if pattern.search(question):
-            return tag
-    return None
-
-
-def tag_in_filter(directive: FilterDirective | None) -> str | None:
-    """The first valid ``tag == X`` in a (possibly invalid) filter, for the fallback."""
-    if isinstance(directive, Comparison):
-        if directive.attribute == "tag" and directive.comparator == Comparator.EQ:
-            try:
-                return normalize_tag(directive.value)
-            except FilterError:
-                return None
-        return None
-    if isinstance(directive, Operation):
-        for arg in directive.arguments:
-            found = tag_in_filter(arg)
-            if found:
-                return found
-    return None
-
 
 def hit_to_document(hit: Hit) -> Document:
     """A memory hit as a LangChain document (id, text, metadata plus the derived factor)."""
@@ -272,16 +183,27 @@ class MemorySelfQueryRetriever(SelfQueryRetriever):
     """How the model is asked for filters: ``langchain`` (the filter language) or ``structured``
     (fields of :class:`~aizac.retrieval.question.MemoryQuestion`)."""
     max_fallback_log: int = 1000
+    resolver: Any = None
+    """Alias resolver for "who is X?" questions (answered without the model)."""
 
     def _run(self, question: str, structured: Any, error: Exception | None) -> list[Document]:
         self.last_fallback_reason = None
         history = asks_for_history(question)
         if isinstance(error, OutputParserException | StructuredOutputError):
             return self._fallback(question, "parse", f"unparsable model output: {error}", None)
+        if error is not None and rejected_key(error):
+            raise ModelError(
+                "The model refused the key while reading your question (HTTP 401/403).",
+                hint="Check the provider key of the extractor role (AIZAC_EXTRACTOR_MODEL).",
+            ) from error
+        if isinstance(error, RecursionError):
+            return self._fallback(question, "parse", "the filter is nested too deeply", None)
         if error is not None:
             return self._fallback(question, "model", f"{type(error).__name__}: {error}", None)
         try:
             new_query, kwargs = self._prepare_query(question, structured)
+        except RecursionError:
+            return self._fallback(question, "filter", "the filter is nested too deeply", None)
         except (FilterError, ValueError) as e:
             tag = tag_in_filter(structured.filter)
             return self._fallback(question, "filter", str(e), tag)
@@ -312,9 +234,29 @@ class MemorySelfQueryRetriever(SelfQueryRetriever):
         self.last_search = {"query": question, **kwargs}
         return self.vectorstore.similarity_search(question, **kwargs)
 
+    def _who(self, question: str) -> list[Document] | None:
+        """A "who is X?" question about a known character: X's memories, pinned first."""
+        name = who_question(question)
+        store = self.vectorstore
+        if name is None or self.resolver is None or not isinstance(store, MemoryVectorStore):
+            return None
+        canonical = self.resolver.resolve(name)
+        if canonical is None:
+            return None
+        where = {"$and": [{"tag": {"$eq": "Character"}}, {"character_name": {"$eq": canonical}}]}
+        hits = sorted(store.memory.get_where(where), key=lambda h: not h.pinned)
+        if not hits:
+            return None
+        self.last_fallback_reason = None
+        self.last_search = {"query": question, "filter": where, "route": "who"}
+        return [hit_to_document(h) for h in hits[: int(self.search_kwargs.get("k", 5))]]
+
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
     ) -> list[Document]:
+        who = self._who(query)
+        if who is not None:
+            return who
         try:
             structured = self.query_constructor.invoke(
                 {"query": query}, config={"callbacks": run_manager.get_child()}
@@ -326,6 +268,9 @@ class MemorySelfQueryRetriever(SelfQueryRetriever):
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
     ) -> list[Document]:
+        who = self._who(query)
+        if who is not None:
+            return who
         try:
             structured = await self.query_constructor.ainvoke(
                 {"query": query}, config={"callbacks": run_manager.get_child()}
@@ -382,7 +327,7 @@ def underlying_model(llm: Any) -> Any:
         seen += 1
         if isinstance(llm, RunnableBinding):
             llm = llm.bound
-        elif "ResilientChatModel" in {c.__name__ for c in type(llm).__mro__}:
+        elif profile_of(llm).routed:
             llm = llm.primary
         else:
             break
@@ -470,4 +415,5 @@ def build_self_query_retriever(
         structured_query_translator=translator,
         search_kwargs={"k": k},
         strategy=chosen,
+        resolver=resolver,
     )

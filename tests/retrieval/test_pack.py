@@ -71,14 +71,34 @@ def test_trimming_drops_trivia_first_and_keeps_core_facts() -> None:
     assert "p1" in {i.memory_id for i in assemble_pack(sample(), 25).items}
 
 
-def test_dropped_items_never_rank_above_kept_ones() -> None:
+def test_within_a_section_dropped_items_never_rank_above_kept_ones() -> None:
     ranks = {i.memory_id or i.text: n for n, i in enumerate(trim_order(sample()))}
     for budget in (40, 60, 80, 100):
         pack = assemble_pack(sample(), budget)
-        kept = [ranks[i.memory_id or i.text] for i in pack.items if not i.truncated]
-        dropped = [ranks[i.memory_id or i.text] for i in pack.dropped]
-        if kept and dropped:
-            assert max(dropped) < min(kept)
+        for section in SECTIONS:
+            kept = [ranks[i.memory_id or i.text] for i in pack.items
+                    if i.section == section and not i.truncated]
+            dropped = [ranks[i.memory_id or i.text] for i in pack.dropped
+                       if i.section == section]
+            if kept and dropped:
+                assert max(dropped) < min(kept)
+
+
+def test_a_long_summary_cannot_starve_world_rules() -> None:
+    """Issue 16: the Korean recent summary (up to 1,200 tokens) used to fill a 900-token pack
+    and push every rule out."""
+    summary = [item("summary", f"{n}번째 장면: 진도준은 순양그룹 본사에서 회장과 맞섰고 모두가 "
+                    "숨을 죽였다.", relevance=n) for n in range(60)]
+    rules = [item("settings", f"규칙 {n}: 마나는 달이 뜰 때만 회복된다.", relevance=1 - n,
+                  mid=f"rule{n}") for n in range(3)]
+    states = [item("characters", f"인물{n}: 다리를 다쳤다", relevance=-n, mid=f"c{n}")
+              for n in range(4)]
+    pack = assemble_pack([*summary, *rules, *states], 900)
+    assert pack.tokens <= 900
+    assert {i.memory_id for i in pack.section("settings")} == {"rule0", "rule1", "rule2"}
+    assert len(pack.section("characters")) == 4
+    assert pack.section("summary")
+    assert pack.section("summary")[-1].text.startswith("59번째")  # the newest lines stay
 
 
 def test_first_item_that_does_not_fit_is_cut_then_the_rest_dropped() -> None:
