@@ -24,7 +24,7 @@ from aizac.writer.context import (
 from aizac.writer.ports import Memory, Router
 from aizac.writer.project import BeatRecord, ProjectStore
 from aizac.writer.prompts import PromptLibrary
-from aizac.writer.rules import require_plot, story_genre
+from aizac.writer.rules import check_accepted, require_plot, story_genre
 
 LOOP_WINDOW = 800
 """Characters at the end of streamed prose checked for a degenerate loop."""
@@ -173,11 +173,7 @@ class ProseWriter:
     def _prose_target(self, beat_id: int | None) -> BeatRecord:
         if beat_id is not None:
             record = self.store.beat(beat_id)
-            if record.status != "accepted":
-                raise InvalidInputError(
-                    f"Beat {beat_id} is {record.status}; prose is written for accepted beats.",
-                    hint="Accept it first (`aizac beat --accept`).",
-                )
+            check_accepted(f"beat {record.episode}-{record.index}", record.status)
             return record
         accepted = self.store.beats(status="accepted")
         if not accepted:

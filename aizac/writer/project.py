@@ -48,7 +48,7 @@ from aizac.writer.project_rows import (
     check_version,
     dump_profiles,
 )
-from aizac.writer.rules import check_draft
+from aizac.writer.rules import check_accepted, check_draft
 from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
 
 __all__ = [
@@ -408,11 +408,7 @@ class ProjectStore:
     ) -> BeatRecord:
         with self._tx() as db:
             row = self._row_for_update(db, beat_id, expected_version)
-            if row["status"] != "accepted":
-                raise InvalidInputError(
-                    f"Beat {beat_id} is {row['status']}; prose is written for accepted beats.",
-                    hint="Accept the beat first (`aizac beat --accept`).",
-                )
+            check_accepted(f"beat {row['episode']}-{row['idx']}", row["status"])
             db.execute(
                 "UPDATE beats SET prose = ?, version = version + 1, updated_at = ? WHERE id = ?",
                 (prose, time.time(), beat_id),

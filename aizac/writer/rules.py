@@ -75,3 +75,19 @@ def require_draft(record: BeatRecord, expected_version: int | None = None) -> Be
     what = f"beat {record.episode}-{record.index}"
     check_draft(what, record.status, record.version, expected_version)
     return record
+
+
+NOT_ACCEPTED_HINT = "Accept the beat first (`aizac beat --accept`, or Accept in the web app)."
+
+
+def check_accepted(what: str, status: str) -> None:
+    """Prose is written and saved only for an accepted beat.
+
+    Raises:
+        InvalidInputError: the beat is a draft or was rejected.
+    """
+    if status != "accepted":
+        raise InvalidInputError(
+            f"The {what} is {status}; prose is written for accepted beats.",
+            hint=NOT_ACCEPTED_HINT,
+        )

@@ -14,7 +14,7 @@ from aizac.llm.router import ModelRouter
 from aizac.settings import Settings
 from aizac.writer.agent import WriterAgent
 from aizac.writer.project import ProjectStore
-from aizac.writer.rules import NOT_A_DRAFT_HINT
+from aizac.writer.rules import NOT_A_DRAFT_HINT, NOT_ACCEPTED_HINT
 from aizac.writer.service import Studio
 
 from .fakes import DictMemory, fake_context, fake_models
@@ -101,3 +101,23 @@ def test_not_a_draft_and_a_stale_version_are_one_error_each_everywhere(
     agent.reject(draft.id)
     with pytest.raises(ConflictError, match="changed since you loaded it"):
         agent.unaccept(accepted.id, expected_version=accepted.version + 1)
+
+
+def test_prose_only_for_an_accepted_beat_is_one_error_in_the_agent_and_the_store(
+    tmp_path: Path, cliches: ClicheDB
+) -> None:
+    settings = Settings(data_dir=tmp_path, language="en", structured_retries=1)
+    studio = Studio(settings, models=dict(fake_models()), embeddings=HashingEmbeddings(),
+                    cliches=cliches)
+    agent = studio.create("n", "회귀", genre="modern fantasy", language="en")
+    agent.plan()
+    draft = agent.next_beat()
+    for call in [
+        lambda: "".join(agent.write_prose(draft.id)),
+        lambda: agent.save_prose(draft.id, "Words."),
+        lambda: agent.store.save_prose(draft.id, "Words."),
+    ]:
+        with pytest.raises(InvalidInputError, match="is draft; prose is written") as err:
+            call()
+        assert err.value.hint == NOT_ACCEPTED_HINT
+    assert not agent.store.beat(draft.id).prose
