@@ -10,11 +10,12 @@ declared capability (:func:`combined_extraction_ok`), never a guess from its out
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict, Field
 
+from aizac.errors import AizacError
+from aizac.llm.profiles import GENERIC, profile_of
 from aizac.writer.characters import keep_plausible_names, settle_profile, unknown_names
 from aizac.writer.extraction import Extracted, extract
 from aizac.writer.ports import Router
@@ -49,19 +50,19 @@ class BeatExtraction(BaseModel):
 
 
 def combined_extraction_ok(router: Router, role: str = "extractor") -> bool:
-    """Whether ``role``'s model declares that it handles the combined extraction reply.
+    """Whether ``role``'s model declares that it handles one large structured reply.
 
-    Read from the model's capability profile (``combined_extraction_ok``); a model without a
-    declared profile gets the per-tag calls, which every model handles.
+    Read from the model's capability profile (``combined_extraction_ok``: the API models yes,
+    the small embedded model no). A model aizac did not build and cannot recognise (provider
+    ``other``: fakes, unknown classes) declares nothing and gets the per-tag calls, which
+    every model handles.
     """
-    profile = getattr(router, "profile", None)
-    if profile is None:
-        return False
     try:
-        declared: Any = profile(role)
-    except (LookupError, ValueError, AttributeError):
+        model = router.model(role)
+    except (AizacError, KeyError, AttributeError):
         return False
-    return bool(getattr(declared, "combined_extraction_ok", False))
+    profile = profile_of(model)
+    return profile.combined_extraction_ok and profile.provider != GENERIC.provider
 
 
 async def extract_combined(

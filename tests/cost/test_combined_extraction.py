@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
-from pydantic import Field
+from pydantic import Field, SecretStr
 
 from aizac.llm.router import ModelRouter
 from aizac.settings import Settings
@@ -103,11 +103,21 @@ def test_korean_and_chinese_templates_have_no_english_prose(language: str) -> No
     assert latin <= schema_words, latin - schema_words
 
 
-def test_capability_is_declared_not_guessed() -> None:
-    class Router(SimpleNamespace):
-        def profile(self, role: str) -> Any:
-            return SimpleNamespace(combined_extraction_ok=role == "extractor")
+def test_capability_is_declared_not_guessed(tmp_path: Path) -> None:
+    from langchain_openai import ChatOpenAI
 
-    assert combined_extraction_ok(Router()) is True
-    assert combined_extraction_ok(Router(), role="planner") is False
-    assert combined_extraction_ok(SimpleNamespace()) is False  # no profile: per-tag calls
+    from aizac.llm.profiles import attach, profile_of
+    from aizac.llm.registry import row
+
+    api = ChatOpenAI(model="m", base_url="http://127.0.0.1:9/v1", api_key=SecretStr("k"))
+    local = row("local")
+    assert local is not None
+    small = attach(GenericFakeChatModel(messages=iter([])), local.profile)
+    fake = GenericFakeChatModel(messages=iter([]))
+    router = ModelRouter(Settings(data_dir=tmp_path),
+                         models={"extractor": api, "planner": small, "writer": fake})
+    assert profile_of(router.model("planner")).small_local
+    assert combined_extraction_ok(router) is True  # an API model declares it
+    assert combined_extraction_ok(router, role="planner") is False  # the small local model
+    assert combined_extraction_ok(router, role="writer") is False  # unknown: per-tag calls
+    assert combined_extraction_ok(SimpleNamespace()) is False  # not a router at all
