@@ -5,6 +5,7 @@ from __future__ import annotations
 import email.utils
 import json
 import re
+import sys
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
@@ -23,31 +24,46 @@ def status_of(error: BaseException) -> int | None:
     return value if isinstance(value, int) else None
 
 
+# SDK error classes by role; looked up in already-imported modules only (an error of an SDK that
+# was never imported cannot occur, and importing SDKs here would slow every start-up).
+_SDK_ERRORS: dict[str, tuple[tuple[str, str], ...]] = {
+    "timeout": (
+        ("httpx", "TimeoutException"),
+        ("openai", "APITimeoutError"),
+        ("anthropic", "APITimeoutError"),
+    ),
+    "connection": (
+        ("httpx", "TransportError"),
+        ("openai", "APIConnectionError"),
+        ("anthropic", "APIConnectionError"),
+    ),
+    "malformed": (
+        ("openai", "APIResponseValidationError"),
+        ("anthropic", "APIResponseValidationError"),
+    ),
+}
+
+
+def _sdk_types(kind: str) -> tuple[type, ...]:
+    found: list[type] = []
+    for module_name, name in _SDK_ERRORS[kind]:
+        cls = getattr(sys.modules.get(module_name), name, None)
+        if isinstance(cls, type):
+            found.append(cls)
+    return tuple(found)
+
+
 def _is_timeout(error: BaseException) -> bool:
-    names = {cls.__name__ for cls in type(error).__mro__}
-    return bool(names & {"TimeoutError", "TimeoutException", "APITimeoutError", "ReadTimeout"})
+    return isinstance(error, (TimeoutError, *_sdk_types("timeout")))
 
 
 def _is_connection(error: BaseException) -> bool:
-    names = {cls.__name__ for cls in type(error).__mro__}
-    return bool(
-        names
-        & {
-            "ConnectionError",
-            "APIConnectionError",
-            "ConnectError",
-            "RemoteProtocolError",
-            "TransportError",
-        }
-    )
+    return isinstance(error, (ConnectionError, *_sdk_types("connection")))
 
 
 def _is_malformed(error: BaseException) -> bool:
-    return any(
-        isinstance(e, json.JSONDecodeError)
-        or type(e).__name__ in {"APIResponseValidationError", "JSONDecodeError"}
-        for e in _causes(error)
-    )
+    kinds = (json.JSONDecodeError, *_sdk_types("malformed"))
+    return any(isinstance(e, kinds) for e in _causes(error))
 
 
 def _causes(error: BaseException) -> list[BaseException]:
@@ -65,6 +81,14 @@ def _closed_loop(error: BaseException) -> bool:
     return any(
         isinstance(e, RuntimeError) and "Event loop is closed" in str(e) for e in _causes(error)
     )
+
+
+def is_length_cut(error: BaseException) -> bool:
+    """The SDK refused a reply because it hit the token limit (``finish_reason: length``);
+    the OpenAI SDK raises this for ``response_format`` requests instead of returning them."""
+    openai = sys.modules.get("openai")  # its errors exist only once it is imported
+    kind = getattr(openai, "LengthFinishReasonError", None) if openai else None
+    return isinstance(kind, type) and isinstance(error, kind)
 
 
 def is_transient(error: BaseException) -> bool:

@@ -21,7 +21,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 
-from aizac.llm.profiles import profile_of
+from aizac.llm.profiles import ModelProfile, profile_of
 from aizac.llm.wire_schema import compact_schema
 
 METHODS: tuple[str, ...] = ("json_schema", "tool", "constrained", "format", "prompt")
@@ -126,3 +126,20 @@ def output_text(message: BaseMessage) -> str:
     if isinstance(message, AIMessage) and message.tool_calls:
         return json.dumps(message.tool_calls[0]["args"], ensure_ascii=False)
     return message.text
+
+
+def call_options(profile: ModelProfile, wanted: dict[str, Any]) -> dict[str, Any]:
+    """The call kwargs a structured attempt sends to a model with ``profile``.
+
+    ``wanted`` holds ``budget`` (the structured token budget, or ``None``), ``grown`` (the
+    budget was raised after a cut reply, so it applies to every model) and ``seed`` (``None``
+    on a first attempt). The budget goes to the small local model (whose default is sized for
+    prose) or, once grown, to any model; the seed only to models that take one.
+    """
+    options: dict[str, Any] = {}
+    budget = wanted.get("budget")
+    if budget is not None and (profile.small_local or wanted.get("grown")):
+        options["max_tokens"] = int(budget)
+    if wanted.get("seed") is not None and profile.accepts_seed:
+        options["seed"] = int(wanted["seed"])
+    return options

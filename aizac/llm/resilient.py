@@ -47,8 +47,21 @@ from tenacity import (
 )
 
 from aizac.errors import AizacError, IncompleteReplyError, ModelError
-from aizac.llm.errors import hint_for, is_transient, redact, retry_after, summarize
-from aizac.llm.methods import STRUCTURED_KWARG, apply_plan, output_text, plan_structured
+from aizac.llm.errors import (
+    hint_for,
+    is_length_cut,
+    is_transient,
+    redact,
+    retry_after,
+    summarize,
+)
+from aizac.llm.methods import (
+    STRUCTURED_KWARG,
+    apply_plan,
+    call_options,
+    output_text,
+    plan_structured,
+)
 from aizac.llm.profiles import GENERIC, ModelProfile
 from aizac.llm.replies import (
     LENGTH_REASONS,
@@ -158,6 +171,8 @@ class ResilientChatModel(BaseChatModel):
             return error
         if isinstance(error, _CutBeforeFirstToken):
             return self._incomplete(cand, "cut", started=False)
+        if is_length_cut(error):
+            return self._incomplete(cand, "length", started=False)
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         return ModelError(
             redact(f"{self.role}: {cand.label} failed{tries}: {summarize(error)}.", self.secrets),
@@ -201,6 +216,18 @@ class ResilientChatModel(BaseChatModel):
             redact(f"{self.role}: {cand.label}: {what}.", self.secrets),
             reason=reason,
             started=started,
+        )
+
+    def _broken(self, cand: Candidate, error: BaseException) -> IncompleteReplyError:
+        """A stream that failed after its first token (not retried: output would repeat)."""
+        return IncompleteReplyError(
+            redact(
+                f"{self.role}: {cand.label}: the reply stream broke off before its end "
+                f"({summarize(error)}).",
+                self.secrets,
+            ),
+            reason="cut",
+            started=True,
         )
 
     def _check_end(self, cand: Candidate, log: StreamLog) -> None:
@@ -273,7 +300,7 @@ class ResilientChatModel(BaseChatModel):
             except AizacError:
                 raise
             except Exception as e:
-                raise self._failure(cand, e, 1) from e
+                raise self._broken(cand, e) from e
             self._check_end(cand, log)
             yield final_chunk(cand.label, msgs, log)
             return
@@ -302,7 +329,7 @@ class ResilientChatModel(BaseChatModel):
             except AizacError:
                 raise
             except Exception as e:
-                raise self._failure(cand, e, 1) from e
+                raise self._broken(cand, e) from e
             self._check_end(cand, log)
             yield final_chunk(cand.label, msgs, log)
             return
@@ -389,7 +416,8 @@ def _prepare(
     if request is None:
         return messages, kw
     plan = plan_structured(cand.model, request["schema"], request.get("method"))
-    return apply_plan(messages, plan), {**kw, **plan.kwargs}
+    options = call_options(cand.profile, request)
+    return apply_plan(messages, plan), {**kw, **plan.kwargs, **options}
 
 
 def _retryable(error: BaseException) -> bool:

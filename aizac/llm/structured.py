@@ -1,33 +1,57 @@
 """Structured output for every role: ask with the JSON schema, validate, repair, or fail clearly.
 
 :func:`generate_structured` requests output following a Pydantic model's JSON schema in the way
-the model does best (see :mod:`aizac.llm.methods`), parses and validates it, and on failure shows
-the model its bad output plus the validation error and asks again, at most ``retries`` more
-times, then raises :class:`~aizac.errors.StructuredOutputError`. Fake chat models that return
-JSON text (optionally in a ```json fence) work through the ``prompt`` method.
+the model does best (see :mod:`aizac.llm.methods`), parses and validates it, runs the caller's
+semantic ``check`` (a callable raising ``ValueError``), and on failure shows the model its bad
+output plus the problem and asks again, at most ``retries`` more times, then raises
+:class:`~aizac.errors.StructuredOutputError` whose hint names what can actually help.
+
+Structured replies have their own token budget (``max_tokens``; the router passes
+``AIZAC_STRUCTURED_MAX_TOKENS``, applied to the small local model, whose prose budget is much
+smaller). A reply cut at the token limit (finish reason ``length``, or JSON that stops mid-way)
+is not "invalid JSON": it is asked again with twice the room, up to ``max_tokens_cap``. Every
+retry varies the seed on models that take one, so a deterministic failure is not repeated.
+Fake chat models that return JSON text (optionally in a ```json fence) work through the
+``prompt`` method.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
-from aizac.errors import StructuredOutputError
-from aizac.llm.methods import STRUCTURED_KWARG, apply_plan, output_text, plan_structured
+from aizac.errors import IncompleteReplyError, StructuredOutputError
+from aizac.llm.methods import (
+    STRUCTURED_KWARG,
+    apply_plan,
+    call_options,
+    output_text,
+    plan_structured,
+)
 from aizac.llm.profiles import profile_of
+from aizac.llm.replies import LENGTH_REASONS, finish_of
 
 M = TypeVar("M", bound=BaseModel)
+Check = Callable[[Any], None]
+"""A semantic validator: raises ``ValueError`` with a message the model can act on."""
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _MAX_ERROR_CHARS = 1500
 
 
 class _Invalid(Exception):
-    """Output that is not JSON or does not validate; ``str()`` is the error to feed back."""
+    """Output that is not JSON or does not validate; ``str()`` is the error to feed back.
+
+    ``cut``: the JSON stops before its end (the reply ran out of tokens)."""
+
+    def __init__(self, message: str, *, cut: bool = False) -> None:
+        super().__init__(message)
+        self.cut = cut
 
 
 def extract_json(text: str) -> Any:
@@ -43,7 +67,7 @@ def extract_json(text: str) -> Any:
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
         candidates.append(text[start : end + 1])
-    error = "the reply is empty"
+    error, cut = "the reply is empty", False
     for candidate in candidates:
         if not candidate:
             continue
@@ -53,20 +77,51 @@ def extract_json(text: str) -> Any:
             return json.loads(candidate, strict=False)
         except json.JSONDecodeError as e:
             error = f"the reply is not valid JSON ({e.msg} at line {e.lineno} column {e.colno})"
-    raise _Invalid(error)
+            cut = cut or _stops_midway(text, e)
+    raise _Invalid(error, cut=cut)
 
 
-def parse_output(schema: type[M], text: str) -> M:
-    """Parse and validate ``text`` as ``schema``.
+def _stops_midway(text: str, error: json.JSONDecodeError) -> bool:
+    """Whether ``text`` is JSON that ends before it closes (a token-limit cut): a string or
+    an object/array is still open at the end."""
+    body = text.strip()
+    if not body.startswith(("{", "[")):
+        return False
+    depth, in_string, escaped = 0, False, False
+    for char in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+    return in_string or depth > 0
+
+
+def parse_output(schema: type[M], text: str, check: Check | None = None) -> M:
+    """Parse and validate ``text`` as ``schema``, then run ``check`` on the result.
 
     Raises:
         _Invalid: with a message suitable to show the model.
     """
     value = extract_json(text)
     try:
-        return schema.model_validate(value)
+        result = schema.model_validate(value)
     except ValidationError as e:
         raise _Invalid(_describe(e)) from e
+    if check is not None:
+        try:
+            check(result)
+        except ValueError as e:
+            raise _Invalid(f"its content was rejected: {e}") from e
+    return result
 
 
 def _describe(error: ValidationError) -> str:
@@ -91,22 +146,119 @@ def _as_messages(messages: list[BaseMessage] | str) -> list[BaseMessage]:
     return [HumanMessage(content=messages)] if isinstance(messages, str) else list(messages)
 
 
-def _prepare(
-    model: BaseChatModel, schema: type[BaseModel], messages: list[BaseMessage], method: str | None
-) -> tuple[list[BaseMessage], dict[str, Any]]:
-    json_schema = schema.model_json_schema()
-    if profile_of(model).routed:
-        # The routed model plans per candidate (primary and fallback may differ).
-        return messages, {STRUCTURED_KWARG: {"schema": json_schema, "method": method}}
-    plan = plan_structured(model, json_schema, method)
-    return apply_plan(messages, plan), dict(plan.kwargs)
+class _Session(Generic[M]):
+    """One structured call's attempts: the conversation, token budget, seed and last problem.
+    The sync and async loops only send what :meth:`request` says and hand the reply back."""
+
+    def __init__(
+        self,
+        model: BaseChatModel,
+        schema: type[M],
+        messages: list[BaseMessage] | str,
+        opts: _Options,
+    ) -> None:
+        self.schema, self.opts = schema, opts
+        self.profile = profile_of(model)
+        self.budget = opts.max_tokens
+        self.attempt = 0
+        self.last = ""
+        self.cuts = 0
+        json_schema = schema.model_json_schema()
+        messages = _as_messages(messages)
+        if self.profile.routed:  # the routed model plans per candidate (primary and fallback)
+            self.conversation, self.kwargs = messages, {}
+        else:
+            plan = plan_structured(model, json_schema, opts.method)
+            self.conversation, self.kwargs = apply_plan(messages, plan), dict(plan.kwargs)
+        self.json_schema = json_schema
+
+    def more(self) -> bool:
+        return self.attempt <= self.opts.retries
+
+    def request(self) -> tuple[list[BaseMessage], dict[str, Any]]:
+        """What to send for the next attempt."""
+        wanted: dict[str, Any] = {
+            "budget": self.budget,
+            "grown": self.cuts > 0,
+            # A retry changes the seed: the same seed reproduces the same failure.
+            "seed": self.opts.seed + self.attempt if self.attempt else None,
+        }
+        self.attempt += 1
+        if self.profile.routed:
+            request = {"schema": self.json_schema, "method": self.opts.method, **wanted}
+            return self.conversation, {STRUCTURED_KWARG: request}
+        return self.conversation, {**self.kwargs, **call_options(self.profile, wanted)}
+
+    def cut(self) -> None:
+        """The reply ran out of tokens: ask again with twice the room (up to the cap)."""
+        self.cuts += 1
+        room = self.budget or self.opts.base_budget
+        self.budget = min(self.opts.max_tokens_cap, room * 2)
+        self.last = f"the reply was cut at the token limit (about {room} tokens)"
+
+    def take(self, reply: BaseMessage) -> M | None:
+        """The validated result, or ``None`` after preparing the repair for the next attempt."""
+        text = output_text(reply)
+        if finish_of(reply) in LENGTH_REASONS:
+            self.cut()
+            return None
+        try:
+            return parse_output(self.schema, text, self.opts.check)
+        except _Invalid as e:
+            if e.cut:
+                self.cut()
+                return None
+            self.last = str(e)
+            self.conversation = [
+                *self.conversation,
+                AIMessage(content=text),
+                repair_message(str(e)),
+            ]
+            return None
+
+    def failure(self) -> StructuredOutputError:
+        attempts = self.attempt
+        message = (
+            f"The model's output did not match {self.schema.__name__} after {attempts} attempt"
+            f"{'s' if attempts != 1 else ''}; last problem: {self.last[:_MAX_ERROR_CHARS]}"
+        )
+        if self.last.startswith("the reply was cut"):
+            hint = (
+                f"The replies were longer than the token budget allows ({self.budget} tokens at "
+                "the end). Raise AIZAC_STRUCTURED_MAX_TOKENS and AIZAC_STRUCTURED_MAX_TOKENS_CAP, "
+                "or use a model with a larger output budget for this role."
+            )
+        elif self.last.startswith("its content was rejected"):
+            hint = (
+                "The model kept producing content that is not usable. Try again (each attempt "
+                "uses a new seed) or use a stronger model for this role."
+            )
+        else:
+            hint = (
+                "Use a stronger model for this role, or raise AIZAC_STRUCTURED_RETRIES if the "
+                "problem changes from attempt to attempt."
+            )
+        return StructuredOutputError(message, hint=hint)
 
 
-def _failure(schema: type[BaseModel], attempts: int, error: str) -> StructuredOutputError:
-    return StructuredOutputError(
-        f"The model's output did not match {schema.__name__} after {attempts} attempt"
-        f"{'s' if attempts != 1 else ''}; last problem: {error[:_MAX_ERROR_CHARS]}"
-    )
+class _Options:
+    def __init__(
+        self,
+        retries: int,
+        method: str | None,
+        check: Check | None,
+        max_tokens: int | None,
+        max_tokens_cap: int | None,
+        seed: int,
+    ) -> None:
+        self.retries, self.method, self.check, self.seed = retries, method, check, seed
+        self.max_tokens = max_tokens
+        self.base_budget = max_tokens or DEFAULT_BUDGET
+        self.max_tokens_cap = max(max_tokens_cap or 4 * self.base_budget, self.base_budget)
+
+
+DEFAULT_BUDGET = 1024
+"""Room assumed for a cut reply when no budget was set (the provider's default cut it)."""
 
 
 def generate_structured(
@@ -116,6 +268,10 @@ def generate_structured(
     *,
     retries: int = 2,
     method: str | None = None,
+    check: Check | None = None,
+    max_tokens: int | None = None,
+    max_tokens_cap: int | None = None,
+    seed: int = 0,
 ) -> M:
     """Ask ``model`` for an instance of ``schema``; repair invalid output up to ``retries`` times.
 
@@ -124,24 +280,36 @@ def generate_structured(
             a provider model, or a LangChain fake).
         schema: the Pydantic model to produce.
         messages: the conversation (or one user prompt).
-        retries: extra attempts after an invalid reply (``retries + 1`` calls at most).
+        retries: extra attempts after an invalid or cut reply (``retries + 1`` calls at most).
         method: force ``json_schema``, ``tool``, ``constrained``, ``format`` or ``prompt``.
+        check: a semantic validator run on the parsed result; it raises ``ValueError`` with a
+            message, which is shown to the model like a schema error (one validator for every
+            structured call, e.g. degenerate-output rules).
+        max_tokens: the structured token budget (applied to the small local model, and to any
+            model once a reply was cut); ``None`` keeps the model's own limit.
+        max_tokens_cap: the most room a cut reply is retried with (default 4x the budget).
+        seed: retry ``n`` sends ``seed + n`` on models that take a seed (never the first
+            attempt's own seed).
 
     Raises:
-        StructuredOutputError: still invalid after ``retries + 1`` calls.
+        StructuredOutputError: still invalid (or cut) after ``retries + 1`` calls.
         ModelError: the provider failed (after its transient retries and any fallback).
     """
-    conversation, kwargs = _prepare(model, schema, _as_messages(messages), method)
-    last = ""
-    for _ in range(retries + 1):
-        reply = model.invoke(conversation, **kwargs)
-        text = output_text(reply)
+    opts = _Options(retries, method, check, max_tokens, max_tokens_cap, seed)
+    session = _Session(model, schema, messages, opts)
+    while session.more():
+        conversation, kwargs = session.request()
         try:
-            return parse_output(schema, text)
-        except _Invalid as e:
-            last = str(e)
-            conversation = [*conversation, AIMessage(content=text), repair_message(last)]
-    raise _failure(schema, retries + 1, last)
+            reply = model.invoke(conversation, **kwargs)
+        except IncompleteReplyError as e:
+            if e.reason != "length":
+                raise
+            session.cut()
+            continue
+        result = session.take(reply)
+        if result is not None:
+            return result
+    raise session.failure()
 
 
 async def agenerate_structured(
@@ -151,16 +319,24 @@ async def agenerate_structured(
     *,
     retries: int = 2,
     method: str | None = None,
+    check: Check | None = None,
+    max_tokens: int | None = None,
+    max_tokens_cap: int | None = None,
+    seed: int = 0,
 ) -> M:
     """Async :func:`generate_structured` (same contract)."""
-    conversation, kwargs = _prepare(model, schema, _as_messages(messages), method)
-    last = ""
-    for _ in range(retries + 1):
-        reply = await model.ainvoke(conversation, **kwargs)
-        text = output_text(reply)
+    opts = _Options(retries, method, check, max_tokens, max_tokens_cap, seed)
+    session = _Session(model, schema, messages, opts)
+    while session.more():
+        conversation, kwargs = session.request()
         try:
-            return parse_output(schema, text)
-        except _Invalid as e:
-            last = str(e)
-            conversation = [*conversation, AIMessage(content=text), repair_message(last)]
-    raise _failure(schema, retries + 1, last)
+            reply = await model.ainvoke(conversation, **kwargs)
+        except IncompleteReplyError as e:
+            if e.reason != "length":
+                raise
+            session.cut()
+            continue
+        result = session.take(reply)
+        if result is not None:
+            return result
+    raise session.failure()

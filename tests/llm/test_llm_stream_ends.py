@@ -71,8 +71,10 @@ def test_dropped_connection_after_first_token_is_not_retried(
     openai_server.script(TEXT)
     openai_server.fault(cut(after=1, abrupt=True))
     delays: list[float] = []
-    with pytest.raises(ModelError):
+    with pytest.raises(IncompleteReplyError, match="broke off") as info:
         _drain(_router(openai_server, delays))
+    assert info.value.started and "Nothing was saved" in str(info.value)
+    assert "unavailable" not in str(info.value)
     assert len(openai_server.chat_requests) == 1 and delays == []
 
 
