@@ -184,7 +184,8 @@ def _committed(memory: Memory, memory_id: str) -> bool:
 
 # --------------------------------------------------------------------- deferred reinforcement
 def context_ids(text: str) -> list[str]:
-    """The memory ids a context text was built from (see :class:`UsedContext`), if known."""
+    """The memory ids a context text was built from (see
+    :class:`~aizac.writer.context.UsedContext`), if known."""
     return list(getattr(text, "memory_ids", ()))
 
 
@@ -207,13 +208,3 @@ def reinforce(memory: Memory, ids: Sequence[str]) -> None:
         with contextlib.suppress(AizacError, KeyError):
             method(list(dict.fromkeys(ids)))
 
-
-class UsedContext(str):
-    """Context text that remembers the memory ids it was built from (reinforced later)."""
-
-    memory_ids: tuple[str, ...] = ()
-
-    def __new__(cls, text: str, memory_ids: Sequence[str] = ()) -> UsedContext:
-        value = super().__new__(cls, text)
-        value.memory_ids = tuple(memory_ids)
-        return value

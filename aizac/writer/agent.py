@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from aizac.errors import AizacError, InvalidInputError
+from aizac.errors import InvalidInputError
 from aizac.llm.runtime import run_sync
 from aizac.settings import Settings
+from aizac.writer import accepting, combined, extraction
 from aizac.writer import characters as dyn
-from aizac.writer import combined, extraction
 from aizac.writer.context import ContextBuilder, OnePackPerBeat, default_context
 from aizac.writer.episode import ProjectEpisodes
+from aizac.writer.killpoints import checkpoint
 from aizac.writer.output import ProseWriter
 from aizac.writer.ports import Cliches, Memory, Router
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
@@ -83,6 +84,7 @@ class WriterAgent:
         self.trope_tokens = trope_tokens
         self.context_builder = OnePackPerBeat(context_builder or default_context)
         self.concurrent_extraction = concurrent_extraction
+        self._used_context = ""
         self.combined_extraction, self._prose_words = combined_extraction, prose_words
         self.prose_writer = prose_writer or ProseWriter(
             store, memory, router, prompts=self.prompts, context_builder=self.context_builder,
@@ -108,20 +110,15 @@ class WriterAgent:
 
     def next_position(self) -> tuple[int, int]:
         """(episode, index) of the beat after the last accepted one."""
-        accepted = self.store.beats(status="accepted")
-        if not accepted:
+        last = self.store.last_accepted()
+        if last is None:
             return (1, 1)
-        last = accepted[-1]
         if last.index >= self.episodes.current().beats:
             return (last.episode + 1, 1)
         return (last.episode, last.index + 1)
 
     def current_draft(self) -> BeatRecord | None:
-        episode, index = self.next_position()
-        for record in self.store.beats(episode=episode, status="draft"):
-            if record.index == index:
-                return record
-        return None
+        return self.store.draft_at(*self.next_position())
 
     def _genre(self) -> str:
         return story_genre(self.store)
@@ -135,10 +132,11 @@ class WriterAgent:
         """
         say = progress or _quiet
         with self.store.lock():
+            accepting.recover(self.store, self.memory)
             existing = self.store.plot()
             if existing is not None and not force:
                 return existing
-            if existing is not None and self.store.beats(status="accepted"):
+            if existing is not None and self.store.count_beats("accepted"):
                 raise InvalidInputError(
                     "Beats were already accepted on this plot; replanning would orphan them.",
                     hint="Create a new project for a new plot, or edit this plot's fields.",
@@ -159,9 +157,12 @@ class WriterAgent:
             plot = self.router.structured("planner", NovelPlot, messages)
             if info.keywords and not plot.keywords:
                 plot = plot.model_copy(update={"keywords": info.keywords[:8]})
+            checkpoint("plot:planned")
+            self.store.log_step("planning")  # recover() takes back seeds of an unsaved plot
             ids = extraction.seed_plot(
                 self.memory, plot, old_ids=existing.memory_ids if existing else []
             )
+            checkpoint("plot:memory-seeded")
             self.store.save_plot(plot, tropes=tropes, memory_ids=ids)
             return self.require_plot()
 
@@ -170,6 +171,7 @@ class WriterAgent:
         with self.store.lock():
             old = self.require_plot()
             check_version("plot", old.version, expected_version)
+            self.store.log_step("planning")
             ids = extraction.seed_plot(self.memory, plot, old_ids=old.memory_ids)
             self.store.save_plot(
                 plot, tropes=old.tropes, memory_ids=ids, expected_version=old.version,
@@ -180,6 +182,11 @@ class WriterAgent:
     # ------------------------------------------------------------------------------ beats
     def next_beat(self, instruction: str = "", *, progress: Progress | None = None) -> BeatRecord:
         """The draft at the next position: the existing one, or a newly designed one."""
+        with self.store.lock():
+            accepting.recover(self.store, self.memory)
+            return self._next_beat(instruction, progress)
+
+    def _next_beat(self, instruction: str, progress: Progress | None) -> BeatRecord:
         draft = self.current_draft()
         if draft is not None:
             return draft
@@ -188,19 +195,24 @@ class WriterAgent:
         if index == 1:
             record = self.require_plot()
             self.store.set_episode_title(episode, record.plot.episode_plan(episode)[:80])
-        return self.store.add_draft(beat, new_characters=profiles, instruction=instruction)
+        stored = self.store.add_draft(beat, new_characters=profiles, instruction=instruction)
+        accepting.keep_context(self.store, stored.id, self._used_context)
+        return stored
 
     def regenerate(
         self, beat_id: int, instruction: str = "", *, expected_version: int | None = None,
         progress: Progress | None = None,
     ) -> BeatRecord:
         """Design the draft ``beat_id`` again (optionally following ``instruction``)."""
+        self._recover()
         old = self._draft(beat_id, expected_version)
         beat, profiles = self._design(old.episode, old.index, instruction, progress or _quiet)
-        return self.store.update_draft(
+        stored = self.store.update_draft(
             beat_id, beat, expected_version=old.version, new_characters=profiles,
             instruction=instruction, step="regenerate",
         )
+        accepting.keep_context(self.store, beat_id, self._used_context)  # replaces the old one
+        return stored
 
     def edit_beat(
         self, beat_id: int, beat: NovelBeat | BeatDesign | dict[str, Any], *,
@@ -233,12 +245,13 @@ class WriterAgent:
         plot = self.require_plot().plot
         act = plot.acts[plot.act_index(episode)]
         plan_line = plot.episode_plan(episode)
-        previous = self.store.beats(status="accepted")
-        present = previous[-1].beat.characters if previous else [plot.characters[0].name]
+        last = self.store.last_accepted()
+        present = last.beat.characters if last else [plot.characters[0].name]
         context = self.context_builder(
             self.memory, characters=present, query=f"{plan_line} {act.goal}",
             act_goal=act.goal, location=None, budget=self.context_tokens,
         )
+        self._used_context = context  # reinforced only if this design is stored and accepted
         info = self.info
         messages = self.prompts.render(
             "beat",
@@ -251,7 +264,7 @@ class WriterAgent:
             episode_plan=plan_line,
             context=context or "-",
             suggestions=suggestion_lines(
-                self.cliches, previous[-1].beat.render() if previous else plan_line, act.stage
+                self.cliches, last.beat.render() if last else plan_line, act.stage
             ),
             instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
         )
@@ -285,9 +298,9 @@ class WriterAgent:
             record = self.store.beat(beat_id)
             text, episode = record.beat.render(), record.episode
         else:
-            accepted = self.store.beats(status="accepted")
+            last = self.store.last_accepted()
             episode = self.next_position()[0]
-            text = accepted[-1].beat.render() if accepted else plot.episode_plan(episode)
+            text = last.beat.render() if last else plot.episode_plan(episode)
         stage = plot.acts[plot.act_index(episode)].stage
         return list(self.cliches.suggest_next(text, stage, k=k))
 
@@ -298,6 +311,7 @@ class WriterAgent:
     # ---------------------------------------------------------------- prose, export, ask
     def write_prose(self, beat_id: int | None = None, *, instruction: str = "") -> Iterator[str]:
         """Stream an accepted beat's prose; see :meth:`ProseWriter.write_prose`."""
+        self._recover()
         if self._prose_words is None:  # the project's episode length may have changed
             self.prose_writer.prose_words = self.episodes.current().per_beat
         return self.prose_writer.write_prose(beat_id, instruction=instruction)
@@ -321,9 +335,10 @@ class WriterAgent:
 
     def ask(self, question: str, k: int = 5) -> list[Any]:
         """Self-query memory: documents answering ``question`` (filters built by a model)."""
-        if not question.strip():
-            raise InvalidInputError("The question is empty.", hint="Ask about a character, ...")
         from aizac.retrieval.self_query import build_self_query_retriever
+        from aizac.writer.service import check_question
+
+        question = check_question(question)
 
         memory: Any = self.memory
         retriever = build_self_query_retriever(memory, self.router.model("extractor"), k=k)
@@ -334,9 +349,15 @@ class WriterAgent:
         self, beat_id: int, *, expected_version: int | None = None,
         progress: Progress | None = None,
     ) -> BeatRecord:
-        """Make a draft canon: extract and commit candidate memories, summarise, advance."""
+        """Make a draft canon: extract and commit candidate memories, summarise, advance.
+
+        One unit of work (:func:`accepting.commit_accept`): a failure after the memory commit
+        is undone before the error is raised; what a killed accept left is finished by the
+        recovery check that starts every write operation.
+        """
         say = progress or _quiet
         with self.store.lock():
+            accepting.recover(self.store, self.memory)
             record = self._draft(beat_id, expected_version)
             if (record.episode, record.index) != self.next_position():
                 raise InvalidInputError(
@@ -353,39 +374,24 @@ class WriterAgent:
                     combined=self.combined_extraction,
                 )
             )
+            checkpoint("accept:extracted")
             batch, future = extraction.stage(
                 self.memory, found, record.beat, new_characters=profiles
             )
-            # Logged before the commit: if the process dies after the memory commit but before
-            # the beat is marked accepted, reconcile() finishes the step from this record.
-            turn = int(self.memory.turn)
-            self.store.log_step(
-                "accepting",
-                {"id": beat_id, "ids": future, "summary": found.summary, "turn": turn},
+            done = accepting.commit_accept(
+                self.store, self.memory, record, batch, future, found.summary
             )
-            ids = list(batch.commit())
-            return self._finish_accept(record, ids, found.summary, turn)
-
-    def _finish_accept(
-        self, record: BeatRecord, ids: list[str], summary: str, turn: int
-    ) -> BeatRecord:
-        # The summary goes in before the turn advances, so after a kill an advanced turn means
-        # both were done (reconcile() passes the turn logged before the commit).
-        if int(self.memory.turn) <= turn:
-            self.memory.short_term.add(summary)
-            self.memory.advance(1)
-        return self.store.set_status(
-            record.id, "accepted", expected_version=record.version, memory_ids=ids,
-            summary=summary,
-        )
+            accepting.reinforce_kept(self.store, self.memory, record.id)
+            return done
 
     def unaccept(self, beat_id: int, *, expected_version: int | None = None) -> BeatRecord:
         """Undo the acceptance of the last accepted beat: its memory commit is reverted and
         it becomes a draft again (the web app's undo)."""
         with self.store.lock():
+            accepting.recover(self.store, self.memory)
             record = self.store.beat(beat_id)
-            accepted = self.store.beats(status="accepted")
-            if record.status != "accepted" or accepted[-1].id != beat_id:
+            last = self.store.last_accepted()
+            if record.status != "accepted" or last is None or last.id != beat_id:
                 raise InvalidInputError(
                     f"Beat {beat_id} is not the last accepted beat.",
                     hint="Undo later beats first.",
@@ -400,32 +406,12 @@ class WriterAgent:
             )
 
     def reconcile(self) -> None:
-        """Finish an accept that was killed after its memory commit; realign memory's turn."""
+        """Finish or undo what a killed or failed write left half done (see
+        :func:`accepting.recover`); every write operation runs it first."""
         with self.store.lock():
-            for step in self.store.steps(limit=20):
-                if step.kind != "accepting":
-                    continue
-                try:
-                    record = self.store.beat(int(step.detail["id"]))
-                except (AizacError, KeyError, ValueError):
-                    break
-                ids = [str(i) for i in step.detail.get("ids", [])]
-                if record.status == "draft" and ids and self._committed(ids[0]):
-                    self._finish_accept(
-                        record, ids, str(step.detail.get("summary", "")),
-                        int(step.detail.get("turn", self.memory.turn)),
-                    )
-                break
-            behind = len(self.store.beats(status="accepted")) - int(self.memory.turn)
-            if behind > 0:
-                self.memory.advance(behind)
+            accepting.recover(self.store, self.memory)
 
-    def _committed(self, memory_id: str) -> bool:
-        try:
-            self.memory.get(memory_id)
-        except (AizacError, KeyError):
-            return False
-        return True
+    _recover = reconcile
 
 
 def _quiet(_: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from aizac.tokens import count_tokens
@@ -32,11 +33,27 @@ def default_context(
     location: str | None,
     budget: int,
 ) -> str:
-    """The context pack of :mod:`aizac.retrieval` rendered as prompt text."""
+    """The context pack of :mod:`aizac.retrieval` rendered as prompt text.
+
+    Nothing is reinforced here: the text carries the ids of the memories in the pack
+    (:class:`UsedContext`), which the writer reinforces once what it generated from them is
+    stored (an aborted, failed or discarded generation changes no strength)."""
     from aizac.retrieval.context import Scene, build_context
 
     scene = Scene(characters=characters, query=query, act_goal=act_goal, location=location)
-    return str(build_context(memory, scene, budget).render())
+    pack = build_context(memory, scene, budget, reinforce=False)
+    return UsedContext(pack.render(), [i.memory_id for i in pack.items if i.memory_id])
+
+
+class UsedContext(str):
+    """Context text that remembers the ids of the memories it was built from."""
+
+    memory_ids: tuple[str, ...] = ()
+
+    def __new__(cls, text: str, memory_ids: Sequence[str] = ()) -> UsedContext:
+        value = super().__new__(cls, text)
+        value.memory_ids = tuple(memory_ids)
+        return value
 
 
 def _cast_key(names: list[str]) -> set[str]:

@@ -13,6 +13,7 @@ from typing import Any
 from aizac.errors import AizacError, InvalidInputError, NotFoundError
 from aizac.llm.profiles import profile_of
 from aizac.tokens import count_tokens
+from aizac.writer.accepting import context_ids, reinforce
 from aizac.writer.context import (
     ContextBuilder,
     default_context,
@@ -21,6 +22,7 @@ from aizac.writer.context import (
     scene_brief,
     tail_tokens,
 )
+from aizac.writer.killpoints import checkpoint
 from aizac.writer.ports import Memory, Router
 from aizac.writer.project import BeatRecord, ProjectStore
 from aizac.writer.prompts import PromptLibrary
@@ -114,13 +116,9 @@ class ProseWriter:
             self.memory, characters=beat.characters, query=" ".join(beat.events), act_goal=None,
             location=beat.location, budget=context_budget,
         )
-        earlier = [
-            b for b in self.store.beats(status="accepted")
-            if (b.episode, b.index) < (beat.episode, beat.index)
-        ]
+        last = self.store.last_accepted(before=(beat.episode, beat.index))
         previous = ""
-        if earlier:
-            last = earlier[-1]
+        if last is not None:
             previous = tail_tokens(last.prose, previous_budget) if last.prose else last.summary
         messages = self.prompts.render(
             "prose",
@@ -139,6 +137,7 @@ class ProseWriter:
             for chunk in stream:
                 text += chunk
                 yield chunk
+                checkpoint("write:streaming")
                 window = text[-LOOP_WINDOW:]
                 loop = repetition_start(window)
                 if loop is not None:  # a degenerate loop: stop and trim it
@@ -162,7 +161,9 @@ class ProseWriter:
             raise AizacError(
                 "The writer model returned no prose.", hint="Try again or use another model."
             )
+        checkpoint("write:streamed")
         self.store.save_prose(record.id, text, expected_version=record.version)
+        reinforce(self.memory, context_ids(context))  # the prose that used them is stored
 
     def save_prose(
         self, beat_id: int, prose: str, *, expected_version: int | None = None
@@ -175,12 +176,12 @@ class ProseWriter:
             record = self.store.beat(beat_id)
             check_accepted(f"beat {record.episode}-{record.index}", record.status)
             return record
-        accepted = self.store.beats(status="accepted")
-        if not accepted:
+        last = self.store.last_accepted()
+        if last is None:
             raise NotFoundError(
                 "No accepted beat to write.", hint="Accept a beat first (`aizac beat --accept`)."
             )
-        return accepted[-1]
+        return last
 
     # ----------------------------------------------------------------------------- export
     def manuscript(self, first: int | None = None, last: int | None = None) -> Any:

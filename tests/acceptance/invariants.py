@@ -46,7 +46,7 @@ class Report:
                                     "two-current-relations"})
 
 
-def _memory_rows(memory_dir: Path) -> tuple[list[Any], int, list[str]]:
+def _memory_rows(memory_dir: Path, embeddings: Any) -> tuple[list[Any], int, list[str]]:
     """Every memory, the turn and the short-term items, read by a fresh Chroma client."""
     from chromadb.api.client import SharedSystemClient
 
@@ -54,7 +54,8 @@ def _memory_rows(memory_dir: Path) -> tuple[list[Any], int, list[str]]:
 
     SharedSystemClient.clear_system_cache()  # see other processes' writes, not a cached view
     settings = Settings()
-    memory = WriterMemory(memory_dir, embeddings=HashingEmbeddings(), settings=settings)
+    memory = WriterMemory(memory_dir, embeddings=embeddings or HashingEmbeddings(),
+                          settings=settings)
     try:
         return list(memory.all()), int(memory.turn), list(memory.short_term.items())
     finally:
@@ -63,16 +64,18 @@ def _memory_rows(memory_dir: Path) -> tuple[list[Any], int, list[str]]:
 
 
 def check_project(
-    directory: Path, *, complete_prose: Callable[[str], bool] | None = None
+    directory: Path, *, complete_prose: Callable[[str], bool] | None = None,
+    embeddings: Any = None,
 ) -> Report:
-    """Check every invariant of the project in ``directory`` (see the module docstring)."""
+    """Check every invariant of the project in ``directory`` (see the module docstring);
+    ``embeddings`` must be the kind the project was written with (default: the hashing ones)."""
     store = ProjectStore(directory)
     report = Report()
     accepted = store.beats(status="accepted")
     report.accepted = len(accepted)
     plot = store.plot()
     rows, turn, short = (
-        _memory_rows(store.memory_dir) if store.memory_dir.exists() else ([], 0, [])
+        _memory_rows(store.memory_dir, embeddings) if store.memory_dir.exists() else ([], 0, [])
     )
     report.turn, report.memories = turn, len(rows)
     if turn != len(accepted):
