@@ -74,6 +74,7 @@ def test_routed_models_are_marked_routed_and_injected_ones_keep_their_own() -> N
     [
         "aizac/llm/methods.py",
         "aizac/llm/structured.py",
+        "aizac/retrieval/self_query.py",
         "aizac/writer/output.py",
     ],
 )
