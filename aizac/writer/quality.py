@@ -23,10 +23,12 @@ NAME_KEYS = frozenset({"name", "character_name", "character1", "character2", "sp
 """Fields that hold the name of a person (or a named place or thing)."""
 NAME_LISTS = frozenset({"characters", "aliases"})
 """List fields whose string items are names."""
-SKIP_SCRIPT = frozenset({"stage", "keywords", "keyword"})
+SKIP_SCRIPT = frozenset({"stage", "aspect", "keywords", "keyword"})
 """Fields not checked for the project's script (enum values; the writer's own keywords; names,
 which may be romanised, are checked as names)."""
-SKIP_REPEAT = NAME_KEYS | NAME_LISTS | frozenset({"stage", "keywords", "keyword", "role", "genre"})
+SKIP_REPEAT = NAME_KEYS | NAME_LISTS | frozenset(
+    {"stage", "aspect", "keywords", "keyword", "role", "genre"}
+)
 """Fields whose values may legitimately repeat (a speaker talks twice, two allies)."""
 
 MAX_NAME_WORDS = 5
@@ -308,7 +310,7 @@ def find_problems(
     for leaf in items:
         if _is_name_leaf(leaf) and not looks_like_name(leaf.text):
             problems.append(Problem("name", leaf.path, leaf.text))
-        elif leaf.key not in ("stage",) and is_echo(leaf.text, labels):
+        elif leaf.key not in ("stage", "aspect") and is_echo(leaf.text, labels):
             problems.append(Problem("echo", leaf.path, leaf.text))
     content = [i for i in items if i.key not in SKIP_REPEAT]
     repeat = repeated_value(content)

@@ -174,3 +174,17 @@ def test_repair_text_speaks_the_project_language() -> None:
     text = quality.repair_text(problems, "ko")
     assert text.startswith("앞의 답은 쓸 수 없습니다") and "이름이 아닙니다" in text
     assert "is not a name" in quality.describe(problems, "en")
+
+
+def test_enum_aspects_of_character_facts_are_not_degenerate() -> None:
+    """CharacterFact.aspect is a closed English enum: four facts of one aspect in a Korean
+    project are neither a repeat, an echo nor the wrong script."""
+    from aizac.writer.quality import find_problems
+    from aizac.writer.schemas import CharacterExtraction
+
+    reply = CharacterExtraction.model_validate({"facts": [
+        {"character_name": name, "aspect": "whereabouts", "text": f"{name}은 {place}에 있다"}
+        for name, place in (("진도준", "왕도"), ("이서연", "북쪽 요새"), ("박민호", "항구"),
+                            ("최지우", "황궁"))
+    ]})
+    assert find_problems(reply, language="ko") == []
