@@ -1,8 +1,10 @@
 """Settings from the environment, an optional ``.env`` and an optional ``aizac.toml``.
 
-Precedence (highest first): constructor arguments, environment variables, ``.env``, the TOML
-file (``AIZAC_CONFIG`` or ``./aizac.toml``), defaults. Provider keys are ``SecretStr`` so they are
-never printed; they also accept the providers' usual variable names (``OPENAI_API_KEY`` ...).
+Precedence (highest first): constructor arguments, environment variables, ``.env``, the model
+specs and keys stored in the data directory (``aizac models set/key``, the Models panel; see
+:mod:`aizac.llm.model_config`), the TOML file (``AIZAC_CONFIG`` or ``./aizac.toml``), defaults.
+Provider keys are ``SecretStr`` so they are never printed; they also accept the providers' usual
+variable names (``OPENAI_API_KEY`` ...).
 """
 
 from __future__ import annotations
@@ -10,15 +12,17 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+
+from aizac.errors import ConfigError
 
 Language = Literal["ko", "en", "zh"]
 ROLES: tuple[str, ...] = ("planner", "writer", "extractor", "reviewer")
@@ -58,6 +62,11 @@ class Settings(BaseSettings):
     embedding: str = "hash"
 
     structured_retries: int = Field(default=2, ge=0, le=10)
+    # Token budget of a structured (JSON) reply on the small local model (its prose budget,
+    # AIZAC_LOCAL_MAX_TOKENS, is too small for a plot); any model's reply cut at its token limit
+    # is asked again with twice the room, up to the cap.
+    structured_max_tokens: int = Field(default=1024, ge=64)
+    structured_max_tokens_cap: int = Field(default=4096, ge=64)
     transient_retries: int = Field(default=3, ge=0, le=10)
     request_timeout: float = Field(default=120.0, gt=0)
     local_model_path: Path | None = None
@@ -150,11 +159,15 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
+        from aizac.llm.model_config import StoredModelsSource
+
         toml_path = Path(os.environ.get("AIZAC_CONFIG", "aizac.toml"))
         return (
             init_settings,
             env_settings,
             dotenv_settings,
+            # `aizac models set/key` and the Models panel: under the environment, over the TOML.
+            StoredModelsSource(settings_cls),
             TomlConfigSettingsSource(settings_cls, toml_file=toml_path),
             file_secret_settings,
         )
@@ -162,8 +175,6 @@ class Settings(BaseSettings):
     def role_spec(self, role: str) -> str:
         """The model spec configured for ``role``."""
         if role not in ROLES:
-            from aizac.errors import ConfigError
-
             raise ConfigError(f"Unknown role {role!r}; roles are {', '.join(ROLES)}.")
         return str(getattr(self, f"{role}_model"))
 
@@ -183,7 +194,46 @@ class Settings(BaseSettings):
         }
 
 
+def setting_env_name(field: str) -> str:
+    """The environment variable that sets ``field`` (its alias if it has one)."""
+    info = Settings.model_fields.get(field)
+    alias = info.validation_alias if info is not None else None
+    if isinstance(alias, AliasChoices) and alias.choices and isinstance(alias.choices[0], str):
+        return alias.choices[0]
+    return f"AIZAC_{field.upper()}"
+
+
+def settings_error(error: ValidationError) -> ConfigError:
+    """A settings validation error as one ConfigError naming each bad variable, e.g.
+    ``AIZAC_LANGUAGE='fr' is not valid: Input should be 'ko', 'en' or 'zh'``. Values of secret
+    fields are never quoted."""
+    parts: list[str] = []
+    for item in error.errors():
+        field = str(item["loc"][0]) if item["loc"] else ""
+        name = setting_env_name(field) if field else "a setting"
+        secret = "key" in field or "password" in field
+        shown = "" if secret or "input" not in item else f"={item['input']!r}"
+        parts.append(f"{name}{shown} is not valid: {item['msg']}")
+    return ConfigError(
+        "; ".join(parts) + ".",
+        hint="Fix or unset that variable (environment, .env or aizac.toml).",
+    )
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """``Settings(**overrides)``, with a bad value reported as a :class:`ConfigError` naming the
+    variable instead of pydantic's ValidationError."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as e:
+        raise settings_error(e) from e
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """Settings read once per process (tests build ``Settings(...)`` directly instead)."""
-    return Settings()
+    """Settings read once per process (tests build ``Settings(...)`` directly instead).
+
+    Raises:
+        ConfigError: a setting has a bad value (names the variable).
+    """
+    return load_settings()

@@ -1,26 +1,28 @@
 """Story commands: new, plot, beat, write, ask, export, projects, demo.
 
 Commands act on the current project (the one last used, recorded in the data directory) or on
-``--project NAME``. Errors print one line and a hint and exit with status 1.
+``--project NAME``. Errors print one line and a hint and exit with status 1
+(:mod:`aizac.cli.errors`). Each command is a module-level function; :func:`register` adds them
+to an app with the Studio factory in the click context (tests pass one that injects fakes).
 """
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from aizac.errors import AizacError
-from aizac.writer.project import BeatRecord
-from aizac.writer.service import Studio
+from aizac.cli.errors import friendly
 
-StudioFactory = Callable[..., Studio]
+if TYPE_CHECKING:  # the writer (Chroma, LangChain) is imported only by commands that use it
+    from aizac.writer.project import BeatRecord
+    from aizac.writer.service import Studio
+
+StudioFactory = Callable[..., "Studio"]
 DEMO_MAX_TOKENS = 1536
-F = TypeVar("F", bound=Callable[..., Any])
 
 ProjectOpt = Annotated[
     str | None, typer.Option("--project", "-p", help="Project name (default: the current one).")
@@ -30,6 +32,7 @@ ProjectOpt = Annotated[
 def default_studio(data_dir: Path | None = None, **options: Any) -> Studio:
     """The product Studio: settings from the environment, models from the settings."""
     from aizac.settings import get_settings
+    from aizac.writer.service import Studio
 
     settings = get_settings()
     if data_dir is not None:
@@ -37,18 +40,11 @@ def default_studio(data_dir: Path | None = None, **options: Any) -> Studio:
     return Studio(settings, **options)
 
 
-def _friendly(fn: F) -> F:
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except AizacError as e:
-            typer.echo(f"error: {e.message}", err=True)
-            if e.hint:
-                typer.echo(f"hint: {e.hint}", err=True)
-            raise typer.Exit(1) from None
-
-    return wrapper  # type: ignore[return-value]
+def _make(ctx: typer.Context, **options: Any) -> Studio:
+    """The Studio from the factory :func:`register` put in the context (else the product one)."""
+    factory = ctx.obj if callable(ctx.obj) else default_studio
+    studio: Studio = factory(**options)
+    return studio
 
 
 def _show_beat(record: BeatRecord) -> None:
@@ -58,178 +54,197 @@ def _show_beat(record: BeatRecord) -> None:
         typer.echo(f"new character: {p.render()}")
 
 
-def register(app: typer.Typer, studio_factory: StudioFactory | None = None) -> None:
-    """Add the story commands to ``app``; tests pass a factory that injects fake models."""
-    make = studio_factory or default_studio
+@friendly
+def new_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Project name (letters, digits, - _ . space).")],
+    keywords: Annotated[
+        str, typer.Option("--keywords", "-k", help='Comma-separated, e.g. "회귀, 복수".')
+    ],
+    genre: Annotated[str, typer.Option(help="Genre, e.g. 현대판타지 or romance.")] = "",
+    lang: Annotated[str | None, typer.Option("--lang", help="ko, en or zh.")] = None,
+) -> None:
+    """Create a project and make it current."""
+    agent = _make(ctx).create(name, keywords, genre=genre, language=lang)
+    info = agent.info
+    typer.echo(f"created project {info.name!r} ({info.language}) in {info.path}")
+    typer.echo("next: aizac plot")
 
-    @app.command("new")
-    @_friendly
-    def new(
-        name: Annotated[str, typer.Argument(help="Project name (letters, digits, - _ . space).")],
-        keywords: Annotated[
-            str, typer.Option("--keywords", "-k", help='Comma-separated, e.g. "회귀, 복수".')
-        ],
-        genre: Annotated[str, typer.Option(help="Genre, e.g. 현대판타지 or romance.")] = "",
-        lang: Annotated[str | None, typer.Option("--lang", help="ko, en or zh.")] = None,
-    ) -> None:
-        """Create a project and make it current."""
-        agent = make().create(name, keywords, genre=genre, language=lang)
-        info = agent.info
-        typer.echo(f"created project {info.name!r} ({info.language}) in {info.path}")
-        typer.echo("next: aizac plot")
 
-    @app.command("projects")
-    @_friendly
-    def projects() -> None:
-        """List projects (the current one is marked with *)."""
-        studio = make()
-        current = studio.current_name()
-        infos = studio.projects()
-        if not infos:
-            typer.echo("no projects yet: aizac new NAME --keywords ...")
-        for info in infos:
-            mark = "*" if info.name == current else " "
-            typer.echo(f"{mark} {info.name}\t{info.language}\t{', '.join(info.keywords)}")
+@friendly
+def projects_command(ctx: typer.Context) -> None:
+    """List projects (the current one is marked with *)."""
+    studio = _make(ctx)
+    current = studio.current_name()
+    infos = studio.projects()
+    if not infos:
+        typer.echo("no projects yet: aizac new NAME --keywords ...")
+    for info in infos:
+        mark = "*" if info.name == current else " "
+        typer.echo(f"{mark} {info.name}\t{info.language}\t{', '.join(info.keywords)}")
 
-    @app.command("plot")
-    @_friendly
-    def plot(
-        project: ProjectOpt = None,
-        force: Annotated[bool, typer.Option(help="Replace the existing plot.")] = False,
-    ) -> None:
-        """Generate the plot from the project's keywords (or show it)."""
-        agent = make().open(project)
-        record = agent.plan(force=force, progress=_progress)
-        p = record.plot
-        typer.echo(f"# {p.title}\n{p.logline}\ngenre: {p.genre}  keywords: {', '.join(p.keywords)}")
-        for c in p.characters:
-            typer.echo(f"- {c.name} ({c.role}): {c.profile}")
-        for s in p.settings:
-            typer.echo(f"* {s.name}: {s.description}")
-        for act in p.acts:
-            typer.echo(f"[{act.stage}] ({act.episodes} episodes) {act.goal}")
-            for line in act.key_events:
-                typer.echo(f"    - {line}")
 
-    @app.command("beat")
-    @_friendly
-    def beat(
-        project: ProjectOpt = None,
-        accept: Annotated[bool, typer.Option(help="Accept the beat into canon.")] = False,
-        reject: Annotated[bool, typer.Option(help="Reject the current draft.")] = False,
-        regenerate: Annotated[
-            str | None, typer.Option(help="Design the draft again, with this instruction.")
-        ] = None,
-    ) -> None:
-        """Design the next beat (or show the pending draft); --accept commits it."""
-        agent = make().open(project)
-        agent.require_plot()
-        draft = agent.current_draft()
-        if reject:
-            if draft is None:
-                typer.echo("no draft to reject")
-                return
-            agent.reject(draft.id)
-            typer.echo(f"rejected beat #{draft.id}; memory unchanged")
+@friendly
+def plot_command(
+    ctx: typer.Context,
+    project: ProjectOpt = None,
+    force: Annotated[bool, typer.Option(help="Replace the existing plot.")] = False,
+) -> None:
+    """Generate the plot from the project's keywords (or show it)."""
+    agent = _make(ctx).open(project)
+    record = agent.plan(force=force, progress=_progress)
+    p = record.plot
+    typer.echo(f"# {p.title}\n{p.logline}\ngenre: {p.genre}  keywords: {', '.join(p.keywords)}")
+    for c in p.characters:
+        typer.echo(f"- {c.name} ({c.role}): {c.profile}")
+    for s in p.settings:
+        typer.echo(f"* {s.name}: {s.description}")
+    for act in p.acts:
+        typer.echo(f"[{act.stage}] ({act.episodes} episodes) {act.goal}")
+        for line in act.key_events:
+            typer.echo(f"    - {line}")
+
+
+@friendly
+def beat_command(
+    ctx: typer.Context,
+    project: ProjectOpt = None,
+    accept: Annotated[bool, typer.Option(help="Accept the beat into canon.")] = False,
+    reject: Annotated[bool, typer.Option(help="Reject the current draft.")] = False,
+    regenerate: Annotated[
+        str | None, typer.Option(help="Design the draft again, with this instruction.")
+    ] = None,
+) -> None:
+    """Design the next beat (or show the pending draft); --accept commits it."""
+    agent = _make(ctx).open(project)
+    agent.require_plot()
+    draft = agent.current_draft()
+    if reject:
+        if draft is None:
+            typer.echo("no draft to reject")
             return
-        if regenerate is not None and draft is not None:
-            draft = agent.regenerate(draft.id, regenerate, progress=_progress)
-        elif draft is None:
-            draft = agent.next_beat(regenerate or "", progress=_progress)
-        if accept:
-            draft = agent.accept(draft.id, progress=_progress)
-        _show_beat(draft)
-        if draft.status == "accepted":
-            typer.echo(f"summary: {draft.summary}\nnext: aizac write")
+        agent.reject(draft.id)
+        typer.echo(f"rejected beat #{draft.id}; memory unchanged")
+        return
+    if regenerate is not None and draft is not None:
+        draft = agent.regenerate(draft.id, regenerate, progress=_progress)
+    elif draft is None:
+        draft = agent.next_beat(regenerate or "", progress=_progress)
+    if accept:
+        draft = agent.accept(draft.id, progress=_progress)
+    _show_beat(draft)
+    if draft.status == "accepted":
+        typer.echo(f"summary: {draft.summary}\nnext: aizac write")
 
-    @app.command("write")
-    @_friendly
-    def write(
-        project: ProjectOpt = None,
-        beat_id: Annotated[int | None, typer.Option("--beat", help="Beat id.")] = None,
-    ) -> None:
-        """Write (stream) the prose of the last accepted beat."""
-        agent = make().open(project)
-        for chunk in agent.write_prose(beat_id):
+
+@friendly
+def write_command(
+    ctx: typer.Context,
+    project: ProjectOpt = None,
+    beat_id: Annotated[int | None, typer.Option("--beat", help="Beat id.")] = None,
+) -> None:
+    """Write (stream) the prose of the last accepted beat."""
+    agent = _make(ctx).open(project)
+    for chunk in agent.write_prose(beat_id):
+        typer.echo(chunk, nl=False)
+    typer.echo("")
+
+
+@friendly
+def ask_command(
+    ctx: typer.Context,
+    question: Annotated[str, typer.Argument(help="A question about the story's memory.")],
+    project: ProjectOpt = None,
+) -> None:
+    """Ask the project's memory (self-query: the model builds the filter)."""
+    from aizac.writer.service import check_question
+
+    docs = _make(ctx).open(project).ask(check_question(question))
+    if not docs:
+        typer.echo("nothing current in memory answers that")
+    for d in docs:
+        meta = getattr(d, "metadata", {}) or {}
+        typer.echo(f"- [{meta.get('tag', '?')}] {getattr(d, 'page_content', d)}")
+
+
+@friendly
+def export_command(
+    ctx: typer.Context,
+    out: Annotated[
+        str, typer.Option("--out", "-o", help="File to write, or a folder (ending in /).")
+    ],
+    fmt: Annotated[
+        str | None,
+        typer.Option("--format", "-f", help="txt, md or epub (default: --out's extension)."),
+    ] = None,
+    project: ProjectOpt = None,
+) -> None:
+    """Export the accepted prose as txt, md or epub."""
+    from aizac.export.files import export_target
+
+    directory, name, kind = export_target(out, fmt)
+    path = _make(ctx).open(project).export(kind, directory, name)
+    typer.echo(f"wrote {path}")
+
+
+@friendly
+def demo_command(
+    ctx: typer.Context,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for data and output.")],
+    keywords: Annotated[str, typer.Option("--keywords", "-k")] = "회귀, 복수",
+    genre: Annotated[str, typer.Option()] = "현대판타지",
+    lang: Annotated[str, typer.Option("--lang")] = "ko",
+    beats: Annotated[int, typer.Option(min=3, max=12, help="Beats in the episode.")] = 3,
+) -> None:
+    """Run the whole pipeline offline: keywords -> plot -> one episode -> prose -> text."""
+    start = time.perf_counter()
+    studio = _make(ctx, data_dir=out / "aizac-data", beats_per_episode=beats)
+    if studio.settings.local_max_tokens < DEMO_MAX_TOKENS:
+        # A whole plot in JSON needs more room than one chat reply's default budget.
+        studio.settings = studio.settings.model_copy(update={"local_max_tokens": DEMO_MAX_TOKENS})
+    name = time.strftime("demo-%Y%m%d-%H%M%S")
+    _progress(f"project {name} in {out / 'aizac-data'}")
+    agent = studio.create(name, keywords, genre=genre, language=lang)
+    record = agent.plan(progress=_progress)
+    _progress(f"plot: {record.plot.title} — {record.plot.logline}")
+    for i in range(beats):
+        draft = agent.next_beat(progress=_progress)
+        agent.accept(draft.id, progress=_progress)
+        _progress(f"beat {i + 1}/{beats} accepted; writing prose (writer)")
+        for chunk in agent.write_prose(draft.id):
             typer.echo(chunk, nl=False)
         typer.echo("")
-
-    @app.command("ask")
-    @_friendly
-    def ask(
-        question: Annotated[str, typer.Argument(help="A question about the story's memory.")],
-        project: ProjectOpt = None,
-    ) -> None:
-        """Ask the project's memory (self-query: the model builds the filter)."""
-        from aizac.writer.service import check_question
-
-        docs = make().open(project).ask(check_question(question))
-        if not docs:
-            typer.echo("nothing current in memory answers that")
-        for d in docs:
-            meta = getattr(d, "metadata", {}) or {}
-            typer.echo(f"- [{meta.get('tag', '?')}] {getattr(d, 'page_content', d)}")
-
-    @app.command("export")
-    @_friendly
-    def export(
-        out: Annotated[
-            str, typer.Option("--out", "-o", help="File to write, or a folder (ending in /).")
-        ],
-        fmt: Annotated[
-            str | None,
-            typer.Option("--format", "-f", help="txt, md or epub (default: --out's extension)."),
-        ] = None,
-        project: ProjectOpt = None,
-    ) -> None:
-        """Export the accepted prose as txt, md or epub."""
-        from aizac.export.files import export_target
-
-        directory, name, kind = export_target(out, fmt)
-        path = make().open(project).export(kind, directory, name)
-        typer.echo(f"wrote {path}")
-
-    @app.command("demo")
-    @_friendly
-    def demo(
-        out: Annotated[Path, typer.Option("--out", "-o", help="Directory for data and output.")],
-        keywords: Annotated[str, typer.Option("--keywords", "-k")] = "회귀, 복수",
-        genre: Annotated[str, typer.Option()] = "현대판타지",
-        lang: Annotated[str, typer.Option("--lang")] = "ko",
-        beats: Annotated[int, typer.Option(min=3, max=12, help="Beats in the episode.")] = 3,
-    ) -> None:
-        """Run the whole pipeline offline: keywords -> plot -> one episode -> prose -> text."""
-        start = time.perf_counter()
-        studio = make(data_dir=out / "aizac-data", beats_per_episode=beats)
-        if studio.settings.local_max_tokens < DEMO_MAX_TOKENS:
-            # A whole plot in JSON needs more room than one chat reply's default budget.
-            studio.settings = studio.settings.model_copy(
-                update={"local_max_tokens": DEMO_MAX_TOKENS}
+    paths = [agent.export(f, out) for f in ("txt", "md")]
+    elapsed = time.perf_counter() - start
+    usage = getattr(studio.router, "usage", None)
+    if usage is not None:
+        for role in ("planner", "extractor", "writer"):
+            t = usage.totals(role)
+            _progress(
+                f"{role}: {t.calls} calls, {t.prompt_tokens} prompt + "
+                f"{t.completion_tokens} completion tokens, {t.latency_s:.1f} s"
             )
-        name = time.strftime("demo-%Y%m%d-%H%M%S")
-        _progress(f"project {name} in {out / 'aizac-data'}")
-        agent = studio.create(name, keywords, genre=genre, language=lang)
-        record = agent.plan(progress=_progress)
-        _progress(f"plot: {record.plot.title} — {record.plot.logline}")
-        for i in range(beats):
-            draft = agent.next_beat(progress=_progress)
-            agent.accept(draft.id, progress=_progress)
-            _progress(f"beat {i + 1}/{beats} accepted; writing prose (writer)")
-            for chunk in agent.write_prose(draft.id):
-                typer.echo(chunk, nl=False)
-            typer.echo("")
-        paths = [agent.export(f, out) for f in ("txt", "md")]
-        elapsed = time.perf_counter() - start
-        usage = getattr(studio.router, "usage", None)
-        if usage is not None:
-            for role in ("planner", "extractor", "writer"):
-                t = usage.totals(role)
-                _progress(
-                    f"{role}: {t.calls} calls, {t.prompt_tokens} prompt + "
-                    f"{t.completion_tokens} completion tokens, {t.latency_s:.1f} s"
-                )
-        _progress(f"done in {elapsed:.1f} s: " + ", ".join(str(p) for p in paths))
+    _progress(f"done in {elapsed:.1f} s: " + ", ".join(str(p) for p in paths))
 
 
 def _progress(message: str) -> None:
     typer.echo(f"» {message}", err=True)
+
+
+COMMANDS: dict[str, Callable[..., None]] = {
+    "new": new_command,
+    "projects": projects_command,
+    "plot": plot_command,
+    "beat": beat_command,
+    "write": write_command,
+    "ask": ask_command,
+    "export": export_command,
+    "demo": demo_command,
+}
+
+
+def register(app: typer.Typer, studio_factory: StudioFactory | None = None) -> None:
+    """Add the story commands to ``app``; tests pass a factory that injects fake models."""
+    settings = {"obj": studio_factory} if studio_factory is not None else {}
+    for name, command in COMMANDS.items():
+        app.command(name, context_settings=settings)(command)

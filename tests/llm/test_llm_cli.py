@@ -66,9 +66,9 @@ def test_ask_model_missing_key_is_one_clear_line(
     result = run.invoke(_app(), ["ask-model", "writer", "hi"])
     assert result.exit_code == 1
     assert result.stdout == ""
-    [line] = result.stderr.strip().splitlines()
-    assert line.startswith("error: OPENAI_API_KEY is not set")
-    assert "AIZAC_WRITER_MODEL" in line and "Traceback" not in result.output
+    error, hint = result.stderr.strip().splitlines()  # the CLI's one format: error, then hint
+    assert error.startswith("error: OPENAI_API_KEY is not set") and hint.startswith("hint: ")
+    assert "AIZAC_WRITER_MODEL" in error and "Traceback" not in result.output
     assert KEY not in result.output
 
 
@@ -90,7 +90,7 @@ def test_ask_model_unknown_role(run: CliRunner) -> None:
     result = run.invoke(_app(), ["ask-model", "poet", "hi"])
     assert result.exit_code == 1
     assert result.stderr.strip() == (
-        "error: Unknown role 'poet'. Use one of: planner, writer, extractor, reviewer."
+        "error: Unknown role 'poet'.\nhint: Use one of: planner, writer, extractor, reviewer."
     )
 
 

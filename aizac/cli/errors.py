@@ -1,0 +1,52 @@
+"""The command line's one error boundary: an aizac error (or a bad setting) becomes
+``error: ...`` and ``hint: ...`` on stderr and exit status 1, never a traceback."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
+
+import typer
+
+from aizac.errors import AizacError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(error: AizacError) -> NoReturn:
+    """Print ``error`` (message, then its hint) to stderr and exit with status 1."""
+    typer.echo(f"error: {error.message}", err=True)
+    if error.hint:
+        typer.echo(f"hint: {error.hint}", err=True)
+    raise typer.Exit(1)
+
+
+def as_aizac_error(exc: BaseException) -> AizacError | None:
+    """``exc`` as an aizac error when it is one the user can act on: an :class:`AizacError`, or
+    the settings' validation error (turned into a ConfigError naming the variable)."""
+    if isinstance(exc, AizacError):
+        return exc
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError) and exc.title == "Settings":
+        from aizac.settings import settings_error
+
+        return settings_error(exc)
+    return None
+
+
+def friendly(fn: F) -> F:
+    """Wrap a command so that :func:`as_aizac_error` cases print one error and a hint."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:
+            error = as_aizac_error(e)
+            if error is None:
+                raise
+            fail(error)
+
+    return wrapper  # type: ignore[return-value]

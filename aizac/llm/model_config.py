@@ -1,0 +1,187 @@
+"""The writer's stored model choices, in the data directory: role -> spec, and provider keys.
+
+``models.json`` holds the spec of each role set with ``aizac models set`` or the web app's Models
+panel; ``keys.json`` holds provider API keys. Both are written atomically (temp file + rename)
+with mode 0600, and a key is never returned for display: :meth:`ModelConfig.keys_set` says only
+which providers have one. :class:`StoredModelsSource` lays both under the environment when
+:class:`~aizac.settings.Settings` is built (environment, ``.env`` and constructor arguments win).
+
+Pure read/write: no network, no model building. :func:`redact` hides credentials embedded in a
+spec or URL (``user:pass@``, ``?key=...``) for anything shown or logged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
+
+from aizac.errors import ConfigError, InvalidInputError, StorageError
+from aizac.settings import ROLES
+
+# Provider -> the Settings field its key fills.
+KEY_FIELDS: dict[str, str] = {
+    "openai": "openai_api_key",
+    "anthropic": "anthropic_api_key",
+    "clova": "clova_api_key",
+    "openai-compatible": "openai_compatible_api_key",
+}
+MODELS_FILE = "models.json"
+KEYS_FILE = "keys.json"
+MAX_KEY_CHARS = 400
+
+_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
+_SECRET_PARAM = re.compile(
+    r"(?P<name>[?&;](?:api[_-]?key|key|token|access[_-]?token|secret|password|pass|auth|sig)=)"
+    r"(?P<value>[^&#;\s:]+)",
+    re.IGNORECASE,
+)
+
+
+def redact(text: str) -> str:
+    """``text`` with URL credentials replaced by ``***`` (``user:pass@`` and secret-looking query
+    parameters such as ``?key=...``, ``&token=...``)."""
+    text = _USERINFO.sub(lambda m: f"{m['scheme']}***@", text)
+    return _SECRET_PARAM.sub(lambda m: f"{m['name']}***", text)
+
+
+def _write_private(path: Path, data: dict[str, str]) -> None:
+    """Write ``data`` as JSON to ``path`` atomically, readable by the owner only (0600)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:
+        raise StorageError(f"Cannot write {path.name} in {path.parent}: {e.strerror}.") from e
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, ensure_ascii=False, indent=1, sort_keys=True)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise StorageError(f"Cannot write {path.name} in {path.parent}: {e.strerror}.") from e
+
+
+def _read(path: Path) -> dict[str, str]:
+    """The JSON object in ``path`` as str -> str ({} when the file does not exist)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as e:
+        raise ConfigError(
+            f"{path.name} in the data directory cannot be read ({type(e).__name__}).",
+            hint=f"Delete {path} and set the models or keys again (aizac models set / key).",
+        ) from e
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): str(v) for k, v in data.items() if isinstance(v, str)}
+
+
+class ModelConfig:
+    """Role specs and provider keys stored under ``data_dir``."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.models_path = Path(data_dir) / MODELS_FILE
+        self.keys_path = Path(data_dir) / KEYS_FILE
+
+    def specs(self) -> dict[str, str]:
+        """The stored spec of each role that has one."""
+        return {r: s for r, s in _read(self.models_path).items() if r in ROLES}
+
+    def set_spec(self, role: str, spec: str) -> str:
+        """Store ``spec`` for ``role`` after checking that it parses; returns the clean spec.
+
+        Raises:
+            InvalidInputError: unknown role.
+            ConfigError: the spec does not parse (names the provider forms).
+        """
+        from aizac.llm.specs import parse_spec  # only when a spec is set
+
+        if role not in ROLES:
+            raise InvalidInputError(
+                f"Unknown role {role!r}.", hint=f"Use one of: {', '.join(ROLES)}."
+            )
+        clean = str(parse_spec(spec.strip(), f"the {role} model"))
+        _write_private(self.models_path, {**self.specs(), role: clean})
+        return clean
+
+    def clear_spec(self, role: str) -> None:
+        """Forget the stored spec of ``role`` (the environment or default applies again)."""
+        _write_private(self.models_path, {r: s for r, s in self.specs().items() if r != role})
+
+    def set_key(self, provider: str, key: str) -> None:
+        """Store ``provider``'s API key in the owner-only keys file; never echoed back.
+
+        Raises:
+            InvalidInputError: unknown provider, or a value that cannot be a key.
+        """
+        if provider not in KEY_FIELDS:
+            raise InvalidInputError(
+                f"{provider!r} takes no key here.", hint=f"Providers: {', '.join(KEY_FIELDS)}."
+            )
+        value = key.strip()
+        if not value or len(value) > MAX_KEY_CHARS or any(c.isspace() for c in value):
+            raise InvalidInputError(
+                "That does not look like an API key (empty, too long or with spaces).",
+                hint="Paste the key exactly as issued; nothing was stored.",
+            )
+        _write_private(self.keys_path, {**_read(self.keys_path), provider: value})
+
+    def delete_key(self, provider: str) -> None:
+        """Forget ``provider``'s stored key."""
+        keys = _read(self.keys_path)
+        if provider in keys:
+            del keys[provider]
+            _write_private(self.keys_path, keys)
+
+    def keys_set(self) -> list[str]:
+        """Providers that have a stored key (never the keys themselves)."""
+        stored = _read(self.keys_path)
+        return [p for p in KEY_FIELDS if p in stored]
+
+    def settings_values(self) -> dict[str, str]:
+        """The stored choices as Settings field values (``planner_model``, ``openai_api_key``)."""
+        values = {f"{role}_model": spec for role, spec in self.specs().items()}
+        for provider, key in _read(self.keys_path).items():
+            if provider in KEY_FIELDS:
+                values[KEY_FIELDS[provider]] = key
+        return values
+
+
+def _data_dir_of(current: dict[str, Any]) -> Path:
+    """The data directory the settings being built will have, as far as it is known here:
+    the higher-priority sources' value, else ``data_dir`` in the TOML file, else the default."""
+    if current.get("data_dir"):
+        return Path(current["data_dir"])
+    toml_path = Path(os.environ.get("AIZAC_CONFIG", "aizac.toml"))
+    try:
+        value = tomllib.loads(toml_path.read_text(encoding="utf-8")).get("data_dir")
+    except (OSError, tomllib.TOMLDecodeError):
+        value = None
+    return Path(value) if value else Path("aizac-data")
+
+
+class StoredModelsSource(PydanticBaseSettingsSource):
+    """A pydantic-settings source with the specs and keys stored in the data directory.
+
+    Placed after the environment and ``.env``, so an exported variable always wins.
+    """
+
+    def __init__(self, settings_cls: type[BaseSettings]) -> None:
+        super().__init__(settings_cls)
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # __call__ reads both files at once
+
+    def __call__(self) -> dict[str, Any]:
+        return ModelConfig(_data_dir_of(self.current_state)).settings_values()
