@@ -21,6 +21,7 @@ from aizac.memory.facts import fact_slot
 from aizac.memory.forgetting import reinforced
 from aizac.memory.journal import (
     DONE,
+    KEEP,
     PENDING,
     UNDONE,
     CommitJournal,
@@ -107,6 +108,7 @@ class Commits:
                 self.journal.drop(batch)
                 raise
             self.journal.set_status(batch, DONE)
+            self.journal.prune(KEEP)
             return list(snap.ids)
 
     def _plan(

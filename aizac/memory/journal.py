@@ -10,7 +10,8 @@ reinforcement, paid-off foreshadowing), with the values those fields had before.
 * undo deletes the rows and puts the prior values back, keeping the record (``undone``);
 * redo puts back exactly the same rows and updates, with no model or embedding call.
 
-The journal is a SQLite file beside an embedded store (in memory otherwise).
+The journal is a SQLite file beside an embedded store (in memory otherwise). Finished records
+are kept for the last :data:`KEEP` commits (undo reaches back that far); undone ones until redone.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ CREATE INDEX IF NOT EXISTS commits_status ON commits (coll, status);
 """
 
 PENDING, DONE, UNDONE = "pending", "done", "undone"
+KEEP = 100
 
 
 @dataclass
@@ -134,6 +136,14 @@ class CommitJournal:
             snap, status = found
             snap.summary = summary
             self.put(snap, status)
+
+    def prune(self, keep: int) -> None:
+        """Drop finished records older than the newest ``keep`` (undone ones stay for redo)."""
+        self._exec(
+            "DELETE FROM commits WHERE coll = ? AND status = ? AND seq <= "
+            "(SELECT COALESCE(MAX(seq), 0) FROM commits WHERE coll = ?) - ?",
+            (self.collection, DONE, self.collection, int(keep)),
+        )
 
     def close(self) -> None:
         with self._lock:

@@ -214,3 +214,15 @@ def test_names_compare_by_one_rule(mem: WriterMemory) -> None:
     mem.remember("Kang Mira, a guard.", "Character", character_name="Kang Mira")
     for spelling in ("KangMira", "kang mira", "Kang-Mira"):
         assert [h.text for h in mem.character_state(spelling)] == ["Kang Mira, a guard."]
+
+
+def test_the_journal_keeps_recent_commits_only(mem: WriterMemory) -> None:
+    from aizac.memory import journal
+
+    first = mem.stage()
+    first.note("Fact 0.", "Story")
+    first.commit()
+    for n in range(1, journal.KEEP + 3):
+        mem.remember(f"Fact {n}.", "Story")
+    assert mem.commits.journal.get(first.batch_id) is None
+    assert len(mem.commits.journal.with_status("done")) <= journal.KEEP + 1
