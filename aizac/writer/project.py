@@ -45,10 +45,9 @@ from aizac.writer.project_rows import (
     ProjectInfo,
     Step,
     beat_record,
-    check_version,
     dump_profiles,
 )
-from aizac.writer.rules import check_accepted, check_draft
+from aizac.writer.rules import check_accepted, check_draft, check_version
 from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
 
 __all__ = [

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from aizac.errors import ConflictError
 from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
 
 BeatStatus = Literal["draft", "accepted", "rejected"]
@@ -99,13 +98,6 @@ class Step:
     at: float
     kind: str
     detail: dict[str, Any]
-
-
-def check_version(what: str, current: int, expected: int | None) -> None:
-    if expected is not None and expected != current:
-        raise ConflictError(
-            f"The {what} changed since you loaded it (version {current}, you had {expected})."
-        )
 
 
 def dump_profiles(profiles: list[CharacterProfile] | None) -> str:
