@@ -286,7 +286,7 @@ def run(episodes: int, data_dir: Path) -> dict[str, Any]:
         for c in script.calls
     ]
     return {"calls": calls, "prose": dict(prose), "beats": dict(beats),
-            "contexts": contexts, "beats_per_episode": agent.beats_per_episode}
+            "contexts": contexts}
 
 
 # ------------------------------------------------------------------------------ reporting
@@ -341,31 +341,31 @@ def report(results: dict[str, dict[str, Any]], episodes: int) -> None:
           "OpenAI-compatible server (prompt tokens: aizac.tokens estimate)\n")
     rows = ["beats", "calls", "calls/beat", "prose chars", "prompt tok", "+schema tok",
             "tok/1k chars", "tok/1k +schema"]
-    head = f"{'':<16}" + "".join(f"{f'{m} ep{e}':>14}" for m in modes for e in marks)
+    head = f"{'':<16}" + "".join(f"{f'{m} ep{e}':>17}" for m in modes for e in marks)
     print(head)
     for row in rows:
         cells = []
         for m in modes:
             for e in marks:
                 v = sums[m][e][row]
-                cells.append(f"{v:>14.1f}" if isinstance(v, float) else f"{v:>14}")
+                cells.append(f"{v:>17.1f}" if isinstance(v, float) else f"{v:>17}")
         print(f"{row:<16}" + "".join(cells))
     print()
     for m in modes:
         c6, c20 = sums[m]["context/beat ep6"], sums[m]["context/beat ep20"]
         ratio = c20 / c6 if c6 else float("nan")
-        print(f"{m:<8} context tokens sent per beat: ep6 {c6:.0f}, ep20 {c20:.0f}, "
+        print(f"{m:<10} context tokens sent per beat: ep6 {c6:.0f}, ep20 {c20:.0f}, "
               f"ep20/ep6 {ratio:.2f} (goal <= 1.2); context packs built per beat: "
               f"ep6 {sums[m]['packs/beat ep6']:.2f}, ep20 {sums[m]['packs/beat ep20']:.2f}")
-    if len(modes) == 2:
-        a, b = modes
-        last = marks[-1]
+    a = modes[0]
+    for b in modes[1:]:
         print()
         for row in ("calls/beat", "tok/1k chars", "tok/1k +schema"):
             ratios = [sums[a][e][row] / max(sums[b][e][row], 1e-9) for e in marks]
             cells = "".join(f"  ep{e} {r:.2f}x" for e, r in zip(marks, ratios, strict=True))
             print(f"{a}/{b} {row:<16}" + cells)
-        print(f"(goals: calls/beat after <= 3; tok/1k chars {a}/{b} >= 2.0 at ep{last})")
+    if len(modes) > 1:
+        print(f"(goals: calls/beat after <= 3; tok/1k chars before/after >= 2.0 at ep{marks[-1]})")
     for m in modes:
         print(f"\n{m}: calls / prompt tokens / schema tokens by role and node, per episode")
         table = by_node(results[m], marks)
@@ -387,11 +387,11 @@ def child(args: argparse.Namespace) -> None:
     Path(args.out).write_text(json.dumps(result), encoding="utf-8")
 
 
-def spawn(code: Path | None, episodes: int, out: Path) -> dict[str, Any]:
+def spawn(code: Path | None, episodes: int, out: Path, **env_extra: str) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--child", "--episodes", str(episodes), "--out", str(out)]
     if code is not None:
         cmd += ["--code", str(code)]
-    env = dict(os.environ, PYTHONHASHSEED="0")
+    env = dict(os.environ, PYTHONHASHSEED="0", **env_extra)
     env.pop("AIZAC_CONFIG", None)
     subprocess.run(cmd, check=True, env=env, cwd=tempfile.gettempdir())
     result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
@@ -403,6 +403,9 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=20)
     ap.add_argument("--before-rev", default=BEFORE_REV, help="git revision of the before run")
     ap.add_argument("--only", choices=("before", "after"), help="run one side only")
+    ap.add_argument("--same-length", type=int, metavar="CHARS",
+                    help="also run the working tree at this episode length (e.g. 1200, the old "
+                    "4 x 300): the saving from calls and schemas alone")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--code", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
@@ -422,6 +425,10 @@ def main() -> None:
             results["before"] = spawn(code, args.episodes, tmp / "before.json")
         if args.only in (None, "after"):
             results["after"] = spawn(ROOT, args.episodes, tmp / "after.json")
+        if args.same_length:
+            results[f"after@{args.same_length}"] = spawn(
+                ROOT, args.episodes, tmp / "same.json", AIZAC_EPISODE_LENGTH=str(args.same_length)
+            )
     report(results, args.episodes)
 
 

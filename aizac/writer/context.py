@@ -69,6 +69,9 @@ class OnePackPerBeat:
     budget is the same (the usual case: consecutive beats keep their cast). Otherwise, or for
     a second prose call, it builds its own. The reused pack is the one the design was based on.
 
+    The shared pack is built without the act-goal header: the beat prompt states the goal
+    itself (the header only repeated it), and the prose writer is not shown the act's goal.
+
     Args:
         builder: the underlying context builder.
     """
@@ -95,7 +98,7 @@ class OnePackPerBeat:
                 self.reused += 1
                 return text
         text = self.builder(
-            memory, characters=characters, query=query, act_goal=act_goal,
+            memory, characters=characters, query=query, act_goal=None,
             location=location, budget=budget,
         )
         if act_goal is not None:

@@ -49,6 +49,14 @@ def test_a_new_face_another_budget_or_another_memory_builds_a_new_pack() -> None
     assert len(inner.scenes) == 6 and shared.reused == 0
 
 
+def test_the_shared_pack_has_no_act_goal_header() -> None:
+    inner, memory = Counting(), object()
+    shared = OnePackPerBeat(inner)
+    design(shared, memory, ["강준"])
+    prose(shared, memory, ["강준", "한석"])
+    assert [goal for _, goal in inner.scenes] == [None, None]
+
+
 def test_design_calls_never_reuse() -> None:
     inner, memory = Counting(), object()
     shared = OnePackPerBeat(inner)
