@@ -1,7 +1,7 @@
 """Is the dict-backed test memory worth keeping? The writer tests' scenario on each memory.
 
 The same scenario as a typical writer test (a fresh memory and agent, the plot, three beats
-designed and accepted) runs on tests/writer/fakes.DictMemory with its context builder and on
+designed and accepted) runs on tests.fakes.DictMemory with its context builder and on
 the real WriterMemory (Chroma on a temporary directory, or in memory) with the real context
 builder; models are the tests' fake chat models. Prints the median wall time per scenario and
 the ratio to DictMemory.
@@ -30,7 +30,7 @@ from aizac.memory import WriterMemory
 from aizac.settings import Settings
 from aizac.writer.agent import WriterAgent
 from aizac.writer.project import ProjectStore
-from tests.writer.fakes import DictMemory, fake_context, fake_models
+from tests.fakes import DictMemory, fake_context, fake_models
 
 Setup = Callable[[Path, Settings], tuple[Any, Any]]
 

@@ -12,8 +12,7 @@ from aizac.llm.router import ModelRouter
 from aizac.settings import Settings
 from aizac.writer.agent import WriterAgent
 from aizac.writer.project import ProjectStore
-
-from .fakes import DictMemory, RoutedFakeChatModel, fake_context, fake_models
+from tests.fakes import DictMemory, RoutedFakeChatModel, fake_context, fake_models
 
 
 @pytest.fixture(scope="session")

@@ -17,8 +17,7 @@ from aizac.memory import WriterMemory
 from aizac.settings import Settings
 from aizac.writer.agent import WriterAgent
 from aizac.writer.project import BeatStatus, ProjectStore
-
-from .fakes import fake_models
+from tests.fakes import fake_models
 
 
 class DiskFullOnAccept(ProjectStore):

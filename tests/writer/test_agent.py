@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from aizac.errors import InvalidInputError, StructuredOutputError
+from tests.fakes import SPOILER, beat_json, fake_models
 
 from .conftest import AgentFactory
-from .fakes import SPOILER, beat_json, fake_models
 
 
 def test_plan_puts_retrieved_cliches_in_the_prompt_and_seeds_memory(

@@ -16,8 +16,7 @@ from aizac.writer.agent import WriterAgent
 from aizac.writer.project import ProjectStore
 from aizac.writer.rules import NOT_A_DRAFT_HINT, NOT_ACCEPTED_HINT
 from aizac.writer.service import Studio
-
-from .fakes import DictMemory, fake_context, fake_models
+from tests.fakes import DictMemory, fake_context, fake_models
 
 ASK_REPLY = '```json\n{"query": "gate", "filter": "NO_FILTER"}\n```'
 

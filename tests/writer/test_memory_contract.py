@@ -17,8 +17,7 @@ from aizac.errors import AizacError
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.memory import WriterMemory
 from aizac.settings import Settings
-
-from .fakes import DictMemory
+from tests.fakes import DictMemory
 
 
 @pytest.fixture(params=["DictMemory", "WriterMemory"])

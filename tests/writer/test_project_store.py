@@ -9,8 +9,7 @@ import pytest
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from aizac.writer.project import ProjectStore, validate_project_name
 from aizac.writer.schemas import NovelBeat, NovelPlot
-
-from .fakes import beat_json, plot_json
+from tests.fakes import beat_json, plot_json
 
 
 def beat(episode: int = 1, index: int = 1, location: str = "Seoul gate") -> NovelBeat:

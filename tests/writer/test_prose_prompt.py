@@ -85,7 +85,7 @@ def test_a_repeated_paragraph_is_found_once_it_is_complete() -> None:
 
 
 def test_prose_stops_at_a_repeated_paragraph_and_at_length(make_agent: AgentFactory) -> None:
-    from .fakes import fake_models
+    from tests.fakes import fake_models
 
     para = "Rain fell on the old gate while the guards watched the road.\n"
     models = fake_models()
@@ -108,8 +108,7 @@ def test_the_agent_writes_and_exports_through_the_prose_writer_it_is_given(
     from aizac.llm.router import ModelRouter
     from aizac.writer.agent import WriterAgent
     from aizac.writer.output import ProseWriter
-
-    from .fakes import fake_context, fake_models
+    from tests.fakes import fake_context, fake_models
 
     agent, _, memory = make_agent()
     agent.plan()

@@ -16,8 +16,7 @@ from aizac.writer.schemas import (
     CharacterProfile,
     NovelPlot,
 )
-
-from .fakes import plot_json
+from tests.fakes import plot_json
 
 MODEL_FACING = [NovelPlot, BeatDesign, BeatSummary, CharacterProfile, *EXTRACTION_SCHEMAS.values()]
 

@@ -19,8 +19,7 @@ from aizac.settings import Settings
 from aizac.writer.agent import WriterAgent
 from aizac.writer.project import BeatStatus, ProjectStore
 from aizac.writer.service import Studio
-
-from .fakes import fake_models
+from tests.fakes import fake_models
 
 ASK_REPLY = '```json\n{"query": "gate", "filter": "NO_FILTER"}\n```'
 
@@ -90,7 +89,7 @@ def test_an_interrupt_after_the_memory_commit_undoes_the_accept(
     assert len(first.memory) == seeded  # the memory commit was taken back
     assert first.memory.turn == 0 and first.memory.short_term.items() == []
 
-    second, models = agent(ProjectStore)  # the next command accepts it once
+    second, _ = agent(ProjectStore)  # the next command accepts it once
     record = second.accept(draft.id)
     assert record.memory_ids and all(second.memory.get(i) for i in record.memory_ids)
     assert second.memory.turn == 1

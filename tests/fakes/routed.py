@@ -1,19 +1,17 @@
-"""Test doubles for the writer tests: a prompt-routed fake chat model and a small memory.
+"""A prompt-routed fake chat model and the canned story it tells (the writer tests' models).
 
 ``RoutedFakeChatModel`` is a LangChain fake chat model (it subclasses ``FakeListChatModel``)
 that answers by the kind of prompt it receives and records every prompt, so tests can check
-what each role saw. ``DictMemory`` implements the slice of WriterMemory the agent uses.
+what each role saw. :func:`fake_models` gives the planner, extractor and writer roles one each,
+answering with the replies below (a regressed hunter, Kang Jun, and a guild healer).
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
-import itertools
 import json
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.callbacks import (
@@ -208,155 +206,3 @@ def fake_models(**overrides: Any) -> dict[str, RoutedFakeChatModel]:
         "extractor": RoutedFakeChatModel(replies=extractor),
         "writer": RoutedFakeChatModel(replies=writer),
     }
-
-
-# -------------------------------------------------------------------------------- memory
-@dataclass
-class Item:
-    id: str
-    text: str
-    tag: str
-    fields: dict[str, Any]
-    superseded_by: str = ""
-    forgotten: bool = False
-
-
-class ShortTerm:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def add(self, summary: str) -> None:
-        self.lines.append(summary)
-
-    def text(self) -> str:
-        return "\n".join(self.lines[-5:])
-
-    def items(self) -> list[str]:
-        return list(self.lines)
-
-    def pop(self) -> str | None:
-        return self.lines.pop() if self.lines else None
-
-
-@dataclass
-class Batch:
-    memory: DictMemory
-    ops: list[tuple[str, Any]] = field(default_factory=list)
-
-    def remember(self, text: str, tag: str, **fields: Any) -> str:
-        if not text.strip():
-            raise ValueError("empty")
-        new_id = f"m{next(self.memory._ids)}"
-        self.ops.append(("remember", (new_id, text, tag, fields)))
-        return new_id
-
-    def note(self, text: str, tag: str, **fields: Any) -> str:
-        """WriterMemory's ``note`` without its restatement/supersession rules."""
-        fields = {k: v for k, v in fields.items() if k != "aspect"}
-        if tag == "CharacterRelation":
-            current = self.memory.relation(fields["character1"], fields["character2"])
-            if current is not None:
-                return self.supersede(current.id, text, chapter=fields.get("chapter", 0),
-                                      beat=fields.get("beat", 0))
-        return self.remember(text, tag, **fields)
-
-    def pay_off(self, memory_id: str, **where: Any) -> None:
-        self.ops.append(("pay_off", (memory_id, where)))
-
-    def supersede(self, memory_id: str, text: str, **fields: Any) -> str:
-        new_id = f"m{next(self.memory._ids)}"
-        self.ops.append(("supersede", (new_id, memory_id, text, fields)))
-        return new_id
-
-    def commit(self) -> list[str]:
-        return self.memory._apply(self.ops)
-
-    def discard(self) -> None:
-        self.ops.clear()
-
-
-class DictMemory:
-    """In-process stand-in for WriterMemory (the agent's slice of it)."""
-
-    def __init__(self) -> None:
-        self.items: dict[str, Item] = {}
-        self.turn = 0
-        self.short_term = ShortTerm()
-        self._ids = itertools.count(1)
-
-    def stage(self) -> Batch:
-        return Batch(self)
-
-    def _apply(self, ops: list[tuple[str, Any]]) -> list[str]:
-        ids = []
-        for op, args in ops:
-            if op == "pay_off":
-                self.items[args[0]].fields["foreshadow"] = False
-                continue
-            if op == "remember":
-                new_id, text, tag, fields = args
-                new = Item(new_id, text, tag, fields)
-            else:
-                new_id, old_id, text, fields = args
-                old = self.items[old_id]
-                new = Item(new_id, text, old.tag, {**old.fields, **fields})
-                new.fields["supersedes"] = old_id
-                old.superseded_by = new.id
-            self.items[new.id] = new
-            ids.append(new.id)
-        return ids
-
-    def advance(self, n: int = 1) -> None:
-        self.turn += n
-
-    def live(self) -> list[Item]:
-        return [i for i in self.items.values() if not i.superseded_by and not i.forgotten]
-
-    def characters(self) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
-        for i in self.live():
-            if i.tag == "Character":
-                out.setdefault(i.fields["character_name"], []).extend(i.fields.get("aliases", []))
-        return out
-
-    def relation(self, a: str, b: str) -> Item | None:
-        pair = {a, b}
-        found = [i for i in self.live() if i.tag == "CharacterRelation"
-                 and {i.fields["character1"], i.fields["character2"]} == pair]
-        return found[-1] if found else None
-
-    def get(self, memory_id: str) -> Item:
-        return self.items[memory_id]
-
-    def open_foreshadowing(self) -> list[Any]:
-        return [
-            type("Hit", (), {"id": i.id, "text": i.text, "metadata": i.fields})()
-            for i in self.live() if i.fields.get("foreshadow")
-        ]
-
-    def undo_commit(self, ids: list[str]) -> None:
-        for i in ids:
-            item = self.items.pop(i)
-            old = item.fields.get("supersedes")
-            if old:
-                self.items[old].superseded_by = ""
-
-    def set_turn(self, turn: int) -> None:
-        self.turn = turn
-
-    def forget(self, memory_id: str) -> None:
-        self.items[memory_id].forgotten = True
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-    def snapshot(self) -> Any:
-        return copy.deepcopy((self.items, self.turn, self.short_term.lines))
-
-
-def fake_context(memory: Any, *, characters: list[str], query: str, act_goal: str | None,
-                 location: str | None, budget: int) -> str:
-    """Context builder over DictMemory: profiles of present characters + recent summary."""
-    lines = [f"- {i.text}" for i in memory.live()
-             if i.tag == "Character" and i.fields.get("character_name") in characters]
-    return "\n".join([*lines, memory.short_term.text()])
