@@ -7,7 +7,9 @@ import importlib
 import typer
 
 # Modules are added here as their concerns land (e.g. "aizac.cli.models").
-COMMAND_MODULES: list[str] = ["aizac.cli.models", "aizac.cli.story", "aizac.cli.ui"]
+COMMAND_MODULES: list[str] = [
+    "aizac.cli.models", "aizac.cli.story", "aizac.cli.episode", "aizac.cli.ui",
+]
 
 
 def register_all(app: typer.Typer) -> None:

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from aizac.cli.episode import BeatsOpt, LengthOpt
 from aizac.cli.errors import friendly
 
 if TYPE_CHECKING:  # the writer (Chroma, LangChain) is imported only by commands that use it
-    from aizac.writer.project import BeatRecord
+    from aizac.writer.project import BeatRecord, ProjectInfo
     from aizac.writer.service import Studio
 
 StudioFactory = Callable[..., "Studio"]
@@ -47,6 +48,25 @@ def _make(ctx: typer.Context, **options: Any) -> Studio:
     return studio
 
 
+def _list_projects() -> tuple[str | None, list[ProjectInfo]]:
+    """``(current project, every project)`` read straight from the data directory, as
+    :meth:`Studio.current_name` and :meth:`Studio.projects` do, without building a Studio."""
+    from aizac.settings import get_settings
+    from aizac.writer.project import ProjectStore
+
+    data_dir = get_settings().data_dir
+    root = data_dir / "projects"
+    infos = sorted(
+        (ProjectStore(root / n).info() for n in ProjectStore.list_names(root)),
+        key=lambda i: i.created_at,
+    )
+    try:
+        current: str | None = (data_dir / "current_project").read_text(encoding="utf-8").strip()
+    except OSError:
+        current = None
+    return (current if current and (root / current).is_dir() else None), infos
+
+
 def _show_beat(record: BeatRecord) -> None:
     typer.echo(f"beat #{record.id} [{record.status}, v{record.version}]")
     typer.echo(record.beat.render())
@@ -63,9 +83,14 @@ def new_command(
     ],
     genre: Annotated[str, typer.Option(help="Genre, e.g. 현대판타지 or romance.")] = "",
     lang: Annotated[str | None, typer.Option("--lang", help="ko, en or zh.")] = None,
+    beats_per_episode: BeatsOpt = None,
+    episode_length: LengthOpt = None,
 ) -> None:
-    """Create a project and make it current."""
-    agent = _make(ctx).create(name, keywords, genre=genre, language=lang)
+    """Create a project and make it current (episode length: see `aizac length`)."""
+    agent = _make(ctx).create(
+        name, keywords, genre=genre, language=lang,
+        beats_per_episode=beats_per_episode, episode_length=episode_length,
+    )
     info = agent.info
     typer.echo(f"created project {info.name!r} ({info.language}) in {info.path}")
     typer.echo("next: aizac plot")
@@ -74,9 +99,11 @@ def new_command(
 @friendly
 def projects_command(ctx: typer.Context) -> None:
     """List projects (the current one is marked with *)."""
-    studio = _make(ctx)
-    current = studio.current_name()
-    infos = studio.projects()
+    if callable(ctx.obj):
+        studio = _make(ctx)
+        current, infos = studio.current_name(), studio.projects()
+    else:  # the product path reads the project folders only: no models, no Chroma imported
+        current, infos = _list_projects()
     if not infos:
         typer.echo("no projects yet: aizac new NAME --keywords ...")
     for info in infos:
