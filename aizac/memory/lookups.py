@@ -98,15 +98,25 @@ class Lookups:
         return [h for h in hits if fingerprint(h.tag, fact_subject(h.metadata), h.text) == value]
 
     def slot_holders(self, meta: Mapping[str, Any]) -> list[MemoryHit]:
-        """The live memories holding the slot of a fact with metadata ``meta`` (newest first;
-        normally one). Empty when the fact has no slot."""
+        """The current versions holding the slot of a fact with metadata ``meta``, newest
+        first (normally one). Decayed or forgotten ones count: a new version replaces them
+        too, so none can come back as current. Empty when the fact has no slot."""
         slot = fact_slot(meta)
         if not slot:
             return []
-        fallback: Where = {"tag": str(meta["tag"])}
-        if meta["tag"] == CHARACTER:
-            fallback = {"$and": [fallback, {"character_name": str(meta["character_name"])}]}
-        return self._keyed("slot", slot, fallback)
+        with self.rows.lock:
+            if self.rows.index is not None:
+                ids = self.rows.index.ids({"slot": slot}, live_from=None)
+                hits = self.hits(self.rows.by_ids(ids, INCLUDE))
+            else:
+                fallback: Where = {"tag": str(meta["tag"])}
+                if meta["tag"] == CHARACTER:
+                    name = str(meta["character_name"])
+                    fallback = {"$and": [fallback, {"character_name": name}]}
+                hits = [h for h in self.get_where(fallback, include_forgotten=True)
+                        if fact_slot(h.metadata) == slot]
+        current = [h for h in hits if not h.superseded and fact_slot(h.metadata) == slot]
+        return sorted(current, key=recency_key, reverse=True)
 
     def restated(self, meta: Mapping[str, Any], text: str) -> MemoryHit | None:
         """A live memory that already states this fact (same tag, subject and same or

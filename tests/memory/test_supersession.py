@@ -123,3 +123,23 @@ def test_pure_rules() -> None:
     assert fact_slot({"tag": "CharacterRelation", "character1": "B", "character2": "a"}) == \
         fact_slot({"tag": "CharacterRelation", "character1": "A", "character2": "b"})
     assert fact_slot({"tag": "Character", "character_name": "A", "aspect": "other"}) == ""
+
+
+def test_a_decayed_state_is_superseded_too_and_never_comes_back(mem: WriterMemory) -> None:
+    old = note(mem, "Kai is in Seoul.", "Character", character_name="Kai", aspect="whereabouts",
+               strength=1.0)
+    mem.advance(50)  # decayed: not served, but still the current version
+    assert mem.character_state("Kai") == []
+    new = note(mem, "Kai is in Busan.", "Character", character_name="Kai", aspect="whereabouts")
+    assert mem.get(str(old)).metadata["superseded_by"] == new
+    mem.restore(str(old))
+    assert [h.id for h in mem.character_state("Kai")] == [new]
+
+
+def test_restating_a_decayed_fact_brings_it_back(mem: WriterMemory) -> None:
+    old = note(mem, "Kai is in Seoul.", "Character", character_name="Kai", aspect="whereabouts",
+               strength=1.0)
+    mem.advance(50)
+    assert note(mem, "Kai is in Seoul", "Character", character_name="Kai",
+                aspect="whereabouts") is None
+    assert [h.id for h in mem.character_state("Kai")] == [old]
