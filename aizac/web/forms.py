@@ -163,14 +163,18 @@ def _rows(table: Any) -> list[list[str]]:
 
 
 def tables_to_plot(
-    base: NovelPlot,
+    base: NovelPlot | None,
     title: str | None,
     logline: str | None,
     characters: Any,
     settings: Any,
     acts: Any,
+    *,
+    genre: str | None = None,
+    keywords: Sequence[str] | None = None,
 ) -> NovelPlot:
-    """A plot from the edited form; genre and keywords come from ``base``."""
+    """A plot from the edited form; genre and keywords come from the arguments, else from
+    ``base`` (``None`` for a plot written by hand before any was generated)."""
     char_rows = _rows(characters)
     setting_rows = _rows(settings)
     act_rows = _rows(acts)
@@ -186,8 +190,8 @@ def tables_to_plot(
     data: dict[str, Any] = {
         "title": check_length("Title", title, 300).strip(),
         "logline": check_length("Logline", logline).strip(),
-        "genre": base.genre,
-        "keywords": list(base.keywords),
+        "genre": genre if genre is not None else (base.genre if base else ""),
+        "keywords": list(keywords if keywords is not None else (base.keywords if base else [])),
         "characters": [
             {"name": r[0], "role": _cell(r, 1), "profile": _cell(r, 2)} for r in char_rows
         ],
@@ -227,13 +231,8 @@ def _cell(row: Sequence[str], i: int) -> str:
     return row[i] if i < len(row) else ""
 
 
-def plot_markdown(plot: NovelPlot | None) -> str:
-    """A short read-only overview of the plot for the top of the Start screen."""
-    if plot is None:
-        return "_No plot yet. Type keywords and press **Generate plot**._"
-    planned = plot.planned_episodes
-    return (
-        f"### {plot.title}\n{plot.logline}\n\n"
-        f"**Genre** {plot.genre} · **Keywords** {', '.join(plot.keywords) or '—'} · "
-        f"**Planned episodes** {planned}"
-    )
+PLOT_TEXT = {
+    "none": "_No plot yet. Press **Generate plot**, or write it in the tables below and press "
+            "**Save plot**._",
+    "genre": "Genre", "keywords": "Keywords", "episodes": "Planned episodes",
+}

@@ -1,22 +1,24 @@
 """The web app's event handlers: plain functions over a :class:`WebService`.
 
 Each takes the service and the values of the page's inputs and returns plain values (strings,
-table rows, dataclasses) for the outputs; :mod:`aizac.web.ui` only wires them to components.
-Errors meant for the writer are :class:`~aizac.errors.AizacError` subclasses; the UI layer shows
-them as messages. Nothing here imports Gradio.
+table rows, dataclasses) for the outputs; the ``aizac.web.tab_*`` builders only wire them to
+components. Errors meant for the writer are :class:`~aizac.errors.AizacError` subclasses; the UI
+layer shows them in the status area. Nothing here imports Gradio.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from aizac.errors import InvalidInputError
 from aizac.web import forms
+from aizac.web.exports import ExportResult
 from aizac.web.service import HistoryView, WebService
-from aizac.writer.project import BeatRecord, PlotRecord
+from aizac.writer.project import BeatRecord
 from aizac.writer.prompts import LANGUAGES
+from aizac.writer.schemas import STAGES
 
 Progress = Callable[[str], None]
 BEAT_HEADERS = ["#", "Status", "Place", "Time", "What happens"]
@@ -32,7 +34,6 @@ class StartView:
     genre: str
     keywords: str
     language: str
-    overview: str
     title: str
     logline: str
     characters: list[list[str]]
@@ -40,32 +41,65 @@ class StartView:
     acts: list[list[str]]
     cliches: str
     plot_version: int | None
+    planned_episodes: int = 0
+
+    def overview(self, text: dict[str, str] | None = None) -> str:
+        """The read-only summary atop the Start screen (the writer's genre and keywords)."""
+        t = {**forms.PLOT_TEXT, **(text or {})}
+        if self.plot_version is None:
+            return t["none"]
+        return (
+            f"### {self.title}\n{self.logline}\n\n**{t['genre']}** {self.genre or '—'} · "
+            f"**{t['keywords']}** {self.keywords or '—'} · "
+            f"**{t['episodes']}** {self.planned_episodes}"
+        )
 
 
 @dataclass(frozen=True)
 class EditorView:
-    """Everything the beat editor shows: the episode, the draft, the history, prose targets."""
+    """Everything the beat editor shows: the episode, the draft, the history, prose targets.
 
-    heading: str
-    draft_label: str
+    ``edited`` names the draft's fields the writer changed from the model's design: they are
+    kept (locked) when the beat is regenerated, unless the writer unticks them.
+    """
+
+    episode: int
+    draft_position: str | None
     beats: list[list[str]]
     fields: dict[str, str]
     beat_id: int | None
     version: int | None
     history: HistoryView
     accepted: list[tuple[str, int]] = field(default_factory=list)
+    edited: list[str] = field(default_factory=list)
+    has_plot: bool = True
+    reused_draft: bool = False  # Next beat found a draft waiting and designed nothing
+
+    def history_text(self, kinds: dict[str, str] | None = None, text: dict[str, str] | None = None
+                     ) -> str:
+        t = {"empty": "_No steps yet. Press **Next beat** to design the first beat._",
+             "here": "← **you are here**", "earlier": "_… {n} earlier step(s)_", **(text or {})}
+        if not self.history.path:
+            return t["empty"]
+        path = [kind_word(label, kinds) for label in self.history.path]
+        start = max(0, len(path) - HISTORY_SHOWN)
+        lines = [f"{i}. {label}" for i, label in enumerate(path[start:], start + 1)]
+        lines[-1] += "  " + t["here"]
+        if start:
+            lines.insert(0, t["earlier"].format(n=start))
+        return "\n".join(lines)
 
     @property
     def history_markdown(self) -> str:
-        if not self.history.path:
-            return "_No steps yet. Press **Next beat** to design the first beat._"
-        path = self.history.path
-        start = max(0, len(path) - HISTORY_SHOWN)
-        lines = [f"{i}. {label}" for i, label in enumerate(path[start:], start + 1)]
-        lines[-1] += "  ← **you are here**"
-        if start:
-            lines.insert(0, f"_… {start} earlier step{'s' if start != 1 else ''}_")
-        return "\n".join(lines)
+        return self.history_text()
+
+
+def kind_word(label: str, kinds: dict[str, str] | None) -> str:
+    """``label`` with its step word (designed, edited...) in the interface language."""
+    for word, said in (kinds or {}).items():
+        if f"{word} " in label:
+            return label.replace(f"{word} ", f"{said} ", 1)
+    return label
 
 
 # ---------------------------------------------------------------------------- projects
@@ -90,32 +124,38 @@ def create_project(
     return agent.info.name
 
 
+def update_project(
+    service: WebService, project: str | None, genre: str | None, keywords: str | None
+) -> StartView:
+    """The writer changes the project's genre or keywords (the plot shows the new ones)."""
+    words = forms.split_keywords(keywords)
+    genre_text = forms.check_length("Genre", genre, 40).strip()
+    service.update_project(project, genre=genre_text, keywords=words)
+    return start_view(service, project)
+
+
 # ------------------------------------------------------------------------------- start
 def start_view(service: WebService, project: str | None) -> StartView:
     agent = service.agent(project)
     info = agent.info
     record = agent.plot()
-    return _start_view(info.name, info.genre, info.keywords, info.language, record)
-
-
-def _start_view(
-    name: str, genre: str, keywords: list[str], language: str, record: PlotRecord | None
-) -> StartView:
     plot = record.plot if record else None
     chars, settings, acts = forms.plot_tables(plot)
+    if plot is None:  # one row per stage, ready to be written by hand
+        acts = [[stage, "", "1", ""] for stage in STAGES]
     return StartView(
-        project=name,
-        genre=genre,
-        keywords=", ".join(keywords),
-        language=language,
-        overview=forms.plot_markdown(plot),
+        project=info.name,
+        genre=info.genre,
+        keywords=", ".join(info.keywords),
+        language=info.language,
         title=plot.title if plot else "",
         logline=plot.logline if plot else "",
         characters=chars,
         settings=settings,
         acts=acts,
-        cliches=(record.tropes.strip() if record and record.tropes.strip() else "_None yet._"),
+        cliches=record.tropes.strip() if record and record.tropes.strip() else "",
         plot_version=record.version if record else None,
+        planned_episodes=plot.planned_episodes if plot else 0,
     )
 
 
@@ -130,33 +170,41 @@ def save_plot(
     service: WebService, project: str | None, version: int | None, title: str | None,
     logline: str | None, characters: Any, settings: Any, acts: Any,
 ) -> StartView:
+    """Save the plot tables: an edit of the generated plot, or a plot written by hand."""
+    info = service.agent(project).info
     record = service.plot(project)
-    if record is None:
-        raise InvalidInputError("There is no plot to save yet.", hint="Press Generate plot first.")
-    plot = forms.tables_to_plot(record.plot, title, logline, characters, settings, acts)
-    service.save_plot(project, plot, version)
+    plot = forms.tables_to_plot(
+        record.plot if record else None, title, logline, characters, settings, acts,
+        genre=info.genre or (record.plot.genre if record else ""), keywords=info.keywords,
+    )
+    service.save_plot(project, plot, version if record else None)
     return start_view(service, project)
 
 
 # ------------------------------------------------------------------------------ editor
 def editor_view(service: WebService, project: str | None) -> EditorView:
     episode, beats, draft = service.beats(project)
-    rows = [_beat_row(b) for b in beats]
     accepted = [
         (f"{b.episode}-{b.index} {b.beat.location}", b.id) for b in service.accepted(project)
     ]
+    fields = forms.beat_to_fields(draft.beat if draft else None)
+    edited: list[str] = []
+    if draft is not None:
+        design = service.model_design(project, draft.id)
+        if design is not None:
+            model_fields = forms.beat_to_fields(design)
+            edited = [f for f in forms.BEAT_FIELDS if fields[f] != model_fields[f]]
     return EditorView(
-        heading=f"### Episode {episode}",
-        draft_label=(
-            f"#### Draft beat {draft.episode}-{draft.index} · version {draft.version}"
-            if draft else "#### No draft — press **Next beat** to design the next beat"
-        ),
-        beats=rows,
-        fields=forms.beat_to_fields(draft.beat if draft else None),
+        episode=episode,
+        draft_position=f"{draft.episode}-{draft.index}" if draft else None,
+        beats=[_beat_row(b) for b in beats],
+        fields=fields,
         beat_id=draft.id if draft else None,
         version=draft.version if draft else None,
         history=service.history(project),
         accepted=accepted,
+        edited=edited,
+        has_plot=service.plot(project) is not None,
     )
 
 
@@ -168,8 +216,27 @@ def _beat_row(b: BeatRecord) -> list[str]:
 def next_beat(
     service: WebService, project: str | None, progress: Progress | None = None
 ) -> EditorView:
-    service.next_beat(project, progress)
-    return editor_view(service, project)
+    """Design the next beat; a pending draft is returned as it is (``reused_draft``)."""
+    from dataclasses import replace
+
+    pending = service.pending_draft(project)
+    if pending is None:
+        service.next_beat(project, progress)
+    return replace(editor_view(service, project), reused_draft=pending is not None)
+
+
+def _save_pending(
+    service: WebService, project: str | None, beat_id: int | None, version: int | None,
+    fields: dict[str, str | None] | None,
+) -> int | None:
+    """Store the form's unsaved edits of the draft first; returns the draft's version."""
+    if beat_id is None:
+        raise InvalidInputError("There is no draft beat.", hint="Press Next beat first.")
+    if fields is None:
+        return version
+    base = service.agent(project).store.beat(int(beat_id)).beat
+    record = service.edit_beat(project, int(beat_id), version, forms.fields_to_beat(base, fields))
+    return record.version
 
 
 def save_edit(
@@ -178,38 +245,60 @@ def save_edit(
 ) -> EditorView:
     if beat_id is None:
         raise InvalidInputError("There is no draft beat to edit.", hint="Press Next beat first.")
-    base = service.agent(project).store.beat(int(beat_id)).beat
-    beat = forms.fields_to_beat(base, fields)
-    service.edit_beat(project, int(beat_id), version, beat)
+    _save_pending(service, project, beat_id, version, fields)
     return editor_view(service, project)
 
 
 def regenerate(
     service: WebService, project: str | None, beat_id: int | None, version: int | None,
-    instruction: str | None, progress: Progress | None = None,
+    instruction: str | None, progress: Progress | None = None, *,
+    fields: dict[str, str | None] | None = None, locked: Sequence[str] = (),
 ) -> EditorView:
+    """Design the draft again: unsaved form edits are saved first, ``locked`` fields are
+    kept as the writer has them, and the instruction goes into the prompt."""
     text = forms.check_length("The instruction", instruction, forms.MAX_INSTRUCTION_CHARS)
-    service.regenerate(project, beat_id, version, text.strip(), progress)
+    version = _save_pending(service, project, beat_id, version, fields)
+    service.regenerate(project, beat_id, version, text.strip(), progress, locked=list(locked))
     return editor_view(service, project)
 
 
-def suggest(service: WebService, project: str | None, beat_id: int | None) -> str:
-    hits = service.suggest(project, beat_id)
-    if not hits:
-        return "_No suggestions: the cliché database has nothing close._"
-    lines = []
-    for h in hits:
-        summary = getattr(h, "summary", str(h))
-        trope = getattr(h, "trope", "")
-        hook = getattr(h, "hook", "")
-        lines.append(f"- **{trope}** — {summary}" + (f" _(hook: {hook})_" if hook else ""))
-    return "\n".join(lines)
+@dataclass(frozen=True)
+class Suggestion:
+    """A cliché database suggestion the writer can apply to the draft."""
+
+    trope: str
+    summary: str
+    hook: str
+
+    @property
+    def markdown(self) -> str:
+        return f"**{self.trope}** — {self.summary}" + (f" _({self.hook})_" if self.hook else "")
+
+
+def suggest(service: WebService, project: str | None, beat_id: int | None) -> list[Suggestion]:
+    return [
+        Suggestion(str(getattr(h, "trope", "")), str(getattr(h, "summary", h)),
+                   str(getattr(h, "hook", "") or ""))
+        for h in service.suggest(project, beat_id)
+    ]
+
+
+def use_suggestion(fields: dict[str, str], suggestion: Suggestion) -> dict[str, str]:
+    """The form with the suggestion added as an event (and its hook as a set-up), unsaved."""
+    out = dict(fields)
+    for name, item in (("events", suggestion.summary), ("sets_up", suggestion.hook)):
+        lines = [x for x in (out.get(name) or "").splitlines() if x.strip()]
+        if item and item not in lines:
+            out[name] = "\n".join([*lines, item])
+    return out
 
 
 def accept(
     service: WebService, project: str | None, beat_id: int | None, version: int | None,
-    progress: Progress | None = None,
+    progress: Progress | None = None, *, fields: dict[str, str | None] | None = None,
 ) -> EditorView:
+    """Make the draft canon; unsaved form edits are saved first so they are what is accepted."""
+    version = _save_pending(service, project, beat_id, version, fields)
     service.accept(project, beat_id, version, progress)
     return editor_view(service, project)
 
@@ -245,12 +334,11 @@ def write_prose(service: WebService, project: str | None, beat_id: int | None) -
 
 def save_prose(
     service: WebService, project: str | None, beat_id: int | None, prose: str | None
-) -> str:
+) -> BeatRecord:
     text = forms.check_length("The prose", prose, forms.MAX_PROSE_CHARS)
     if not text.strip():
         raise InvalidInputError("The prose is empty.", hint="Write or generate it first.")
-    record = service.save_prose(project, None if beat_id is None else int(beat_id), text)
-    return f"Saved the prose of beat {record.episode}-{record.index} ({len(text):,} characters)."
+    return service.save_prose(project, None if beat_id is None else int(beat_id), text)
 
 
 # ------------------------------------------------------------------------------ export
@@ -265,20 +353,18 @@ def _episode_bound(value: float | int | None) -> int | None:
 def export_file(
     service: WebService, project: str | None, fmt: str | None, first: float | None,
     last: float | None, filename: str | None,
-) -> str:
-    """Write the export; returns the file's path (served to the browser)."""
+) -> ExportResult:
+    """Write the export (``.target`` is the file's path, served to the browser)."""
     name = forms.check_length("The file name", filename, 200).strip() or None
-    path = service.export(
+    return service.export(
         project, fmt or "txt", _episode_bound(first), _episode_bound(last), name
     )
-    return str(path)
 
 
 def send_email(
     service: WebService, project: str | None, address: str | None, fmt: str | None,
     first: float | None, last: float | None,
-) -> str:
-    to = service.email(
+) -> ExportResult:
+    return service.email(
         project, address or "", fmt or "epub", _episode_bound(first), _episode_bound(last)
     )
-    return f"Sent the {fmt or 'epub'} export to {to}."

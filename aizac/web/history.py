@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from aizac.writer.schemas import NovelBeat
+from aizac.writer.schemas import CharacterProfile, NovelBeat
 
 DRAFT = "generate"
 EDIT = "edit"
@@ -26,26 +26,36 @@ KIND_LABELS = {
     REGENERATE: "regenerated",
     ACCEPT: "accepted",
 }
+Cast = list[CharacterProfile]
 
 
 class Effects(Protocol):
     """What moving through the history does to the project."""
 
-    def restore_draft(self, beat_id: int, beat: NovelBeat) -> None: ...
+    def restore_draft(self, beat_id: int, beat: NovelBeat, cast: Cast | None) -> None: ...
     def drop_draft(self, beat_id: int) -> None: ...
-    def set_design(self, beat_id: int, beat: NovelBeat) -> None: ...
+    def set_design(self, beat_id: int, beat: NovelBeat, cast: Cast | None) -> None: ...
     def unaccept(self, beat_id: int, commit_ids: Sequence[str]) -> None: ...
-    def reaccept(self, beat_id: int) -> list[str]: ...
+    def reaccept(self, beat_id: int, batch: str, summary: str | None) -> list[str]: ...
 
 
 @dataclass(frozen=True)
 class Step:
-    """One node's change, decoded from its payload."""
+    """One node's change, decoded from its payload.
+
+    ``cast`` and ``before_cast`` are the draft's new (not yet committed) characters after and
+    before the change: restoring a design restores its own cast, so a branch left behind never
+    brings its characters into memory. ``None`` in payloads written before casts were kept.
+    """
 
     kind: str
     beat_id: int
     beat: NovelBeat | None
     before: NovelBeat | None
+    cast: Cast | None = None
+    before_cast: Cast | None = None
+    summary: str | None = None  # an acceptance's beat summary, put back by redo
+    batch: str = ""  # an acceptance's memory commit (journal batch id), put back by redo
 
     @classmethod
     def from_payload(cls, kind: str, payload: dict[str, Any]) -> Step:
@@ -56,17 +66,37 @@ class Step:
             beat_id=int(payload["beat_id"]),
             beat=NovelBeat.model_validate(beat) if beat else None,
             before=NovelBeat.model_validate(before) if before else None,
+            cast=_cast(payload.get("cast")),
+            before_cast=_cast(payload.get("before_cast")),
+            summary=payload.get("summary"),
+            batch=str(payload.get("batch") or ""),
         )
 
 
+def _cast(value: Any) -> Cast | None:
+    if value is None:
+        return None
+    return [CharacterProfile.model_validate(p) for p in value]
+
+
+def _dump_cast(cast: Cast | None) -> list[dict[str, Any]] | None:
+    return None if cast is None else [p.model_dump(mode="json") for p in cast]
+
+
 def payload(
-    beat_id: int, beat: NovelBeat | None, before: NovelBeat | None = None
+    beat_id: int, beat: NovelBeat | None, before: NovelBeat | None = None, *,
+    cast: Cast | None = None, before_cast: Cast | None = None, summary: str | None = None,
+    batch: str = "",
 ) -> dict[str, Any]:
     """The JSON payload of a node."""
     return {
+        "summary": summary,
+        "batch": batch,
         "beat_id": beat_id,
         "beat": beat.model_dump(mode="json") if beat else None,
         "before": before.model_dump(mode="json") if before else None,
+        "cast": _dump_cast(cast),
+        "before_cast": _dump_cast(before_cast),
     }
 
 
@@ -76,19 +106,20 @@ def undo_step(step: Step, commit_ids: Sequence[str], effects: Effects) -> None:
         effects.drop_draft(step.beat_id)
     elif step.kind in (EDIT, REGENERATE):
         if step.before is not None:
-            effects.set_design(step.beat_id, step.before)
+            effects.set_design(step.beat_id, step.before, step.before_cast)
     elif step.kind == ACCEPT:
         effects.unaccept(step.beat_id, commit_ids)
 
 
 def redo_step(step: Step, effects: Effects) -> list[str] | None:
-    """Apply one node's change again; returns new commit ids for an acceptance."""
+    """Apply one node's change again; returns the commit ids of an acceptance (the same ones
+    when its undone commit is restored as it was)."""
     if step.kind == DRAFT and step.beat is not None:
-        effects.restore_draft(step.beat_id, step.beat)
+        effects.restore_draft(step.beat_id, step.beat, step.cast)
     elif step.kind in (EDIT, REGENERATE) and step.beat is not None:
-        effects.set_design(step.beat_id, step.beat)
+        effects.set_design(step.beat_id, step.beat, step.cast)
     elif step.kind == ACCEPT:
-        return effects.reaccept(step.beat_id)
+        return effects.reaccept(step.beat_id, step.batch, step.summary)
     return None
 
 

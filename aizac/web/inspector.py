@@ -20,6 +20,8 @@ from aizac.web.service import WebService
 
 TAGS = ("Story", "Character", "CharacterRelation", "NovelSetting")
 MEMORY_HEADERS = ["ID", "Tag", "Memory", "Who", "Ch.", "Strength", "Factor", "Pinned", "Live"]
+SHORT_ID = 8
+CJK_FONTS = ["Noto Sans CJK KR", "Noto Sans CJK JP", "Noto Sans CJK SC", "DejaVu Sans"]
 MAX_CURVES = 8
 MAX_ROWS = 300  # the table and the selection box show the most vivid memories first
 MAX_QUESTION_CHARS = 500
@@ -41,13 +43,24 @@ def _mentions(hit: Any, name: str) -> bool:
     return any(key in str(f).casefold() for f in fields)
 
 
+def removed(hit: Any) -> bool:
+    """Whether the memory was taken out on purpose (a plot edit), not faded by forgetting."""
+    return bool(hit.metadata.get("forgotten"))
+
+
 def memories(
     service: WebService, project: str | None, tag: str | None = None,
     character: str | None = None,
 ) -> list[Any]:
-    """Current (not superseded) memories, optionally of one tag and about one character."""
+    """Current (not superseded) memories, optionally of one tag and about one character.
+
+    A memory removed by a plot edit is left out when the same fact is live again (a re-seeded
+    character or setting), so the table never lists it twice.
+    """
     hits = service.all_memories(project)
     out = [h for h in hits if not h.metadata.get("superseded_by")]
+    live_texts = {(h.tag, h.text) for h in out if not removed(h)}
+    out = [h for h in out if not (removed(h) and (h.tag, h.text) in live_texts)]
     if tag and tag in TAGS:
         out = [h for h in out if h.tag == tag]
     if character:
@@ -57,15 +70,18 @@ def memories(
 
 def memory_table(
     service: WebService, project: str | None, tag: str | None = None,
-    character: str | None = None,
+    character: str | None = None, L: dict[str, str] | None = None,
 ) -> list[list[Any]]:
-    """Rows of the inspector table."""
+    """Rows of the inspector table (ids shortened to their first characters)."""
+    t = {"pinned_yes": "pinned", "live_yes": "yes", "live_faded": "forgotten",
+         "live_removed": "removed", **(L or {})}
     rows = []
     for h in memories(service, project, tag, character)[:MAX_ROWS]:
+        live = ("live_removed" if removed(h) else "live_yes" if h.live else "live_faded")
         rows.append([
-            h.id, h.tag, h.text, _who(h), int(h.metadata.get("chapter", 0)),
-            round(float(h.strength), 1), round(float(h.memory_factor), 2),
-            "pinned" if h.pinned else "—", "yes" if h.live else "forgotten",
+            h.id[:SHORT_ID], t.get(f"tag_{h.tag}", h.tag), h.text, _who(h),
+            int(h.metadata.get("chapter", 0)), round(float(h.strength), 1),
+            round(float(h.memory_factor), 2), t["pinned_yes"] if h.pinned else "—", t[live],
         ])
     return rows
 
@@ -74,21 +90,28 @@ def character_names(service: WebService, project: str | None) -> list[str]:
     return sorted(service.agent(project).memory.characters())
 
 
-def memory_choices(service: WebService, project: str | None) -> list[tuple[str, str]]:
+def memory_choices(
+    service: WebService, project: str | None, L: dict[str, str] | None = None
+) -> list[tuple[str, str]]:
     """(label, id) for the selection box."""
+    t = L or {}
     return [
-        (f"[{h.tag}] {h.text[:60]}", h.id) for h in memories(service, project)[:MAX_ROWS]
+        (f"[{t.get(f'tag_{h.tag}', h.tag)}] {h.text[:60]}", h.id)
+        for h in memories(service, project)[:MAX_ROWS]
     ]
 
 
 def set_pinned(
-    service: WebService, project: str | None, ids: Sequence[str] | None, pinned: bool
+    service: WebService, project: str | None, ids: Sequence[str] | None, pinned: bool,
+    L: dict[str, str] | None = None,
 ) -> str:
     chosen = list(ids or [])
     if not chosen:
         raise InvalidInputError("Select at least one memory first.",
                                 hint="Pick memories in the Selected memories box.")
     service.set_pinned(project, chosen, pinned)
+    if L is not None:
+        return L["pinned_n" if pinned else "unpinned_n"].format(n=len(chosen))
     verb = "Pinned" if pinned else "Unpinned"
     return f"{verb} {len(chosen)} memor{'y' if len(chosen) == 1 else 'ies'}."
 
@@ -115,17 +138,33 @@ def curves(
         end = max(turn, last) + max(span - (turn - last), 3)
         xs = list(range(last, end + 1))
         ys = [10.0 if h.pinned else memory_factor(x - last, strength) for x in xs]
-        out.append(Curve(f"[{h.tag}] {h.text[:30]}", xs, ys, bool(h.pinned)))
+        out.append(Curve(h.text[:30], xs, ys, bool(h.pinned)))
     return out
 
 
-def curve_figure(service: WebService, project: str | None, ids: Sequence[str] | None) -> Any:
-    """A matplotlib figure of the selected memories' forgetting curves."""
+def use_cjk_fonts() -> None:
+    """Make matplotlib draw Hangul and Hanzi (Noto Sans CJK when installed)."""
     import matplotlib
 
     matplotlib.use("Agg")
+    matplotlib.rcParams["font.family"] = "sans-serif"
+    matplotlib.rcParams["font.sans-serif"] = [
+        *CJK_FONTS, *[f for f in matplotlib.rcParams["font.sans-serif"] if f not in CJK_FONTS]
+    ]
+    matplotlib.rcParams["axes.unicode_minus"] = False
+
+
+def curve_figure(
+    service: WebService, project: str | None, ids: Sequence[str] | None,
+    L: dict[str, str] | None = None,
+) -> Any:
+    """A matplotlib figure of the selected memories' forgetting curves."""
+    use_cjk_fonts()
     import matplotlib.pyplot as plt
 
+    t = {"curve_x": "turn (accepted beats)", "curve_y": "memory factor",
+         "curve_threshold": "forgetting threshold", "curve_now": "now (turn {turn})",
+         "curve_pinned": " (pinned)", **(L or {})}
     chosen = set(ids or [])
     if not chosen:
         raise InvalidInputError("Select the memories to plot first.")
@@ -136,11 +175,11 @@ def curve_figure(service: WebService, project: str | None, ids: Sequence[str] | 
     fig, ax = plt.subplots(figsize=(8, 3.6), dpi=100)
     for c in curves(hits, turn, threshold):
         ax.plot(c.turns, c.factors, linestyle="--" if c.pinned else "-",
-                label=c.label + (" (pinned)" if c.pinned else ""))
-    ax.axhline(threshold, color="grey", linewidth=1, linestyle=":", label="forgetting threshold")
-    ax.axvline(turn, color="black", linewidth=1, alpha=0.5, label=f"now (turn {turn})")
-    ax.set_xlabel("turn (accepted beats)")
-    ax.set_ylabel("memory factor")
+                label=c.label + (t["curve_pinned"] if c.pinned else ""))
+    ax.axhline(threshold, color="grey", linewidth=1, linestyle=":", label=t["curve_threshold"])
+    ax.axvline(turn, color="black", linewidth=1, alpha=0.5, label=t["curve_now"].format(turn=turn))
+    ax.set_xlabel(t["curve_x"])
+    ax.set_ylabel(t["curve_y"])
     ax.set_ylim(0, 11)
     ax.legend(fontsize=7, loc="upper right")
     fig.tight_layout()
@@ -149,7 +188,9 @@ def curve_figure(service: WebService, project: str | None, ids: Sequence[str] | 
 
 
 # --------------------------------------------------------------------- relations / ask
-def relation_table(service: WebService, project: str | None) -> tuple[list[str], list[list[str]]]:
+def relation_table(
+    service: WebService, project: str | None, none_text: str = "No two characters known yet."
+) -> tuple[list[str], list[list[str]]]:
     """(headers, rows) of the relationship matrix of the plot's main characters."""
     from aizac.retrieval.matrix import relation_matrix
 
@@ -158,7 +199,7 @@ def relation_table(service: WebService, project: str | None) -> tuple[list[str],
     names = [c.name for c in record.plot.characters] if record else []
     names = names or sorted(agent.memory.characters())[:6]
     if len(names) < 2:
-        return ["", "—"], [["—", "No two characters known yet."]]
+        return ["", "—"], [["—", none_text]]
     matrix = relation_matrix(agent.memory, names)  # type: ignore[arg-type]
     shown = list(matrix.names)
     rows = []
@@ -171,7 +212,10 @@ def relation_table(service: WebService, project: str | None) -> tuple[list[str],
     return ["", *shown], rows
 
 
-def ask_memory(service: WebService, project: str | None, question: str | None) -> str:
+def ask_memory(
+    service: WebService, project: str | None, question: str | None,
+    nothing: str = "_Memory has nothing on that._",
+) -> str:
     text = (question or "").strip()
     if not text:
         raise InvalidInputError("Type a question first.", hint="e.g. Who is Mira's enemy?")
@@ -179,7 +223,7 @@ def ask_memory(service: WebService, project: str | None, question: str | None) -
         raise InvalidInputError(f"The question is longer than {MAX_QUESTION_CHARS} characters.")
     docs = service.agent(project).ask(text)
     if not docs:
-        return "_Memory has nothing on that._"
+        return nothing
     lines = []
     for d in docs:
         meta = getattr(d, "metadata", {}) or {}
@@ -196,25 +240,27 @@ class MemoryTab:
     refresh_outputs: list[Any]
 
 
-def build(service: WebService, project: Any, status: Any, L: dict[str, str]) -> MemoryTab:
-    """Lay out the Memory tab (inside an open ``gr.Tab``) and wire its buttons."""
-    from aizac.web.ui import safe
+def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
+    """Lay out the Memory tab (inside an open ``gr.Tab``); returns its refresh and wiring."""
+    from aizac.web.labels import headers
 
+    service, L = ui.service, ui.L
     with gr.Row():
-        tag = gr.Dropdown(label=L["tag"], choices=[(L["all"], ""), *[(t, t) for t in TAGS]],
-                          value="", elem_id="aizac-tag")
+        tag = gr.Dropdown(label=L["tag"], value="", elem_id="aizac-tag",
+                          choices=[(L["all"], ""), *[(L.get(f"tag_{t}", t), t) for t in TAGS]])
         character = gr.Dropdown(label=L["character_filter"], choices=[(L["all"], "")],
                                 value="", elem_id="aizac-character")
-        refresh = gr.Button(L["refresh"], scale=0)
-    table = gr.Dataframe(headers=MEMORY_HEADERS, label=L["memories"], interactive=False,
-                         wrap=True, type="array", max_height=360, elem_id="aizac-memories",
-                         column_widths=["9%", "10%", "35%", "12%", "5%", "7%", "7%", "7%", "8%"])
+        ui.button("mem-refresh", L["refresh"], scale=0)
+    table = gr.Dataframe(headers=headers(L, "h_memories"), label=L["memories"],
+                         interactive=False, wrap=True, type="array", max_height=360,
+                         elem_id="aizac-memories",
+                         column_widths=["7%", "9%", "38%", "12%", "5%", "7%", "7%", "7%", "8%"])
     with gr.Row():
         selected = gr.Dropdown(label=L["selected"], choices=[], multiselect=True, scale=3,
                                elem_id="aizac-selected")
-        pin_btn = gr.Button(L["pin"], elem_id="aizac-pin")
-        unpin_btn = gr.Button(L["unpin"], elem_id="aizac-unpin")
-        curve_btn = gr.Button(L["curves"], elem_id="aizac-curves")
+        ui.button("pin", L["pin"])
+        ui.button("unpin", L["unpin"])
+        ui.button("curves", L["curves"])
     with gr.Row():
         with gr.Column(scale=3):
             plot = gr.Plot(label=L["curve_plot"], elem_id="aizac-curve-plot")
@@ -224,50 +270,54 @@ def build(service: WebService, project: Any, status: Any, L: dict[str, str]) -> 
     with gr.Row():
         question = gr.Textbox(label=L["ask"], placeholder=L["ask_hint"], scale=4,
                               elem_id="aizac-question")
-        ask_btn = gr.Button(L["ask_button"], scale=0, elem_id="aizac-ask")
+        ui.button("ask", L["ask_button"], scale=0)
     answer = gr.Markdown("", elem_id="aizac-answer")
 
-    @safe
-    def on_refresh(
-        name: str | None, tag_v: str, who: str, keep: list[str] | None = None
-    ) -> list[Any]:
+    def refresh(name: str | None, tag_v: str, who: str,
+                keep: list[str] | None = None) -> list[Any]:
         if not name:
             return [gr.skip()] * 4
-        headers, rows = relation_table(service, name)
-        people = character_names(service, name)
-        return [
-            memory_table(service, name, tag_v or None, who or None),
-            gr.Dropdown(choices=[(L["all"], ""), *[(p, p) for p in people]],
-                        value=who if who in people else ""),
-            gr.Dropdown(choices=memory_choices(service, name), value=keep or []),
-            gr.Dataframe(value=rows, headers=headers),
-        ]
+        try:
+            heads, rows = relation_table(service, name, L["no_two"])
+            people = character_names(service, name)
+            return [
+                memory_table(service, name, tag_v or None, who or None, L),
+                gr.Dropdown(choices=[(L["all"], ""), *[(p, p) for p in people]],
+                            value=who if who in people else ""),
+                gr.Dropdown(choices=memory_choices(service, name, L), value=keep or []),
+                gr.Dataframe(value=rows, headers=heads),
+            ]
+        except Exception:
+            return [gr.skip()] * 4
 
     outputs = [table, character, selected, matrix]
-    inputs = [project, tag, character]
+    inputs = [ui.project, tag, character]
 
-    def pinner(pinned: bool) -> Callable[..., Any]:
-        @safe
-        def run(name: str | None, ids: list[str], tag_v: str, who: str) -> list[Any]:
-            message = set_pinned(service, name, ids, pinned)
-            return [*on_refresh(name, tag_v, who, ids), message]
+    def wire() -> None:
+        b = ui.buttons
 
-        return run
+        def pinner(pinned: bool) -> Callable[..., Any]:
+            def run(name: str | None, ids: list[str], tag_v: str, who: str) -> Any:
+                said = set_pinned(service, name, ids, pinned, L)
+                return refresh(name, tag_v, who, ids), said
 
-    @safe
-    def on_curves(name: str | None, ids: list[str]) -> Any:
-        return curve_figure(service, name, ids)
+            return ui.act(run, len(outputs))
 
-    @safe
-    def on_ask(name: str | None, q: str) -> str:
-        return ask_memory(service, name, q)
+        def on_curves(name: str | None, ids: list[str]) -> Any:
+            return [curve_figure(service, name, ids, L)], ""
 
-    refresh.click(on_refresh, inputs, outputs)
-    tag.change(on_refresh, inputs, outputs)
-    character.input(on_refresh, inputs, outputs)
-    pin_btn.click(pinner(True), [project, selected, tag, character], [*outputs, status])
-    unpin_btn.click(pinner(False), [project, selected, tag, character], [*outputs, status])
-    curve_btn.click(on_curves, [project, selected], plot)
-    ask_btn.click(on_ask, [project, question], answer)
-    question.submit(on_ask, [project, question], answer)
-    return MemoryTab(on_refresh, inputs, outputs)
+        def on_ask(name: str | None, q: str) -> Any:
+            return [ask_memory(service, name, q, L["memory_nothing"])], ""
+
+        after = [ui.status, *ui.button_list]
+        b["mem-refresh"].click(refresh, inputs, outputs)
+        tag.change(refresh, inputs, outputs)
+        character.input(refresh, inputs, outputs)
+        b["pin"].click(pinner(True), [ui.project, selected, tag, character], [*outputs, *after])
+        b["unpin"].click(pinner(False), [ui.project, selected, tag, character],
+                         [*outputs, *after])
+        b["curves"].click(ui.act(on_curves, 1), [ui.project, selected], [plot, *after])
+        b["ask"].click(ui.act(on_ask, 1), [ui.project, question], [answer, *after])
+        question.submit(ui.act(on_ask, 1), [ui.project, question], [answer, *after])
+
+    return MemoryTab(refresh, inputs, outputs), wire

@@ -4,22 +4,25 @@ It adds to the writer agent what a browser needs: the undo/redo tree of the beat
 the project's key-value slot, so it survives restarts), serialised writes per project (two tabs
 on one project never interleave a change), version checks on edits (a stale tab gets a
 :class:`ConflictError`, not a silent overwrite), and cancellation of long operations (a cancelled
-generation is thrown away before it touches the project).
+generation stops the model and is thrown away before it touches the project). Exports are a
+collaborator, :class:`~aizac.web.exports.ExportService`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from aizac.errors import CancelledError, InvalidInputError
+from aizac.errors import InvalidInputError
 from aizac.web import history as hist
+from aizac.web.cancel import CancelToken
+from aizac.web.effects import move
+from aizac.web.exports import ExportResult, ExportService
 from aizac.writer.agent import WriterAgent
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo
 from aizac.writer.rules import require_draft
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
 
 TREE_KEY = "web.undo_tree"
 Progress = Callable[[str], None]
+__all__ = ["CancelToken", "HistoryView", "WebService"]
 
 
 class ProjectOpener(Protocol):
@@ -40,28 +44,6 @@ class ProjectOpener(Protocol):
         self, name: str, keywords: str | list[str], *, genre: str = "", language: str | None = None
     ) -> WriterAgent: ...
     def open(self, name: str | None = None) -> WriterAgent: ...
-
-
-@dataclass(eq=False)
-class CancelToken:
-    """Set by the Cancel button; checked before a finished generation is stored."""
-
-    event: threading.Event = field(default_factory=threading.Event)
-
-    def cancel(self) -> None:
-        self.event.set()
-
-    def check(self) -> None:
-        if self.event.is_set():
-            raise CancelledError("Cancelled; the project was left as it was.")
-
-    def progress(self, report: Progress | None) -> Progress:
-        def say(message: str) -> None:
-            self.check()
-            if report is not None:
-                report(message)
-
-        return say
 
 
 @dataclass(frozen=True)
@@ -75,52 +57,13 @@ class HistoryView:
     siblings: list[tuple[str, str]]  # (label, node id), current node excluded
 
 
-class ExportMixin:
-    """Export to a file in the export folder, or by email (no side effect on bad input)."""
-
-    export_dir: Path
-    agent: Callable[[str | None], WriterAgent]
-
-    def export(
-        self, name: str | None, fmt: str, first: int | None, last: int | None,
-        filename: str | None,
-    ) -> Path:
-        from aizac.export.files import safe_export_name, write_export
-        from aizac.export.manuscript import select_episodes
-        from aizac.export.render import check_format
-
-        checked = check_format(fmt)
-        if filename:
-            safe_export_name(filename, checked)
-        agent = self.agent(name)
-        manuscript = select_episodes(agent.manuscript(), first, last)
-        folder = self.export_dir / agent.info.name
-        path = write_export(manuscript, checked, folder, filename or None)
-        agent.store.log_step("export", {"format": checked, "path": str(path)})
-        return path
-
-    def email(
-        self, name: str | None, address: str, fmt: str, first: int | None, last: int | None
-    ) -> str:
-        from aizac.export.email import send_export, validate_address
-        from aizac.export.manuscript import select_episodes
-        from aizac.export.render import check_format
-
-        to = validate_address(address)
-        checked = check_format(fmt)
-        agent = self.agent(name)
-        manuscript = select_episodes(agent.manuscript(), first, last)
-        send_export(manuscript, to=to, settings=agent.settings, fmt=checked)
-        agent.store.log_step("email", {"format": checked, "to": to})
-        return to
-
-
-class WebService(ExportMixin):
+class WebService:
     """Web-facing operations over the projects of one data directory.
 
     Args:
         studio: creates/opens/lists projects and returns their :class:`WriterAgent`.
         export_dir: where exported files are written (served to the browser from there).
+        exports: the export service (default: an :class:`ExportService` over ``export_dir``).
     """
 
     def __init__(
@@ -128,9 +71,11 @@ class WebService(ExportMixin):
         studio: ProjectOpener,
         *,
         export_dir: Path,
+        exports: ExportService | None = None,
     ) -> None:
         self.studio = studio
         self.export_dir = Path(export_dir)
+        self.exports = exports or ExportService(self.agent, self.export_dir)
         self._agents: dict[str, WriterAgent] = {}
         self._guard = threading.Lock()
         self._tokens: dict[str, set[CancelToken]] = {}
@@ -160,6 +105,24 @@ class WebService(ExportMixin):
                 self._agents[name] = agent
             return agent
 
+    def update_project(self, name: str | None, *, genre: str, keywords: list[str]) -> ProjectInfo:
+        """The writer's own genre and keywords (also written into the plot, if there is one)."""
+        from aizac.writer.service import parse_keywords
+
+        words = parse_keywords(keywords)
+        with self._locked(name) as agent:
+            agent.store.set_meta(genre=genre.strip(),
+                                 keywords=json.dumps(words, ensure_ascii=False))
+            record = agent.plot()
+            if record is not None and (record.plot.genre, record.plot.keywords) != (
+                genre.strip(), words
+            ):
+                plot = record.plot.model_copy(update={"genre": genre.strip() or record.plot.genre,
+                                                      "keywords": words})
+                agent.store.save_plot(plot, tropes=record.tropes, memory_ids=record.memory_ids,
+                                      expected_version=record.version, step="project-edit")
+            return agent.info
+
     @contextlib.contextmanager
     def _locked(self, name: str | None) -> Iterator[WriterAgent]:
         agent = self.agent(name)
@@ -169,13 +132,15 @@ class WebService(ExportMixin):
     # --------------------------------------------------------------------- cancellation
     @contextlib.contextmanager
     def operation(self, name: str | None) -> Iterator[CancelToken]:
-        """A cancellable long operation on project ``name``."""
+        """A cancellable long operation on project ``name``: model calls made inside stop
+        when :meth:`cancel` is called, and raise :class:`~aizac.errors.CancelledError`."""
         token = CancelToken()
         key = name or ""
         with self._guard:
             self._tokens.setdefault(key, set()).add(token)
         try:
-            yield token
+            with token.watching():
+                yield token
         finally:
             with self._guard:
                 self._tokens.get(key, set()).discard(token)
@@ -188,6 +153,10 @@ class WebService(ExportMixin):
             token.cancel()
         return len(tokens)
 
+    def running(self, name: str | None) -> bool:
+        with self._guard:
+            return bool(self._tokens.get(name or ""))
+
     # ----------------------------------------------------------------------------- plot
     def plot(self, name: str | None) -> PlotRecord | None:
         return self.agent(name).plot()
@@ -195,10 +164,10 @@ class WebService(ExportMixin):
     def generate_plot(self, name: str | None, progress: Progress | None = None) -> PlotRecord:
         with self.operation(name) as token, self._locked(name) as agent:
             force = agent.plot() is not None
-            record = agent.plan(force=force, progress=token.progress(progress))
-            return record
+            return agent.plan(force=force, progress=token.progress(progress))
 
     def save_plot(self, name: str | None, plot: NovelPlot, version: int | None) -> PlotRecord:
+        """Store the writer's plot: an edit, or a plot written by hand with no generation."""
         with self._locked(name) as agent:
             return agent.update_plot(plot, expected_version=version)
 
@@ -222,15 +191,32 @@ class WebService(ExportMixin):
         return _history_view(tree)
 
     def _record(
-        self, agent: WriterAgent, kind: str, record: BeatRecord, before: NovelBeat | None = None
+        self, agent: WriterAgent, kind: str, record: BeatRecord,
+        before: BeatRecord | None = None,
     ) -> None:
         tree, version = self._load_tree(agent)
         ids = list(record.memory_ids) if kind == hist.ACCEPT else []
+        batch_of = getattr(agent.memory, "batch_of", None)  # memories with a commit journal
+        batch = str(batch_of(ids)) if batch_of is not None and ids else ""
         tree.add(
-            hist.payload(record.id, record.beat, before), kind, commit_ids=ids,
-            label=_label(kind, record),
+            hist.payload(
+                record.id, record.beat, before.beat if before else None,
+                cast=record.new_characters, before_cast=before.new_characters if before else None,
+                summary=record.summary if kind == hist.ACCEPT else None, batch=batch,
+            ),
+            kind, commit_ids=ids, label=_label(kind, record),
         )
         self._save_tree(agent, tree, version)
+
+    def model_design(self, name: str | None, beat_id: int) -> NovelBeat | None:
+        """The beat as the model last designed it (before the writer's edits), if known."""
+        tree, _ = self._load_tree(self.agent(name))
+        for node in reversed(tree.path()):
+            if node.kind in (hist.DRAFT, hist.REGENERATE):
+                step = hist.Step.from_payload(node.kind, node.payload)
+                if step.beat_id == beat_id:
+                    return step.beat
+        return None
 
     # ---------------------------------------------------------------------------- beats
     def beats(self, name: str | None) -> tuple[int, list[BeatRecord], BeatRecord | None]:
@@ -244,17 +230,21 @@ class WebService(ExportMixin):
         return self.agent(name).store.beats(status="accepted")
 
     def next_beat(self, name: str | None, progress: Progress | None = None) -> BeatRecord:
+        """A new draft at the next position, or the pending one (see :meth:`pending_draft`)."""
         with self.operation(name) as token, self._locked(name) as agent:
             existing = agent.current_draft()
             if existing is not None:
                 return existing
             agent.require_plot()
             record = agent.next_beat(progress=token.progress(progress))
-            if token.event.is_set():  # cancelled while the model was answering
+            if token.cancelled:  # cancelled after the model's last word: not kept at all
                 agent.reject(record.id)
                 token.check()
             self._record(agent, hist.DRAFT, record)
             return record
+
+    def pending_draft(self, name: str | None) -> BeatRecord | None:
+        return self.agent(name).current_draft()
 
     def _draft(self, agent: WriterAgent, beat_id: int | None, version: int | None) -> BeatRecord:
         if beat_id is None:
@@ -269,7 +259,7 @@ class WebService(ExportMixin):
             if old.beat == beat:
                 return old
             record = agent.edit_beat(old.id, beat, expected_version=old.version)
-            self._record(agent, hist.EDIT, record, before=old.beat)
+            self._record(agent, hist.EDIT, record, before=old)
             return record
 
     def regenerate(
@@ -279,17 +269,22 @@ class WebService(ExportMixin):
         version: int | None,
         instruction: str = "",
         progress: Progress | None = None,
+        locked: Sequence[str] = (),
     ) -> BeatRecord:
+        """Design the draft again; ``locked`` fields keep the draft's current values."""
+        from aizac.writer.locks import locked_values
+
         with self.operation(name) as token, self._locked(name) as agent:
             old = self._draft(agent, beat_id, version)
             record = agent.regenerate(
                 old.id, instruction, expected_version=old.version,
-                progress=token.progress(progress),
+                progress=token.progress(progress), locked=locked_values(old.beat, locked),
             )
-            if token.event.is_set():  # cancelled while the model was answering
-                agent.edit_beat(old.id, old.beat)
+            if token.cancelled:  # cancelled after the model's last word
+                agent.store.update_draft(old.id, old.beat, new_characters=old.new_characters,
+                                         step="cancel")
                 token.check()
-            self._record(agent, hist.REGENERATE, record, before=old.beat)
+            self._record(agent, hist.REGENERATE, record, before=old)
             return record
 
     def suggest(self, name: str | None, beat_id: int | None) -> list[Any]:
@@ -307,7 +302,7 @@ class WebService(ExportMixin):
             record = agent.accept(
                 old.id, expected_version=old.version, progress=token.progress(progress)
             )
-            if token.event.is_set():  # cancelled while memories were being extracted
+            if token.cancelled:  # cancelled while memories were being committed
                 agent.unaccept(record.id)
                 token.check()
             self._record(agent, hist.ACCEPT, record)
@@ -336,31 +331,7 @@ class WebService(ExportMixin):
             target = target_of(tree)
             if target is None or target not in tree or target == tree.current.id:
                 raise InvalidInputError(nothing, hint="The history panel shows where you are.")
-            move = tree.transition(target)
-            effects = _AgentEffects(agent)
-            done: list[Callable[[], Any]] = []
-            recommitted: dict[str, list[str]] = {}
-            try:
-                for node in move.undone:
-                    step = hist.Step.from_payload(node.kind, node.payload)
-                    hist.undo_step(step, node.commit_ids, effects)
-                    done.append(functools.partial(hist.redo_step, step, effects))
-                for node in move.redone:
-                    step = hist.Step.from_payload(node.kind, node.payload)
-                    new_ids = hist.redo_step(step, effects)
-                    if new_ids is not None:
-                        recommitted[node.id] = new_ids
-                    done.append(
-                        functools.partial(hist.undo_step, step, new_ids or (), effects)
-                    )
-            except BaseException:
-                for inverse in reversed(done):  # put the project back where it was
-                    with contextlib.suppress(Exception):
-                        inverse()
-                raise
-            tree.switch(target)
-            for node_id, ids in recommitted.items():
-                tree.set_commit_ids(node_id, ids)
+            move(agent, tree, target)
             self._save_tree(agent, tree, version)
             return _history_view(tree)
 
@@ -396,41 +367,20 @@ class WebService(ExportMixin):
         with self._locked(name) as agent:
             return agent.save_prose(beat_id, prose)
 
+    # --------------------------------------------------------------------------- export
+    def export(
+        self, name: str | None, fmt: str, first: int | None, last: int | None,
+        filename: str | None,
+    ) -> ExportResult:
+        return self.exports.export(name, fmt, first, last, filename)
+
+    def email(
+        self, name: str | None, address: str, fmt: str, first: int | None, last: int | None
+    ) -> ExportResult:
+        return self.exports.email(name, address, fmt, first, last)
+
 
 # ------------------------------------------------------------------------------- helpers
-class _AgentEffects:
-    """:class:`aizac.web.history.Effects` over a writer agent."""
-
-    def __init__(self, agent: WriterAgent) -> None:
-        self.agent = agent
-
-    def restore_draft(self, beat_id: int, beat: NovelBeat) -> None:
-        store = self.agent.store
-        record = store.beat(beat_id)
-        if record.status == "rejected":
-            record = store.set_status(beat_id, "draft", step="redo")
-        if record.beat != beat:
-            store.update_draft(beat_id, beat, step="redo")
-
-    def drop_draft(self, beat_id: int) -> None:
-        record = self.agent.store.beat(beat_id)
-        if record.status == "draft":
-            self.agent.store.set_status(beat_id, "rejected", step="undo")
-
-    def set_design(self, beat_id: int, beat: NovelBeat) -> None:
-        record = self.agent.store.beat(beat_id)
-        if record.beat != beat:
-            self.agent.store.update_draft(beat_id, beat, step="undo")
-
-    def unaccept(self, beat_id: int, commit_ids: Sequence[str]) -> None:
-        if self.agent.store.beat(beat_id).status == "accepted":
-            self.agent.unaccept(beat_id)
-
-    def reaccept(self, beat_id: int) -> list[str]:
-        record = self.agent.accept(beat_id)
-        return list(record.memory_ids)
-
-
 def _label(kind: str, record: BeatRecord) -> str:
     where = f"{record.episode}-{record.index}"
     first = record.beat.events[0] if record.beat.events else record.beat.location

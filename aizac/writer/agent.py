@@ -155,8 +155,10 @@ class WriterAgent:
             )
             say("planning the plot (planner)")
             plot = self.router.structured("planner", NovelPlot, messages)
-            if info.keywords and not plot.keywords:
-                plot = plot.model_copy(update={"keywords": info.keywords[:8]})
+            # The writer's genre and keywords are theirs: the model's never replace them.
+            plot = plot.model_copy(update={
+                "genre": info.genre or plot.genre, "keywords": info.keywords[:8] or plot.keywords,
+            })
             checkpoint("plot:planned")
             self.store.log_step("planning")  # recover() takes back seeds of an unsaved plot
             ids = extraction.seed_plot(
@@ -167,8 +169,13 @@ class WriterAgent:
             return self.require_plot()
 
     def update_plot(self, plot: NovelPlot, *, expected_version: int | None = None) -> PlotRecord:
-        """Store a writer's edit of the plot; its characters and settings are re-seeded."""
+        """Store a writer's edit of the plot (or a plot written by hand before any was
+        generated); its characters and settings are re-seeded."""
         with self.store.lock():
+            if self.store.plot() is None and expected_version is None:
+                ids = extraction.seed_plot(self.memory, plot, old_ids=[])
+                self.store.save_plot(plot, memory_ids=ids, expected_version=0, step="plot-edit")
+                return self.require_plot()
             old = self.require_plot()
             check_version("plot", old.version, expected_version)
             self.store.log_step("planning")
@@ -201,12 +208,15 @@ class WriterAgent:
 
     def regenerate(
         self, beat_id: int, instruction: str = "", *, expected_version: int | None = None,
-        progress: Progress | None = None,
+        progress: Progress | None = None, locked: dict[str, Any] | None = None,
     ) -> BeatRecord:
-        """Design the draft ``beat_id`` again (optionally following ``instruction``)."""
+        """Design the draft ``beat_id`` again (optionally following ``instruction``);
+        ``locked`` fields (:func:`aizac.writer.locks.locked_values`) keep the writer's values."""
         self._recover()
         old = self._draft(beat_id, expected_version)
-        beat, profiles = self._design(old.episode, old.index, instruction, progress or _quiet)
+        beat, profiles = self._design(
+            old.episode, old.index, instruction, progress or _quiet, locked or {}
+        )
         stored = self.store.update_draft(
             beat_id, beat, expected_version=old.version, new_characters=profiles,
             instruction=instruction, step="regenerate",
@@ -240,8 +250,11 @@ class WriterAgent:
         return require_draft(self.store.beat(beat_id), expected_version)
 
     def _design(
-        self, episode: int, index: int, instruction: str, say: Progress
+        self, episode: int, index: int, instruction: str, say: Progress,
+        locked: dict[str, Any] | None = None,
     ) -> tuple[NovelBeat, list[Any]]:
+        from aizac.writer.locks import apply_locks, render_request
+
         plot = self.require_plot().plot
         act = plot.acts[plot.act_index(episode)]
         plan_line = plot.episode_plan(episode)
@@ -266,13 +279,14 @@ class WriterAgent:
             suggestions=suggestion_lines(
                 self.cliches, last.beat.render() if last else plan_line, act.stage
             ),
-            instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
+            instruction=render_request(instruction, locked or {}, info.language),
         )
         say(f"designing beat {episode}-{index} (planner)")
         design, given = combined.design_beat(self.router, messages, known=self.memory.characters(),
                                              with_cast=self.combined_extraction)
-        beat = NovelBeat.place(design, episode, index)
+        beat = apply_locks(NovelBeat.place(design, episode, index), locked or {})
         profiles = self._new_characters(beat, given, say)
+        say(f"designed beat {episode}-{index}")  # a cancelled design stops here, before storing
         return beat, profiles
 
     def _new_characters(self, beat: NovelBeat, pending: list[Any], say: Progress) -> list[Any]:

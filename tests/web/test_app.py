@@ -13,7 +13,6 @@ from typer.testing import CliRunner
 
 from aizac.errors import InvalidInputError, ModelError
 from aizac.web.app import create_app, serve
-from aizac.web.ui import safe, safe_stream, user_message
 from aizac.writer.service import Studio
 
 
@@ -53,31 +52,21 @@ def test_serve_uses_the_settings_host_and_port(studio: Studio) -> None:
         app.close()
 
 
-def test_user_messages_never_show_a_stack_trace() -> None:
-    assert user_message(InvalidInputError("Bad name.", hint="Use letters.")) == (
-        "Bad name. Use letters."
-    )
-    text = user_message(ZeroDivisionError("division by zero"))
+def test_status_messages_never_show_a_stack_trace(studio: Studio) -> None:
+    from aizac.web.labels import labels
+    from aizac.web.runner import Ui
+
+    ui = Ui(service=None, L=labels("en"), language="en")  # type: ignore[arg-type]
+    said = ui.message(InvalidInputError("Bad name.", hint="Use letters."))
+    assert said.endswith("Bad name. Use letters.")
+    text = ui.message(ZeroDivisionError("division by zero"))
     assert "ZeroDivisionError" in text and "Traceback" not in text and "try again" in text
+    assert "The provider timed out." in ui.message(ModelError("The provider timed out."))
 
-    @safe
-    def fails() -> None:
-        raise ModelError("The provider timed out.")
-
-    with pytest.raises(gr.Error) as info:
-        fails()
-    assert "The provider timed out." in str(info.value.message)
-    assert info.value.print_exception is False
-
-    @safe_stream
-    def streams() -> object:
-        yield "partial"
-        raise RuntimeError("connection reset")
-
-    stream = streams()
-    assert next(stream) == "partial"
-    with pytest.raises(gr.Error, match="connection reset"):
-        next(stream)
+    run = ui.act(lambda project: (_ for _ in ()).throw(ModelError("Timed out.")), 2)
+    values = run(None)
+    assert values[:2] == [gr.skip(), gr.skip()]  # what the writer typed stays
+    assert "Timed out." in values[2]
 
 
 def test_cli_registers_the_ui_command(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 from aizac.errors import CancelledError, ConflictError, InvalidInputError
 from aizac.web import handlers as h
 from aizac.web.service import WebService
+from aizac.writer.schemas import STAGES
 from aizac.writer.service import Studio
 from tests.web.fakes import ScriptedChatModel
 
@@ -49,7 +50,7 @@ def test_generate_plot_shows_acts_characters_settings_and_cliches(
 ) -> None:
     name = _project(service)
     empty = h.start_view(service, name)
-    assert empty.plot_version is None and empty.acts == []
+    assert empty.plot_version is None and [r[0] for r in empty.acts] == list(STAGES)
     view = h.generate_plot(service, name)
     assert view.title == "The Second Dawn"
     assert [row[0] for row in view.acts] == [
@@ -154,8 +155,8 @@ def test_prose_streams_then_saves_and_can_be_edited(service: WebService) -> None
     assert len(chunks) > 3 and chunks[-1].startswith("Red light")
     assert all(b.startswith(a) for a, b in itertools.pairwise(chunks))
     assert h.load_prose(service, name, beat_id) == chunks[-1].strip()
-    message = h.save_prose(service, name, beat_id, "My own words.")
-    assert "1-1" in message
+    record = h.save_prose(service, name, beat_id, "My own words.")
+    assert (record.episode, record.index) == (1, 1)
     assert h.load_prose(service, name, beat_id) == "My own words."
     with pytest.raises(InvalidInputError, match="empty"):
         h.save_prose(service, name, beat_id, "   ")
@@ -243,8 +244,8 @@ def test_history_survives_a_server_restart(
 def test_suggestions_come_from_the_cliche_database(service: WebService) -> None:
     name = _planned(service)
     view = h.next_beat(service, name)
-    text = h.suggest(service, name, view.beat_id)
-    assert text.startswith("- **") and text.count("\n") >= 2
+    hits = h.suggest(service, name, view.beat_id)
+    assert len(hits) >= 3 and all(s.summary and s.markdown.startswith("**") for s in hits)
 
 
 def test_oversized_fields_are_refused_before_anything_is_written(service: WebService) -> None:
@@ -265,7 +266,7 @@ def test_long_histories_show_the_latest_steps(service: WebService) -> None:
         view = h.save_edit(service, name, view.beat_id, view.version,
                            dict(view.fields, time=f"Hour {i}"))
     text = view.history_markdown
-    assert text.startswith("_… 3 earlier steps_")
+    assert text.startswith("_… 3 earlier step(s)_")
     assert text.count("\n") == h.HISTORY_SHOWN
     assert text.endswith("← **you are here**")
     assert f"{h.HISTORY_SHOWN + 3}. edited" in text

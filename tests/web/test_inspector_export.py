@@ -43,7 +43,8 @@ def test_memory_table_shows_tags_strength_factor_and_pins(service: WebService) -
         (r[1] for r in rows), key=inspector.TAGS.index
     )  # grouped by tag
     story = next(r for r in rows if r[1] == "Story")
-    hit = next(m for m in service.all_memories(name) if m.id == story[0])
+    assert len(story[0]) == inspector.SHORT_ID  # a short id: the column never wraps
+    hit = next(m for m in service.all_memories(name) if m.id.startswith(story[0]))
     assert story[5] == round(hit.strength, 1) >= service.agent(name).settings.strength_story
     assert 0 < story[6] <= 10 and story[7] == "—"
     relation = inspector.memory_table(service, name, tag="CharacterRelation")
@@ -54,12 +55,13 @@ def test_memory_table_shows_tags_strength_factor_and_pins(service: WebService) -
 
 def test_pin_and_unpin(service: WebService) -> None:
     name, _ = _written(service)
-    story_id = inspector.memory_table(service, name, tag="Story")[0][0]
+    story_id = inspector.memories(service, name, tag="Story")[0].id
+    short = story_id[:inspector.SHORT_ID]
     assert "Pinned 1 memory" in inspector.set_pinned(service, name, [story_id], True)
-    row = next(r for r in inspector.memory_table(service, name) if r[0] == story_id)
+    row = next(r for r in inspector.memory_table(service, name) if r[0] == short)
     assert row[7] == "pinned"
     inspector.set_pinned(service, name, [story_id], False)
-    row = next(r for r in inspector.memory_table(service, name) if r[0] == story_id)
+    row = next(r for r in inspector.memory_table(service, name) if r[0] == short)
     assert row[7] == "—"
     with pytest.raises(InvalidInputError, match="Select"):
         inspector.set_pinned(service, name, [], True)
@@ -112,16 +114,16 @@ def test_cancelled_accept_leaves_memory_unchanged(service: WebService) -> None:
 def test_export_txt_md_epub_match_the_accepted_prose(service: WebService) -> None:
     name, ids = _written(service, beats=4)  # 3 beats per episode -> two episodes
     prose = [h.load_prose(service, name, i) for i in ids]
-    txt = Path(h.export_file(service, name, "txt", 0, 0, ""))
+    txt = Path(h.export_file(service, name, "txt", 0, 0, "").target)
     assert txt.parent == service.export_dir / name and txt.suffix == ".txt"
     text = txt.read_text(encoding="utf-8")
     for p in prose:
         for paragraph in p.split("\n\n"):
             assert paragraph.strip() in text
-    md = Path(h.export_file(service, name, "md", 2, 2, "episode-two"))
+    md = Path(h.export_file(service, name, "md", 2, 2, "episode-two").target)
     assert md.name == "episode-two.md"
     assert "Aren" in md.read_text(encoding="utf-8")
-    epub = Path(h.export_file(service, name, "epub", 1, 1, "first.epub"))
+    epub = Path(h.export_file(service, name, "epub", 1, 1, "first.epub").target)
     assert epub.read_bytes()[:2] == b"PK"
 
 
@@ -190,8 +192,8 @@ def test_email_sends_the_export_as_an_attachment(
     with pytest.raises(InvalidInputError):
         h.send_email(mailing, name, "not-an-address", "txt", 0, 0)
     assert inbox == []
-    message = h.send_email(mailing, name, "writer@example.com", "txt", 0, 0)
-    assert "writer@example.com" in message
+    sent = h.send_email(mailing, name, "writer@example.com", "txt", 0, 0)
+    assert sent.target == "writer@example.com" and sent.without_prose == []
     [envelope] = inbox
     assert envelope.rcpt_tos == ["writer@example.com"]
     mail: Message = message_from_bytes(envelope.original_content)

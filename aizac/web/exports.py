@@ -1,0 +1,88 @@
+"""The export service of the web app: files in the export folder, or email.
+
+A collaborator of :class:`~aizac.web.service.WebService` (passed the way to open a project and
+the export folder). Accepted beats that have no prose yet are left out of a manuscript; every
+export says which, so a writer never ships a novel with silent holes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from aizac.writer.agent import WriterAgent
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What an export wrote and what it had to leave out.
+
+    Attributes:
+        target: the written file's path, or the address the export was mailed to.
+        without_prose: ``"episode-index"`` of each accepted beat in the range that has no prose.
+    """
+
+    target: str
+    without_prose: list[str]
+
+
+def beats_without_prose(agent: WriterAgent, first: int | None, last: int | None) -> list[str]:
+    """Accepted beats in ``first..last`` (episodes, inclusive) that have no prose."""
+    return [
+        f"{b.episode}-{b.index}"
+        for b in agent.store.beats(status="accepted")
+        if not (b.prose or "").strip()
+        and (first is None or b.episode >= first)
+        and (last is None or b.episode <= last)
+    ]
+
+
+class ExportService:
+    """Export a project's accepted prose (no side effect on bad input).
+
+    Args:
+        agent_of: the open project by name (:meth:`WebService.agent`).
+        export_dir: folder under which each project's exports are written.
+    """
+
+    def __init__(self, agent_of: Callable[[str | None], WriterAgent], export_dir: Path) -> None:
+        self.agent_of = agent_of
+        self.export_dir = Path(export_dir)
+
+    def export(
+        self, name: str | None, fmt: str, first: int | None, last: int | None,
+        filename: str | None,
+    ) -> ExportResult:
+        from aizac.export.files import safe_export_name, write_export
+        from aizac.export.manuscript import select_episodes
+        from aizac.export.render import check_format
+
+        checked = check_format(fmt)
+        if filename:
+            safe_export_name(filename, checked)
+        agent = self.agent_of(name)
+        missing = beats_without_prose(agent, first, last)
+        manuscript = select_episodes(agent.manuscript(), first, last)
+        folder = self.export_dir / agent.info.name
+        path = write_export(manuscript, checked, folder, filename or None)
+        agent.store.log_step(
+            "export", {"format": checked, "path": str(path), "without_prose": missing}
+        )
+        return ExportResult(str(path), missing)
+
+    def email(
+        self, name: str | None, address: str, fmt: str, first: int | None, last: int | None
+    ) -> ExportResult:
+        from aizac.export.email import send_export, validate_address
+        from aizac.export.manuscript import select_episodes
+        from aizac.export.render import check_format
+
+        to = validate_address(address)
+        checked = check_format(fmt)
+        agent = self.agent_of(name)
+        missing = beats_without_prose(agent, first, last)
+        manuscript = select_episodes(agent.manuscript(), first, last)
+        send_export(manuscript, to=to, settings=agent.settings, fmt=checked)
+        agent.store.log_step("email", {"format": checked, "to": to, "without_prose": missing})
+        return ExportResult(to, missing)

@@ -1,0 +1,34 @@
+"""Which action buttons make sense in a project's current state (pure over the service)."""
+
+from __future__ import annotations
+
+from aizac.web.service import WebService
+
+# Buttons that work without a project (creating one, the Models panel).
+ALWAYS = frozenset({"create", "refresh", "set-model", "save-key", "test-model"})
+
+
+def button_states(service: WebService, project: str | None) -> dict[str, bool]:
+    """Button name -> enabled (a button not named is enabled only if it is in
+    :data:`ALWAYS`). Cancel buttons are enabled only while an operation runs."""
+    if not project:
+        return dict.fromkeys(ALWAYS, True)
+    agent = service.agent(project)
+    has_plot = agent.plot() is not None
+    draft = agent.current_draft() is not None
+    history = service.history(project)
+    accepted = bool(agent.store.beats(status="accepted"))
+    running = service.running(project)
+    enabled = {
+        **dict.fromkeys(ALWAYS, True), "save-project": True,
+        "generate-plot": True, "save-plot": True,
+        "next-beat": has_plot, "save-edit": draft, "accept": draft, "regenerate": draft,
+        "suggest": draft, "use-this": draft,
+        "undo": history.can_undo, "redo": history.can_redo, "switch": bool(history.siblings),
+        "write-prose": accepted, "save-prose": accepted,
+        "download": accepted, "send": accepted,
+        "pin": True, "unpin": True, "curves": True, "ask": True, "mem-refresh": True,
+    }
+    for name in ("cancel-plot", "cancel-beat", "cancel-prose"):
+        enabled[name] = running
+    return enabled

@@ -1,0 +1,238 @@
+"""The Beat editor tab: design, edit, regenerate, accept beats; history; prose."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from aizac.errors import InvalidInputError
+from aizac.web import handlers as h
+from aizac.web.forms import BEAT_FIELDS
+from aizac.web.labels import headers
+from aizac.web.runner import Ui
+
+FIELD_LABELS = {
+    "location": "location", "time": "time", "characters": "beat_characters",
+    "events": "events", "dialogue": "dialogue", "emotions": "emotions",
+    "conflicts": "conflicts", "sets_up": "sets_up", "pays_off": "pays_off",
+}
+
+
+@dataclass
+class BeatsTab:
+    episode: Any
+    draft: Any
+    beats: Any
+    fields: list[Any]
+    locked: Any
+    history: Any
+    branches: Any
+    prose_beat: Any
+    instruction: Any
+    suggestions: Any
+    suggestion_pick: Any
+    prose: Any
+    beat_id: Any
+    version: Any
+    hits: Any
+
+    @property
+    def outputs(self) -> list[Any]:
+        return [self.episode, self.draft, self.beats, *self.fields, self.locked, self.beat_id,
+                self.version, self.history, self.branches, self.prose_beat]
+
+
+def values(ui: Ui, view: h.EditorView | None) -> list[Any]:
+    """The editor's outputs for ``view`` (blank without a project)."""
+    L = ui.L
+    if view is None:
+        return [gr.skip()] * (3 + len(BEAT_FIELDS) + 6)
+    status = {"draft": L["st_draft"], "accepted": L["st_accepted"],
+              "rejected": L["st_rejected"]}
+    rows = [[r[0], status.get(r[1], r[1]), *r[2:]] for r in view.beats]
+    draft = (L["draft_at"].format(where=view.draft_position, version=view.version)
+             if view.draft_position else L["no_draft"])
+    if not view.has_plot:
+        draft = L["no_plot_yet"]
+    kinds = {k: L[f"k_{k}"] for k in ("generate", "edit", "regenerate", "accept")}
+    kinds.update({"designed": L["k_generate"], "edited": L["k_edit"],
+                  "regenerated": L["k_regenerate"], "accepted": L["k_accept"]})
+    history = view.history_text(kinds, {"empty": L["history_empty"], "here": L["history_here"],
+                                        "earlier": L["history_earlier"]})
+    accepted = [(label, str(i)) for label, i in view.accepted]
+    siblings = [(h.kind_word(lbl, kinds), nid) for lbl, nid in view.history.siblings]
+    return [
+        f"### {L['episode'].format(n=view.episode)}", draft, rows,
+        *[view.fields[f] for f in BEAT_FIELDS],
+        gr.CheckboxGroup(value=view.edited),
+        view.beat_id, view.version, history,
+        gr.Dropdown(choices=siblings, value=None),
+        gr.Dropdown(choices=accepted, value=accepted[-1][1] if accepted else None),
+    ]
+
+
+def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
+    """Lay out the tab (inside an open ``gr.Tab``); returns its parts and its wiring."""
+    L = ui.L
+    with gr.Row():
+        with gr.Column(scale=2, min_width=320):
+            episode = gr.Markdown("", elem_id="aizac-episode")
+            beats = gr.Dataframe(
+                headers=headers(L, "h_beats"), label=L["episode_beats"], interactive=False,
+                wrap=True, type="array", elem_id="aizac-beats",
+                column_widths=["8%", "14%", "22%", "22%", "34%"],
+            )
+            gr.Markdown(f"#### {L['history']}")
+            with gr.Row():
+                ui.button("undo", L["undo"])
+                ui.button("redo", L["redo"])
+            history = gr.Markdown("", elem_id="aizac-history")
+            branches = gr.Dropdown(label=L["branches"], choices=[], elem_id="aizac-branches")
+            ui.button("switch", L["switch"])
+        with gr.Column(scale=3):
+            draft = gr.Markdown("", elem_id="aizac-draft")
+            boxes: dict[str, Any] = {}
+            for row in (("location", "time"), ("characters",), ("events",), ("dialogue",),
+                        ("emotions", "conflicts"), ("sets_up", "pays_off")):
+                with gr.Row():
+                    for name in row:
+                        lines = 3 if name in ("events", "dialogue") else (
+                            2 if name in ("conflicts", "sets_up", "pays_off") else 1)
+                        elem = "beat-characters" if name == "characters" else name
+                        boxes[name] = gr.Textbox(label=L[FIELD_LABELS[name]], lines=lines,
+                                                 elem_id=f"aizac-{elem.replace('_', '-')}")
+            locked = gr.CheckboxGroup(
+                label=L["locked"], elem_id="aizac-locked",
+                choices=[(L[FIELD_LABELS[f]].split(" (")[0], f) for f in BEAT_FIELDS],
+            )
+            with gr.Row(elem_classes="aizac-actions"):
+                ui.button("next-beat", L["next_beat"], variant="primary")
+                ui.button("save-edit", L["save_edit"])
+                ui.button("accept", L["accept"], variant="primary")
+                ui.button("cancel-beat", L["cancel"], variant="stop", scale=0)
+            with gr.Row(elem_classes="aizac-actions"):
+                instruction = gr.Textbox(label=L["instruction"], placeholder=L["instruction_hint"],
+                                         scale=3, elem_id="aizac-instruction")
+                ui.button("regenerate", L["regenerate"])
+                ui.button("suggest", L["suggest"])
+            suggestions = gr.Markdown("", elem_id="aizac-suggestions")
+            with gr.Row():
+                suggestion_pick = gr.Dropdown(label=L["suggestion_pick"], choices=[], scale=3,
+                                              elem_id="aizac-suggestion-pick")
+                ui.button("use-this", L["use_this"], scale=0)
+    gr.Markdown(f"#### {L['prose']}")
+    with gr.Row():
+        prose_beat = gr.Dropdown(label=L["prose_beat"], choices=[], scale=2,
+                                 elem_id="aizac-prose-beat")
+        ui.button("write-prose", L["write_prose"], variant="primary")
+        ui.button("cancel-prose", L["cancel"], variant="stop", scale=0)
+        ui.button("save-prose", L["save_prose"])
+    prose = gr.Textbox(label=L["prose"], lines=12, max_lines=40, elem_id="aizac-prose",
+                       buttons=["copy"])
+    tab = BeatsTab(episode, draft, beats, [boxes[f] for f in BEAT_FIELDS], locked, history,
+                   branches, prose_beat, instruction, suggestions, suggestion_pick, prose,
+                   gr.State(None), gr.State(None), gr.State([]))
+    return tab, lambda: _wire(ui, tab)
+
+
+def _fields(args: tuple[Any, ...]) -> dict[str, str | None]:
+    return dict(zip(BEAT_FIELDS, args, strict=True))
+
+
+def _wire(ui: Ui, tab: BeatsTab) -> None:
+    service, L, b = ui.service, ui.L, ui.buttons
+    n = len(tab.outputs)
+    out = [*tab.outputs, ui.status, *ui.button_list]
+    draft_in = [ui.project, tab.beat_id, tab.version, *tab.fields]
+
+    def view_of(view: h.EditorView, key: str) -> tuple[list[Any], str]:
+        return values(ui, view), L[key]
+
+    def next_beat(project: str | None, progress: Any) -> tuple[list[Any], str]:
+        view = h.next_beat(service, project, progress)
+        if not view.reused_draft:
+            return view_of(view, "designed")
+        return values(ui, view), L["draft_pending"].format(where=view.draft_position)
+
+    def save_edit(project: str | None, bid: int | None, ver: int | None,
+                  *fields: str) -> tuple[list[Any], str]:
+        return view_of(h.save_edit(service, project, bid, ver, _fields(fields)), "edit_saved")
+
+    def accept(project: str | None, bid: int | None, ver: int | None, *fields: str,
+               progress: Any) -> Any:
+        view = h.accept(service, project, bid, ver, progress, fields=_fields(fields))
+        return view_of(view, "accepted_done")
+
+    def regenerate(project: str | None, bid: int | None, ver: int | None, *rest: Any,
+                   progress: Any) -> Any:
+        *fields, locked, instr = rest
+        view = h.regenerate(service, project, bid, ver, instr, progress,
+                            fields=_fields(tuple(fields)), locked=locked or [])
+        return view_of(view, "regenerated")
+
+    def mover(fn: Callable[..., h.EditorView], key: str) -> Callable[..., Any]:
+        def run(project: str | None, *args: Any) -> tuple[list[Any], str]:
+            return view_of(fn(service, project, *args), key)
+
+        return run
+
+    def suggest(project: str | None, bid: int | None) -> tuple[list[Any], str]:
+        hits = h.suggest(service, project, bid)
+        text = "\n".join(f"{i}. {s.markdown}" for i, s in enumerate(hits, 1))
+        choices = [(f"{i}. {s.summary[:70]}", str(i - 1)) for i, s in enumerate(hits, 1)]
+        return [text or L["suggestions_none"],
+                gr.Dropdown(choices=choices, value=choices[0][1] if choices else None),
+                [s.__dict__ for s in hits]], ""
+
+    def use_this(project: str | None, pick: str | None, hits: list[dict[str, str]],
+                 *fields: str) -> tuple[list[Any], str]:
+        if pick is None or not hits:
+            raise InvalidInputError("Pick a suggestion first.")
+        new = h.use_suggestion(dict(_fields(fields)), h.Suggestion(**hits[int(pick)]))  # type: ignore[arg-type]
+        return [new[f] for f in BEAT_FIELDS], L["suggestion_used"]
+
+    def prose(project: str | None, bid: str | None) -> Iterator[list[Any]]:
+        for text in h.write_prose(service, project, int(bid) if bid else None):
+            yield [text]
+
+    def save_prose(project: str | None, bid: str | None, text: str) -> tuple[list[Any], str]:
+        record = h.save_prose(service, project, int(bid) if bid else None, text)
+        return [], L["prose_saved"].format(where=f"{record.episode}-{record.index}",
+                                           n=f"{len(text):,}")
+
+    def load_prose(project: str | None, bid: str | None) -> str:
+        try:
+            return h.load_prose(service, project, int(bid) if bid else None)
+        except Exception:
+            return ""
+
+    def cancel(project: str | None) -> str:
+        return L["cancel_sent"] if service.cancel(project) else L["nothing_running"]
+
+    hidden = {"show_progress": "hidden"}
+    b["next-beat"].click(ui.long(next_beat, n, "busy_next"), ui.project, out, **hidden)
+    b["save-edit"].click(ui.act(save_edit, n), draft_in, out)
+    b["accept"].click(ui.long(accept, n, "busy_accept"), draft_in, out, **hidden)
+    b["regenerate"].click(ui.long(regenerate, n, "busy_regen"),
+                          [*draft_in, tab.locked, tab.instruction], out, **hidden)
+    b["cancel-beat"].click(cancel, ui.project, ui.status, **hidden)
+    b["undo"].click(ui.act(mover(h.undo, "undone"), n), ui.project, out)
+    b["redo"].click(ui.act(mover(h.redo, "redone"), n), ui.project, out)
+    b["switch"].click(ui.act(mover(h.switch_branch, "switched"), n), [ui.project, tab.branches],
+                      out)
+    b["suggest"].click(ui.act(suggest, 3), [ui.project, tab.beat_id],
+                       [tab.suggestions, tab.suggestion_pick, tab.hits, ui.status,
+                        *ui.button_list])
+    b["use-this"].click(ui.act(use_this, len(BEAT_FIELDS)),
+                        [ui.project, tab.suggestion_pick, tab.hits, *tab.fields],
+                        [*tab.fields, ui.status, *ui.button_list])
+    tab.prose_beat.change(load_prose, [ui.project, tab.prose_beat], tab.prose)
+    b["write-prose"].click(ui.stream(prose, 1, "busy_prose", "prose_done"),
+                           [ui.project, tab.prose_beat], [tab.prose, ui.status, *ui.button_list],
+                           **hidden)
+    b["cancel-prose"].click(cancel, ui.project, ui.status, **hidden)
+    b["save-prose"].click(ui.act(save_prose, 0), [ui.project, tab.prose_beat, tab.prose],
+                          [ui.status, *ui.button_list])

@@ -1,0 +1,144 @@
+"""The Start tab: create a project, set its genre and keywords, generate or hand-write the plot."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from aizac.web import handlers as h
+from aizac.web.labels import headers
+from aizac.web.runner import Ui
+
+
+@dataclass
+class StartTab:
+    new_name: Any
+    new_genre: Any
+    new_keywords: Any
+    new_language: Any
+    genre: Any
+    keywords: Any
+    overview: Any
+    title: Any
+    logline: Any
+    characters: Any
+    settings: Any
+    acts: Any
+    cliches: Any
+    version: Any
+
+    @property
+    def outputs(self) -> list[Any]:
+        return [self.genre, self.keywords, self.overview, self.title, self.logline,
+                self.characters, self.settings, self.acts, self.cliches, self.version]
+
+
+def values(ui: Ui, view: h.StartView | None) -> list[Any]:
+    """The Start tab's outputs for ``view`` (a blank screen without a project)."""
+    L = ui.L
+    if view is None:
+        return ["", "", L["blank_start"], "", "", [], [], [], "", None]
+    text = {"none": L["plot_none"], "genre": L["plot_genre"], "keywords": L["plot_keywords"],
+            "episodes": L["plot_episodes"]}
+    from aizac.web.tab_models import small_model_note
+
+    try:
+        note = small_model_note(ui, view.project)
+    except Exception:  # the note must never hide the plot
+        note = ""
+    overview = view.overview(text) + (f"\n\n{note}" if note else "")
+    return [view.genre, view.keywords, overview, view.title, view.logline,
+            view.characters, view.settings, view.acts, view.cliches or L["none_yet"],
+            view.plot_version]
+
+
+def build(ui: Ui, language: str) -> tuple[StartTab, Callable[[], None]]:
+    """Lay out the tab (inside an open ``gr.Tab``); returns its parts and its wiring."""
+    L = ui.L
+    with gr.Row():
+        with gr.Column(scale=1, min_width=300):
+            gr.Markdown(f"#### {L['new_project']}")
+            new_name = gr.Textbox(label=L["name"], elem_id="aizac-new-name")
+            new_genre = gr.Textbox(label=L["genre"], elem_id="aizac-genre")
+            new_keywords = gr.Textbox(label=L["keywords"], placeholder=L["keywords_hint"],
+                                      elem_id="aizac-keywords")
+            new_language = gr.Dropdown(
+                label=L["language"], choices=[("한국어", "ko"), ("English", "en"), ("中文", "zh")],
+                value="ko" if language == "ko" else "en", elem_id="aizac-language",
+            )
+            ui.button("create", L["create"], variant="primary")
+        with gr.Column(scale=3):
+            overview = gr.Markdown("", elem_id="aizac-overview")
+            with gr.Row():
+                genre = gr.Textbox(label=L["project_genre"], elem_id="aizac-project-genre")
+                keywords = gr.Textbox(label=L["project_keywords"],
+                                      elem_id="aizac-project-keywords")
+                ui.button("save-project", L["save_project"], scale=0)
+            with gr.Row(elem_classes="aizac-actions"):
+                ui.button("generate-plot", L["generate_plot"], variant="primary")
+                ui.button("cancel-plot", L["cancel"], variant="stop", scale=0)
+                ui.button("save-plot", L["save_plot"])
+            title = gr.Textbox(label=L["plot_title"], elem_id="aizac-plot-title")
+            logline = gr.Textbox(label=L["logline"], lines=2, elem_id="aizac-logline")
+            characters = gr.Dataframe(
+                headers=headers(L, "h_characters"), label=L["characters"], interactive=True,
+                wrap=True, column_count=3, type="array", elem_id="aizac-characters",
+            )
+            settings = gr.Dataframe(
+                headers=headers(L, "h_settings"), label=L["settings"], interactive=True,
+                wrap=True, column_count=2, type="array", elem_id="aizac-settings",
+            )
+            acts = gr.Dataframe(
+                headers=headers(L, "h_acts"), label=L["acts"], interactive=True, wrap=True,
+                column_count=4, type="array", elem_id="aizac-acts",
+            )
+            with gr.Accordion(L["cliches"], open=False):
+                cliches = gr.Markdown("")
+    tab = StartTab(new_name, new_genre, new_keywords, new_language, genre, keywords, overview,
+                   title, logline, characters, settings, acts, cliches, gr.State(None))
+    return tab, lambda: _wire(ui, tab)
+
+
+def _wire(ui: Ui, tab: StartTab) -> None:
+    service, L, b = ui.service, ui.L, ui.buttons
+    out = [*tab.outputs, ui.status, *ui.button_list]
+    n = len(tab.outputs)
+
+    def create(_: str | None, name: str, genre: str, kw: str, lang: str) -> tuple[list[Any], str]:
+        created = h.create_project(service, name, genre, kw, lang)
+        names = h.project_names(service)
+        return [gr.Dropdown(choices=names, value=created)], L["created"].format(name=created)
+
+    def save_project(project: str | None, genre: str, kw: str) -> tuple[list[Any], str]:
+        return values(ui, h.update_project(service, project, genre, kw)), L["project_saved"]
+
+    def plot(project: str | None, progress: Any) -> tuple[list[Any], str]:
+        return values(ui, h.generate_plot(service, project, progress)), L["plot_generated"]
+
+    def save_plot(project: str | None, version: int | None, title: str, log: str, chars: Any,
+                  sets: Any, acts: Any) -> tuple[list[Any], str]:
+        view = h.save_plot(service, project, version, title, log, chars, sets, acts)
+        return values(ui, view), L["plot_saved"]
+
+    def cancel(project: str | None) -> str:
+        return L["cancel_sent"] if service.cancel(project) else L["nothing_running"]
+
+    create_run = ui.act(create, 1)
+
+    def on_create(*args: Any) -> list[Any]:
+        return create_run(None, *args)
+
+    b["create"].click(on_create, [tab.new_name, tab.new_genre, tab.new_keywords,
+                                  tab.new_language], [ui.project, ui.status, *ui.button_list])
+    b["save-project"].click(ui.act(save_project, n), [ui.project, tab.genre, tab.keywords], out)
+    b["generate-plot"].click(ui.long(plot, n, "busy_plot"), ui.project, out,
+                             show_progress="hidden")
+    b["cancel-plot"].click(cancel, ui.project, ui.status, show_progress="hidden")
+    b["save-plot"].click(
+        ui.act(save_plot, n),
+        [ui.project, tab.version, tab.title, tab.logline, tab.characters, tab.settings, tab.acts],
+        out,
+    )

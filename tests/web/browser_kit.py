@@ -1,0 +1,143 @@
+"""Shared pieces of the browser tests: Debian chromium through Playwright against an
+in-process server with scripted fake models (tests only)."""
+
+from __future__ import annotations
+
+import re
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from aizac.cliches import ClicheDB
+from aizac.llm.embeddings import HashingEmbeddings
+from aizac.settings import Settings
+from aizac.writer.service import Studio
+from tests.web.fakes import ScriptedChatModel
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+TIMEOUT_MS = 30_000
+ROLES = ("planner", "writer", "extractor", "reviewer")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def served(tmp_path: Path, cliche_db: ClicheDB, model: ScriptedChatModel, *,
+           language: str = "en") -> Iterator[str]:
+    """The app on a free loopback port over ``model``; yields its URL."""
+    from aizac.web.app import create_app
+    from aizac.web.ui import launch
+
+    settings = Settings(data_dir=tmp_path / "data", language="en", structured_retries=1,
+                        transient_retries=0)
+    studio = Studio(settings, models=dict.fromkeys(ROLES, model),
+                    embeddings=HashingEmbeddings(), cliches=cliche_db, beats_per_episode=3)
+    app, export_dir = create_app(studio, language=language)
+    port = free_port()
+    launch(app, host="127.0.0.1", port=port, allowed_paths=[str(export_dir)],
+           prevent_thread_lock=True, quiet=True)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        app.close()
+
+
+@contextmanager
+def browser_page(url: str, *, locale: str = "en-US") -> Iterator[Any]:
+    """A chromium page on ``url`` that may reach nothing but the loopback server."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS,
+                                    headless=True)
+        context = browser.new_context(viewport={"width": 1440, "height": 1000},
+                                      accept_downloads=True, locale=locale)
+        pg = context.new_page()
+        pg.set_default_timeout(TIMEOUT_MS)
+        outside: list[str] = []
+
+        def only_loopback(route: Any) -> None:
+            target = route.request.url
+            if target.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")):
+                route.continue_()
+            else:
+                outside.append(target)
+                route.abort()
+
+        pg.route("**/*", only_loopback)
+        pg.goto(url)
+        pg.wait_for_selector("#aizac-create")
+        pg.outside_requests = outside
+        try:
+            yield pg
+        finally:
+            context.close()
+            browser.close()
+
+
+def shot(page: Any, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def status_says(page: Any, text: str | re.Pattern[str]) -> None:
+    try:
+        page.locator("#aizac-status").get_by_text(text).first.wait_for()
+    except Exception:
+        shot(page, "failure")
+        said = page.locator("#aizac-status").inner_text()
+        raise AssertionError(f"status never said {text!r}; it says: {said!r}") from None
+
+
+def beats_show(page: Any, status: str) -> None:
+    """Wait until the episode table lists a beat with ``status``."""
+    page.locator("#aizac-beats [data-testid='cell-0-1']").get_by_text(status).first.wait_for()
+
+
+def table_shows(page: Any, elem_id: str, text: str | re.Pattern[str]) -> None:
+    page.locator(f"#{elem_id} span").filter(has_text=text).first.wait_for()
+
+
+def field(page: Any, elem_id: str) -> Any:
+    return page.locator(f"#{elem_id} textarea, #{elem_id} input").first
+
+
+def click(page: Any, elem_id: str) -> None:
+    page.locator(f"#{elem_id}").click()
+
+
+def enabled(page: Any, elem_id: str) -> bool:
+    return bool(page.locator(f"#{elem_id}").is_enabled())
+
+
+def wait_enabled(page: Any, elem_id: str, state: bool = True) -> None:
+    page.wait_for_function(
+        "([id, on]) => { const b = document.getElementById(id);"
+        " return b && b.disabled === !on; }", arg=[elem_id, state],
+    )
+
+
+def pick(page: Any, elem_id: str, option: str | None = None) -> None:
+    """Choose an option of a Gradio dropdown (the first one when ``option`` is None)."""
+    field(page, elem_id).click()
+    options = page.locator(f"#{elem_id} [data-testid='dropdown-option']")
+    target = options.filter(has_text=option) if option else options
+    target.first.click()
+
+
+def tab(page: Any, name: str) -> None:
+    page.get_by_role("tab", name=name).click()

@@ -1,0 +1,276 @@
+"""Issue 11 in the browser: the editor keeps the writer's work and says what it is doing.
+
+Debian chromium through Playwright against an in-process server with the scripted model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aizac.cliches import ClicheDB
+from tests.web import fakes
+from tests.web.browser_kit import (
+    CHROMIUM,
+    beats_show,
+    browser_page,
+    click,
+    enabled,
+    field,
+    pick,
+    served,
+    shot,
+    status_says,
+    tab,
+    wait_enabled,
+)
+from tests.web.fakes import ScriptedChatModel
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium (/usr/bin/chromium) absent"),
+]
+
+
+@pytest.fixture
+def model() -> ScriptedChatModel:
+    return ScriptedChatModel()
+
+
+@pytest.fixture
+def page(tmp_path: Path, cliche_db: ClicheDB, model: ScriptedChatModel) -> Iterator[Any]:
+    with served(tmp_path, cliche_db, model) as url, browser_page(url) as pg:
+        yield pg
+
+
+def _plotted(page: Any, name: str = "dawn") -> None:
+    field(page, "aizac-new-name").fill(name)
+    field(page, "aizac-genre").fill("fantasy")
+    field(page, "aizac-keywords").fill("regression, revenge")
+    click(page, "aizac-create")
+    status_says(page, "Created project")
+    wait_enabled(page, "aizac-generate-plot")
+    click(page, "aizac-generate-plot")
+    status_says(page, "Plot generated")
+
+
+def _drafted(page: Any) -> None:
+    _plotted(page)
+    tab(page, "Beat editor")
+    click(page, "aizac-next-beat")
+    status_says(page, "Designed the next beat")
+
+
+def test_an_empty_editor_disables_what_cannot_be_done(page: Any) -> None:
+    tab(page, "Beat editor")
+    for name in ("next-beat", "accept", "save-edit", "regenerate", "undo", "redo",
+                 "write-prose", "cancel-beat"):
+        assert not enabled(page, f"aizac-{name}"), name
+    shot(page, "11-empty-editor")
+
+
+def test_accept_keeps_the_place_typed_without_save_edit(page: Any) -> None:
+    _drafted(page)
+    field(page, "aizac-location").fill("The burned chapel")
+    click(page, "aizac-accept")
+    status_says(page, "Accepted")
+    beats_show(page, "accepted")
+    assert "The burned chapel" in page.locator("#aizac-beats").inner_text()
+
+
+def test_regenerate_keeps_saved_edits_and_follows_the_instruction(
+    page: Any, model: ScriptedChatModel
+) -> None:
+    model.react("more tension", {"conflicts": ["A blade at Aren's throat."]})
+    _drafted(page)
+    field(page, "aizac-location").fill("The burned chapel")
+    field(page, "aizac-time").fill("Midnight")
+    click(page, "aizac-save-edit")
+    status_says(page, "Saved your edit")
+    locked = page.locator("#aizac-locked input[type=checkbox]")
+    ticked = [locked.nth(i).is_checked() for i in range(locked.count())]
+    assert ticked[:2] == [True, True] and not any(ticked[2:])
+    field(page, "aizac-instruction").fill("more tension")
+    click(page, "aizac-regenerate")
+    status_says(page, "Regenerated")
+    assert field(page, "aizac-location").input_value() == "The burned chapel"
+    assert field(page, "aizac-time").input_value() == "Midnight"
+    assert field(page, "aizac-conflicts").input_value() == "A blade at Aren's throat."
+    shot(page, "12-regenerated-locked")
+
+
+def test_next_beat_with_a_draft_pending_says_so(page: Any) -> None:
+    _drafted(page)
+    click(page, "aizac-next-beat")
+    status_says(page, "already waiting")
+
+
+def test_an_error_goes_to_the_status_and_the_fields_keep_their_text(page: Any) -> None:
+    _drafted(page)
+    field(page, "aizac-location").fill("The burned chapel")
+    field(page, "aizac-dialogue").fill("a line without a speaker")
+    click(page, "aizac-save-edit")
+    status_says(page, re.compile("Speaker: line"))
+    assert field(page, "aizac-location").input_value() == "The burned chapel"
+    assert field(page, "aizac-dialogue").input_value() == "a line without a speaker"
+    assert page.locator(".error, [data-testid='error']").count() == 0  # no red pill over outputs
+    assert "Status" in page.locator("#aizac-beats").inner_text()  # table headers still shown
+    shot(page, "13-error-in-status")
+
+
+def test_a_long_operation_shows_progress_blocks_clicks_and_cancel_stops_it(
+    page: Any, model: ScriptedChatModel
+) -> None:
+    _plotted(page)
+    tab(page, "Beat editor")
+    model.slow(0.3)  # ~18 s for a beat unless cancelled
+    click(page, "aizac-next-beat")
+    status_says(page, re.compile(r"designing beat 1-1"))
+    assert not enabled(page, "aizac-next-beat") and not enabled(page, "aizac-undo")
+    assert not enabled(page, "aizac-generate-plot")
+    assert enabled(page, "aizac-cancel-beat")
+    shot(page, "14-progress")
+    click(page, "aizac-cancel-beat")
+    status_says(page, "Cancelled")
+    streamed = model.streamed
+    wait_enabled(page, "aizac-next-beat")
+    page.wait_for_timeout(1500)
+    assert model.streamed - streamed <= 2  # the model stopped, it is not still computing
+    assert "draft" not in page.locator("#aizac-beats").inner_text()
+
+
+def test_a_plot_written_by_hand_is_saved(page: Any, model: ScriptedChatModel) -> None:
+    field(page, "aizac-new-name").fill("hand")
+    field(page, "aizac-keywords").fill("regression")
+    click(page, "aizac-create")
+    status_says(page, "Created project")
+    wait_enabled(page, "aizac-save-plot")
+    for elem, row in (("aizac-characters", ["Aren", "hero", "A knight."]),
+                      ("aizac-settings", ["Eastwall", "A fort."])):
+        _type_row(page, elem, row)
+    acts = page.locator("#aizac-acts")
+    acts.locator("[data-testid='cell-4-0']").get_by_text("resolution").wait_for()  # ready rows
+    for row in range(5):
+        for col, text in ((1, "Goal"), (3, "Event")):
+            acts.locator(f"[data-testid='cell-{row}-{col}']").dblclick()
+            page.keyboard.type(text)
+            page.keyboard.press("Enter")
+    field(page, "aizac-plot-title").fill("Written by hand")
+    field(page, "aizac-logline").fill("A knight goes back in time.")
+    page.wait_for_timeout(500)
+    click(page, "aizac-save-plot")
+    status_says(page, "Plot saved")
+    assert model.calls == []
+    assert "Written by hand" in page.locator("#aizac-overview").inner_text()
+
+
+def _type_row(page: Any, elem_id: str, cells: list[str]) -> None:
+    """Add a row to an interactive Gradio dataframe and type its cells."""
+    table = page.locator(f"#{elem_id}")
+    before = table.locator("tbody tr").count()
+    table.get_by_role("button", name=re.compile("add row|new row|\\+", re.I)).first.click()
+    page.wait_for_function(
+        "([id, n]) => document.querySelectorAll(`#${id} tbody tr`).length > n",
+        arg=[elem_id, before],
+    )
+    for col, text in enumerate(cells):
+        cell = table.locator(f"[data-testid='cell-{before}-{col}']")
+        cell.dblclick()
+        page.keyboard.type(text)
+        page.keyboard.press("Enter")
+
+
+def test_use_this_puts_a_cliche_suggestion_into_the_draft(page: Any) -> None:
+    _drafted(page)
+    click(page, "aizac-suggest")
+    page.locator("#aizac-suggestions li, #aizac-suggestions p").first.wait_for()
+    wait_enabled(page, "aizac-use-this")
+    before = field(page, "aizac-events").input_value()
+    click(page, "aizac-use-this")
+    status_says(page, "Added the suggestion")
+    after = field(page, "aizac-events").input_value()
+    assert after.startswith(before) and len(after.splitlines()) == len(before.splitlines()) + 1
+
+
+# -------------------------------------------------------------------------------- Korean
+def _model_words() -> set[str]:
+    text = json.dumps(fakes.PLOT) + " ".join(
+        json.dumps(fakes.beat_design(n)) for n in range(6)
+    ) + " ".join(fakes._reply(t, n) for t in (
+        "StoryExtraction", "CharacterExtraction", "RelationExtraction", "SettingExtraction",
+        "BeatSummary", "CharacterProfile", "") for n in range(6))
+    return {w.casefold() for w in re.findall(r"[A-Za-z]+", text)}
+
+
+ALLOWED = {"aizac", "txt", "md", "epub", "id", "ko", "en", "zh", "english", "api"}
+# Visible text without model specs written as code (`openai:gpt-4o`) and the model column.
+VISIBLE_UI_TEXT = """() => {
+  const body = document.body.cloneNode(true);
+  body.querySelectorAll('code, #aizac-roles td').forEach(e => e.remove());
+  document.body.appendChild(body); body.style.position = 'absolute';
+  const text = body.innerText; body.remove(); return text;
+}"""
+
+
+def _english(text: str) -> set[str]:
+    words = {w for w in re.findall(r"[A-Za-z]{2,}", text)}
+    model = _model_words()
+    return {w for w in words if w.casefold() not in ALLOWED and w.casefold() not in model}
+
+
+@pytest.fixture
+def ko_page(tmp_path: Path, cliche_db: ClicheDB, model: ScriptedChatModel) -> Iterator[Any]:
+    model.speak_korean()
+    with served(tmp_path, cliche_db, model, language="ko") as url, \
+            browser_page(url, locale="ko-KR") as pg:
+        yield pg
+
+
+def test_every_tab_reads_in_korean(ko_page: Any) -> None:
+    page = ko_page
+    click(page, "aizac-create")  # an error, in Korean
+    status_says(page, "키워드")
+    seen: dict[str, set[str]] = {"error": _english(page.locator("#aizac-status").inner_text())}
+    field(page, "aizac-new-name").fill("dawn")
+    field(page, "aizac-keywords").fill("회귀, 복수")
+    click(page, "aizac-create")
+    status_says(page, "만들었습니다")
+    wait_enabled(page, "aizac-generate-plot")
+    click(page, "aizac-generate-plot")
+    status_says(page, "플롯을 생성했습니다")
+    seen["시작"] = _english(page.evaluate(VISIBLE_UI_TEXT))
+    shot(page, "20-ko-start")
+    tab(page, "비트 편집")
+    click(page, "aizac-next-beat")
+    status_says(page, "설계했습니다")
+    click(page, "aizac-accept")
+    status_says(page, "확정했습니다")
+    click(page, "aizac-write-prose")
+    status_says(page, "본문을 쓰고 저장했습니다")
+    click(page, "aizac-undo")
+    status_says(page, "실행 취소했습니다")
+    seen["비트 편집"] = _english(page.evaluate(VISIBLE_UI_TEXT))
+    shot(page, "21-ko-editor")
+    undo, cancel = (page.locator(f"#aizac-{b}").inner_text() for b in ("undo", "cancel-beat"))
+    assert undo != cancel and "취소" not in cancel  # 실행 취소 (undo) vs 생성 중단 (cancel)
+    tab(page, "기억")
+    click(page, "aizac-mem-refresh")
+    page.locator("#aizac-memories tbody tr").first.wait_for()
+    pick(page, "aizac-selected")
+    click(page, "aizac-curves")
+    page.locator("#aizac-curve-plot img, #aizac-curve-plot svg").first.wait_for()
+    seen["기억"] = _english(page.evaluate(VISIBLE_UI_TEXT))
+    font = page.eval_on_selector("#aizac-memories tbody td", "e => getComputedStyle(e).fontFamily")
+    assert "mono" not in font.casefold()  # Korean cells read in the sans font
+    shot(page, "22-ko-memory")
+    tab(page, "내보내기")
+    seen["내보내기"] = _english(page.evaluate(VISIBLE_UI_TEXT))
+    tab(page, "모델")
+    seen["모델"] = _english(page.evaluate(VISIBLE_UI_TEXT))
+    shot(page, "23-ko-models")
+    assert {k: v for k, v in seen.items() if v} == {}
