@@ -1,29 +1,19 @@
 """Project persistence: one directory per project with a SQLite file beside its memory.
 
-Layout: ``<data_dir>/projects/<name>/project.sqlite3`` (plot, episodes, beats, prose, a
-key-value slot, a step log) and ``<data_dir>/projects/<name>/memory/`` (the project's embedded
-Chroma). Every write is one SQLite transaction (``BEGIN IMMEDIATE``), so a killed process loses at
-most the step in flight. Writers are serialised by :meth:`ProjectStore.lock` (a per-process
-re-entrant lock plus a ``filelock`` on ``.lock`` across processes, shared by every store object
-of one directory, so nesting two stores in one thread cannot deadlock) and every mutable row has
-a ``version`` column: a caller that passes ``expected_version`` gets :class:`ConflictError`
-instead of overwriting a newer edit.
-
-A project is created in a hidden staging folder and renamed into place once its metadata is
-stored, so a killed ``aizac new`` leaves no half-made project behind. Names are compared in
-Unicode NFC (an NFD spelling of a Korean name opens the same project).
+Layout: ``<data_dir>/projects/<name>/project.sqlite3`` (plot, episodes, beats, prose, a key-value
+slot, a step log) and ``.../memory/`` (the project's Chroma). Every write is one SQLite
+transaction, so a killed process loses at most the step in flight. :meth:`ProjectStore.lock`
+serialises writers (a re-entrant thread lock plus a ``filelock`` shared by every store object of a
+directory: nesting two stores in one thread cannot deadlock); a stale ``expected_version`` gets
+:class:`ConflictError`. Creation is staged and renamed into place (:mod:`project_dirs`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import re
-import shutil
 import sqlite3
 import time
-import unicodedata
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,10 +22,10 @@ from aizac.errors import ConflictError, InvalidInputError, NotFoundError, Storag
 from aizac.writer.killpoints import checkpoint as _checkpoint
 from aizac.writer.project_dirs import (
     DB_NAME,
-    STAGING_PREFIX,
+    create_staged,
     is_ghost,
     locks_for,
-    move_into_place,
+    validate_project_name,
 )
 from aizac.writer.project_rows import (
     SCHEMA,
@@ -54,19 +44,6 @@ __all__ = [
     "DB_NAME", "BeatRecord", "BeatStatus", "PlotRecord", "ProjectInfo", "ProjectStore", "Step",
     "validate_project_name",
 ]
-_NAME = re.compile(r"^[^\W_][\w .\-]{0,63}$")
-
-def validate_project_name(name: str) -> str:
-    """The project name stripped and NFC-normalised, or :class:`InvalidInputError` (no
-    separators, <= 64 chars)."""
-    clean = unicodedata.normalize("NFC", name).strip()
-    if not _NAME.match(clean) or ".." in clean:
-        raise InvalidInputError(
-            f"{name!r} is not a valid project name.",
-            hint="Use 1-64 letters, digits, spaces, '.', '-' or '_', starting with a letter or "
-            "digit (no '/' or '..').",
-        )
-    return clean
 
 
 class ProjectStore:
@@ -95,29 +72,22 @@ class ProjectStore:
                 f"A project named {clean!r} already exists.",
                 hint="Pick another name, or open it with --project.",
             )
-        staging = root / f"{STAGING_PREFIX}{uuid.uuid4().hex[:12]}"
-        try:
-            staging.mkdir(parents=True)
-        except OSError as e:
-            raise StorageError(f"Cannot create {staging}: {e}.") from e
-        try:
-            now = time.time()
-            meta = {
-                "name": clean,
-                "language": language,
-                "genre": genre,
-                "keywords": json.dumps(keywords or [], ensure_ascii=False),
-                "created_at": repr(now),
-                "schema": "1",
-            }
+        meta = {
+            "name": clean,
+            "language": language,
+            "genre": genre,
+            "keywords": json.dumps(keywords or [], ensure_ascii=False),
+            "created_at": repr(time.time()),
+            "schema": "1",
+        }
+
+        def write(staging: Path) -> None:
             with cls(staging)._tx() as db:
                 db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
                 cls._log(db, "create", {"name": clean})
             _checkpoint("new:meta-written")
-            move_into_place(staging, directory, clean)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
+
+        create_staged(root, directory, clean, write)
         return cls(directory)
 
     @classmethod

@@ -5,11 +5,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import sqlite3
 import sys
 import threading
 import time
+import unicodedata
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -21,6 +25,39 @@ THREAD_LOCKS: dict[Path, tuple[threading.RLock, FileLock]] = {}
 THREAD_LOCKS_GUARD = threading.Lock()
 STAGING_PREFIX = ".new-"
 """Hidden folders a project is created in before it is renamed into place."""
+
+
+_NAME = re.compile(r"^[^\W_][\w .\-]{0,63}$")
+
+def validate_project_name(name: str) -> str:
+    """The project name stripped and NFC-normalised, or :class:`InvalidInputError` (no
+    separators, <= 64 chars)."""
+    clean = unicodedata.normalize("NFC", name).strip()
+    if not _NAME.match(clean) or ".." in clean:
+        raise InvalidInputError(
+            f"{name!r} is not a valid project name.",
+            hint="Use 1-64 letters, digits, spaces, '.', '-' or '_', starting with a letter or "
+            "digit (no '/' or '..').",
+        )
+    return clean
+
+
+def create_staged(
+    root: Path, directory: Path, name: str, write: Callable[[Path], None]
+) -> None:
+    """Make a project folder in a hidden staging folder (``write`` fills it), then rename it
+    into place: a create killed half way leaves no project that blocks ``name``."""
+    staging = root / f"{STAGING_PREFIX}{uuid.uuid4().hex[:12]}"
+    try:
+        staging.mkdir(parents=True)
+    except OSError as e:
+        raise StorageError(f"Cannot create {staging}: {e}.") from e
+    try:
+        write(staging)
+        move_into_place(staging, directory, name)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
 
 
 def locks_for(directory: Path) -> tuple[threading.RLock, FileLock]:
