@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -24,7 +24,7 @@ from aizac.llm.profiles import attach, profile_of
 from aizac.llm.providers import build, check_usable
 from aizac.llm.resilient import Candidate, ResilientChatModel
 from aizac.llm.specs import parse_spec
-from aizac.llm.structured import agenerate_structured, generate_structured
+from aizac.llm.structured import Check, agenerate_structured, generate_structured
 from aizac.llm.usage import UsageCallback, UsageLog
 from aizac.settings import ROLES, Settings, get_settings
 
@@ -164,17 +164,38 @@ class ModelRouter:
         return out
 
     # ------------------------------------------------------------------ conveniences
-    def structured(self, role: str, schema: type[M], messages: list[BaseMessage] | str) -> M:
-        """``generate_structured`` with the role's model and the configured retries."""
-        return generate_structured(
-            self.model(role), schema, messages, retries=self.settings.structured_retries
-        )
+    def structured(
+        self,
+        role: str,
+        schema: type[M],
+        messages: list[BaseMessage] | str,
+        *,
+        check: Check | None = None,
+    ) -> M:
+        """``generate_structured`` with the role's model, the configured retries and token
+        budget; ``check`` is an extra semantic validator (raises ``ValueError``)."""
+        return generate_structured(self.model(role), schema, messages, **self._structured(check))
 
-    async def astructured(self, role: str, schema: type[M], messages: list[BaseMessage] | str) -> M:
+    async def astructured(
+        self,
+        role: str,
+        schema: type[M],
+        messages: list[BaseMessage] | str,
+        *,
+        check: Check | None = None,
+    ) -> M:
         """Async :meth:`structured`."""
         return await agenerate_structured(
-            self.model(role), schema, messages, retries=self.settings.structured_retries
+            self.model(role), schema, messages, **self._structured(check)
         )
+
+    def _structured(self, check: Check | None) -> dict[str, Any]:
+        return {
+            "retries": self.settings.structured_retries,
+            "check": check,
+            "max_tokens": self.settings.structured_max_tokens,
+            "max_tokens_cap": self.settings.structured_max_tokens_cap,
+        }
 
     def stream(self, role: str, messages: list[BaseMessage] | str) -> Iterator[str]:
         """The role's reply, text piece by text piece."""
