@@ -223,7 +223,7 @@ class ResilientChatModel(BaseChatModel):
         return IncompleteReplyError(
             redact(
                 f"{self.role}: {cand.label}: the reply stream broke off before its end "
-                f"({summarize(error)}).",
+                f"({'the connection dropped' if is_transient(error) else summarize(error)}).",
                 self.secrets,
             ),
             reason="cut",

@@ -74,7 +74,7 @@ def test_dropped_connection_after_first_token_is_not_retried(
     with pytest.raises(IncompleteReplyError, match="broke off") as info:
         _drain(_router(openai_server, delays))
     assert info.value.started and "Nothing was saved" in str(info.value)
-    assert "unavailable" not in str(info.value)
+    assert "unavailable" not in str(info.value) and "connection dropped" in str(info.value)
     assert len(openai_server.chat_requests) == 1 and delays == []
 
 
