@@ -33,6 +33,8 @@ from aizac.memory.records import NEVER, Metadata, build_metadata, decay_fields, 
 from aizac.memory.rows import Rows
 from aizac.memory.staging import Candidate
 
+PRUNE_EVERY = 20
+"""Commits between two prunings of the journal."""
 Decay = Callable[[Mapping[str, Any], float], Metadata]
 EmbedMany = Callable[[list[str]], list[list[float]]]
 
@@ -68,6 +70,7 @@ class Commits:
         self.turn = turn
         self.threshold = threshold
         self.clock = clock
+        self._commits = 0
 
     def _decay(self, meta: Mapping[str, Any], strength: float) -> Metadata:
         return decay_fields(
@@ -108,7 +111,9 @@ class Commits:
                 self.journal.drop(batch)
                 raise
             self.journal.set_status(batch, DONE)
-            self.journal.prune(KEEP)
+            self._commits += 1
+            if self._commits % PRUNE_EVERY == 0:
+                self.journal.prune(KEEP)
             return list(snap.ids)
 
     def _plan(

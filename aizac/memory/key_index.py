@@ -85,6 +85,7 @@ class KeyIndex:
         try:
             self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")  # a cache, rebuilt if ever short
             columns = {row[1] for row in self._db.execute("PRAGMA table_info(keys)")}
             if columns and "fp" not in columns:  # an older layout: it is a cache, rebuild it
                 self._db.execute("DROP TABLE keys")

@@ -151,9 +151,11 @@ class Lookups:
         """
         if not normalize_name(name or ""):
             raise InvalidInputError("A character name cannot be empty.")
-        canonical = self.resolve_name(name)
-        subject = name_key(canonical)
-        hits = self._keyed("subject", subject, {"tag": CHARACTER})
+        hits = self._keyed("subject", name_key(name), {"tag": CHARACTER})
+        if not hits:  # an alias: one (cached) read of the live cast
+            canonical = self.resolve_name(name)
+            if name_key(canonical) != name_key(name):
+                hits = self._keyed("subject", name_key(canonical), {"tag": CHARACTER})
         return [h for h in hits if h.tag == CHARACTER]
 
     def characters(self) -> dict[str, list[str]]:

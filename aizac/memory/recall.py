@@ -202,7 +202,7 @@ class Recall:
     def _reinforce_rows(self, ids: list[str], metas: list[Mapping[str, Any]]) -> list[Metadata]:
         """Reinforce rows already read (one write); returns their updated metadata."""
         changes = [self._decay(m, reinforced(m["memory_strength"])) for m in metas]
-        self.rows.update(dict(zip(ids, changes, strict=True)))
+        self.rows.update(dict(zip(ids, changes, strict=True)), rises=True)
         return [{**m, **c} for m, c in zip(metas, changes, strict=True)]
 
     # ----------------------------------------------------------- keyed reads (Lookups)

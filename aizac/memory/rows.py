@@ -237,9 +237,15 @@ class Rows:
             self.lower_hints(None, drop=ids)
             raise
 
-    def update(self, changes: Mapping[str, Mapping[str, Any]]) -> None:
+    def update(
+        self, changes: Mapping[str, Mapping[str, Any]], *, rises: bool | None = None
+    ) -> None:
         """Merge metadata ``changes`` (id -> fields, with ``live_until``) into existing rows;
-        rows whose index keys change (``foreshadow``) are re-indexed."""
+        rows whose index keys change (``foreshadow``) are re-indexed.
+
+        ``rises=True`` (reinforcement) says every ``live_until`` goes up: the hints are set
+        before the write only; ``False``: down, set after only; ``None``: either.
+        """
         if not changes:
             return
         self.version += 1
@@ -247,9 +253,11 @@ class Rows:
         metas = [dict(changes[i]) for i in ids]
         lives = {i: float(m["live_until"]) for i, m in zip(ids, metas, strict=True)
                  if "live_until" in m}
-        self.raise_hints(lives)
+        if rises is not False:
+            self.raise_hints(lives)
         self.chroma(lambda: self.collection.update(ids=ids, metadatas=metas), "memory write")
-        self.lower_hints(lives)
+        if rises is not True:
+            self.lower_hints(lives)
         rekey = [i for i in ids if "foreshadow" in changes[i]]
         if rekey and self.index is not None:
             got = self.fetch(rekey, INCLUDE)
