@@ -28,6 +28,7 @@ from aizac.cliches.schema import (
     parse_beats,
     resolve_stage,
 )
+from aizac.cliches.view import ProjectCliches
 
 __all__ = [
     "BEAT_MIN_SCORE",
@@ -41,6 +42,7 @@ __all__ = [
     "BeatHit",
     "BeatRow",
     "ClicheDB",
+    "ProjectCliches",
     "TropeArc",
     "genre_name",
     "load_beats",

@@ -16,11 +16,13 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from aizac.cliches.view import ProjectCliches
 from aizac.errors import InvalidInputError, NotFoundError, StorageError
 from aizac.keywords import split_keywords
 from aizac.settings import Settings, get_settings
 from aizac.writer import episode
 from aizac.writer.agent import WriterAgent
+from aizac.writer.checked import CheckedRouter
 from aizac.writer.context import ContextBuilder
 from aizac.writer.ports import Cliches, Memory, Router
 from aizac.writer.project import ProjectInfo, ProjectStore, validate_project_name
@@ -214,11 +216,14 @@ class Studio:
                 # One process writes a project: another one's cached turn, summaries and
                 # Chroma handles would go stale under it (and lose its writes).
                 claim_project(store.directory, wait=self.owner_wait)
+                language = store.info().language
                 agent = WriterAgent(
                     store,
                     self._memory(store),
-                    self.router,
-                    self.cliches,
+                    # Degenerate model output is retried, then refused; clichés come in the
+                    # project's language, relevant ones only.
+                    CheckedRouter(self.router, lambda: language),
+                    ProjectCliches(self.cliches, language),
                     settings=self.settings,
                     prompts=self.prompts,
                     **self.agent_options,

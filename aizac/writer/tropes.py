@@ -1,6 +1,8 @@
 """What the writer's prompts take from the cliché database: tropes for the plot, next-beat hints.
 
 Both degrade to an empty note when there is no cliché database, so a project works without it.
+The database given is usually a :class:`~aizac.cliches.ProjectCliches` (relevant results only, in
+the project's language): its ``language`` names the language the tropes are rendered in.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ def plot_tropes(
         arcs = cliches.expand_keywords(keywords, 3, genre=genre or None)  # type: ignore[call-arg]
     except (InvalidInputError, TypeError):
         arcs = cliches.expand_keywords(keywords, 3)
-    return render_tropes_for_prompt(list(arcs), max_tokens=max_tokens)
+    language = str(getattr(cliches, "language", "en"))
+    return render_tropes_for_prompt(list(arcs), max_tokens=max_tokens, language=language)
 
 
 def suggestion_lines(cliches: Cliches | None, text: str, stage: str) -> str:

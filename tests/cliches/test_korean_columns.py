@@ -111,3 +111,20 @@ def test_next_beat_suggestions_need_a_minimum_relevance(db: ClicheDB) -> None:
     english = db.suggest_next("A spaceship lands in a field.", "development")
     assert {h.trope for h in relevant_hits(english, "en")} == {"first-contact"}
 
+
+
+def test_a_korean_project_sees_relevant_korean_clichés_only(db: ClicheDB) -> None:
+    from aizac.cliches import ProjectCliches
+    from aizac.writer.tropes import plot_tropes, suggestion_lines
+
+    ko = ProjectCliches(db, "ko")
+    arcs = ko.expand_keywords(["회귀", "복수", "재벌"], 3)
+    assert arcs and arcs[0].beats[0].summary == arcs[0].beats[0].summary_ko
+    text = plot_tropes(ko, ["회귀", "복수", "재벌"], "현대 판타지", max_tokens=450)
+    assert "[발단]" in text and "exposition" not in text
+    assert plot_tropes(ProjectCliches(db, "zh"), ["重生", "复仇", "豪门"], "", max_tokens=450) == ""
+    hints = suggestion_lines(ko, "악녀로 빙의한 그녀가 황태자에게 파혼을 요청한다", "exposition")
+    assert HANGUL.search(hints) and not re.search(r"[a-z]{4,}", hints)
+    unrelated = "진도준이 할아버지 앞에서 주가 폭락을 예언한다"
+    assert suggestion_lines(ko, unrelated, "development") == "-"
+    assert ko.tropes() == db.tropes()  # everything else passes through

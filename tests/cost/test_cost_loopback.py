@@ -41,8 +41,10 @@ def korean(body: dict[str, Any]) -> Any:
         return {
             "title": "북문", "logline": "열쇠공이 문을 연다.", "genre": "현대 판타지",
             "characters": [{"name": c, "role": "주연", "profile": "비밀이 있다."} for c in CAST],
-            "acts": [{"stage": s, "goal": "문에 다가간다.", "episodes": 2,
-                      "key_events": ["문이 열린다."]} for s in stages],
+            # Distinct acts: one sentence in every act is degenerate output (writer.quality).
+            "acts": [{"stage": s, "goal": f"{g}.", "episodes": 2, "key_events": [f"마침내 {g}."]}
+                     for s, g in zip(stages, ("문을 찾는다", "열쇠를 모은다", "문지기에게 쫓긴다",
+                                              "문을 연다", "문 너머에 선다"), strict=True)],
         }
     if name.startswith("BeatDesign"):
         return {"location": "북문 시장", "time": "밤", "characters": CAST,
