@@ -217,12 +217,12 @@ def test_names_compare_by_one_rule(mem: WriterMemory) -> None:
 
 
 def test_the_journal_keeps_recent_commits_only(mem: WriterMemory) -> None:
-    from aizac.memory import journal
+    from aizac.memory import commits, journal
 
     first = mem.stage()
     first.note("Fact 0.", "Story")
     first.commit()
-    for n in range(1, journal.KEEP + 3):
+    for n in range(1, journal.KEEP + commits.PRUNE_EVERY + 2):
         mem.remember(f"Fact {n}.", "Story")
     assert mem.commits.journal.get(first.batch_id) is None
-    assert len(mem.commits.journal.with_status("done")) <= journal.KEEP + 1
+    assert len(mem.commits.journal.with_status("done")) <= journal.KEEP + commits.PRUNE_EVERY
