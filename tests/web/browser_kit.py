@@ -14,7 +14,7 @@ from aizac.cliches import ClicheDB
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.settings import Settings
 from aizac.writer.service import Studio
-from tests.web.fakes import ScriptedChatModel
+from tests.fakes import ScriptedChatModel
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

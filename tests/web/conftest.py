@@ -11,7 +11,7 @@ from aizac.cliches import ClicheDB
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.settings import Settings
 from aizac.writer.service import Studio
-from tests.web.fakes import ScriptedChatModel
+from tests.fakes import ScriptedChatModel
 
 if TYPE_CHECKING:
     from aizac.web.service import WebService

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from aizac.cliches import ClicheDB
+from tests.fakes import ScriptedChatModel
 from tests.web.browser_kit import (
     CHROMIUM,
     beats_show,
@@ -28,7 +29,6 @@ from tests.web.browser_kit import (
     tab,
     table_shows,
 )
-from tests.web.fakes import ScriptedChatModel
 
 pytestmark = [
     pytest.mark.browser,

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from aizac.cliches import ClicheDB
-from tests.web import fakes
+from tests.fakes import ScriptedChatModel
+from tests.fakes import scripted as fakes
 from tests.web.browser_kit import (
     CHROMIUM,
     beats_show,
@@ -29,7 +30,6 @@ from tests.web.browser_kit import (
     tab,
     wait_enabled,
 )
-from tests.web.fakes import ScriptedChatModel
 
 pytestmark = [
     pytest.mark.browser,

@@ -17,7 +17,7 @@ from aizac.web import inspector
 from aizac.web.labels import labels
 from aizac.web.service import WebService
 from aizac.web.states import button_states
-from tests.web.fakes import ScriptedChatModel
+from tests.fakes import ScriptedChatModel
 
 
 def _planned(service: WebService, *, genre: str = "fantasy", lang: str = "en") -> str:

@@ -7,7 +7,7 @@ import pytest
 from aizac.errors import InvalidInputError
 from aizac.web import forms
 from aizac.writer.schemas import NovelBeat, NovelPlot
-from tests.web.fakes import PLOT, beat_design
+from tests.fakes import PLOT, beat_design
 
 
 def _beat() -> NovelBeat:

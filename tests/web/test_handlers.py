@@ -13,7 +13,7 @@ from aizac.web import handlers as h
 from aizac.web.service import WebService
 from aizac.writer.schemas import STAGES
 from aizac.writer.service import Studio
-from tests.web.fakes import ScriptedChatModel
+from tests.fakes import ScriptedChatModel
 
 
 def _project(service: WebService, name: str = "dawn") -> str:

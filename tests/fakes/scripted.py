@@ -1,4 +1,4 @@
-"""A deterministic scripted chat model for the web tests (tests only, never the product).
+"""A deterministic scripted chat model (the web tests' model; tests only, never the product).
 
 It answers the writer pipeline's structured requests by reading the schema title the pipeline
 puts in the system note (``"title":"NovelPlot"`` ...) and returns valid JSON for it; a request
