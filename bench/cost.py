@@ -274,10 +274,14 @@ def run(episodes: int, data_dir: Path) -> dict[str, Any]:
             "".join(agent.write_prose(draft.id))
             prose[episode] += len(agent.store.beat(draft.id).prose)
             beats[episode] += 1
-    packs = {text for text in built if text.strip()}
+    # A prompt holds a pack when it holds the pack's item lines (headings are translated into
+    # the prompt's language on the way, so the whole text is not a substring).
+    packs = {text: {ln for ln in text.splitlines() if ln.startswith("- ")} for text in built}
 
     def context_sent(prompt: str) -> int:
-        return max((count_tokens(t) for t in packs if t in prompt), default=0)
+        lines = set(prompt.splitlines())
+        held = [count_tokens(t) for t, items in packs.items() if items and items <= lines]
+        return max(held, default=0)
 
     calls = [
         {"role": c.role, "node": c.node, "episode": c.episode, "index": c.index,
