@@ -111,7 +111,7 @@ class ModelConfig:
             raise InvalidInputError(
                 f"Unknown role {role!r}.", hint=f"Use one of: {', '.join(ROLES)}."
             )
-        clean = str(parse_spec(spec.strip(), f"the {role} model"))
+        clean = str(parse_spec(spec.strip(), f"{role}_model"))
         _write_private(self.models_path, {**self.specs(), role: clean})
         return clean
 

@@ -53,7 +53,7 @@ def test_set_stores_the_spec_and_settings_use_it_until_the_env_says_otherwise(
 
 def test_a_bad_spec_or_role_is_refused_and_nothing_is_stored(data_dir: Path) -> None:
     bad = CliRunner().invoke(_app(), ["models", "set", "planner", "mystery:model"])
-    assert bad.exit_code == 1 and bad.stderr.startswith("error: ")
+    assert bad.exit_code == 1 and bad.stderr.startswith("error: AIZAC_PLANNER_MODEL='mystery:")
     assert "hint: " in bad.stderr and "Traceback" not in bad.output
     role = CliRunner().invoke(_app(), ["models", "set", "poet", "local"])
     assert role.exit_code == 1 and "Unknown role 'poet'" in role.stderr
