@@ -12,7 +12,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
-from langchain_core.outputs import ChatGenerationChunk
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 from aizac.tokens import count_tokens
 
@@ -50,6 +50,13 @@ def as_chunk(part: BaseMessage) -> ChatGenerationChunk:
     return ChatGenerationChunk(
         message=message, generation_info={"finish_reason": finish} if finish else None
     )
+
+
+def chat_result(reply: BaseMessage) -> ChatResult:
+    """A one-reply result whose generation info carries the finish reason."""
+    finish = finish_of(reply)
+    info = {"finish_reason": finish} if finish else None
+    return ChatResult(generations=[ChatGeneration(message=reply, generation_info=info)])
 
 
 def has_payload(chunk: ChatGenerationChunk) -> bool:

@@ -33,7 +33,7 @@ from langchain_core.callbacks import (
 )
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, ConfigDict, Field
 from tenacity import (
@@ -67,6 +67,7 @@ from aizac.llm.replies import (
     LENGTH_REASONS,
     StreamLog,
     as_chunk,
+    chat_result,
     estimate_usage,
     final_chunk,
     finish_of,
@@ -254,7 +255,7 @@ class ResilientChatModel(BaseChatModel):
                 fallback.failed(e)
                 continue
             self._tag(reply, cand, msgs)
-            return _result(reply)
+            return chat_result(reply)
         raise AssertionError("unreachable: _Fallback raises after the last candidate")
 
     async def _agenerate(
@@ -274,7 +275,7 @@ class ResilientChatModel(BaseChatModel):
                 fallback.failed(e)
                 continue
             self._tag(reply, cand, msgs)
-            return _result(reply)
+            return chat_result(reply)
         raise AssertionError("unreachable: _Fallback raises after the last candidate")
 
     def _stream(
@@ -428,12 +429,6 @@ def _retryable(error: BaseException) -> bool:
 
 def _attempts(retrying: Retrying | AsyncRetrying) -> int:
     return int(retrying.statistics.get("attempt_number", 1))
-
-
-def _result(reply: BaseMessage) -> ChatResult:
-    finish = finish_of(reply)
-    info = {"finish_reason": finish} if finish else None
-    return ChatResult(generations=[ChatGeneration(message=reply, generation_info=info)])
 
 
 def _invoker(
