@@ -6,6 +6,11 @@ model); memory, retrieval, the cliché database and SQLite are the real ones.
 
     python bench/pipeline.py                  # 50 ms per call, 5 beats, a 100-episode serial
     python bench/pipeline.py --latency 0.2 --beats 3 --episodes 50
+    python bench/pipeline.py --http-beats 200   # + CPU per beat and embedding requests over HTTP
+
+With ``--http-beats N`` it also runs :mod:`bench.pipeline_http` against the loopback
+OpenAI-compatible server: aizac's own CPU per beat at beat 10 vs beat N (goal <= 1.2x) and HTTP
+embedding requests per accept (goal 1).
 """
 
 from __future__ import annotations
@@ -190,6 +195,8 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.05, help="seconds per fake model call")
     ap.add_argument("--beats", type=int, default=5)
     ap.add_argument("--episodes", type=int, default=100)
+    ap.add_argument("--http-beats", type=int, default=0,
+                    help="also measure CPU per beat over HTTP up to this beat (e.g. 200)")
     args = ap.parse_args()
     cliches = ClicheDB(embeddings=HashingEmbeddings())
     with tempfile.TemporaryDirectory() as d:
@@ -228,6 +235,12 @@ def main() -> None:
         row = [toks[name][m] for m in marks]
         growth = row[-1] / max(row[0], 1)
         print(f"{label:<26}" + "".join(f"{v:>9}" for v in row) + f"{growth:>10.2f}")
+
+    if args.http_beats:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from pipeline_http import report
+
+        report(max(args.http_beats, 20), 5)
 
 
 if __name__ == "__main__":

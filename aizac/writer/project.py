@@ -40,10 +40,11 @@ from aizac.writer.project_rows import (
 from aizac.writer.rules import check_accepted, check_draft, check_version
 from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
 
-__all__ = [
-    "DB_NAME", "BeatRecord", "BeatStatus", "PlotRecord", "ProjectInfo", "ProjectStore", "Step",
-    "validate_project_name",
-]
+__all__ = ["DB_NAME", "BeatRecord", "BeatStatus", "PlotRecord", "ProjectInfo", "ProjectStore",
+           "Step", "validate_project_name"]
+
+
+_READY: set[Path] = set()  # databases whose schema this process has checked
 
 
 class ProjectStore:
@@ -118,9 +119,11 @@ class ProjectStore:
     def _connect(self) -> sqlite3.Connection:
         try:
             db = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(SCHEMA)
+            if self.db_path not in _READY:  # WAL mode and the tables persist: once a process
+                db.execute("PRAGMA journal_mode=WAL")
+                db.executescript(SCHEMA)
+                _READY.add(self.db_path)
         except sqlite3.Error as e:
             raise StorageError(f"Cannot open project database {self.db_path}: {e}.") from e
         db.row_factory = sqlite3.Row
