@@ -298,6 +298,8 @@ KO: dict[str, str] = {
     "curve_x": "턴 (확정한 비트 수)", "curve_y": "기억 지수",
     "curve_threshold": "망각 기준선", "curve_now": "현재 (턴 {turn})",
     "curve_pinned": " (고정)",
+    "stage_exposition": "발단", "stage_development": "전개", "stage_crisis": "위기",
+    "stage_climax": "절정", "stage_resolution": "결말",
     "tag_Story": "이야기", "tag_Character": "인물", "tag_CharacterRelation": "관계",
     "tag_NovelSetting": "설정",
 }

@@ -50,8 +50,10 @@ def values(ui: Ui, view: h.StartView | None) -> list[Any]:
     except Exception:  # the note must never hide the plot
         note = ""
     overview = view.overview(text) + (f"\n\n{note}" if note else "")
+    # Stage names in the interface language (saving reads stages by row, not by this cell).
+    acts = [[L.get(f"stage_{r[0]}", r[0]), *r[1:]] for r in view.acts]
     return [view.genre, view.keywords, overview, view.title, view.logline,
-            view.characters, view.settings, view.acts, view.cliches or L["none_yet"],
+            view.characters, view.settings, acts, view.cliches or L["none_yet"],
             view.plot_version]
 
 

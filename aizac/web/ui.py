@@ -47,7 +47,9 @@ def theme() -> Any:
         primary_hue="indigo",
         neutral_hue="slate",
         font=["system-ui", "Segoe UI", "Noto Sans KR", "Apple SD Gothic Neo", "sans-serif"],
-        font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "monospace"],
+        # Gradio sets table cells in the mono font: Hangul reads badly there, so "mono" is
+        # the same sans stack (the app shows no code).
+        font_mono=["system-ui", "Noto Sans KR", "Noto Sans CJK KR", "sans-serif"],
     )
 
 
