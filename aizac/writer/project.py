@@ -20,13 +20,8 @@ from typing import Any
 
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from aizac.writer.killpoints import checkpoint as _checkpoint
-from aizac.writer.project_dirs import (
-    DB_NAME,
-    create_staged,
-    is_ghost,
-    locks_for,
-    validate_project_name,
-)
+from aizac.writer.project_dirs import DB_NAME, create_staged, is_ghost, locks_for
+from aizac.writer.project_dirs import validate_project_name as validate_project_name
 from aizac.writer.project_rows import (
     SCHEMA,
     BeatRecord,
