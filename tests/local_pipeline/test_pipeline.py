@@ -16,7 +16,7 @@ import pytest
 
 from aizac.settings import Settings
 from aizac.writer import quality
-from aizac.writer.service import WriterService
+from aizac.writer.service import Studio
 
 CASES = [
     ("ko-regression-chaebol", "회귀, 복수, 재벌", "현대 판타지", "ko"),
@@ -33,10 +33,10 @@ needs_llama = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> WriterService:
+def service(tmp_path_factory: pytest.TempPathFactory) -> Studio:
     """One service (one loaded model) for every case, as a long-lived app would run."""
     data = tmp_path_factory.mktemp("local-pipeline")
-    return WriterService(Settings(data_dir=Path(data)), beats_per_episode=2)
+    return Studio(Settings(data_dir=Path(data)), beats_per_episode=2)
 
 
 @pytest.mark.local_model
@@ -45,7 +45,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> WriterService:
     ("name", "keywords", "genre", "language"), CASES, ids=[c[0] for c in CASES]
 )
 def test_plot_beat_accept_prose(
-    service: WriterService, name: str, keywords: str, genre: str, language: str
+    service: Studio, name: str, keywords: str, genre: str, language: str
 ) -> None:
     started = time.perf_counter()
     agent = service.create(name, keywords, genre=genre, language=language)
