@@ -66,6 +66,19 @@ def hit_to_document(hit: Hit) -> Document:
     return Document(id=hit.id, page_content=hit.text, metadata=meta)
 
 
+
+MAX_FILTER_DEPTH = 16
+"""Deeper model-written filters are refused (whatever the interpreter's recursion limit)."""
+
+
+def filter_depth(node: Any) -> int:
+    """Levels of a filter tree, counted without recursion; stops counting past the limit."""
+    depth, level = 0, [node] if node is not None else []
+    while level and depth <= MAX_FILTER_DEPTH:
+        depth += 1
+        level = [arg for n in level for arg in (getattr(n, "arguments", None) or [])]
+    return depth
+
 class MemoryVectorStore(VectorStore):
     """Read-only LangChain vector store over a WriterMemory; search is ``memory.recall``.
 
@@ -200,6 +213,8 @@ class MemorySelfQueryRetriever(SelfQueryRetriever):
             return self._fallback(question, "parse", "the filter is nested too deeply", None)
         if error is not None:
             return self._fallback(question, "model", f"{type(error).__name__}: {error}", None)
+        if filter_depth(getattr(structured, "filter", None)) > MAX_FILTER_DEPTH:
+            return self._fallback(question, "filter", "the filter is nested too deeply", None)
         try:
             new_query, kwargs = self._prepare_query(question, structured)
         except RecursionError:

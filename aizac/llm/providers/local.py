@@ -343,7 +343,8 @@ def _stream_parts(server: Any, request: dict[str, Any]) -> Iterator[dict[str, An
     thread feeding a queue. When the consumer stops early (the generator is closed), the next
     callback answers ``True``, which makes llama.cpp stop generating.
     """
-    parts: queue.Queue[Any] = queue.Queue()
+    # Bounded, so the runtime cannot run far ahead of a consumer that may stop early.
+    parts: queue.Queue[Any] = queue.Queue(maxsize=8)
     stop = threading.Event()
 
     def on_part(part: Any) -> bool:
@@ -360,11 +361,15 @@ def _stream_parts(server: Any, request: dict[str, Any]) -> Iterator[dict[str, An
 
     worker = threading.Thread(target=run, name="aizac-local-stream", daemon=True)
     worker.start()
+    done = False
     try:
         while (part := parts.get()) is not _DONE:
             yield part
+        done = True
     finally:
         stop.set()
+        while not done:  # drain, so a put blocked on the full queue can finish
+            done = parts.get() is _DONE
         worker.join()
 
 
