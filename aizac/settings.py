@@ -26,6 +26,8 @@ from aizac.errors import ConfigError
 
 Language = Literal["ko", "en", "zh"]
 ROLES: tuple[str, ...] = ("planner", "writer", "extractor", "reviewer")
+# Chroma's rule for tenant, database and collection names.
+CHROMA_NAME = r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$"
 
 
 def _alias(*names: str) -> AliasChoices:
@@ -114,9 +116,14 @@ class Settings(BaseSettings):
         default="http://127.0.0.1:11434",
         validation_alias=_alias("AIZAC_OLLAMA_BASE_URL", "OLLAMA_HOST"),
     )
-    # Optional Chroma server; unset means embedded Chroma under data_dir.
+    # Optional Chroma server; unset means embedded Chroma under data_dir (see
+    # aizac.memory.chroma_client). Tenant and database hold memories of no namespace; a
+    # namespace (one per user sandbox on a server) gets a database of its own in the tenant.
     chroma_host: str | None = None
-    chroma_port: int = 8000
+    chroma_port: int = Field(default=8000, ge=1, le=65535)
+    chroma_ssl: bool = False
+    chroma_tenant: str = Field(default="default_tenant", pattern=CHROMA_NAME)
+    chroma_database: str = Field(default="default_database", pattern=CHROMA_NAME)
 
     # Memory: initial strength per tag and the forgetting threshold (see README "Memory").
     memory_threshold: float = Field(default=1.0, gt=0, lt=10)
@@ -142,6 +149,19 @@ class Settings(BaseSettings):
     smtp_user: str | None = None
     smtp_password: SecretStr | None = None
     smtp_sender: str | None = None
+
+    @field_validator("chroma_host")
+    @classmethod
+    def _chroma_host_only(cls, value: str | None) -> str | None:
+        host = (value or "").strip()
+        if not host:
+            return None  # blank = unset: embedded Chroma
+        if "://" in host or "/" in host or host.count(":") == 1:
+            raise ValueError(
+                "give a host name or address only (e.g. chroma or 127.0.0.1); the port goes "
+                "to AIZAC_CHROMA_PORT, https to AIZAC_CHROMA_SSL=true"
+            )
+        return host
 
     @field_validator("planner_model", "writer_model", "extractor_model", "reviewer_model")
     @classmethod
