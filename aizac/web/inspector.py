@@ -240,6 +240,29 @@ class MemoryTab:
     refresh_outputs: list[Any]
 
 
+def _refresher(service: WebService, L: dict[str, str]) -> Callable[..., list[Any]]:
+    """The Memory tab's refresh: table, character filter, selection box, relationship matrix."""
+
+    def refresh(name: str | None, tag_v: str, who: str,
+                keep: list[str] | None = None) -> list[Any]:
+        if not name:
+            return [gr.skip()] * 4
+        try:
+            heads, rows = relation_table(service, name, L["no_two"])
+            people = character_names(service, name)
+            return [
+                memory_table(service, name, tag_v or None, who or None, L),
+                gr.Dropdown(choices=[(L["all"], ""), *[(p, p) for p in people]],
+                            value=who if who in people else ""),
+                gr.Dropdown(choices=memory_choices(service, name, L), value=keep or []),
+                gr.Dataframe(value=rows, headers=heads),
+            ]
+        except Exception:
+            return [gr.skip()] * 4
+
+    return refresh
+
+
 def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
     """Lay out the Memory tab (inside an open ``gr.Tab``); returns its refresh and wiring."""
     from aizac.web.labels import headers
@@ -273,23 +296,7 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
         ui.button("ask", L["ask_button"], scale=0)
     answer = gr.Markdown("", elem_id="aizac-answer")
 
-    def refresh(name: str | None, tag_v: str, who: str,
-                keep: list[str] | None = None) -> list[Any]:
-        if not name:
-            return [gr.skip()] * 4
-        try:
-            heads, rows = relation_table(service, name, L["no_two"])
-            people = character_names(service, name)
-            return [
-                memory_table(service, name, tag_v or None, who or None, L),
-                gr.Dropdown(choices=[(L["all"], ""), *[(p, p) for p in people]],
-                            value=who if who in people else ""),
-                gr.Dropdown(choices=memory_choices(service, name, L), value=keep or []),
-                gr.Dataframe(value=rows, headers=heads),
-            ]
-        except Exception:
-            return [gr.skip()] * 4
-
+    refresh = _refresher(service, L)
     outputs = [table, character, selected, matrix]
     inputs = [ui.project, tag, character]
 

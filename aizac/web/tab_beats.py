@@ -143,6 +143,7 @@ def _fields(args: tuple[Any, ...]) -> dict[str, str | None]:
 
 
 def _wire(ui: Ui, tab: BeatsTab) -> None:
+    """Wire the draft's actions (design, edit, regenerate, accept, history moves)."""
     service, L, b = ui.service, ui.L, ui.buttons
     n = len(tab.outputs)
     out = [*tab.outputs, ui.status, *ui.button_list]
@@ -179,6 +180,28 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
 
         return run
 
+    def cancel(project: str | None) -> str:
+        return L["cancel_sent"] if service.cancel(project) else L["nothing_running"]
+
+    hidden = {"show_progress": "hidden"}
+    b["next-beat"].click(ui.long(next_beat, n, "busy_next"), ui.project, out, **hidden)
+    b["save-edit"].click(ui.act(save_edit, n), draft_in, out)
+    b["accept"].click(ui.long(accept, n, "busy_accept"), draft_in, out, **hidden)
+    b["regenerate"].click(ui.long(regenerate, n, "busy_regen"),
+                          [*draft_in, tab.locked, tab.instruction], out, **hidden)
+    b["cancel-beat"].click(cancel, ui.project, ui.status, **hidden)
+    b["undo"].click(ui.act(mover(h.undo, "undone"), n), ui.project, out)
+    b["redo"].click(ui.act(mover(h.redo, "redone"), n), ui.project, out)
+    b["switch"].click(ui.act(mover(h.switch_branch, "switched"), n), [ui.project, tab.branches],
+                      out)
+    _wire_suggestions(ui, tab)
+    _wire_prose(ui, tab, cancel)
+
+
+def _wire_suggestions(ui: Ui, tab: BeatsTab) -> None:
+    """Wire the cliché suggestions (shown, then put into the unsaved form with Use this)."""
+    service, L, b = ui.service, ui.L, ui.buttons
+
     def suggest(project: str | None, bid: int | None) -> tuple[list[Any], str]:
         hits = h.suggest(service, project, bid)
         text = "\n".join(f"{i}. {s.markdown}" for i, s in enumerate(hits, 1))
@@ -193,6 +216,18 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
             raise InvalidInputError("Pick a suggestion first.")
         new = h.use_suggestion(dict(_fields(fields)), h.Suggestion(**hits[int(pick)]))  # type: ignore[arg-type]
         return [new[f] for f in BEAT_FIELDS], L["suggestion_used"]
+
+    b["suggest"].click(ui.act(suggest, 3), [ui.project, tab.beat_id],
+                       [tab.suggestions, tab.suggestion_pick, tab.hits, ui.status,
+                        *ui.button_list])
+    b["use-this"].click(ui.act(use_this, len(BEAT_FIELDS)),
+                        [ui.project, tab.suggestion_pick, tab.hits, *tab.fields],
+                        [*tab.fields, ui.status, *ui.button_list])
+
+
+def _wire_prose(ui: Ui, tab: BeatsTab, cancel: Callable[[str | None], str]) -> None:
+    """Wire the prose of an accepted beat: load, stream, cancel, save."""
+    service, L, b = ui.service, ui.L, ui.buttons
 
     def prose(project: str | None, bid: str | None) -> Iterator[list[Any]]:
         for text in h.write_prose(service, project, int(bid) if bid else None):
@@ -209,26 +244,7 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
         except Exception:
             return ""
 
-    def cancel(project: str | None) -> str:
-        return L["cancel_sent"] if service.cancel(project) else L["nothing_running"]
-
     hidden = {"show_progress": "hidden"}
-    b["next-beat"].click(ui.long(next_beat, n, "busy_next"), ui.project, out, **hidden)
-    b["save-edit"].click(ui.act(save_edit, n), draft_in, out)
-    b["accept"].click(ui.long(accept, n, "busy_accept"), draft_in, out, **hidden)
-    b["regenerate"].click(ui.long(regenerate, n, "busy_regen"),
-                          [*draft_in, tab.locked, tab.instruction], out, **hidden)
-    b["cancel-beat"].click(cancel, ui.project, ui.status, **hidden)
-    b["undo"].click(ui.act(mover(h.undo, "undone"), n), ui.project, out)
-    b["redo"].click(ui.act(mover(h.redo, "redone"), n), ui.project, out)
-    b["switch"].click(ui.act(mover(h.switch_branch, "switched"), n), [ui.project, tab.branches],
-                      out)
-    b["suggest"].click(ui.act(suggest, 3), [ui.project, tab.beat_id],
-                       [tab.suggestions, tab.suggestion_pick, tab.hits, ui.status,
-                        *ui.button_list])
-    b["use-this"].click(ui.act(use_this, len(BEAT_FIELDS)),
-                        [ui.project, tab.suggestion_pick, tab.hits, *tab.fields],
-                        [*tab.fields, ui.status, *ui.button_list])
     tab.prose_beat.change(load_prose, [ui.project, tab.prose_beat], tab.prose)
     b["write-prose"].click(ui.stream(prose, 1, "busy_prose", "prose_done"),
                            [ui.project, tab.prose_beat], [tab.prose, ui.status, *ui.button_list],
