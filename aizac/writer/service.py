@@ -12,13 +12,19 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
 
 from aizac.cliches.view import ProjectCliches
 from aizac.errors import InvalidInputError, NotFoundError, StorageError
 from aizac.keywords import split_keywords
+from aizac.memory.chroma_client import (
+    ChromaClients,
+    namespace_database,
+    open_server_memory,
+    server_mode,
+)
 from aizac.settings import Settings, get_settings
 from aizac.writer import episode
 from aizac.writer.agent import WriterAgent
@@ -82,6 +88,9 @@ class Studio:
             ``agent.episodes.set``) win; unset, settings and the language default apply.
         owner_wait: seconds to wait for a project that another aizac process has open before
             saying which process holds it (a project is written by one process at a time).
+        chroma_namespace: the memory namespace on a Chroma server (``AIZAC_CHROMA_HOST``): a
+            database of its own, e.g. one per user sandbox; ignored with embedded Chroma.
+        chroma_clients: Chroma clients to share between Studios (default: this Studio's own).
     """
 
     def __init__(
@@ -100,6 +109,8 @@ class Studio:
         episode_length: int | None = None,
         combined_extraction: bool | None = None,
         owner_wait: float = 5.0,
+        chroma_namespace: str | None = None,
+        chroma_clients: ChromaClients | None = None,
     ) -> None:
         self.owner_wait = owner_wait
         self.settings = settings if settings is not None else get_settings()
@@ -119,6 +130,10 @@ class Studio:
         self.prompts = PromptLibrary(self.settings.data_dir / "prompts")
         self._agents: dict[str, WriterAgent] = {}
         self._lock = threading.RLock()
+        if chroma_namespace is not None:
+            namespace_database(chroma_namespace)  # a bad namespace fails here, not at open
+        self.chroma_namespace = chroma_namespace
+        self.chroma_clients = chroma_clients or ChromaClients(self.settings)
 
     # --------------------------------------------------------------------- collaborators
     @property
@@ -157,6 +172,13 @@ class Studio:
     def _memory(self, store: ProjectStore) -> Memory:
         if self._memory_factory is not None:
             return self._memory_factory(store)
+        if server_mode(self.settings):
+            info = store.info()
+            return cast(Memory, open_server_memory(
+                self.chroma_clients, self.chroma_namespace, memory_dir=store.memory_dir,
+                project=info.name, created_at=info.created_at, embeddings=self.embeddings,
+                settings=self.settings,
+            ))
         from aizac.memory import WriterMemory
 
         return WriterMemory(
