@@ -138,6 +138,9 @@ class Settings(BaseSettings):
     # language's web-novel default (aizac.writer.episode.DEFAULT_LENGTH).
     beats_per_episode: int | None = Field(default=None, ge=1, le=50)
     episode_length: int | None = Field(default=None, ge=50, le=100_000)
+    # The autopilot's LangGraph checkpointer: "sqlite" (in the project folder) or
+    # "postgres:URL" (needs langgraph-checkpoint-postgres).
+    autopilot_checkpointer: str = "sqlite"
 
     # Web app and email export. The interface is English unless ui_language is "ko".
     ui_language: Literal["en", "ko"] = "en"

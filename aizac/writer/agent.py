@@ -249,6 +249,12 @@ class WriterAgent:
     def _draft(self, beat_id: int, expected_version: int | None) -> BeatRecord:
         return require_draft(self.store.beat(beat_id), expected_version)
 
+    def design(
+        self, episode: int, index: int, instruction: str = ""
+    ) -> tuple[NovelBeat, list[Any]]:
+        """Design the beat at ``(episode, index)`` without storing it (the autopilot's plan)."""
+        return self._design(episode, index, instruction, _quiet)
+
     def _design(
         self, episode: int, index: int, instruction: str, say: Progress,
         locked: dict[str, Any] | None = None,

@@ -1,0 +1,108 @@
+"""The commit node's work: an episode's beats, memories and prose become canon, idempotently.
+
+Each beat goes through the co-writing core's accept unit of work
+(:func:`aizac.writer.accepting.commit_accept` and its journal), so a kill anywhere is finished
+or undone by :func:`~aizac.writer.accepting.recover`. Replaying the node checks what the store
+already holds at each position: an accepted beat is never accepted again, a stored draft is
+reused (never added twice), prose already saved is left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from aizac.errors import ConflictError
+from aizac.writer import accepting, extraction
+from aizac.writer.killpoints import checkpoint
+from aizac.writer.project import BeatRecord
+from aizac.writer.schemas import (
+    CharacterExtraction,
+    CharacterProfile,
+    NovelBeat,
+    RelationExtraction,
+    SettingExtraction,
+    StoryExtraction,
+)
+
+COMMIT_STEPS = ("autopilot:drafted", "autopilot:accepted", "autopilot:prose-saved")
+"""Kill points of the commit node (crash trials)."""
+
+
+def dump_extracted(found: extraction.Extracted) -> dict[str, Any]:
+    return {
+        "story": found.story.model_dump(), "characters": found.characters.model_dump(),
+        "relations": found.relations.model_dump(), "settings": found.settings.model_dump(),
+        "summary": found.summary,
+    }
+
+
+def load_extracted(data: Mapping[str, Any]) -> extraction.Extracted:
+    return extraction.Extracted(
+        StoryExtraction.model_validate(data.get("story", {})),
+        CharacterExtraction.model_validate(data.get("characters", {})),
+        RelationExtraction.model_validate(data.get("relations", {})),
+        SettingExtraction.model_validate(data.get("settings", {})),
+        str(data.get("summary", "")),
+    )
+
+
+def commit_episode(
+    agent: Any, beats: list[dict[str, Any]], profiles: list[list[dict[str, Any]]],
+    prose: Mapping[str, str], candidates: Mapping[str, Mapping[str, Any]],
+) -> list[int]:
+    """Accept every planned beat in order with its candidates and save its prose; the stored
+    beat ids. Safe to run again after a kill at any point."""
+    store, memory = agent.store, agent.memory
+    ids: list[int] = []
+    with store.lock():
+        accepting.recover(store, memory)
+        for n, data in enumerate(beats):
+            beat = NovelBeat.model_validate(data)
+            cast = [CharacterProfile.model_validate(p) for p in (profiles[n] if n < len(profiles)
+                                                                 else [])]
+            record = _accepted(agent, beat) or _accept(
+                agent, beat, cast, load_extracted(candidates.get(str(beat.index), {}))
+            )
+            text = prose.get(str(beat.index), "")
+            if text and not record.prose:
+                record = store.save_prose(record.id, text, expected_version=record.version)
+            checkpoint("autopilot:prose-saved")
+            ids.append(record.id)
+        if beats:
+            first = NovelBeat.model_validate(beats[0])
+            plot = store.plot()
+            if first.index == 1 and plot is not None:
+                store.set_episode_title(first.episode, plot.plot.episode_plan(first.episode)[:80])
+    return ids
+
+
+def _accepted(agent: Any, beat: NovelBeat) -> BeatRecord | None:
+    """The accepted beat at ``beat``'s position, if the store already holds one."""
+    for record in agent.store.beats(episode=beat.episode, status="accepted"):
+        if record.index == beat.index:
+            return record
+    return None
+
+
+def _accept(
+    agent: Any, beat: NovelBeat, cast: list[CharacterProfile], found: extraction.Extracted
+) -> BeatRecord:
+    store, memory = agent.store, agent.memory
+    if (beat.episode, beat.index) != agent.next_position():
+        raise ConflictError(
+            f"Beat {beat.episode}-{beat.index} is not the next beat of the story "
+            f"(the story is at {agent.next_position()}).",
+            hint="Another session accepted beats meanwhile: resume the run to plan again.",
+        )
+    record = store.draft_at(beat.episode, beat.index)
+    if record is None:
+        record = store.add_draft(beat, new_characters=cast, instruction="autopilot")
+    elif record.beat != beat:
+        record = store.update_draft(record.id, beat, expected_version=record.version,
+                                    new_characters=cast, instruction="autopilot")
+    checkpoint("autopilot:drafted")
+    batch, future = extraction.stage(memory, found, record.beat, new_characters=cast)
+    done = accepting.commit_accept(store, memory, record, batch, future, found.summary)
+    checkpoint("autopilot:accepted")
+    return done

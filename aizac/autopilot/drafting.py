@@ -1,0 +1,83 @@
+"""Prose for planned (not yet accepted) beats: the autopilot's draft and rewrite steps.
+
+The same prompt, context pack and loop guards as the co-writing prose writer
+(:class:`~aizac.writer.output.ProseWriter`), but nothing is stored: drafts live in the run's
+checkpointed state until the commit node makes them canon.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aizac.errors import AizacError
+from aizac.tokens import count_tokens
+from aizac.writer.context import repeated_line_start, repetition_start, scene_brief, tail_tokens
+from aizac.writer.output import LOOP_WINDOW, PROSE_TOKENS_PER_WORD
+from aizac.writer.rules import story_genre
+from aizac.writer.schemas import NovelBeat
+
+
+def previous_prose(agent: Any, prose: dict[str, str], beat: NovelBeat) -> str:
+    """What came just before ``beat``: the episode's drafted previous beat, else the last
+    accepted beat's prose (or summary)."""
+    earlier = prose.get(str(beat.index - 1))
+    if earlier:
+        return earlier
+    last = agent.store.last_accepted(before=(beat.episode, beat.index))
+    if last is None:
+        return ""
+    return str(last.prose or last.summary or "")
+
+
+def draft_prose(agent: Any, beat: NovelBeat, previous: str, instruction: str = "") -> str:
+    """Write ``beat``'s prose with the writer role (trimmed like the prose writer does)."""
+    writer = agent.prose_writer
+    context_budget, previous_budget = writer._prose_budgets()
+    context = writer.context_builder(
+        agent.memory, characters=beat.characters, query=" ".join(beat.events), act_goal=None,
+        location=beat.location, budget=context_budget,
+    )
+    messages = writer.prompts.render(
+        "prose",
+        agent.store.info().language,
+        genre=story_genre(agent.store),
+        context=context or "-",
+        previous=tail_tokens(previous, previous_budget) if previous else "-",
+        beat=beat.render(position=False),
+        scene=scene_brief(beat),
+        length=writer.prose_words,
+        instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
+    )
+    text = _collect(writer.router.stream("writer", messages), writer.prose_words)
+    if not text:
+        raise AizacError(
+            f"The writer model returned no prose for beat {beat.episode}-{beat.index}.",
+            hint="Resume the run to try again, or configure another writer model.",
+        )
+    return text
+
+
+def _collect(stream: Any, prose_words: int) -> str:
+    text = ""
+    try:
+        for chunk in stream:
+            text += chunk
+            window = text[-LOOP_WINDOW:]
+            loop = repetition_start(window)
+            if loop is not None:
+                text = text[: len(text) - len(window) + loop]
+                break
+            if "\n" in chunk:
+                done = text[: text.rfind("\n") + 1]
+                again = repeated_line_start(done)
+                if again is not None:
+                    text = done[:again]
+                    break
+                if count_tokens(done) > prose_words * PROSE_TOKENS_PER_WORD:
+                    text = done
+                    break
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
+    return text.strip()

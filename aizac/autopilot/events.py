@@ -1,0 +1,224 @@
+"""The runs store: runs, their events, decisions and steering notes (SQLite, project folder).
+
+Every node start and end, verdict, rewrite, decision and gate is an event row (run id, episode,
+node, tokens, seconds) that the CLI and the web tab read live. Writes are single-row
+transactions in WAL mode, so a reader in another process (the web app) sees them at once.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aizac.errors import NotFoundError, StorageError
+
+RUNS_FILE = "autopilot_runs.sqlite3"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, created_at REAL, updated_at REAL,
+    status TEXT, options TEXT, message TEXT DEFAULT '', pause_requested INTEGER DEFAULT 0);
+CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, run_id TEXT, at REAL, episode INTEGER,
+    node TEXT, kind TEXT, tokens INTEGER, seconds REAL, detail TEXT);
+CREATE INDEX IF NOT EXISTS events_run ON events (run_id, id);
+CREATE TABLE IF NOT EXISTS decisions (id INTEGER PRIMARY KEY, run_id TEXT, at REAL,
+    episode INTEGER, node TEXT, decision TEXT, reason TEXT);
+CREATE TABLE IF NOT EXISTS steering (id INTEGER PRIMARY KEY, run_id TEXT, at REAL, text TEXT,
+    status TEXT DEFAULT 'new', actions TEXT DEFAULT '[]');
+"""
+
+
+@dataclass(frozen=True)
+class Run:
+    id: str
+    created_at: float
+    updated_at: float
+    status: str  # running, waiting (at a gate), paused, finished, failed
+    options: dict[str, Any]
+    message: str
+    pause_requested: bool
+
+
+@dataclass(frozen=True)
+class Event:
+    id: int
+    run_id: str
+    at: float
+    episode: int
+    node: str
+    kind: str  # start, end, verdict, rewrite, decision, gate, warn, pause, finish, error
+    tokens: int
+    seconds: float
+    detail: dict[str, Any]
+
+    def line(self) -> str:
+        """One line for a log: ``ep 3  review   verdict   120 tok  1.2 s  accept``."""
+        note = self.detail.get("text") or self.detail.get("decision") or ""
+        return (
+            f"ep {self.episode:<3} {self.node:<14} {self.kind:<8} {self.tokens:>6} tok "
+            f"{self.seconds:>6.2f} s  {str(note)[:70]}"
+        ).rstrip()
+
+
+class RunStore:
+    """Runs of one project, in ``<project>/autopilot_runs.sqlite3``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = Path(directory) / RUNS_FILE
+        with self._tx() as db:
+            db.executescript(SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            db = sqlite3.connect(self.path, timeout=30)
+            db.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.Error as e:
+            raise StorageError(
+                f"Cannot open the autopilot's runs store {self.path}: {e}.",
+                hint="Check that the project folder is writable.",
+            ) from e
+        db.row_factory = sqlite3.Row
+        return db
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with closing(self._connect()) as db:
+            try:
+                with db:
+                    yield db
+            except sqlite3.Error as e:
+                raise StorageError(
+                    f"Writing the autopilot's runs store failed: {e}.",
+                    hint="Free disk space and resume the run (`aizac autopilot --resume`).",
+                ) from e
+
+    # ------------------------------------------------------------------------------ runs
+    def create(self, options: dict[str, Any]) -> str:
+        run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        now = time.time()
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO runs (id, created_at, updated_at, status, options) "
+                "VALUES (?, ?, ?, 'running', ?)", (run_id, now, now, json.dumps(options)),
+            )
+        return run_id
+
+    def runs(self) -> list[Run]:
+        with self._tx() as db:
+            rows = db.execute("SELECT * FROM runs ORDER BY created_at").fetchall()
+        return [_run(r) for r in rows]
+
+    def run(self, run_id: str | None = None) -> Run:
+        """Run ``run_id``, or the latest run that has not finished (then the latest one)."""
+        runs = self.runs()
+        if run_id is not None:
+            found = [r for r in runs if r.id == run_id]
+        else:
+            found = [r for r in runs if r.status != "finished"] or runs
+        if not found:
+            raise NotFoundError(
+                f"No autopilot run {run_id!r}." if run_id else "No autopilot run yet.",
+                hint="List runs with `aizac runs`; start one with `aizac autopilot --episodes N`.",
+            )
+        return found[-1]
+
+    def set_status(self, run_id: str, status: str, message: str = "") -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE runs SET status = ?, message = ?, updated_at = ? WHERE id = ?",
+                (status, message, time.time(), run_id),
+            )
+
+    def set_options(self, run_id: str, options: dict[str, Any]) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE runs SET options = ? WHERE id = ?", (json.dumps(options), run_id))
+
+    def request_pause(self, run_id: str, on: bool = True) -> None:
+        """Ask a running run to pause before its next node (another process may ask)."""
+        with self._tx() as db:
+            db.execute("UPDATE runs SET pause_requested = ? WHERE id = ?", (int(on), run_id))
+
+    # ---------------------------------------------------------------------------- events
+    def add_event(
+        self, run_id: str, episode: int, node: str, kind: str, *, tokens: int = 0,
+        seconds: float = 0.0, **detail: Any,
+    ) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO events (run_id, at, episode, node, kind, tokens, seconds, detail) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, time.time(), episode, node, kind, tokens, seconds,
+                 json.dumps(detail, ensure_ascii=False, default=str)),
+            )
+
+    def events(self, run_id: str, after: int = 0, limit: int = 10_000) -> list[Event]:
+        with self._tx() as db:
+            rows = db.execute(
+                "SELECT * FROM events WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?",
+                (run_id, after, limit),
+            ).fetchall()
+        return [
+            Event(r["id"], r["run_id"], r["at"], r["episode"], r["node"], r["kind"],
+                  r["tokens"], r["seconds"], json.loads(r["detail"] or "{}"))
+            for r in rows
+        ]
+
+    def tokens(self, run_id: str, episode: int | None = None) -> int:
+        """Tokens the run (or one of its episodes) spent, from its node-end events."""
+        query = "SELECT COALESCE(SUM(tokens), 0) FROM events WHERE run_id = ?"
+        args: list[Any] = [run_id]
+        if episode is not None:
+            query += " AND episode = ?"
+            args.append(episode)
+        with self._tx() as db:
+            return int(db.execute(query, args).fetchone()[0])
+
+    # ------------------------------------------------------------------ decisions, steering
+    def add_decision(
+        self, run_id: str, episode: int, node: str, decision: str, reason: str
+    ) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO decisions (run_id, at, episode, node, decision, reason) "
+                "VALUES (?, ?, ?, ?, ?, ?)", (run_id, time.time(), episode, node, decision, reason),
+            )
+
+    def decisions(self, run_id: str) -> list[dict[str, Any]]:
+        with self._tx() as db:
+            rows = db.execute(
+                "SELECT * FROM decisions WHERE run_id = ? ORDER BY id", (run_id,)
+            ).fetchall()
+        return [dict(r) for r in rows]
+
+    def add_steering(self, run_id: str, text: str) -> int:
+        with self._tx() as db:
+            cur = db.execute(
+                "INSERT INTO steering (run_id, at, text) VALUES (?, ?, ?)",
+                (run_id, time.time(), text),
+            )
+            return int(cur.lastrowid or 0)
+
+    def new_steering(self, run_id: str) -> list[tuple[int, str]]:
+        with self._tx() as db:
+            rows = db.execute(
+                "SELECT id, text FROM steering WHERE run_id = ? AND status = 'new' ORDER BY id",
+                (run_id,),
+            ).fetchall()
+        return [(int(r["id"]), str(r["text"])) for r in rows]
+
+    def close_steering(self, steering_id: int, actions: list[dict[str, Any]]) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE steering SET status = 'applied', actions = ? WHERE id = ?",
+                (json.dumps(actions, ensure_ascii=False), steering_id),
+            )
+
+
+def _run(r: sqlite3.Row) -> Run:
+    return Run(r["id"], r["created_at"], r["updated_at"], r["status"],
+               json.loads(r["options"] or "{}"), r["message"] or "", bool(r["pause_requested"]))

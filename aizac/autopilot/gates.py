@@ -1,0 +1,130 @@
+"""Human gates: LangGraph ``interrupt()`` pauses the run until the writer answers.
+
+Each gate is its own node, so answering re-runs only the gate (never a model call). An answer
+is ``approve``, ``edit`` (with a ``value``) or ``reject``; a bare string is the choice alone.
+
+- plan gate (after plan): approve; edit (a list of beats in place of the plan); reject (plan
+  again).
+- rewrite gate (on a rewrite verdict): approve; edit (an instruction for the rewrite); reject
+  (keep the draft: the verdict becomes accept).
+- commit gate (before commit, showing the candidate memories): approve; edit (``{index:
+  prose}`` replacing beats' prose); reject (draft the episode again).
+- batch gate (every N episodes): approve goes on; reject pauses the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.types import interrupt
+
+from aizac.autopilot.state import AutopilotState
+from aizac.errors import InvalidInputError
+from aizac.writer.schemas import NovelBeat
+
+CHOICES = ("approve", "edit", "reject")
+Update = dict[str, Any]
+
+
+def parse_answer(answer: Any) -> tuple[str, Any]:
+    """``(choice, value)`` from a gate's resume value; a bad one is an InvalidInputError."""
+    if isinstance(answer, str):
+        choice, value = answer.strip().lower(), None
+    elif isinstance(answer, Mapping):
+        choice, value = str(answer.get("choice", "")).strip().lower(), answer.get("value")
+    else:
+        choice, value = "", None
+    if choice not in CHOICES:
+        raise InvalidInputError(
+            f"{answer!r} is not an answer to a gate.",
+            hint="Answer approve, edit (with a value) or reject.",
+        )
+    if choice == "edit" and value in (None, "", [], {}):
+        raise InvalidInputError("An edit needs a value.", hint="Give the edited text.")
+    return choice, value
+
+
+def memory_lines(candidates: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The candidate memories of an episode as lines for the writer (pure)."""
+    lines: list[str] = []
+    for index, found in sorted(candidates.items(), key=lambda kv: int(kv[0])):
+        for tag in ("story", "characters", "relations", "settings"):
+            for fact in (found.get(tag) or {}).get("facts", []):
+                text = next((v for k, v in fact.items() if k in ("text", "fact", "event")
+                             and isinstance(v, str)), None) or _flat(fact)
+                lines.append(f"[{index}] {tag}: {text}")
+        if found.get("summary"):
+            lines.append(f"[{index}] summary: {found['summary']}")
+    return lines
+
+
+def _flat(fact: Mapping[str, Any]) -> str:
+    return "; ".join(f"{k}={v}" for k, v in fact.items() if v not in (None, "", []))
+
+
+def payload(gate: str, state: AutopilotState) -> dict[str, Any]:
+    """What the writer is shown at ``gate``."""
+    base: dict[str, Any] = {"gate": gate, "episode": state.get("episode", 0),
+                            "choices": list(CHOICES)}
+    if gate == "plan":
+        base["beats"] = [NovelBeat.model_validate(b).render() for b in state.get("beats", [])]
+    elif gate == "rewrite":
+        base["verdict"] = state.get("verdict")
+        base["findings"] = (state.get("report") or {}).get("findings", [])
+    elif gate == "commit":
+        base["memories"] = memory_lines(state.get("candidates", {}))
+        base["prose"] = state.get("prose", {})
+        base["findings"] = (state.get("report") or {}).get("findings", [])
+    else:
+        base["done_episodes"] = state.get("done_episodes", 0)
+    return base
+
+
+def gate_plan(state: AutopilotState) -> Update:
+    choice, value = parse_answer(interrupt(payload("plan", state)))
+    if choice == "approve":
+        return {"plan_ok": True}
+    if choice == "reject":
+        return {"beats": [], "profiles": [], "plan_ok": False}
+    old = state.get("beats", [])
+    if not isinstance(value, list) or len(value) != len(old):
+        raise InvalidInputError(f"An edited plan needs {len(old)} beats.")
+    beats = [NovelBeat.model_validate({**b, "episode": o["episode"], "index": o["index"]})
+             for b, o in zip(value, old, strict=True)]
+    return {"beats": [b.model_dump() for b in beats], "plan_ok": True}
+
+
+def gate_rewrite(state: AutopilotState) -> Update:
+    choice, value = parse_answer(interrupt(payload("rewrite", state)))
+    if choice == "approve":
+        return {"rewrite_ok": True}
+    if choice == "edit":
+        return {"rewrite_ok": True, "rewrite_note": str(value)[:500]}
+    reasons = list((state.get("verdict") or {}).get("reasons", []))
+    return {"verdict": {"decision": "accept", "reasons": [*reasons, "the writer kept the draft"]}}
+
+
+def gate_commit(state: AutopilotState) -> Update:
+    choice, value = parse_answer(interrupt(payload("commit", state)))
+    if choice == "approve":
+        return {"commit_ok": True}
+    if choice == "reject":
+        return {"prose": {}, "candidates": {}, "report": None, "verdict": None, "rewrites": 0,
+                "commit_ok": False, "rewrite_ok": False}
+    if not isinstance(value, Mapping):
+        raise InvalidInputError("An edit at the commit gate is {beat index: prose}.")
+    prose = dict(state.get("prose", {}))
+    for key, text in value.items():
+        if str(key) not in prose or not str(text).strip():
+            raise InvalidInputError(f"Beat {key} is not in this episode or its prose is empty.")
+        prose[str(key)] = str(text).strip()
+    return {"prose": prose, "commit_ok": True}
+
+
+def gate_batch(state: AutopilotState) -> Update:
+    choice, _ = parse_answer(interrupt(payload("batch", state)))
+    done = int(state.get("done_episodes", 0))
+    if choice == "reject":
+        return {"last_batch_gate": done, "pause_reason": "paused at the batch gate"}
+    return {"last_batch_gate": done}

@@ -1,0 +1,153 @@
+"""The autopilot's LangGraph: every node reached through one pure route, each wrapped by the
+failure ladder, the budget fuse, the no-progress detector and the event log.
+
+``START`` and every node lead to :func:`~aizac.autopilot.routing.next_node`, so a run resumed
+from any checkpoint continues with whatever the stored facts say is next; ``pause`` and
+``finish`` end an invocation.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from aizac.autopilot import between, gates, ladder, nodes
+from aizac.autopilot.budget import UNFUSED, Spent, over_budget
+from aizac.autopilot.nodes import Deps, Update
+from aizac.autopilot.routing import NODES, facts_of, next_node
+from aizac.autopilot.state import AutopilotState, Options
+from aizac.errors import AizacError
+
+NodeFn = Callable[[AutopilotState, Deps], Update]
+GATE_NODES = {"gate_plan": gates.gate_plan, "gate_rewrite": gates.gate_rewrite,
+              "gate_commit": gates.gate_commit, "gate_batch": gates.gate_batch}
+WORK_NODES: dict[str, NodeFn] = {
+    "load_context": nodes.load_context, "plan": nodes.plan, "draft": nodes.draft,
+    "extract": nodes.extract, "check": nodes.check, "review": nodes.review,
+    "rewrite": nodes.rewrite, "commit": nodes.commit, "checkpoint": between.checkpoint,
+    "rewrite_queued": between.rewrite_queued, "outline": between.outline,
+}
+NO_CHECKS = UNFUSED | set(GATE_NODES)
+
+
+def skipped(node: str, reason: str) -> Update:
+    """What a node skipped by the arbiter leaves in the state."""
+    if node == "check":
+        return {"report": {"findings": [], "covered": [], "missed": [], "names": [],
+                           "blocking": False, "skipped": reason}}
+    if node in ("review", "rewrite"):
+        return {"verdict": {"decision": "accept", "reasons": [f"skipped: {reason}"[:200]]}}
+    return {"arc_end": False}  # outline
+
+
+def _tokens(deps: Deps) -> int:
+    usage = deps.usage
+    return int(usage.totals().total_tokens) if usage is not None else 0
+
+
+class Wrapped:
+    """A node with the run's rules around it (see the module docstring)."""
+
+    def __init__(self, name: str, fn: NodeFn, deps: Deps) -> None:
+        self.name, self.fn, self.deps = name, fn, deps
+
+    def __call__(self, state: AutopilotState) -> Update:
+        name, runs, run_id = self.name, self.deps.runs, str(state["run_id"])
+        episode = int(state.get("episode", 0))
+        stop = self._precheck(state, run_id, episode)
+        if stop is not None:
+            return stop
+        key = f"{name}:{episode}:{state.get('done_episodes', 0)}:{facts_of(state)}"
+        repeats = {**state.get("repeats", {}), key: state.get("repeats", {}).get(key, 0) + 1}
+        seen = ladder.on_repeat(repeats[key])
+        if seen != "ok":
+            text = f"{name} dispatched {repeats[key]} times without progress"
+            runs.add_event(run_id, episode, name, seen, text=text)
+            if seen == "pause":
+                return {"repeats": repeats, "pause_reason": text}
+        runs.add_event(run_id, episode, name, "start")
+        started, tokens = time.perf_counter(), _tokens(self.deps)
+        update = self._run(state, run_id, episode)
+        episode = int(update.get("episode", episode))
+        runs.add_event(run_id, episode, name, "end", tokens=_tokens(self.deps) - tokens,
+                       seconds=time.perf_counter() - started, text=_note(name, update))
+        return {**update, "repeats": repeats}
+
+    def _precheck(self, state: AutopilotState, run_id: str, episode: int) -> Update | None:
+        """A pause before the node: asked for by the writer, or a budget spent."""
+        if self.name in NO_CHECKS:
+            return None
+        runs = self.deps.runs
+        if runs.run(run_id).pause_requested:
+            runs.request_pause(run_id, False)
+            return {"pause_reason": "paused by the writer"}
+        spent = Spent(runs.tokens(run_id), runs.tokens(run_id, episode))
+        message = over_budget(Options.load(state.get("options", {})), spent, self.name)
+        if message is not None:
+            return {"pause_reason": f"budget: {message}"}
+        return None
+
+    def _run(self, state: AutopilotState, run_id: str, episode: int) -> Update:
+        failures = dict(state.get("failures", {}))
+        while True:
+            try:
+                update = self.fn(state, self.deps)
+            except AizacError as e:
+                step = ladder.on_failure(self.name, failures.get(self.name, 0), e)
+                self.deps.runs.add_event(run_id, episode, self.name, "error", text=step.reason)
+                if step.counted:
+                    failures[self.name] = failures.get(self.name, 0) + 1
+                if step.arbiter:
+                    self.deps.runs.add_decision(run_id, episode, self.name, step.action,
+                                                step.reason)
+                if step.action == "skip":
+                    return {**skipped(self.name, str(e)), "failures": failures}
+                if step.action == "pause":
+                    return {"failures": failures, "pause_reason": f"{self.name}: {e}"}
+                if not step.counted:  # a provider fault: dispatch again (the detector counts)
+                    return {"failures": failures}
+                continue
+            failures.pop(self.name, None)
+            return {**update, "failures": failures}
+
+
+def _note(name: str, update: Update) -> str:
+    if name == "review" and update.get("verdict"):
+        verdict = update["verdict"]
+        return f"{verdict['decision']}: {'; '.join(verdict.get('reasons', []))}"
+    if name == "check" and update.get("report"):
+        report = update["report"]
+        return f"{len(report['findings'])} findings, missed {report['missed']}"
+    if update.get("pause_reason"):
+        return str(update["pause_reason"])
+    return ""
+
+
+def _pause(state: AutopilotState) -> Update:
+    return {}
+
+
+def _finish(state: AutopilotState) -> Update:
+    return {"finished": True}
+
+
+def build_graph(deps: Deps, checkpointer: Any) -> Any:
+    """The compiled graph for ``deps`` with ``checkpointer`` (see :mod:`.checkpointer`)."""
+    graph = StateGraph(AutopilotState)
+    for name, fn in WORK_NODES.items():
+        graph.add_node(name, Wrapped(name, fn, deps))
+    for name, gate in GATE_NODES.items():
+        graph.add_node(name, gate)
+    graph.add_node("pause", _pause)
+    graph.add_node("finish", _finish)
+    targets: dict[Hashable, str] = {n: n for n in NODES}
+    graph.add_conditional_edges(START, next_node, targets)
+    for name in NODES:
+        if name in ("pause", "finish"):
+            graph.add_edge(name, END)
+        else:
+            graph.add_conditional_edges(name, next_node, targets)
+    return graph.compile(checkpointer=checkpointer)

@@ -1,0 +1,207 @@
+"""The autopilot's nodes: each reads the state and the project, does one step, returns changes.
+
+Nodes never choose what runs next (:mod:`aizac.autopilot.routing` does). Model calls go through
+the project's router (planner designs beats, writer drafts prose, extractor extracts candidates,
+reviewer checks and judges); the store is written only by :func:`commit` and
+:func:`rewrite_queued` (prose of already accepted beats), both idempotent on replay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from aizac.autopilot import committing, drafting
+from aizac.autopilot.events import RunStore
+from aizac.autopilot.state import AutopilotState, after_rewrite, closed_episode
+from aizac.llm.runtime import run_sync
+from aizac.writer import combined
+from aizac.writer.schemas import NovelBeat
+
+Update = dict[str, Any]
+
+
+def _default_checker() -> Callable[..., Any]:
+    from aizac.continuity import check_episode
+
+    return check_episode
+
+
+def _default_reviewer() -> Callable[..., Any]:
+    from aizac.autopilot.review import review_episode
+
+    return review_episode
+
+
+def _default_outliner() -> Callable[..., Any]:
+    from aizac.autopilot.outline import outline_next_arc
+
+    return outline_next_arc
+
+
+@dataclass
+class Deps:
+    """What the nodes work with (tests pass fakes for the judging parts)."""
+
+    agent: Any
+    runs: RunStore
+    usage: Any = None  # the router's UsageLog (token deltas per node)
+    checker: Callable[..., Any] = field(default_factory=_default_checker)
+    reviewer: Callable[..., Any] = field(default_factory=_default_reviewer)
+    outliner: Callable[..., Any] = field(default_factory=_default_outliner)
+    say: Callable[[str], None] = lambda _: None
+
+    @property
+    def language(self) -> str:
+        return str(self.agent.info.language)
+
+    def outlines(self) -> Any:
+        from aizac.autopilot.outline import OutlineStore
+
+        return OutlineStore(self.agent.store.directory)
+
+
+def _beats(state: AutopilotState) -> list[NovelBeat]:
+    return [NovelBeat.model_validate(b) for b in state.get("beats", [])]
+
+
+# ------------------------------------------------------------------------------- episode
+def load_context(state: AutopilotState, deps: Deps) -> Update:
+    """Open the next episode at the story's next position (recovering a killed accept first)."""
+    deps.agent.reconcile()
+    episode, index = deps.agent.next_position()
+    return {**closed_episode(), "episode_open": True, "episode": episode, "start_index": index}
+
+
+def plan(state: AutopilotState, deps: Deps) -> Update:
+    """Design the open episode's remaining beats (a draft the beat editor left is reused)."""
+    agent, episode = deps.agent, int(state["episode"])
+    goal = _outlined_goal(deps, episode)
+    beats, profiles = [], []
+    for index in range(int(state["start_index"]), agent.episodes.current().beats + 1):
+        existing = agent.store.draft_at(episode, index)
+        if existing is not None:
+            beat, cast = existing.beat, list(existing.new_characters)
+        else:
+            deps.say(f"designing beat {episode}-{index}")
+            beat, cast = agent.design(episode, index, goal)
+        beats.append(beat.model_dump())
+        profiles.append([p.model_dump() for p in cast])
+    return {"beats": beats, "profiles": profiles}
+
+
+def _outlined_goal(deps: Deps, episode: int) -> str:
+    try:
+        goal = deps.outlines().goal_for(episode)
+    except Exception:  # an unreadable outline only loses the hint; the plot still leads
+        return ""
+    return f"Episode goal: {goal}" if goal else ""
+
+
+def draft(state: AutopilotState, deps: Deps) -> Update:
+    """Prose for every planned beat not drafted yet (kept in the state, not the store)."""
+    prose = dict(state.get("prose", {}))
+    for beat in _beats(state):
+        if str(beat.index) not in prose:
+            deps.say(f"drafting beat {beat.episode}-{beat.index}")
+            previous = drafting.previous_prose(deps.agent, prose, beat)
+            prose[str(beat.index)] = drafting.draft_prose(deps.agent, beat, previous)
+    return {"prose": prose}
+
+
+def extract(state: AutopilotState, deps: Deps) -> Update:
+    """Candidate memories of every planned beat (extractor role)."""
+    agent = deps.agent
+    found = dict(state.get("candidates", {}))
+    profiles = state.get("profiles", [])
+    known = list(agent.memory.characters())
+    for n, beat in enumerate(_beats(state)):
+        if str(beat.index) in found:
+            continue
+        cast = [p["name"] for p in (profiles[n] if n < len(profiles) else [])]
+        result = run_sync(combined.extract_beat(
+            agent.router, beat, known=[*known, *cast], language=deps.language,
+            prompts=agent.prompts, concurrent_calls=agent.concurrent_extraction,
+            combined=agent.combined_extraction,
+        ))
+        found[str(beat.index)] = committing.dump_extracted(result)
+    return {"candidates": found}
+
+
+def check(state: AutopilotState, deps: Deps) -> Update:
+    """The continuity check of the draft against canon (deterministic + reviewer role)."""
+    prose = {int(k): v for k, v in state.get("prose", {}).items()}
+    report = deps.checker(
+        deps.agent.memory, episode=int(state["episode"]), beats=_beats(state), prose=prose,
+        reviewer=_model(deps, "reviewer"), language=deps.language,
+    )
+    return {"report": dump_report(report)}
+
+
+def review(state: AutopilotState, deps: Deps) -> Update:
+    """The reviewer's verdict (accept / polish / rewrite with reasons)."""
+    prose = {int(k): v for k, v in state.get("prose", {}).items()}
+    verdict = deps.reviewer(
+        _model(deps, "reviewer"), prose=prose, report=load_report(state.get("report") or {}),
+        language=deps.language,
+    )
+    data = verdict.model_dump() if hasattr(verdict, "model_dump") else dict(verdict)
+    return {"verdict": {"decision": str(data["decision"]), "reasons": list(data["reasons"])}}
+
+
+def rewrite(state: AutopilotState, deps: Deps) -> Update:
+    """Draft again the beats the findings cite (all beats when none is cited)."""
+    verdict = state.get("verdict") or {}
+    findings = (state.get("report") or {}).get("findings", [])
+    cited = {f.get("beat") for f in findings if f.get("beat") is not None}
+    prose = dict(state.get("prose", {}))
+    for beat in _beats(state):
+        if cited and beat.index not in cited:
+            continue
+        notes = [*verdict.get("reasons", []),
+                 *(f["message"] for f in findings if f.get("beat") in (None, beat.index))]
+        if state.get("rewrite_note"):
+            notes.insert(0, str(state["rewrite_note"]))
+        previous = drafting.previous_prose(deps.agent, prose, beat)
+        prose[str(beat.index)] = drafting.draft_prose(
+            deps.agent, beat, previous, "Rewrite this scene. Fix: " + "; ".join(notes[:6])
+        )
+    return {**after_rewrite(), "prose": prose, "rewrites": int(state.get("rewrites", 0)) + 1}
+
+
+def commit(state: AutopilotState, deps: Deps) -> Update:
+    """Candidates become canon, the turn advances, the prose is stored (idempotent)."""
+    committing.commit_episode(
+        deps.agent, list(state.get("beats", [])), list(state.get("profiles", [])),
+        state.get("prose", {}), state.get("candidates", {}),
+    )
+    return {"committed": True}
+
+
+def _model(deps: Deps, role: str) -> Any:
+    return deps.agent.router.model(role)
+
+
+# ----------------------------------------------------------------------------- reports
+def dump_report(report: Any) -> dict[str, Any]:
+    """A continuity report as plain data for the checkpointed state."""
+    return {
+        "findings": [asdict(f) for f in getattr(report, "findings", ())],
+        "covered": list(getattr(report, "covered", ())),
+        "missed": list(getattr(report, "missed", ())),
+        "names": [asdict(n) for n in getattr(report, "names", ())],
+        "blocking": bool(getattr(report, "blocking", False)),
+    }
+
+
+def load_report(data: dict[str, Any]) -> Any:
+    """The report back as :class:`~aizac.continuity.ContinuityReport` (for the reviewer)."""
+    from aizac.continuity.report import ContinuityReport, Finding, NameResolution
+
+    return ContinuityReport(
+        findings=tuple(Finding(**f) for f in data.get("findings", [])),
+        covered=tuple(data.get("covered", ())), missed=tuple(data.get("missed", ())),
+        names=tuple(NameResolution(**{**n, "options": tuple(n.get("options", ()))})
+                    for n in data.get("names", [])),
+    )

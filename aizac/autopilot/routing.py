@@ -1,0 +1,111 @@
+"""Which node runs next: a pure function of stored facts (no model ever decides control flow).
+
+:func:`facts_of` reads the facts out of a state; :func:`route` maps facts to the next node.
+Inside an episode the first missing piece of work runs next (plan, draft, extract, check,
+review, a rewrite while the verdict asks for one and fewer than two were made, commit). Between
+episodes the priority is: a pause, then the rewrite queue, then arc-end work (outline the next
+arc), then the end of the run, then the batch gate, then the next episode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aizac.autopilot.state import GATES, MAX_REWRITES, AutopilotState
+
+NODES = (
+    "load_context", "plan", "gate_plan", "draft", "extract", "check", "review", "gate_rewrite",
+    "rewrite", "gate_commit", "commit", "checkpoint", "rewrite_queued", "outline", "gate_batch",
+    "pause", "finish",
+)
+"""Every node a route can name (``pause`` and ``finish`` end the graph's invocation)."""
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the router reads (all of it stored in the checkpointed state)."""
+
+    paused: bool = False
+    episode_open: bool = False
+    has_beats: bool = False
+    plan_gate: bool = False  # the plan gate is on and the writer has not approved
+    has_prose: bool = False
+    has_candidates: bool = False
+    checked: bool = False
+    verdict: str = ""  # "", accept, polish, rewrite
+    rewrites: int = 0
+    rewrite_gate: bool = False
+    commit_gate: bool = False
+    committed: bool = False
+    queued_rewrites: bool = False
+    arc_end: bool = False
+    done: bool = False
+    batch_due: bool = False
+
+
+def route(f: Facts) -> str:
+    """The next node for facts ``f`` (pure; see the module docstring for the order)."""
+    if f.paused:
+        return "pause"
+    if f.episode_open:
+        return _in_episode(f)
+    if f.queued_rewrites:
+        return "rewrite_queued"
+    if f.arc_end:
+        return "outline"
+    if f.done:
+        return "finish"
+    if f.batch_due:
+        return "gate_batch"
+    return "load_context"
+
+
+def _in_episode(f: Facts) -> str:
+    steps = (
+        (not f.has_beats, "plan"), (f.plan_gate, "gate_plan"), (not f.has_prose, "draft"),
+        (not f.has_candidates, "extract"), (not f.checked, "check"), (not f.verdict, "review"),
+    )
+    for missing, node in steps:
+        if missing:
+            return node
+    if f.verdict == "rewrite" and f.rewrites < MAX_REWRITES and not f.committed:
+        return "gate_rewrite" if f.rewrite_gate else "rewrite"
+    if not f.committed:
+        return "gate_commit" if f.commit_gate else "commit"
+    return "checkpoint"
+
+
+def facts_of(state: AutopilotState) -> Facts:
+    """The router's facts read from a state (pure)."""
+    options = state.get("options", {})
+    gates = set(options.get("gates", ())) & set(GATES)
+    beats = state.get("beats", [])
+    prose = state.get("prose", {})
+    candidates = state.get("candidates", {})
+    verdict = state.get("verdict") or {}
+    done = int(state.get("done_episodes", 0))
+    every = int(options.get("every", 0))
+    return Facts(
+        paused=bool(state.get("pause_reason")),
+        episode_open=bool(state.get("episode_open")),
+        has_beats=bool(beats),
+        plan_gate="plan" in gates and not state.get("plan_ok"),
+        has_prose=bool(beats) and all(str(b["index"]) in prose for b in beats),
+        has_candidates=bool(beats) and all(str(b["index"]) in candidates for b in beats),
+        checked=state.get("report") is not None,
+        verdict=str(verdict.get("decision", "")),
+        rewrites=int(state.get("rewrites", 0)),
+        rewrite_gate="rewrite" in gates and not state.get("rewrite_ok"),
+        commit_gate="commit" in gates and not state.get("commit_ok"),
+        committed=bool(state.get("committed")),
+        queued_rewrites=bool(state.get("rewrite_queue")),
+        arc_end=bool(state.get("arc_end")),
+        done=done >= int(options.get("episodes", 0)),
+        batch_due=every > 0 and done > 0 and done % every == 0
+        and int(state.get("last_batch_gate", 0)) != done,
+    )
+
+
+def next_node(state: AutopilotState) -> str:
+    """:func:`route` of :func:`facts_of` (the graph's one conditional edge)."""
+    return route(facts_of(state))

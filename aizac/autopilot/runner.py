@@ -1,0 +1,165 @@
+"""Start, resume, pause and steer autopilot runs of one project (the CLI and web tab use this).
+
+A run is a LangGraph thread (its id is the run id) checkpointed in the project folder; the
+runs store beside it holds the run's status, events, decisions and steering notes. After a
+``kill -9``, :meth:`Autopilot.resume` continues at the node that was running; at a gate it
+needs the writer's answer; after a pause it goes on from the stored facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from langgraph.types import Command
+
+from aizac.autopilot.checkpointer import close_checkpointer, open_checkpointer
+from aizac.autopilot.events import Event, RunStore
+from aizac.autopilot.graph import build_graph
+from aizac.autopilot.nodes import Deps
+from aizac.autopilot.state import AutopilotState, Options, new_state
+from aizac.errors import InvalidInputError
+
+RECURSION_LIMIT = 1_000_000  # a run of hundreds of episodes is thousands of steps
+OnEvent = Callable[[Event], None]
+
+
+@dataclass
+class RunResult:
+    """Where a run stands after an invocation."""
+
+    run_id: str
+    status: str  # finished, paused, waiting
+    message: str = ""
+    gate: dict[str, Any] | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+class Autopilot:
+    """The autopilot of one project (a :class:`~aizac.writer.agent.WriterAgent`).
+
+    Args:
+        agent: the project's writer agent (its store, memory, router and prompts are used).
+        checkpointer: a LangGraph saver; default from ``settings.autopilot_checkpointer``.
+        deps: extra :class:`~aizac.autopilot.nodes.Deps` fields (``checker=``, ``reviewer=``,
+            ``outliner=``, ``say=``), e.g. fakes in tests.
+    """
+
+    def __init__(self, agent: Any, *, checkpointer: Any = None, **deps: Any) -> None:
+        self.agent = agent
+        self.runs = RunStore(agent.store.directory)
+        usage = getattr(agent.router, "usage", None)
+        self.deps = Deps(agent=agent, runs=self.runs, usage=usage, **deps)
+        spec = getattr(agent.settings, "autopilot_checkpointer", "sqlite")
+        self._own_saver = checkpointer is None
+        self.saver = checkpointer or open_checkpointer(agent.store.directory, spec)
+        self.graph = build_graph(self.deps, self.saver)
+
+    def close(self) -> None:
+        if self._own_saver:
+            close_checkpointer(self.saver)
+
+    @staticmethod
+    def config(run_id: str) -> dict[str, Any]:
+        return {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
+
+    # --------------------------------------------------------------------------- control
+    def start(self, options: Options, on_event: OnEvent | None = None) -> RunResult:
+        """A new run writing ``options.episodes`` episodes; returns where it stopped."""
+        if options.episodes < 1:
+            raise InvalidInputError("A run writes at least one episode.", hint="--episodes 1")
+        self.agent.require_plot()
+        run_id = self.runs.create(options.dump())
+        return self._drive(run_id, new_state(run_id, options), on_event)
+
+    def resume(
+        self, run_id: str | None = None, *, answer: Any = None,
+        options: dict[str, Any] | None = None, on_event: OnEvent | None = None,
+    ) -> RunResult:
+        """Go on with ``run_id`` (default: the latest unfinished run).
+
+        ``answer`` answers the gate the run waits at; ``options`` changes the run's options
+        (a larger budget) when it was paused."""
+        run = self.runs.run(run_id)
+        snap = self.graph.get_state(self.config(run.id))
+        values: AutopilotState = snap.values
+        if snap.interrupts:
+            if answer is None:
+                return self._result(run.id)
+            return self._drive(run.id, Command(resume=answer), on_event)
+        if snap.next:  # killed mid-run: the interrupted node runs again
+            return self._drive(run.id, None, on_event)
+        if values.get("finished"):
+            return self._result(run.id)
+        merged = {**values.get("options", {}), **(options or {})}
+        if options:
+            self.runs.set_options(run.id, merged)
+        update = {"pause_reason": "", "options": merged, "repeats": {}, "failures": {}}
+        return self._drive(run.id, update, on_event)
+
+    def pause(self, run_id: str | None = None) -> None:
+        """Ask the run to pause before its next node (from any process)."""
+        self.runs.request_pause(self.runs.run(run_id).id)
+
+    def steer(self, run_id: str | None, text: str) -> int:
+        """Queue a free-text intervention; applied at the next episode boundary."""
+        text = text.strip()
+        if not text or len(text) > 1000:
+            raise InvalidInputError("A steering note is 1 to 1,000 characters.")
+        run = self.runs.run(run_id)
+        self.runs.add_event(run.id, 0, "steer", "steer", text=text)
+        return self.runs.add_steering(run.id, text)
+
+    # ----------------------------------------------------------------------------- drive
+    def _drive(self, run_id: str, inp: Any, on_event: OnEvent | None) -> RunResult:
+        self.runs.set_status(run_id, "running")
+        last = self._last_event(run_id)
+        try:
+            for _ in self.graph.stream(inp, self.config(run_id), stream_mode="updates"):
+                if on_event is not None:
+                    for event in self.runs.events(run_id, after=last):
+                        on_event(event)
+                        last = event.id
+        except Exception as e:
+            self.runs.set_status(run_id, "failed", str(e)[:500])
+            self.runs.add_event(run_id, 0, "run", "error", text=str(e)[:500])
+            raise
+        result = self._result(run_id)
+        if result.status == "waiting" and result.gate is not None:
+            self.runs.add_event(run_id, int(result.gate.get("episode", 0)),
+                                "gate_" + str(result.gate.get("gate")), "gate", text="waiting")
+        elif result.status == "paused":
+            self.runs.add_event(run_id, 0, "pause", "pause", text=result.message)
+        elif result.status == "finished":
+            self.runs.add_event(run_id, 0, "finish", "finish")
+        if on_event is not None:
+            for event in self.runs.events(run_id, after=last):
+                on_event(event)
+        return result
+
+    def _last_event(self, run_id: str) -> int:
+        events = self.runs.events(run_id)
+        return events[-1].id if events else 0
+
+    def _result(self, run_id: str, *, record: bool = True) -> RunResult:
+        snap = self.graph.get_state(self.config(run_id))
+        values = dict(snap.values)
+        if snap.next and not snap.interrupts:  # running elsewhere, or killed mid-node
+            run = self.runs.run(run_id)
+            return RunResult(run_id, run.status, run.message or "resume to go on", None, values)
+        if snap.interrupts:
+            gate = dict(snap.interrupts[0].value)
+            status, message = "waiting", f"waiting at the {gate.get('gate')} gate"
+        elif values.get("finished"):
+            gate, status, message = None, "finished", ""
+        else:
+            gate, status = None, "paused"
+            message = str(values.get("pause_reason") or "stopped")
+        if record:
+            self.runs.set_status(run_id, status, message)
+        return RunResult(run_id, status, message, gate, values)
+
+    def status(self, run_id: str | None = None) -> RunResult:
+        """Where ``run_id`` stands now (no model call)."""
+        return self._result(self.runs.run(run_id).id, record=False)
