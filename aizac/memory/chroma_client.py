@@ -80,6 +80,12 @@ def project_collection(name: str, created_at: float) -> str:
     return f"{COLLECTION_PREFIX}{slug + '-' if slug else ''}{key}"
 
 
+SERVER_DOWN_HINT = (
+    "Check that the Chroma server (AIZAC_CHROMA_HOST, AIZAC_CHROMA_PORT) is running and "
+    "reachable, then try again: the step was not stored, nothing is half-written."
+)
+
+
 def _unreachable(settings: Settings, error: Exception) -> StorageError:
     cause = error.message if isinstance(error, AizacError) else str(error)
     return StorageError(
@@ -256,13 +262,18 @@ def open_server_memory(
 
 
 def _refused(error: BaseException) -> bool:
-    """Whether ``error`` or what it chains is a transport failure (refused, reset, timed out,
-    name not resolved) on the way to the server."""
-    import httpx
-
+    """Whether ``error`` or what it chains is a transport failure on the way to the server."""
     seen: BaseException | None = error
     while seen is not None:
-        if isinstance(seen, httpx.TransportError | ConnectionError):
+        if is_transport_failure(seen):
             return True
         seen = seen.__cause__
     return False
+
+
+def is_transport_failure(error: BaseException) -> bool:
+    """Whether ``error`` is a failure to reach a Chroma server (refused, reset, timed out, name
+    not resolved), as opposed to a refused request."""
+    import httpx
+
+    return isinstance(error, httpx.TransportError | ConnectionError)
