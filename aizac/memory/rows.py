@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from aizac.errors import InvalidInputError, NotFoundError, StorageError
+from aizac.memory.chroma_client import SERVER_DOWN_HINT, is_transport_failure
 from aizac.memory.key_index import KeyIndex
 from aizac.memory.records import NEVER, Where
 
@@ -115,6 +116,11 @@ class Rows:
         except (ValueError, TypeError) as e:
             raise InvalidInputError(f"Chroma rejected the request: {e}") from e
         except Exception as e:
+            if is_transport_failure(e):  # a Chroma server (AIZAC_CHROMA_HOST) did not answer
+                raise StorageError(
+                    f"The {what} failed: the Chroma server did not answer ({e}).",
+                    hint=SERVER_DOWN_HINT,
+                ) from e
             raise StorageError(f"The {what} failed: {e}") from e
 
     def count(self) -> int:
