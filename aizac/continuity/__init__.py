@@ -4,13 +4,31 @@
   speaking or acting, a character in the wrong place, a superseded relation used as current, a
   pinned fact negated, a secret a character cannot know), open foreshadowing past due, beat
   coverage and new names; optionally a model check through the ``reviewer`` role whose findings
-  must cite an existing memory.
+  must cite an existing memory. :func:`check_draft` is the same check as a pure function.
 * :class:`ContinuityReport`, :class:`Finding`, :class:`NameResolution` — what it returns.
+* :class:`ForeshadowingLedger` — planted threads whose urgency grows with age;
+  :class:`SecretsRegistry` — who knows each secret. Both persist in the project folder's
+  ``continuity.sqlite``.
 """
 
 from __future__ import annotations
 
-from aizac.continuity.check import check_episode
+from aizac.continuity.check import check_draft, check_episode
+from aizac.continuity.ledger import ForeshadowingLedger, Thread, urgency
 from aizac.continuity.report import KINDS, ContinuityReport, Finding, NameResolution
+from aizac.continuity.secrets import Secret, SecretsRegistry, learned_in
 
-__all__ = ["KINDS", "ContinuityReport", "Finding", "NameResolution", "check_episode"]
+__all__ = [
+    "KINDS",
+    "ContinuityReport",
+    "Finding",
+    "ForeshadowingLedger",
+    "NameResolution",
+    "Secret",
+    "SecretsRegistry",
+    "Thread",
+    "check_draft",
+    "check_episode",
+    "learned_in",
+    "urgency",
+]

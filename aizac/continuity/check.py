@@ -1,47 +1,130 @@
-"""The continuity check of one drafted episode against canon (see :func:`check_episode`)."""
+"""The continuity check of one drafted episode against canon (see :func:`check_episode`).
+
+:func:`check_draft` is the whole deterministic check as a pure function of plain data (canon,
+beats, prose, candidate memories, secrets, ledger threads); :func:`check_episode` is the thin
+adapter that reads canon from the memory (keyed lookups only, nothing written) and adds the
+optional model check.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from aizac.continuity.report import ContinuityReport
+from aizac.continuity.canon import Canon, Fact, fact_of, read_canon
+from aizac.continuity.claims import (
+    BeatLike,
+    appearances,
+    candidate_list,
+    draft_names,
+    event_claims,
+    fact_claims,
+)
+from aizac.continuity.coverage import coverage, resolve_names
+from aizac.continuity.ledger import ForeshadowingLedger, Thread, overdue_findings
+from aizac.continuity.model_check import model_findings
+from aizac.continuity.report import ContinuityReport, Finding
+from aizac.continuity.rules import pin_findings, presence_findings, relation_findings
+from aizac.continuity.secrets import Secret, SecretsRegistry, leak_findings
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-    from aizac.memory.staging import Candidate, CandidateBatch
     from aizac.memory.store import WriterMemory
-    from aizac.writer.schemas import NovelBeat
+
+
+def check_draft(
+    canon: Canon,
+    *,
+    episode: int,
+    beats: Sequence[BeatLike],
+    prose: Mapping[int, str],
+    candidates: Sequence[Any] = (),
+    secrets: Sequence[Secret] = (),
+    threads: Sequence[Thread] = (),
+    language: str = "ko",
+) -> ContinuityReport:
+    """The deterministic continuity check (pure; see :mod:`aizac.continuity.rules`)."""
+    claims = fact_claims(candidates)
+    appear = appearances(beats)
+    events = event_claims(beats)
+    findings: list[Finding] = [
+        *presence_findings(appear, claims, canon, episode=episode, language=language),
+        *relation_findings(claims, canon, language=language),
+        *pin_findings([*claims, *events], canon, language=language),
+        *leak_findings(secrets, appear, claims, canon, language=language),
+        *overdue_findings(threads, episode, language),
+    ]
+    covered, missed = coverage(beats, prose)
+    names = resolve_names(draft_names(appear, claims), canon.cast)
+    return ContinuityReport(
+        findings=tuple(sorted(findings, key=lambda f: (f.beat or 0, f.severity != "error"))),
+        covered=covered,
+        missed=missed,
+        names=tuple(names),
+    )
+
+
+def _model_facts(memory: WriterMemory, canon: Canon) -> list[Fact]:
+    """The canon shown to the reviewer: states, relations, pins, world rules, open threads."""
+    facts: dict[str, Fact] = {}
+    for states in canon.states.values():
+        facts.update((f.id, f) for f in states.values())
+    facts.update((r.current.id, r.current) for r in canon.relations.values())
+    facts.update((f.id, f) for f in canon.pins)
+    for hit in [*memory.world_rules()[:10], *memory.open_foreshadowing()[:10]]:
+        facts.setdefault(hit.id, fact_of(hit))
+    return list(facts.values())
 
 
 def check_episode(
     memory: WriterMemory,
     *,
     episode: int,
-    beats: Sequence[NovelBeat],
+    beats: Sequence[BeatLike],
     prose: Mapping[int, str],
-    candidates: CandidateBatch | Sequence[Candidate] | None = None,
+    candidates: Any = None,
     reviewer: BaseChatModel | None = None,
     language: str = "ko",
-    ledger: Any = None,
-    secrets: Any = None,
+    ledger: ForeshadowingLedger | None = None,
+    secrets: SecretsRegistry | None = None,
 ) -> ContinuityReport:
     """Check episode ``episode``'s draft against the memory's current canon.
 
     Args:
         memory: the project's memory (read only; nothing is written).
         episode: the episode number (1-based).
-        beats: the episode's planned beats (``NovelBeat``: index, characters, location,
-            dialogue speakers ...).
+        beats: the episode's planned beats (``NovelBeat``: index, characters, location, time,
+            events, dialogue speakers ...).
         prose: beat index -> the drafted prose of that beat.
-        candidates: the draft's extracted candidate memories (a batch or its candidates).
+        candidates: the draft's extracted candidate memories (a ``CandidateBatch`` or a
+            sequence of its candidates).
         reviewer: the ``reviewer`` role's chat model for the optional model check.
         language: the project's language (``ko``, ``en``, ``zh``) for the messages.
-        ledger: an optional :class:`~aizac.continuity.ledger.ForeshadowingLedger`.
-        secrets: an optional :class:`~aizac.continuity.secrets.SecretsRegistry`.
+        ledger: the project's foreshadowing ledger (overdue threads become warnings; call
+            ``ledger.sync(memory, episode)`` first to pick up new threads).
+        secrets: the project's secrets registry (a character using a secret they do not know
+            is an error).
+
+    Raises:
+        StructuredOutputError, ModelError: only from the model check, when ``reviewer`` is set.
     """
-    return ContinuityReport(covered=tuple(b.index for b in beats if prose.get(b.index)))
+    cands = candidate_list(candidates)
+    claims = fact_claims(cands)
+    appear = appearances(beats)
+    pairs = [c.pair for c in claims if c.tag == "CharacterRelation" and all(c.pair)]
+    canon = read_canon(memory, draft_names(appear, claims), pairs)
+    report = check_draft(
+        canon, episode=episode, beats=beats, prose=prose, candidates=cands,
+        secrets=secrets.secrets() if secrets is not None else (),
+        threads=ledger.open_threads() if ledger is not None else (),
+        language=language,
+    )
+    if reviewer is None:
+        return report
+    found = model_findings(reviewer, _model_facts(memory, canon), prose, language=language)
+    return ContinuityReport(report.findings + tuple(found), report.covered, report.missed,
+                            report.names)
 
 
-__all__ = ["check_episode"]
+__all__ = ["check_draft", "check_episode"]

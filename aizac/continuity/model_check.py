@@ -1,0 +1,93 @@
+"""The optional model check: the ``reviewer`` role reads the prose against the canon it is shown.
+
+The model gets the canon facts with their memory ids and the prose, and answers a closed schema
+(:class:`ModelReview`). Its findings are then held to the deterministic standard: a finding
+whose quote is not in the prose is dropped (the model made it up); one that cites no memory id
+it was shown is kept only as a warning without a citation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Annotated
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from aizac.continuity.canon import Fact
+from aizac.continuity.report import Finding
+from aizac.llm.structured import generate_structured
+from aizac.memory.facts import text_key
+
+Str = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=240)]
+
+
+class ModelFinding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    memory_id: Annotated[str, StringConstraints(strip_whitespace=True, max_length=64)]
+    quote: Str
+    message: Str
+    beat: int | None = Field(default=None, ge=1, le=1000)
+
+
+class ModelReview(BaseModel):
+    """Contradictions between the prose and the canon shown (model-facing: closed schema)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    findings: list[ModelFinding] = Field(default_factory=list, max_length=6)
+
+
+_SYSTEM = {
+    "ko": ("당신은 연재 소설의 설정 검수자입니다. 원고가 아래 정사(正史)와 모순되는 곳만 찾으세요. "
+           "각 항목에 모순되는 기억의 id(memory_id), 원고에서 그대로 옮긴 문장(quote), 한국어 설명"
+           "(message)을 쓰세요. 모순이 없으면 findings를 비우세요. JSON 하나로만 답하세요."),
+    "en": ("You check a serial novel's continuity. Find only where the draft contradicts the "
+           "canon below. For each, give the id of the memory it contradicts (memory_id), the "
+           "draft's words copied exactly (quote) and a short explanation (message). No "
+           "contradiction: empty findings. Answer with one JSON object only."),
+    "zh": ("你是连载小说的设定审校。只找出草稿与下列正史矛盾之处。"
+           "每条写出被违背的记忆 id（memory_id）、照抄草稿原文（quote）和中文说明（message）。"
+           "没有矛盾则 findings 为空。只回答一个 JSON 对象。"),
+}
+
+
+def model_messages(facts: Sequence[Fact], prose: Mapping[int, str],
+                   language: str) -> list[BaseMessage]:
+    """The model check's conversation (pure)."""
+    canon = "\n".join(f"- [{f.id}] {f.text}" for f in facts) or "- -"
+    draft = "\n\n".join(f"[{i}]\n{prose[i]}" for i in sorted(prose))
+    system = _SYSTEM.get(language, _SYSTEM["en"])
+    return [SystemMessage(system), HumanMessage(f"## canon\n{canon}\n\n## draft\n{draft}")]
+
+
+def accept_findings(review: ModelReview, facts: Sequence[Fact],
+                    prose: Mapping[int, str]) -> list[Finding]:
+    """The model's findings held to the rules in the module doc (pure)."""
+    ids = {f.id for f in facts}
+    whole = text_key(" ".join(prose.values()))
+    out: list[Finding] = []
+    for f in review.findings:
+        if not text_key(f.quote) or text_key(f.quote) not in whole:
+            continue
+        if f.memory_id in ids:
+            out.append(Finding("model", "error", f.message, f.memory_id, f.quote, f.beat))
+        else:
+            out.append(Finding("model", "warning", f.message, None, f.quote, f.beat))
+    return out
+
+
+def model_findings(model: BaseChatModel, facts: Sequence[Fact], prose: Mapping[int, str], *,
+                   language: str, retries: int = 2) -> list[Finding]:
+    """Ask the reviewer ``model`` for contradictions (raises ``StructuredOutputError`` /
+    ``ModelError`` like every structured call)."""
+    if not facts or not any(p.strip() for p in prose.values()):
+        return []
+    review = generate_structured(model, ModelReview, model_messages(facts, prose, language),
+                                 retries=retries)
+    return accept_findings(review, facts, prose)
+
+
+__all__ = ["ModelFinding", "ModelReview", "accept_findings", "model_findings", "model_messages"]

@@ -1,0 +1,210 @@
+"""The deterministic continuity checks (pure functions over claims and canon, no model).
+
+* **presence** — a dead character speaking or acting (``dead_character``), a character who is
+  away (in prison, missing, abroad ...) present in a scene elsewhere (``absent_character``), a
+  character in another place than their current whereabouts with no move in the draft
+  (``wrong_location``, a warning: characters move off-page; stale whereabouts are not held
+  against a scene). The state a beat is checked against is canon overlaid by the draft's own
+  state changes up to that beat, so a character who dies in beat 2 cannot speak in beat 4, and
+  one who travels in beat 1 may be elsewhere in beat 3. Flashback beats claim nothing.
+* **relations** — a relation claim that restates a superseded version of the pair's relation
+  rather than the current one (``superseded_relation``; a warning when the draft says the change
+  is a reconciliation, "again").
+* **pins** — a claim in a pinned fact's slot that changes it, or a claim about the pinned
+  subject that negates it (``pinned_negated``).
+
+Each finding cites the canon memory it contradicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from aizac.continuity.canon import Canon, Fact
+from aizac.continuity.claims import Appearance, FactClaim
+from aizac.continuity.messages import message
+from aizac.continuity.report import Finding, Severity
+from aizac.continuity.text import (
+    ABSENT,
+    MOURNING,
+    containment,
+    dice,
+    has_any,
+    is_alive,
+    is_dead,
+    mentions,
+    negated,
+    relation_labels,
+    same_place,
+    strip_markers,
+    without_names,
+)
+from aizac.memory.facts import name_key, same_text
+
+STALE_WHEREABOUTS = 3
+"""Episodes after which a plain whereabouts fact no longer pins a character to a place."""
+ACTING_ASPECTS = ("whereabouts", "emotion", "goal", "allegiance", "ability")
+AGAIN = ("다시", "화해", "again", "reconcil", "once more", "重新", "和好", "再次")
+_STATE_ASPECTS = ("condition", "status", "whereabouts")
+
+
+def _state_at(canon: Canon, claims: Sequence[FactClaim], name: str, aspect: str,
+              beat: int) -> Fact | None:
+    """The state of ``name``'s ``aspect`` at ``beat``: the draft's latest change up to it, or
+    canon. A change without a beat counts from the episode's start."""
+    key = name_key(canon.canonical(name))
+    latest: FactClaim | None = None
+    for c in claims:
+        if (c.tag == "Character" and c.aspect == aspect and (c.beat or 0) <= beat
+                and name_key(canon.canonical(c.name)) == key):
+            latest = c
+    if latest is not None:
+        return Fact(latest.id, latest.text, "Character", latest.name, aspect=aspect,
+                    keyword=latest.keyword)
+    return canon.state(name, aspect)
+
+
+def _death(canon: Canon, claims: Sequence[FactClaim], name: str, beat: int) -> Fact | None:
+    for aspect in ("condition", "status"):
+        fact = _state_at(canon, claims, name, aspect, beat)
+        if fact is not None and is_dead(fact.text):
+            return fact
+    return None
+
+
+def _presence_one(a: Appearance, canon: Canon, claims: Sequence[FactClaim], episode: int,
+                  language: str) -> Finding | None:
+    dead = _death(canon, claims, a.name, a.beat)
+    if dead is not None:
+        key = "dead_speaks" if a.speaking else "dead_acts"
+        text = message(key, language, name=a.name, fact=dead.text, beat=a.beat)
+        return Finding("dead_character", "error", text, dead.id, a.quote, a.beat)
+    where = _state_at(canon, claims, a.name, "whereabouts", a.beat)
+    if where is None or not a.location.strip() or same_place(a.location, where.text,
+                                                             where.keyword):
+        return None
+    values = dict(name=a.name, fact=where.text, beat=a.beat, place=a.location)
+    if has_any(where.text, ABSENT):
+        return Finding("absent_character", "error", message("absent", language, **values),
+                       where.id, a.quote, a.beat)
+    from_canon = canon.state(a.name, "whereabouts") == where
+    if from_canon and where.chapter and episode - where.chapter > STALE_WHEREABOUTS:
+        return None
+    return Finding("wrong_location", "warning", message("wrong_location", language, **values),
+                   where.id, a.quote, a.beat)
+
+
+def presence_findings(
+    appear: Sequence[Appearance],
+    claims: Sequence[FactClaim],
+    canon: Canon,
+    *,
+    episode: int,
+    language: str,
+) -> list[Finding]:
+    """Dead, absent or misplaced characters in the episode's scenes and state claims."""
+    out: list[Finding] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(found: Finding | None, name: str) -> None:
+        if found is not None and (found.kind, name_key(canon.canonical(name))) not in seen:
+            seen.add((found.kind, name_key(canon.canonical(name))))
+            out.append(found)
+
+    for a in appear:
+        if not a.flashback:
+            add(_presence_one(a, canon, claims, episode, language), a.name)
+    for c in claims:
+        if c.tag != "Character" or not c.name:
+            continue
+        dead = canon.state(c.name, "condition") or canon.state(c.name, "status")
+        if dead is None or not is_dead(dead.text):
+            continue
+        if c.aspect in ("condition", "status") and (is_alive(c.text) or not is_dead(c.text)):
+            text = message("dead_revived", language, name=c.name, fact=dead.text, claim=c.text)
+            add(Finding("dead_character", "error", text, dead.id, c.text, c.beat), c.name)
+        elif c.aspect in ACTING_ASPECTS and not has_any(c.text, MOURNING):
+            text = message("dead_acts", language, name=c.name, fact=dead.text, beat=c.beat)
+            add(Finding("dead_character", "error", text, dead.id, c.text, c.beat), c.name)
+    return out
+
+
+def _regresses(claim: FactClaim, current: Fact, old: Fact) -> bool:
+    """Whether ``claim`` restates ``old`` rather than ``current`` (names left out)."""
+    if same_text(claim.text, current.text):
+        return False
+    lc, lcur, lold = (relation_labels(t) for t in (claim.text, current.text, old.text))
+    if lc:
+        return bool(lc & lold) and not (lc & lcur)
+    names = [*claim.pair, *current.pair]
+    c, cur, o = (without_names(t, names) for t in (claim.text, current.text, old.text))
+    return dice(c, o) >= 0.5 and dice(c, o) > dice(c, cur) + 0.15
+
+
+def relation_findings(claims: Sequence[FactClaim], canon: Canon, *,
+                      language: str) -> list[Finding]:
+    """Relation claims that bring back a superseded version of the pair's relation."""
+    out: list[Finding] = []
+    for c in claims:
+        rel = canon.relations.get(c.slot) if c.tag == "CharacterRelation" else None
+        if rel is None:
+            continue
+        for old in reversed(rel.older):
+            if _regresses(c, rel.current, old):
+                severity: Severity = "warning" if has_any(c.text, AGAIN) else "error"
+                text = message("superseded_relation", language, pair=" · ".join(c.pair),
+                               current=rel.current.text, old=old.text)
+                out.append(Finding("superseded_relation", severity, text, rel.current.id,
+                                   c.text, c.beat))
+                break
+    return out
+
+
+def _about(claim: FactClaim, pin: Fact, canon: Canon) -> bool:
+    """Whether a claim is about the pinned fact's subject (its character or keyword)."""
+    subjects = [s for s in (pin.name, pin.keyword, *pin.pair) if s]
+    if pin.name:
+        subjects += list(canon.cast.get(canon.canonical(pin.name), ()))
+    if not subjects:
+        subjects = [n for n in canon.cast if mentions(pin.text, n)]
+    claim_names = {name_key(canon.canonical(n)) for n in (claim.name, *claim.pair) if n}
+    return any(mentions(claim.text, s) or name_key(canon.canonical(s)) in claim_names
+               for s in subjects)
+
+
+def _negates(claim: FactClaim, pin: Fact) -> bool:
+    if (is_dead(claim.text) and is_alive(pin.text)) or (is_alive(claim.text)
+                                                        and is_dead(pin.text)):
+        return True
+    if negated(claim.text) == negated(pin.text):
+        return False
+    return containment(strip_markers(claim.text), strip_markers(pin.text)) >= 0.5
+
+
+def pin_findings(claims: Sequence[FactClaim], canon: Canon, *, language: str) -> list[Finding]:
+    """Claims that change a pinned fact's slot or negate a pinned fact."""
+    out: list[Finding] = []
+    for pin in canon.pins:
+        for c in claims:
+            if c.id and c.id == pin.id:
+                continue
+            key = ""
+            if pin.slot and c.slot == pin.slot:
+                if not same_text(c.text, pin.text) and dice(c.text, pin.text) < 0.6:
+                    key = "pinned_changed"
+            elif _about(c, pin, canon) and _negates(c, pin):
+                key = "pinned_negated"
+            if key:
+                text = message(key, language, fact=pin.text, claim=c.text)
+                out.append(Finding("pinned_negated", "error", text, pin.id, c.text, c.beat))
+                break
+    return out
+
+
+__all__ = [
+    "ACTING_ASPECTS",
+    "STALE_WHEREABOUTS",
+    "pin_findings",
+    "presence_findings",
+    "relation_findings",
+]
