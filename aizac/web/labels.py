@@ -5,6 +5,9 @@ Only the page chrome is translated; the story itself is written in the project's
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 EN: dict[str, str] = {
     "title": "aizac — co-writing studio",
     "project": "Project",
@@ -96,7 +99,7 @@ EN: dict[str, str] = {
     "none_yet": "_None yet._",
     "tab_models": "Models",
     # status lines
-    "busy": "⏳ {what}…",
+    "busy": "{what}…",
     "busy_plot": "Planning the plot",
     "busy_next": "Designing the next beat",
     "busy_regen": "Regenerating the beat",
@@ -125,7 +128,7 @@ EN: dict[str, str] = {
     "without_prose": " Left out {n} accepted beat(s) with no prose yet: {beats}.",
     "suggestions_none": "_No suggestions: the cliché database has nothing close._",
     "suggestion_used": "Added the suggestion to the draft (not saved yet).",
-    "error": "⚠️ **Error:** {message}",
+    "error": "⚠ **Error:** {message}",
     "unexpected": "Something went wrong ({detail}). The project was left as it was; try again.",
     "pinned_n": "Pinned {n} memory(ies).",
     "unpinned_n": "Unpinned {n} memory(ies).",
@@ -151,6 +154,24 @@ EN: dict[str, str] = {
     "curve_x": "turn (accepted beats)", "curve_y": "memory factor",
     "curve_threshold": "forgetting threshold", "curve_now": "now (turn {turn})",
     "curve_pinned": " (pinned)",
+    # the Models tab
+    "m_intro": "Which model serves each role. Specs: `local`, `openai:gpt-4o`, "
+               "`anthropic:claude-sonnet-4-5`, `clova:HCX-005`, `ollama:qwen2.5:7b`, "
+               "`openai-compatible:http://host:8000/v1:model`.",
+    "h_roles": "Role|Model|Provider|Ready|Why",
+    "m_role": "Role", "m_spec": "Model spec", "m_set": "Use this model",
+    "m_provider": "Provider", "m_key": "API key (stored in the data folder, never shown again)",
+    "m_save_key": "Save key", "m_test": "Test connection", "m_keys": "Keys stored for: {p}",
+    "m_no_keys": "No keys stored.", "m_spec_set": "The {role} role now uses {spec}.",
+    "m_key_saved": "Saved the {provider} key.", "m_yes": "yes", "m_no": "no",
+    "m_ok": "The {role} model answered in {s:.1f} s: “{reply}”",
+    "m_small": "⚠ This {lang} project is written by the small embedded model, an "
+               "English-first demo model: expect weak {lang}. Set a real model for the "
+               "planner and writer roles below (a key for a paid provider, or a local "
+               "Ollama or OpenAI-compatible server).",
+    "m_lang_ko": "Korean", "m_lang_zh": "Chinese",
+    "role_planner": "planner", "role_writer": "writer", "role_extractor": "extractor",
+    "role_reviewer": "reviewer",
 }
 
 KO: dict[str, str] = {
@@ -244,7 +265,7 @@ KO: dict[str, str] = {
     "blank_start": "_프로젝트를 만들거나 여세요._",
     "none_yet": "_아직 없음._",
     "tab_models": "모델",
-    "busy": "⏳ {what}…",
+    "busy": "{what}…",
     "busy_plot": "플롯을 구상하는 중",
     "busy_next": "다음 비트를 설계하는 중",
     "busy_regen": "비트를 다시 생성하는 중",
@@ -274,7 +295,7 @@ KO: dict[str, str] = {
     "without_prose": " 본문이 아직 없는 확정 비트 {n}개는 빠졌습니다: {beats}.",
     "suggestions_none": "_추천 없음: 클리셰 데이터베이스에 가까운 것이 없습니다._",
     "suggestion_used": "추천을 초안에 넣었습니다 (아직 저장 전).",
-    "error": "⚠️ **오류:** {message}",
+    "error": "⚠ **오류:** {message}",
     "unexpected": "문제가 생겼습니다 ({detail}). 프로젝트는 그대로입니다. 다시 시도하세요.",
     "pinned_n": "기억 {n}개를 고정했습니다.",
     "unpinned_n": "기억 {n}개의 고정을 풀었습니다.",
@@ -302,12 +323,34 @@ KO: dict[str, str] = {
     "stage_climax": "절정", "stage_resolution": "결말",
     "tag_Story": "이야기", "tag_Character": "인물", "tag_CharacterRelation": "관계",
     "tag_NovelSetting": "설정",
+    # the Models tab
+    "m_intro": "역할마다 어떤 모델이 일하는지 보여 줍니다. 모델 지정 예: `local`, "
+               "`openai:gpt-4o`, `anthropic:claude-sonnet-4-5`, `clova:HCX-005`, "
+               "`ollama:qwen2.5:7b`, `openai-compatible:http://host:8000/v1:model`.",
+    "h_roles": "역할|모델|제공자|사용 가능|이유",
+    "m_role": "역할", "m_spec": "모델 지정", "m_set": "이 모델 쓰기",
+    "m_provider": "제공자", "m_key": "API 키 (데이터 폴더에 저장, 다시 표시하지 않음)",
+    "m_save_key": "키 저장", "m_test": "연결 시험", "m_keys": "키가 저장된 제공자: {p}",
+    "m_no_keys": "저장된 키가 없습니다.", "m_spec_set": "{role} 역할이 이제 {spec}을(를) 씁니다.",
+    "m_key_saved": "{provider} 키를 저장했습니다.", "m_yes": "예", "m_no": "아니오",
+    "m_ok": "{role} 모델이 {s:.1f}초 만에 답했습니다: “{reply}”",
+    "m_small": "⚠ 이 {lang} 프로젝트는 작은 내장 모델로 쓰고 있습니다. 영어 위주의 데모 모델이라 "
+               "{lang} 품질이 낮습니다. 아래에서 기획·집필 역할에 실제 모델을 지정하세요 "
+               "(유료 제공자의 키, 또는 로컬 Ollama·OpenAI 호환 서버).",
+    "m_lang_ko": "한국어", "m_lang_zh": "중국어",
+    "role_planner": "기획", "role_writer": "집필", "role_extractor": "추출",
+    "role_reviewer": "검토",
 }
+
+
+def _both(match: re.Match[str]) -> str:
+    """A status and its fallback's, each in Korean."""
+    return f"{translate(match[1], 'ko')}; 대체 모델 사용 가능: {translate(match[2], 'ko')}"
 
 
 # Korean for the messages the web layer and the writer pipeline send in English (progress
 # lines and errors a writer meets in the editor). Anything unmatched is shown as it is.
-_KO_MESSAGES: list[tuple[str, str]] = [
+_KO_MESSAGES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"retrieving clichés for: (.*)", r"클리셰를 찾는 중: \1"),
     (r"planning the plot \(planner\)", "플롯을 구상하는 중 (기획 모델)"),
     (r"designing beat (\d+-\d+) \(planner\)", r"비트 \1을(를) 설계하는 중 (기획 모델)"),
@@ -339,18 +382,29 @@ _KO_MESSAGES: list[tuple[str, str]] = [
      "다른 탭에서 바뀌었습니다. 새로고침한 뒤 다시 적용하세요."),
     (r"Cancelled; the project was left as it was\.",
      "생성을 중단했습니다. 프로젝트는 그대로입니다."),
+    # why a role's model can or cannot run (the Models tab) and connection-test errors
+    (r"injected", "테스트용으로 주입된 모델"),
+    (r"(.+); fallback usable: (.+)", _both),
+    (r"([A-Z_]+) is set", r"\1 설정됨"),
+    (r"([A-Z_]+) is not set", r"\1 없음 (아래에서 키를 저장하세요)"),
+    (r"([A-Z_]+) is not set, but (\S+)=(\S+) needs it\.",
+     r"\3 모델에는 \1 키가 필요한데 없습니다. 아래에서 키를 저장하거나 다른 모델을 지정하세요."),
+    (r"server (\S+) \(reachability not checked\)", r"서버 \1 (접속 여부는 확인 전)"),
+    (r"OPENAI_BASE_URL=(\S+) \(no key\)", r"OPENAI_BASE_URL=\1 (키 없음)"),
+    (r"the embedded runtime xllamacpp is not installed \((.*)\)",
+     r"내장 실행기 xllamacpp가 설치되어 있지 않습니다 (\1)"),
+    (r"unknown provider (.+)", r"알 수 없는 제공자 \1"),
+    (r"(\S+\.gguf) \((\d+) MB\)", r"\1 (\2 MB, 내장 모델)"),
 ]
 
 
 def translate(message: str, language: str = "en") -> str:
     """``message`` (an English progress line or error) in the interface language."""
-    import re
-
     if language != "ko":
         return message
     for pattern, replacement in _KO_MESSAGES:
-        if re.fullmatch(pattern, message.strip(), flags=re.S):
-            return re.sub(pattern, replacement, message.strip(), flags=re.S)
+        if match := re.fullmatch(pattern, message.strip(), flags=re.S):
+            return replacement(match) if callable(replacement) else match.expand(replacement)
     return message
 
 

@@ -27,6 +27,8 @@ log = logging.getLogger(__name__)
 Work = Callable[..., tuple[list[Any], str]]
 _DONE = object()
 _CLI_HINT = ("aizac ", "--", "`aizac")
+SPINNER = '<span class="aizac-spinner" aria-hidden="true"></span>'
+"""Drawn by the app's CSS (:data:`aizac.web.ui.CSS`), so it needs no font."""
 
 
 @dataclass
@@ -74,8 +76,10 @@ class Ui:
         return self.L["error"].format(message=text)
 
     def progress_line(self, what: str, detail: str = "") -> str:
+        """The status while ``what`` runs: a CSS spinner (no emoji glyph, which a browser
+        without an emoji font draws as a box) and the pipeline's latest progress line."""
         line = self.L["busy"].format(what=self.L[what])
-        return f"{line} {translate(detail, self.language)}".rstrip()
+        return f"{SPINNER} {line} {translate(detail, self.language)}".rstrip()
 
     # -------------------------------------------------------------------------- buttons
     def states(self, project: str | None) -> list[Any]:

@@ -17,45 +17,8 @@ from pydantic import SecretStr
 
 from aizac.llm.model_config import KEY_FIELDS, ModelConfig
 from aizac.settings import ROLES, Settings
+from aizac.web.labels import translate
 from aizac.web.runner import Ui
-
-TEXT = {
-    "en": {
-        "intro": "Which model serves each role. Specs: `local`, `openai:gpt-4o`, "
-                 "`anthropic:claude-sonnet-4-5`, `clova:HCX-005`, `ollama:qwen2.5:7b`, "
-                 "`openai-compatible:http://host:8000/v1:model`.",
-        "h_roles": "Role|Model|Provider|Ready|Why",
-        "role": "Role", "spec": "Model spec", "set": "Use this model",
-        "provider": "Provider", "key": "API key (stored in the data folder, never shown again)",
-        "save_key": "Save key", "test": "Test connection", "keys": "Keys stored for: {p}",
-        "no_keys": "No keys stored.", "spec_set": "The {role} role now uses {spec}.",
-        "key_saved": "Saved the {provider} key.", "yes": "yes", "no": "no",
-        "ok": "The {role} model answered in {s:.1f} s: “{reply}”",
-        "small": "⚠️ This {lang} project is written by the small embedded model, an "
-                 "English-first demo model: expect weak {lang}. Set a real model for the "
-                 "planner and writer roles below (a key for a paid provider, or a local "
-                 "Ollama or OpenAI-compatible server).",
-        "lang_ko": "Korean", "lang_zh": "Chinese",
-    },
-    "ko": {
-        "intro": "역할마다 어떤 모델이 일하는지 보여 줍니다. 모델 지정 예: `local`, "
-                 "`openai:gpt-4o`, "
-                 "`anthropic:claude-sonnet-4-5`, `clova:HCX-005`, `ollama:qwen2.5:7b`, "
-                 "`openai-compatible:http://host:8000/v1:model`.",
-        "h_roles": "역할|모델|제공자|사용 가능|이유",
-        "role": "역할", "spec": "모델 지정", "set": "이 모델 쓰기",
-        "provider": "제공자", "key": "API 키 (데이터 폴더에 저장, 다시 표시하지 않음)",
-        "save_key": "키 저장", "test": "연결 시험", "keys": "키가 저장된 제공자: {p}",
-        "no_keys": "저장된 키가 없습니다.", "spec_set": "{role} 역할이 이제 {spec}을(를) 씁니다.",
-        "key_saved": "{provider} 키를 저장했습니다.", "yes": "예", "no": "아니오",
-        "ok": "{role} 모델이 {s:.1f}초 만에 답했습니다: “{reply}”",
-        "small": "⚠️ 이 {lang} 프로젝트는 작은 내장 모델로 쓰고 있습니다. 영어 위주의 데모 모델이라 "
-                 "{lang} 품질이 낮습니다. 아래에서 기획·집필 역할에 실제 모델을 지정하세요 "
-                 "(유료 제공자의 키, 또는 로컬 Ollama·OpenAI 호환 서버).",
-        "lang_ko": "한국어", "lang_zh": "중국어",
-    },
-}
-ROLE_NAMES = {"ko": {"planner": "기획", "writer": "집필", "extractor": "추출", "reviewer": "검토"}}
 
 
 def with_stored(settings: Settings, config: ModelConfig) -> Settings:
@@ -66,11 +29,18 @@ def with_stored(settings: Settings, config: ModelConfig) -> Settings:
     return settings.model_copy(update=update)
 
 
+def role_rows(router: Any, L: dict[str, str], language: str) -> list[list[str]]:
+    """The roles table: role, model, provider, ready, why (in the interface language)."""
+    return [[L.get(f"role_{s.role}", s.role), s.spec, s.provider,
+             L["m_yes" if s.usable else "m_no"], translate(s.reason, language)]
+            for s in router.describe()]
+
+
 def small_model_note(ui: Ui, project: str | None) -> str:
     """The warning shown when a ko/zh project's writing roles run on the embedded model."""
     if not project:
         return ""
-    t = TEXT["ko" if ui.language == "ko" else "en"]
+    L = ui.L
     agent = ui.service.agent(project)
     language = agent.info.language
     if language not in ("ko", "zh"):
@@ -78,16 +48,17 @@ def small_model_note(ui: Ui, project: str | None) -> str:
     statuses = {s.role: s for s in agent.router.describe()}  # type: ignore[attr-defined]
     embedded = [r for r in ("planner", "writer") if r in statuses
                 and statuses[r].provider == "local"]
-    return t["small"].format(lang=t[f"lang_{language}"]) if embedded else ""
+    return L["m_small"].format(lang=L[f"m_lang_{language}"]) if embedded else ""
 
 
 def build(ui: Ui) -> Callable[[], None]:
     """Lay out the tab (inside an open ``gr.Tab``); returns its wiring."""
-    t = TEXT["ko" if ui.language == "ko" else "en"]
-    names = ROLE_NAMES.get(ui.language, {})
+    L = ui.L
+    t = {k[2:]: v for k, v in L.items() if k.startswith("m_")}
+    names = {r: L[f"role_{r}"] for r in ROLES}
     note = gr.Markdown("", elem_id="aizac-model-note")
     gr.Markdown(t["intro"])
-    roles = gr.Dataframe(headers=t["h_roles"].split("|"), interactive=False, wrap=True,
+    roles = gr.Dataframe(headers=L["h_roles"].split("|"), interactive=False, wrap=True,
                          type="array", elem_id="aizac-roles")
     with gr.Row():
         role = gr.Dropdown(label=t["role"], choices=[(names.get(r, r), r) for r in ROLES],
@@ -105,9 +76,7 @@ def build(ui: Ui) -> Callable[[], None]:
     config = ModelConfig(studio.settings.data_dir)
 
     def table() -> list[list[str]]:
-        router: Any = studio.router
-        return [[names.get(s.role, s.role), s.spec, s.provider, t["yes" if s.usable else "no"],
-                 s.reason] for s in router.describe()]
+        return role_rows(studio.router, L, ui.language)
 
     def key_list() -> str:
         stored = config.keys_set()

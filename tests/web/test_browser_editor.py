@@ -134,6 +134,11 @@ def test_a_long_operation_shows_progress_blocks_clicks_and_cancel_stops_it(
     assert not enabled(page, "aizac-next-beat") and not enabled(page, "aizac-undo")
     assert not enabled(page, "aizac-generate-plot")
     assert enabled(page, "aizac-cancel-beat")
+    # The busy sign is drawn by CSS, not an emoji glyph (a box in chromium without an emoji font).
+    spinner = page.locator("#aizac-status .aizac-spinner")
+    assert spinner.count() == 1
+    assert spinner.evaluate("e => getComputedStyle(e).animationName") == "aizac-spin"
+    assert "⏳" not in page.locator("#aizac-status").inner_text()
     shot(page, "14-progress")
     click(page, "aizac-cancel-beat")
     status_says(page, "Cancelled")

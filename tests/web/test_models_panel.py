@@ -106,3 +106,43 @@ def test_a_set_model_and_key_answer_the_connection_test(
     assert seen[0]["auth"] == f"Bearer {KEY}" and seen[0]["body"]["model"] == "tiny"
     described = {s.role: s for s in router.describe()}
     assert described["writer"].provider == "openai-compatible"
+
+
+def _english_words(text: str) -> set[str]:
+    """English words left in ``text`` once names that stay as they are (environment variables,
+    URLs, model specs and files, provider names) are taken out."""
+    import re
+
+    text = re.sub(r"[A-Z][A-Z0-9_]+|\S+://\S+|\S+:\S+|\S+\.gguf|\([^)]*pip install[^)]*\)",
+                  " ", text)
+    return set(re.findall(r"[A-Za-z]{2,}", text)) - {"MB", "xllamacpp", "local"}
+
+
+def test_the_models_tab_speaks_korean_why_column_and_connection_errors_included(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aizac.web.labels import labels
+    from aizac.web.runner import Ui
+    from aizac.web.tab_models import role_rows
+
+    for env in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(env, raising=False)
+    settings = Settings(data_dir=tmp_path, planner_model="openai:gpt-4o",
+                        writer_model="openai-compatible:http://127.0.0.1:9/v1:tiny",
+                        extractor_model="anthropic:claude-sonnet-4-5",
+                        reviewer_model="openai:gpt-4o", reviewer_fallback="local")
+    router = ModelRouter(settings)
+    L = labels("ko")
+    rows = role_rows(router, L, "ko")
+    assert [r[0] for r in rows] == ["기획", "집필", "추출", "검토"]
+    for row in rows:
+        assert row[3] in ("예", "아니오")
+        assert _english_words(row[4]) == set(), row[4]  # the "why" column, in Korean
+    assert "없음" in rows[0][4] and "서버" in rows[1][4]
+    assert L["m_test"] == "연결 시험" and L["h_roles"].split("|")[-1] == "이유"
+    with pytest.raises(AizacError) as failed:  # what "test connection" shows without a key
+        router.model("planner").invoke("Reply with the word OK.")
+    said = Ui(None, L, "ko").message(failed.value)  # type: ignore[arg-type]
+    assert "OPENAI_API_KEY" in said and _english_words(said) == set(), said
+    english = role_rows(router, labels("en"), "en")
+    assert english[0][4] == "OPENAI_API_KEY is not set"

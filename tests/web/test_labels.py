@@ -1,0 +1,33 @@
+"""The label tables: every string draws with ordinary text fonts (no emoji glyphs)."""
+
+from __future__ import annotations
+
+from aizac.web.labels import EN, KO
+from aizac.web.runner import SPINNER, Ui
+
+# Characters drawn from an emoji font by default (Unicode Emoji_Presentation in the BMP, the
+# emoji variation selector, and everything in the supplementary symbol planes). A browser
+# without an emoji font (Debian chromium here) shows them as empty boxes.
+EMOJI_BMP = set("⌚⌛⏩⏪⏫⏬⏰⏳◽◾☔☕♿⚓⚡⚪⚫⚽⚾⛄⛅⛎⛔⛪⛲⛳⛵⛺⛽"
+                "✅✊✋✨❌❎❓❔❕❗➕➖➗➰➿⬛⬜⭐⭕")
+
+
+def _emoji(text: str) -> set[str]:
+    return {c for c in text if c in EMOJI_BMP or c == "\ufe0f" or ord(c) >= 0x1F000}
+
+
+def test_no_label_needs_an_emoji_font() -> None:
+    for table in (EN, KO):
+        found = {key: _emoji(value) for key, value in table.items() if _emoji(value)}
+        assert found == {}
+
+
+def test_the_busy_status_is_a_css_spinner_and_text() -> None:
+    for language, table in (("en", EN), ("ko", KO)):
+        line = Ui(None, table, language).progress_line(  # type: ignore[arg-type]
+            "busy_accept", "extracting memories of beat 1-1 (extractor)")
+        assert line.startswith(SPINNER) and 'class="aizac-spinner"' in SPINNER
+        assert not _emoji(line)
+    korean = Ui(None, KO, "ko").progress_line(  # type: ignore[arg-type]
+        "busy_accept", "extracting memories of beat 1-1 (extractor)")
+    assert korean.endswith("비트 1-1의 기억을 추출하는 중 (추출 모델)")
