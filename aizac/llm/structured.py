@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any, Generic, TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -36,12 +36,15 @@ from aizac.llm.methods import (
 )
 from aizac.llm.profiles import profile_of
 from aizac.llm.replies import LENGTH_REASONS, finish_of
+from aizac.llm.steps import arun, run
 
 M = TypeVar("M", bound=BaseModel)
 Check = Callable[[Any], None]
 """A semantic validator: raises ``ValueError`` with a message the model can act on."""
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _MAX_ERROR_CHARS = 1500
+_Ask = tuple[list[BaseMessage], dict[str, Any]]
+"""One attempt's request: the conversation and the call's keyword arguments."""
 
 
 class _Invalid(Exception):
@@ -175,7 +178,7 @@ class _Session(Generic[M]):
     def more(self) -> bool:
         return self.attempt <= self.opts.retries
 
-    def request(self) -> tuple[list[BaseMessage], dict[str, Any]]:
+    def request(self) -> _Ask:
         """What to send for the next attempt."""
         wanted: dict[str, Any] = {
             "budget": self.budget,
@@ -295,21 +298,10 @@ def generate_structured(
         StructuredOutputError: still invalid (or cut) after ``retries + 1`` calls.
         ModelError: the provider failed (after its transient retries and any fallback).
     """
-    opts = _Options(retries, method, check, max_tokens, max_tokens_cap, seed)
-    session = _Session(model, schema, messages, opts)
-    while session.more():
-        conversation, kwargs = session.request()
-        try:
-            reply = model.invoke(conversation, **kwargs)
-        except IncompleteReplyError as e:
-            if e.reason != "length":
-                raise
-            session.cut()
-            continue
-        result = session.take(reply)
-        if result is not None:
-            return result
-    raise session.failure()
+    session = _Session(
+        model, schema, messages, _Options(retries, method, check, max_tokens, max_tokens_cap, seed)
+    )
+    return run(_attempts(session), lambda ask: model.invoke(ask[0], **ask[1]))
 
 
 async def agenerate_structured(
@@ -325,12 +317,20 @@ async def agenerate_structured(
     seed: int = 0,
 ) -> M:
     """Async :func:`generate_structured` (same contract)."""
-    opts = _Options(retries, method, check, max_tokens, max_tokens_cap, seed)
-    session = _Session(model, schema, messages, opts)
+    session = _Session(
+        model, schema, messages, _Options(retries, method, check, max_tokens, max_tokens_cap, seed)
+    )
+    return await arun(_attempts(session), lambda ask: model.ainvoke(ask[0], **ask[1]))
+
+
+def _attempts(session: _Session[M]) -> Generator[_Ask, BaseMessage, M]:
+    """The attempts of one structured call, written once (:mod:`aizac.llm.steps`): yields what
+    to send, gets the reply back; a reply cut at the token limit is asked again with more room,
+    an invalid one with the problem shown."""
     while session.more():
-        conversation, kwargs = session.request()
+        ask = session.request()
         try:
-            reply = await model.ainvoke(conversation, **kwargs)
+            reply = yield ask
         except IncompleteReplyError as e:
             if e.reason != "length":
                 raise
