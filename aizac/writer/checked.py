@@ -13,13 +13,14 @@ runs inside that loop instead.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel
 
 from aizac.errors import StructuredOutputError
+from aizac.llm.steps import arun, run
 from aizac.writer import quality
 
 M = TypeVar("M", bound=BaseModel)
@@ -93,25 +94,25 @@ class CheckedRouter:
         check = QualityCheck(self._language())
         if _takes_check(self.router.structured):
             return self.router.structured(role, schema, messages, check=check)
-        conversation = list(messages)
-        for _ in range(self.attempts):
-            value: M = self.router.structured(role, schema, conversation)
-            try:
-                check(value)
-            except ValueError as e:
-                conversation = _again(conversation, value, e)
-                continue
-            return value
-        raise _failure(schema, check, self.attempts)
+        rounds = self._rounds(schema, messages, check)
+        return run(rounds, lambda conversation: self.router.structured(role, schema, conversation))
 
     async def astructured(self, role: str, schema: type[M], messages: list[BaseMessage]) -> M:
         """Async :meth:`structured`."""
         check = QualityCheck(self._language())
         if _takes_check(self.router.astructured):
             return await self.router.astructured(role, schema, messages, check=check)
+        rounds = self._rounds(schema, messages, check)
+        return await arun(rounds, lambda conv: self.router.astructured(role, schema, conv))
+
+    def _rounds(
+        self, schema: type[M], messages: list[BaseMessage], check: QualityCheck
+    ) -> Generator[list[BaseMessage], M, M]:
+        """The check-and-ask-again rounds, written once (:mod:`aizac.llm.steps`): yields the
+        conversation to send, gets the validated value back."""
         conversation = list(messages)
         for _ in range(self.attempts):
-            value: M = await self.router.astructured(role, schema, conversation)
+            value = yield conversation
             try:
                 check(value)
             except ValueError as e:
