@@ -10,6 +10,7 @@ project is in (an empty editor cannot Accept, a beat without history cannot Undo
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import queue
 import threading
@@ -130,7 +131,9 @@ class Ui:
                 finally:
                     lines.put(_DONE)
 
-            threading.Thread(target=target, daemon=True, name="aizac-web-op").start()
+            # A copy of the event's context: its user (aizac.web.per_user) follows into the thread.
+            threading.Thread(target=contextvars.copy_context().run, args=(target,), daemon=True,
+                             name="aizac-web-op").start()
             while (line := lines.get()) is not _DONE:
                 yield [*skip, self.progress_line(what, str(line)), *self.skip_buttons()]
             if "error" in result:
@@ -161,7 +164,8 @@ class Ui:
                 finally:
                     items.put(_DONE)
 
-            threading.Thread(target=target, daemon=True, name="aizac-web-stream").start()
+            threading.Thread(target=contextvars.copy_context().run, args=(target,), daemon=True,
+                             name="aizac-web-stream").start()
             values: list[Any] = [gr.skip()] * n
             while (item := items.get()) is not _DONE:
                 values = item

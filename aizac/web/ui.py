@@ -57,8 +57,13 @@ def theme() -> Any:
     )
 
 
-def build_app(service: WebService, *, language: str = "en") -> gr.Blocks:
-    """The whole app over ``service`` (labels in ``language``: ``"en"`` or ``"ko"``)."""
+def build_app(
+    service: WebService, *, language: str = "en", models_tab: bool = True
+) -> gr.Blocks:
+    """The whole app over ``service`` (labels in ``language``: ``"en"`` or ``"ko"``).
+
+    ``models_tab=False`` leaves out the Models tab (``aizac serve``: the models are the
+    server's, set by its administrator, not by each user)."""
     L = labels(language)
     ui = Ui(service, L, language)
     with gr.Blocks(title=L["title"], fill_width=True) as app:
@@ -77,9 +82,11 @@ def build_app(service: WebService, *, language: str = "en") -> gr.Blocks:
                 memory, wire_memory = inspector.build(ui)
             with gr.Tab(L["tab_export"], id="export"):
                 wire_export = tab_export.build(ui)
-            with gr.Tab(L["tab_models"], id="models"):
-                wire_models = tab_models.build(ui)
-        for wire in (wire_start, wire_beats, wire_memory, wire_export, wire_models):
+            wires = [wire_start, wire_beats, wire_memory, wire_export]
+            if models_tab:
+                with gr.Tab(L["tab_models"], id="models"):
+                    wires.append(tab_models.build(ui))
+        for wire in wires:
             wire()
         _wire_project(ui, app, start, beats, memory)
         memory_tab.select(memory.refresh_fn, memory.refresh_inputs, memory.refresh_outputs)
