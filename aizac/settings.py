@@ -46,6 +46,9 @@ class Settings(BaseSettings):
     )
 
     data_dir: Path = Path("aizac-data")
+    # The trope index (derived from the packaged beats.csv); unset: <data_dir>/cliches. Several
+    # server processes sharing one data volume each point it at a folder of their own.
+    cliches_dir: Path | None = None
     language: Language = "ko"
 
     # Role -> model spec ("local", "openai:gpt-4o", "anthropic:claude-sonnet-4-5",
