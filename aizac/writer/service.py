@@ -165,7 +165,8 @@ class Studio:
                 from aizac.cliches import ClicheDB
 
                 self._cliches = ClicheDB(
-                    self.settings.data_dir / "cliches", embeddings=self.embeddings
+                    self.settings.cliches_dir or self.settings.data_dir / "cliches",
+                    embeddings=self.embeddings,
                 )
             return self._cliches
 
