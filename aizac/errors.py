@@ -123,3 +123,23 @@ class UnknownCharacterError(FilterError):
     """A character name (or alias) matches no known character, or matches several."""
 
     default_hint = "Use a name or alias of a character the story already knows."
+
+
+class LimitError(AizacError):
+    """A limit was reached: a per-user limit of the server (projects, storage, generations at
+    once), the server's capacity, or failed logins. Nothing was written.
+
+    Attributes:
+        retry_after: seconds after which trying again may succeed (0 when waiting won't help).
+        capacity: the whole server is busy (not this user's own limit).
+    """
+
+    default_hint = "Wait for your running generation to finish, or free some space."
+
+    def __init__(
+        self, message: str, *, retry_after: float = 0.0, capacity: bool = False,
+        hint: str | None = None,
+    ) -> None:
+        self.retry_after = retry_after
+        self.capacity = capacity
+        super().__init__(message, hint=hint)

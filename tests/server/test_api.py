@@ -1,0 +1,119 @@
+"""The REST API end to end through TestClient: accounts, projects, plot, beats, prose over
+SSE, memory, export, runs."""
+
+from __future__ import annotations
+
+import json
+
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from tests.server.conftest import PASSWORD, new_client, signup, write_one_beat
+
+
+def sse_events(text: str) -> list[tuple[str, dict[str, object]]]:
+    out = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        lines = [line for line in block.split("\n") if line and not line.startswith(":")]
+        kind = next((line[6:].strip() for line in lines if line.startswith("event:")), "")
+        data = "\n".join(line[5:].strip() for line in lines if line.startswith("data:"))
+        if kind:
+            out.append((kind, json.loads(data) if data else {}))
+    return out
+
+
+def test_signup_login_logout_me(client: TestClient) -> None:
+    user_id = signup(client, "mina")
+    me = client.get("/api/v1/auth/me").json()
+    assert me["id"] == user_id and me["name"] == "mina" and me["projects"] == 0
+    assert client.post("/api/v1/auth/logout").status_code == 204
+    assert client.get("/api/v1/auth/me").status_code == 401
+    bad = client.post("/api/v1/auth/login", json={"name": "mina", "password": "wrong pass"})
+    assert bad.status_code == 401
+    good = client.post("/api/v1/auth/login", json={"name": "MINA", "password": PASSWORD})
+    assert good.status_code == 200 and good.json()["id"] == user_id
+    taken = client.post("/api/v1/auth/signup", json={"name": "Mina", "password": PASSWORD})
+    assert taken.status_code == 409
+
+
+def test_write_a_beat_and_stream_its_prose(client: TestClient) -> None:
+    signup(client, "mina")
+    beat = write_one_beat(client, "second-dawn")
+    assert beat["status"] == "accepted"
+    reply = client.post(f"/api/v1/projects/second-dawn/beats/{beat['id']}/prose")
+    assert reply.status_code == 200
+    assert reply.headers["content-type"].startswith("text/event-stream")
+    events = sse_events(reply.text)
+    kinds = [k for k, _ in events]
+    assert kinds[0] == "run" and kinds[-1] == "done" and "chunk" in kinds
+    streamed = "".join(str(d["delta"]) for k, d in events if k == "chunk")
+    assert streamed == events[-1][1]["text"] and len(streamed) > 50
+    run_id = events[0][1]["id"]
+    run = client.get(f"/api/v1/runs/{run_id}").json()
+    assert run["status"] == "done" and run["text"] == streamed
+    stored = client.get(f"/api/v1/projects/second-dawn/beats/{beat['id']}").json()
+    assert stored["prose"] == streamed
+
+
+def test_edit_regenerate_undo_redo(client: TestClient) -> None:
+    signup(client, "mina")
+    draft = write_one_beat(client, "novel", accept=False)
+    edited = dict(draft["beat"])  # type: ignore[call-overload]
+    edited["location"] = "The bell tower"
+    reply = client.put(f"/api/v1/projects/novel/beats/{draft['id']}",
+                       json={"version": draft["version"], "beat": edited})
+    assert reply.status_code == 200 and reply.json()["beat"]["location"] == "The bell tower"
+    regen = client.post(f"/api/v1/projects/novel/beats/{draft['id']}/regenerate",
+                        json={"version": reply.json()["version"], "locked": ["location"],
+                              "instruction": "more tension"})
+    assert regen.status_code == 200, regen.text
+    assert regen.json()["beat"]["location"] == "The bell tower"
+    history = client.post("/api/v1/projects/novel/undo").json()
+    assert history["can_redo"]
+    assert client.get("/api/v1/projects/novel/beats").json()["draft"]["beat"]["location"] == (
+        "The bell tower")
+    assert client.post("/api/v1/projects/novel/redo").status_code == 200
+    stale = client.put(f"/api/v1/projects/novel/beats/{draft['id']}",
+                       json={"version": draft["version"], "beat": edited})
+    assert stale.status_code == 409
+
+
+def test_memory_pin_and_export(client: TestClient) -> None:
+    signup(client, "mina")
+    beat = write_one_beat(client, "novel")
+    client.post(f"/api/v1/projects/novel/beats/{beat['id']}/prose")
+    rows = client.get("/api/v1/projects/novel/memories").json()
+    assert rows, "accepting a beat commits memories"
+    pinned = client.post("/api/v1/projects/novel/memories/pin",
+                         json={"ids": [rows[0]["id"]], "pinned": True}).json()
+    assert pinned[0]["pinned"] is True
+    made = client.post("/api/v1/projects/novel/exports",
+                       json={"format": "md", "filename": "draft one"})
+    assert made.status_code == 201, made.text
+    name = made.json()["file"]
+    assert client.get("/api/v1/projects/novel/exports").json() == [name]
+    got = client.get(f"/api/v1/projects/novel/exports/{name}")
+    assert got.status_code == 200 and len(got.content) > 50
+
+
+def test_api_token_for_scripts(app: FastAPI) -> None:
+    browser = new_client(app, "mina")
+    token = browser.post("/api/v1/auth/tokens", json={"label": "cron"}).json()
+    assert token["token"].startswith("aizac_")
+    with TestClient(app) as script:
+        assert script.get("/api/v1/projects").status_code == 401
+        auth = {"Authorization": f"Bearer {token['token']}"}
+        assert script.get("/api/v1/projects", headers=auth).status_code == 200
+        listed = browser.get("/api/v1/auth/tokens").json()
+        assert [t["id"] for t in listed] == [token["id"]] and listed[0]["token"] is None
+        assert browser.delete(f"/api/v1/auth/tokens/{token['id']}").status_code == 204
+        assert script.get("/api/v1/projects", headers=auth).status_code == 401
+    browser.__exit__(None, None, None)
+
+
+def test_openapi_lists_the_api(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    for path in ("/api/v1/projects", "/api/v1/projects/{name}/beats/next",
+                 "/api/v1/projects/{name}/beats/{beat_id}/prose",
+                 "/api/v1/projects/{name}/memories/ask", "/api/v1/runs/{run_id}"):
+        assert path in paths
