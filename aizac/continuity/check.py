@@ -8,6 +8,7 @@ optional model check.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
     from aizac.memory.store import WriterMemory
+
+MAX_CAST = 8
+"""Characters of the episode whose pairwise relations the reviewer is shown."""
 
 
 def check_draft(
@@ -113,6 +117,9 @@ def check_episode(
     claims = fact_claims(cands)
     appear = appearances(beats)
     pairs = [c.pair for c in claims if c.tag == "CharacterRelation" and all(c.pair)]
+    if reviewer is not None:  # the reviewer is shown how the scene's characters stand
+        cast = list(dict.fromkeys(a.name for a in appear))[:MAX_CAST]
+        pairs += list(itertools.combinations(cast, 2))
     canon = read_canon(memory, draft_names(appear, claims), pairs)
     report = check_draft(
         canon, episode=episode, beats=beats, prose=prose, candidates=cands,

@@ -50,12 +50,14 @@ _STATE_ASPECTS = ("condition", "status", "whereabouts")
 
 def _state_at(canon: Canon, claims: Sequence[FactClaim], name: str, aspect: str,
               beat: int) -> Fact | None:
-    """The state of ``name``'s ``aspect`` at ``beat``: the draft's latest change up to it, or
-    canon. A change without a beat counts from the episode's start."""
+    """The state of ``name``'s ``aspect`` during ``beat``: the draft's latest change before it
+    (for whereabouts, up to and including it: the scene is where they went), or canon. A change
+    without a beat counts from the episode's start."""
     key = name_key(canon.canonical(name))
     latest: FactClaim | None = None
+    upto = beat if aspect == "whereabouts" else beat - 1
     for c in claims:
-        if (c.tag == "Character" and c.aspect == aspect and (c.beat or 0) <= beat
+        if (c.tag == "Character" and c.aspect == aspect and (c.beat or 0) <= upto
                 and name_key(canon.canonical(c.name)) == key):
             latest = c
     if latest is not None:
