@@ -63,20 +63,32 @@ def _memory_rows(memory_dir: Path, embeddings: Any) -> tuple[list[Any], int, lis
         SharedSystemClient.clear_system_cache()
 
 
+def _opened_rows(memory: Any) -> tuple[list[Any], int, list[str]]:
+    try:
+        return list(memory.all()), int(memory.turn), list(memory.short_term.items())
+    finally:
+        memory.close()
+
+
 def check_project(
     directory: Path, *, complete_prose: Callable[[str], bool] | None = None,
-    embeddings: Any = None,
+    embeddings: Any = None, open_memory: Callable[[ProjectStore], Any] | None = None,
 ) -> Report:
     """Check every invariant of the project in ``directory`` (see the module docstring);
-    ``embeddings`` must be the kind the project was written with (default: the hashing ones)."""
+    ``embeddings`` must be the kind the project was written with (default: the hashing ones).
+    ``open_memory`` opens the project's memory another way (e.g. on a Chroma server)."""
     store = ProjectStore(directory)
     report = Report()
     accepted = store.beats(status="accepted")
     report.accepted = len(accepted)
     plot = store.plot()
-    rows, turn, short = (
-        _memory_rows(store.memory_dir, embeddings) if store.memory_dir.exists() else ([], 0, [])
-    )
+    if open_memory is not None:
+        rows, turn, short = _opened_rows(open_memory(store))
+    else:
+        rows, turn, short = (
+            _memory_rows(store.memory_dir, embeddings) if store.memory_dir.exists()
+            else ([], 0, [])
+        )
     report.turn, report.memories = turn, len(rows)
     if turn != len(accepted):
         kind = "turn-ahead" if turn > len(accepted) else "turn-behind"
