@@ -109,9 +109,13 @@ def project_names(service: WebService) -> list[str]:
 
 def create_project(
     service: WebService, name: str | None, genre: str | None, keywords: str | None,
-    language: str | None,
+    language: str | None, beats: Any = None, length: Any = None,
 ) -> str:
-    """Create a project; returns its name. Empty keywords or a bad name: nothing is created."""
+    """Create a project; returns its name. Empty keywords, a bad name or an episode length out
+    of range (``beats``, ``length``: empty for the default): nothing is created."""
+    from aizac.web.episodes import parse
+
+    beats_n, length_n = parse(beats, length)
     words = forms.split_keywords(keywords)
     clean_name = forms.check_length("Project name", name, 64).strip()
     if not clean_name:
@@ -120,7 +124,8 @@ def create_project(
     if lang not in LANGUAGES:
         raise InvalidInputError(f"Unknown language {lang!r}.", hint="Use ko, en or zh.")
     genre_text = forms.check_length("Genre", genre, 40).strip()
-    agent = service.create_project(clean_name, genre=genre_text, keywords=words, language=lang)
+    agent = service.create_project(clean_name, genre=genre_text, keywords=words, language=lang,
+                                   beats_per_episode=beats_n, episode_length=length_n)
     return agent.info.name
 
 

@@ -5,8 +5,9 @@ Only the page chrome is translated; the story itself is written in the project's
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from aizac.web.messages import translate
+
+__all__ = ["EN", "KO", "headers", "labels", "translate"]
 
 EN: dict[str, str] = {
     "title": "aizac — co-writing studio",
@@ -154,6 +155,23 @@ EN: dict[str, str] = {
     "curve_x": "turn (accepted beats)", "curve_y": "memory factor",
     "curve_threshold": "forgetting threshold", "curve_now": "now (turn {turn})",
     "curve_pinned": " (pinned)",
+    # episode length
+    "ep_title": "Episode length",
+    "ep_beats": "Beats per episode",
+    "ep_length": "Prose per episode ({unit})",
+    "ep_default": "Empty: the default, {amount}.",
+    "ep_default_beats": "Empty: the default, {beats}.",
+    "ep_save": "Save episode length",
+    "ep_now": "In force: **{beats} beats** per episode, **{amount}** of prose "
+              "(about {per_beat} per beat). {source}",
+    "ep_own": "Set for this project; empty boxes go back to the default ({beats} beats, "
+              "{amount}).",
+    "ep_base": "The default for this project's language ({beats} beats, {amount}).",
+    "ep_saved": "Saved the episode length: {beats} beats, {amount}. It applies from the next "
+                "beat and the next prose on.",
+    "ep_amount": "{n} {unit}",
+    "unit_characters": "characters", "unit_words": "words",
+    "unit_name_characters": "characters", "unit_name_words": "words",
     # the Models tab
     "m_intro": "Which model serves each role. Specs: `local`, `openai:gpt-4o`, "
                "`anthropic:claude-sonnet-4-5`, `clova:HCX-005`, `ollama:qwen2.5:7b`, "
@@ -323,6 +341,23 @@ KO: dict[str, str] = {
     "stage_climax": "절정", "stage_resolution": "결말",
     "tag_Story": "이야기", "tag_Character": "인물", "tag_CharacterRelation": "관계",
     "tag_NovelSetting": "설정",
+    # episode length
+    "ep_title": "한 화 분량",
+    "ep_beats": "화당 비트 수",
+    "ep_length": "한 화 본문 분량 ({unit})",
+    "ep_default": "비워 두면 기본값 {amount}.",
+    "ep_default_beats": "비워 두면 기본값 {beats}개.",
+    "ep_save": "분량 저장",
+    "ep_now": "현재 적용: 한 화에 **비트 {beats}개**, 본문 **{amount}** "
+              "(비트당 약 {per_beat}). {source}",
+    "ep_own": "이 프로젝트에 직접 정한 값입니다. 칸을 비우고 저장하면 기본값(비트 {beats}개, "
+              "{amount})으로 돌아갑니다.",
+    "ep_base": "이 작품 언어의 기본값입니다 (비트 {beats}개, {amount}).",
+    "ep_saved": "분량을 저장했습니다: 비트 {beats}개, {amount}. 다음 비트와 다음 본문부터 "
+                "적용됩니다.",
+    "ep_amount": "{n}{unit}",
+    "unit_characters": "자", "unit_words": " 단어",
+    "unit_name_characters": "글자 수", "unit_name_words": "단어 수",
     # the Models tab
     "m_intro": "역할마다 어떤 모델이 일하는지 보여 줍니다. 모델 지정 예: `local`, "
                "`openai:gpt-4o`, `anthropic:claude-sonnet-4-5`, `clova:HCX-005`, "
@@ -341,71 +376,6 @@ KO: dict[str, str] = {
     "role_planner": "기획", "role_writer": "집필", "role_extractor": "추출",
     "role_reviewer": "검토",
 }
-
-
-def _both(match: re.Match[str]) -> str:
-    """A status and its fallback's, each in Korean."""
-    return f"{translate(match[1], 'ko')}; 대체 모델 사용 가능: {translate(match[2], 'ko')}"
-
-
-# Korean for the messages the web layer and the writer pipeline send in English (progress
-# lines and errors a writer meets in the editor). Anything unmatched is shown as it is.
-_KO_MESSAGES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
-    (r"retrieving clichés for: (.*)", r"클리셰를 찾는 중: \1"),
-    (r"planning the plot \(planner\)", "플롯을 구상하는 중 (기획 모델)"),
-    (r"designing beat (\d+-\d+) \(planner\)", r"비트 \1을(를) 설계하는 중 (기획 모델)"),
-    (r"designed beat (\d+-\d+)", r"비트 \1 설계 완료"),
-    (r"new character\(s\): (.*)", r"새 인물: \1"),
-    (r"extracting memories of beat (\d+-\d+) \(extractor\)",
-     r"비트 \1의 기억을 추출하는 중 (추출 모델)"),
-    (r"Type at least one keyword\.", "키워드를 하나 이상 입력하세요."),
-    (r"No keywords given\.", "키워드를 하나 이상 입력하세요."),
-    (r"Give the project a name\.", "프로젝트 이름을 입력하세요."),
-    (r"No project is open\.", "열린 프로젝트가 없습니다. 프로젝트를 만들거나 목록에서 고르세요."),
-    (r"No project selected\.", "열린 프로젝트가 없습니다. 프로젝트를 만들거나 목록에서 고르세요."),
-    (r"A project named '(.*)' already exists\.", r"'\1' 프로젝트가 이미 있습니다."),
-    (r"This project has no plot yet\.", "아직 플롯이 없습니다. 시작 탭에서 만들거나 직접 쓰세요."),
-    (r"There is no draft beat( to edit)?\.", "초안 비트가 없습니다. 먼저 다음 비트를 누르세요."),
-    (r"Pick an accepted beat first\.", "먼저 확정된 비트를 고르세요."),
-    (r"Pick a branch to switch to\.", "전환할 갈래를 고르세요."),
-    (r"Nothing to undo\.", "되돌릴 것이 없습니다."),
-    (r"Nothing to redo\.", "다시 할 것이 없습니다."),
-    (r"The prose is empty\.", "본문이 비어 있습니다."),
-    (r"There is no prose to export yet\.",
-     "내보낼 본문이 아직 없습니다. 비트를 확정하고 본문을 쓰세요."),
-    (r"Select at least one memory first\.", "먼저 기억을 하나 이상 고르세요."),
-    (r"Select the memories to plot first\.", "먼저 그릴 기억을 고르세요."),
-    (r"Type a question first\.", "먼저 질문을 입력하세요."),
-    (r"The plot needs exactly (\d+) acts, got (\d+)\.",
-     r"플롯에는 막이 정확히 \1개 필요합니다 (지금 \2개)."),
-    (r"(.*) changed since (this page loaded it|you loaded it).*",
-     "다른 탭에서 바뀌었습니다. 새로고침한 뒤 다시 적용하세요."),
-    (r"Cancelled; the project was left as it was\.",
-     "생성을 중단했습니다. 프로젝트는 그대로입니다."),
-    # why a role's model can or cannot run (the Models tab) and connection-test errors
-    (r"injected", "테스트용으로 주입된 모델"),
-    (r"(.+); fallback usable: (.+)", _both),
-    (r"([A-Z_]+) is set", r"\1 설정됨"),
-    (r"([A-Z_]+) is not set", r"\1 없음 (아래에서 키를 저장하세요)"),
-    (r"([A-Z_]+) is not set, but (\S+)=(\S+) needs it\.",
-     r"\3 모델에는 \1 키가 필요한데 없습니다. 아래에서 키를 저장하거나 다른 모델을 지정하세요."),
-    (r"server (\S+) \(reachability not checked\)", r"서버 \1 (접속 여부는 확인 전)"),
-    (r"OPENAI_BASE_URL=(\S+) \(no key\)", r"OPENAI_BASE_URL=\1 (키 없음)"),
-    (r"the embedded runtime xllamacpp is not installed \((.*)\)",
-     r"내장 실행기 xllamacpp가 설치되어 있지 않습니다 (\1)"),
-    (r"unknown provider (.+)", r"알 수 없는 제공자 \1"),
-    (r"(\S+\.gguf) \((\d+) MB\)", r"\1 (\2 MB, 내장 모델)"),
-]
-
-
-def translate(message: str, language: str = "en") -> str:
-    """``message`` (an English progress line or error) in the interface language."""
-    if language != "ko":
-        return message
-    for pattern, replacement in _KO_MESSAGES:
-        if match := re.fullmatch(pattern, message.strip(), flags=re.S):
-            return replacement(match) if callable(replacement) else match.expand(replacement)
-    return message
 
 
 def headers(L: dict[str, str], key: str) -> list[str]:

@@ -41,7 +41,8 @@ class ProjectOpener(Protocol):
 
     def projects(self) -> list[ProjectInfo]: ...
     def create(
-        self, name: str, keywords: str | list[str], *, genre: str = "", language: str | None = None
+        self, name: str, keywords: str | list[str], *, genre: str = "", language: str | None = None,
+        beats_per_episode: int | None = None, episode_length: int | None = None,
     ) -> WriterAgent: ...
     def open(self, name: str | None = None) -> WriterAgent: ...
 
@@ -85,9 +86,17 @@ class WebService:
         return [info.name for info in self.studio.projects()]
 
     def create_project(
-        self, name: str, *, genre: str, keywords: list[str], language: str
+        self, name: str, *, genre: str, keywords: list[str], language: str,
+        beats_per_episode: int | None = None, episode_length: int | None = None,
     ) -> WriterAgent:
-        agent = self.studio.create(name, keywords, genre=genre, language=language)
+        """A new project; ``beats_per_episode``/``episode_length`` are its own episode length
+        (``None``: the defaults)."""
+        if beats_per_episode is None and episode_length is None:  # openers without the options
+            agent = self.studio.create(name, keywords, genre=genre, language=language)
+        else:
+            agent = self.studio.create(name, keywords, genre=genre, language=language,
+                                       beats_per_episode=beats_per_episode,
+                                       episode_length=episode_length)
         with self._guard:
             self._agents[agent.info.name] = agent
         return agent
@@ -122,6 +131,24 @@ class WebService:
                 agent.store.save_plot(plot, tropes=record.tropes, memory_ids=record.memory_ids,
                                       expected_version=record.version, step="project-edit")
             return agent.info
+
+    def set_episode_length(
+        self, name: str | None, *, beats: int | None, length: int | None
+    ) -> None:
+        """The project's own beats per episode and prose length (``None``: the default).
+
+        Refused while a draft waits at a position the new beat count would move (the draft
+        would be left behind in the old episode)."""
+        with self._locked(name) as agent:
+            draft, old = agent.current_draft(), agent.episodes.own()
+            agent.episodes.set(beats=beats, length=length)
+            if draft is not None and agent.next_position() != (draft.episode, draft.index):
+                agent.episodes.set(beats=old.get("beats"), length=old.get("length"))
+                raise InvalidInputError(
+                    f"A draft beat is waiting at {draft.episode}-{draft.index}: a new number "
+                    "of beats per episode would move it.",
+                    hint="Accept or undo the draft first, then change the beats per episode.",
+                )
 
     @contextlib.contextmanager
     def _locked(self, name: str | None) -> Iterator[WriterAgent]:

@@ -27,6 +27,7 @@ def button_states(service: WebService, project: str | None) -> dict[str, bool]:
         "undo": history.can_undo, "redo": history.can_redo, "switch": bool(history.siblings),
         "write-prose": accepted, "save-prose": accepted,
         "download": accepted, "send": accepted,
+        "save-episode": True,
         "pin": True, "unpin": True, "curves": True, "ask": True, "mem-refresh": True,
     }
     for name in ("cancel-plot", "cancel-beat", "cancel-prose"):

@@ -9,6 +9,7 @@ from typing import Any
 import gradio as gr
 
 from aizac.errors import InvalidInputError
+from aizac.web import episodes
 from aizac.web import handlers as h
 from aizac.web.forms import BEAT_FIELDS
 from aizac.web.labels import headers
@@ -38,6 +39,9 @@ class BeatsTab:
     beat_id: Any
     version: Any
     hits: Any
+    ep_beats: Any = None
+    ep_length: Any = None
+    ep_note: Any = None
 
     @property
     def outputs(self) -> list[Any]:
@@ -92,6 +96,14 @@ def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
             history = gr.Markdown("", elem_id="aizac-history")
             branches = gr.Dropdown(label=L["branches"], choices=[], elem_id="aizac-branches")
             ui.button("switch", L["switch"])
+            with gr.Accordion(L["ep_title"], open=False, elem_id="aizac-episode-length"):
+                ep_note = gr.Markdown("", elem_id="aizac-ep-note")
+                with gr.Row():
+                    ep_beats = gr.Number(label=L["ep_beats"], value=None,
+                                         elem_id="aizac-ep-beats")
+                    ep_length = gr.Number(label=L["ep_length"].format(unit="…"), value=None,
+                                          elem_id="aizac-ep-length")
+                ui.button("save-episode", L["ep_save"])
         with gr.Column(scale=3):
             draft = gr.Markdown("", elem_id="aizac-draft")
             boxes: dict[str, Any] = {}
@@ -134,7 +146,7 @@ def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
                        buttons=["copy"])
     tab = BeatsTab(episode, draft, beats, [boxes[f] for f in BEAT_FIELDS], locked, history,
                    branches, prose_beat, instruction, suggestions, suggestion_pick, prose,
-                   gr.State(None), gr.State(None), gr.State([]))
+                   gr.State(None), gr.State(None), gr.State([]), ep_beats, ep_length, ep_note)
     return tab, lambda: _wire(ui, tab)
 
 
@@ -196,6 +208,57 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
                       out)
     _wire_suggestions(ui, tab)
     _wire_prose(ui, tab, cancel)
+    _wire_episode(ui, tab)
+
+
+def episode_values(ui: Ui, view: episodes.EpisodeView | None) -> list[Any]:
+    """The episode-length boxes (the project's own values; empty: the default) and the line
+    saying what is in force."""
+    if view is None:
+        return [gr.skip()] * 3
+    L = ui.L
+
+    def amount(n: int) -> str:
+        return L["ep_amount"].format(n=f"{n:,}", unit=L[f"unit_{view.unit}"])
+
+    own = view.own_beats is not None or view.own_length is not None
+    source = (L["ep_own"] if own else L["ep_base"]).format(
+        beats=view.default_beats, amount=amount(view.default_length))
+    note = L["ep_now"].format(beats=view.beats, amount=amount(view.length),
+                              per_beat=amount(view.per_beat), source=source)
+    return [
+        gr.Number(value=view.own_beats,
+                  info=L["ep_default_beats"].format(beats=view.default_beats)),
+        gr.Number(value=view.own_length, label=L["ep_length"].format(
+            unit=L[f"unit_name_{view.unit}"]),
+            info=L["ep_default"].format(amount=amount(view.default_length))),
+        note,
+    ]
+
+
+def _wire_episode(ui: Ui, tab: BeatsTab) -> None:
+    """Wire the episode-length accordion: filled when a project opens, saved on request."""
+    service, L = ui.service, ui.L
+    boxes = [tab.ep_beats, tab.ep_length, tab.ep_note]
+
+    def load(project: str | None) -> list[Any]:
+        try:
+            return episode_values(ui, episodes.episode_view(service, project) if project
+                                  else None)
+        except Exception:  # the editor's own refresh reports what is wrong
+            return [gr.skip()] * 3
+
+    def save(project: str | None, beats: Any, length: Any) -> tuple[list[Any], str]:
+        view = episodes.set_episode_length(service, project, beats, length)
+        said = L["ep_saved"].format(beats=view.beats, amount=L["ep_amount"].format(
+            n=f"{view.length:,}", unit=L[f"unit_{view.unit}"]))
+        return [*values(ui, h.editor_view(service, project)), *episode_values(ui, view)], said
+
+    ui.project.change(load, ui.project, boxes)
+    ui.buttons["refresh"].click(load, ui.project, boxes)
+    ui.buttons["save-episode"].click(
+        ui.act(save, len(tab.outputs) + 3), [ui.project, tab.ep_beats, tab.ep_length],
+        [*tab.outputs, *boxes, ui.status, *ui.button_list])
 
 
 def _wire_suggestions(ui: Ui, tab: BeatsTab) -> None:

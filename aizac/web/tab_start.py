@@ -8,6 +8,7 @@ from typing import Any
 
 import gradio as gr
 
+from aizac.web import episodes
 from aizac.web import handlers as h
 from aizac.web.labels import headers
 from aizac.web.runner import Ui
@@ -19,6 +20,8 @@ class StartTab:
     new_genre: Any
     new_keywords: Any
     new_language: Any
+    new_beats: Any
+    new_length: Any
     genre: Any
     keywords: Any
     overview: Any
@@ -57,6 +60,19 @@ def values(ui: Ui, view: h.StartView | None) -> list[Any]:
             view.plot_version]
 
 
+def length_boxes(ui: Ui, language: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Label and hint of the beats and prose-length boxes for a new project in ``language``
+    (the unit and the default are the language's: ko ~5,000 characters, en 2,000 words)."""
+    L = ui.L
+    base = episodes.defaults(ui.service, language)
+    amount = L["ep_amount"].format(n=f"{base.length:,}", unit=L[f"unit_{base.unit}"])
+    return (
+        {"label": L["ep_beats"], "info": L["ep_default_beats"].format(beats=base.beats)},
+        {"label": L["ep_length"].format(unit=L[f"unit_name_{base.unit}"]),
+         "info": L["ep_default"].format(amount=amount)},
+    )
+
+
 def build(ui: Ui, language: str) -> tuple[StartTab, Callable[[], None]]:
     """Lay out the tab (inside an open ``gr.Tab``); returns its parts and its wiring."""
     L = ui.L
@@ -71,6 +87,10 @@ def build(ui: Ui, language: str) -> tuple[StartTab, Callable[[], None]]:
                 label=L["language"], choices=[("한국어", "ko"), ("English", "en"), ("中文", "zh")],
                 value="ko" if language == "ko" else "en", elem_id="aizac-language",
             )
+            with gr.Row():
+                beats_box, length_box = length_boxes(ui, "ko" if language == "ko" else "en")
+                new_beats = gr.Number(value=None, **beats_box, elem_id="aizac-new-beats")
+                new_length = gr.Number(value=None, **length_box, elem_id="aizac-new-length")
             ui.button("create", L["create"], variant="primary")
         with gr.Column(scale=3):
             overview = gr.Markdown("", elem_id="aizac-overview")
@@ -99,7 +119,8 @@ def build(ui: Ui, language: str) -> tuple[StartTab, Callable[[], None]]:
             )
             with gr.Accordion(L["cliches"], open=False):
                 cliches = gr.Markdown("")
-    tab = StartTab(new_name, new_genre, new_keywords, new_language, genre, keywords, overview,
+    tab = StartTab(new_name, new_genre, new_keywords, new_language, new_beats, new_length,
+                   genre, keywords, overview,
                    title, logline, characters, settings, acts, cliches, gr.State(None))
     return tab, lambda: _wire(ui, tab)
 
@@ -109,8 +130,9 @@ def _wire(ui: Ui, tab: StartTab) -> None:
     out = [*tab.outputs, ui.status, *ui.button_list]
     n = len(tab.outputs)
 
-    def create(_: str | None, name: str, genre: str, kw: str, lang: str) -> tuple[list[Any], str]:
-        created = h.create_project(service, name, genre, kw, lang)
+    def create(_: str | None, name: str, genre: str, kw: str, lang: str, beats: Any,
+               length: Any) -> tuple[list[Any], str]:
+        created = h.create_project(service, name, genre, kw, lang, beats, length)
         names = h.project_names(service)
         return [gr.Dropdown(choices=names, value=created)], L["created"].format(name=created)
 
@@ -133,8 +155,14 @@ def _wire(ui: Ui, tab: StartTab) -> None:
     def on_create(*args: Any) -> list[Any]:
         return create_run(None, *args)
 
+    def on_language(lang: str) -> list[Any]:
+        beats_box, length_box = length_boxes(ui, lang or "en")
+        return [gr.Number(**beats_box), gr.Number(**length_box)]
+
     b["create"].click(on_create, [tab.new_name, tab.new_genre, tab.new_keywords,
-                                  tab.new_language], [ui.project, ui.status, *ui.button_list])
+                                  tab.new_language, tab.new_beats, tab.new_length],
+                      [ui.project, ui.status, *ui.button_list])
+    tab.new_language.change(on_language, tab.new_language, [tab.new_beats, tab.new_length])
     b["save-project"].click(ui.act(save_project, n), [ui.project, tab.genre, tab.keywords], out)
     b["generate-plot"].click(ui.long(plot, n, "busy_plot"), ui.project, out,
                              show_progress="hidden")
