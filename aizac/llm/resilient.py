@@ -10,7 +10,7 @@ errors (429, 5xx, timeouts, connection errors) are retried up to ``retries`` tim
 the server's ``Retry-After`` says, else ``backoff_base * 2**attempt`` seconds plus jitter (capped
 at ``backoff_max``). A stream is retried only while nothing of the answer has been delivered:
 once a token went out, a retry would duplicate output. The candidate/fallback loop is written
-once (:class:`_Fallback`): any other failure, or retries exhausted, moves on to the fallback; if
+once (:class:`Fallback`): any other failure, or retries exhausted, moves on to the fallback; if
 everything fails, a :class:`~aizac.errors.ModelError` says what happened (never the key) and
 what to do next.
 
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator
+from typing import Any
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForLLMRun,
@@ -47,6 +47,18 @@ from tenacity import (
 )
 
 from aizac.errors import AizacError, IncompleteReplyError, ModelError
+from aizac.llm.candidates import (
+    END,
+    Call,
+    Candidate,
+    Effect,
+    Emit,
+    Fallback,
+    Invoke,
+    Next,
+    Open,
+    Start,
+)
 from aizac.llm.errors import (
     hint_for,
     is_length_cut,
@@ -56,13 +68,8 @@ from aizac.llm.errors import (
     summarize,
 )
 from aizac.llm.methods import (
-    STRUCTURED_KWARG,
-    apply_plan,
-    call_options,
     output_text,
-    plan_structured,
 )
-from aizac.llm.profiles import GENERIC, ModelProfile
 from aizac.llm.replies import (
     LENGTH_REASONS,
     StreamLog,
@@ -72,31 +79,9 @@ from aizac.llm.replies import (
     final_chunk,
     finish_of,
 )
+from aizac.llm.steps import Steps, arun, run
 
 __all__ = ["Candidate", "ResilientChatModel", "estimate_usage"]
-
-T = TypeVar("T")
-
-
-class Candidate:
-    """One model a role may use: its label (the spec), the setting naming it, the model and its
-    profile (``profile.reports_finish``: the provider always ends a stream with a finish reason,
-    so a stream without one was cut)."""
-
-    def __init__(
-        self, label: str, setting: str, model: BaseChatModel, *, profile: ModelProfile = GENERIC
-    ) -> None:
-        self.label = label
-        self.setting = setting
-        self.model = model
-        self.profile = profile
-
-    @property
-    def reports_finish(self) -> bool:
-        return self.profile.reports_finish
-
-    def __repr__(self) -> str:
-        return f"Candidate({self.label!r})"
 
 
 class ResilientChatModel(BaseChatModel):
@@ -167,36 +152,26 @@ class ResilientChatModel(BaseChatModel):
             "reraise": True,
         }
 
-    def _failure(self, cand: Candidate, error: BaseException, attempts: int) -> AizacError:
+    def _failure(self, cand: Candidate, error: BaseException) -> AizacError:
+        """``error`` (what a retried call finally raised) as the aizac error to report."""
         if isinstance(error, AizacError):
             return error
         if isinstance(error, _CutBeforeFirstToken):
-            return self._incomplete(cand, "cut", started=False)
-        if is_length_cut(error):
-            return self._incomplete(cand, "length", started=False)
-        tries = f" after {attempts} attempts" if attempts > 1 else ""
-        return ModelError(
-            redact(f"{self.role}: {cand.label} failed{tries}: {summarize(error)}.", self.secrets),
-            hint=hint_for(error, cand.setting),
-        )
-
-    def _call(self, cand: Candidate, fn: Callable[[], T]) -> T:
-        retrying = Retrying(sleep=self.sleep, **self._policy())
-        try:
-            return retrying(fn)
-        except AizacError:
-            raise
-        except Exception as e:
-            raise self._failure(cand, e, _attempts(retrying)) from e
-
-    async def _acall(self, cand: Candidate, fn: Callable[[], Awaitable[T]]) -> T:
-        retrying = AsyncRetrying(sleep=self.asleep, **self._policy())
-        try:
-            return await retrying(fn)
-        except AizacError:
-            raise
-        except Exception as e:
-            raise self._failure(cand, e, _attempts(retrying)) from e
+            failure: AizacError = self._incomplete(cand, "cut", started=False)
+        elif is_length_cut(error):
+            failure = self._incomplete(cand, "length", started=False)
+        else:  # a retryable error got here only after every attempt
+            tries = (
+                f" after {self.retries + 1} attempts" if _retryable(error) and self.retries else ""
+            )
+            failure = ModelError(
+                redact(
+                    f"{self.role}: {cand.label} failed{tries}: {summarize(error)}.", self.secrets
+                ),
+                hint=hint_for(error, cand.setting),
+            )
+        failure.__cause__ = error
+        return failure
 
     def _tag(self, message: BaseMessage, cand: Candidate, sent: list[BaseMessage]) -> None:
         """Name the model that answered; estimate usage offline if the provider gave none;
@@ -238,6 +213,8 @@ class ResilientChatModel(BaseChatModel):
             raise self._incomplete(cand, "cut", started=log.started)
 
     # ------------------------------------------------------------------ BaseChatModel
+    # Each call kind is a thin shell over one core (aizac.llm.steps): the cores below hold the
+    # fallback, retry and end-of-reply logic once; the shells only perform the effects.
     def _generate(
         self,
         messages: list[BaseMessage],
@@ -245,18 +222,7 @@ class ResilientChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        fallback = _Fallback(self, messages, kwargs)
-        for cand, msgs, kw in fallback:
-            try:
-                reply = self._call(cand, _invoker(cand.model, msgs, stop, kw))
-            except IncompleteReplyError:
-                raise
-            except AizacError as e:
-                fallback.failed(e)
-                continue
-            self._tag(reply, cand, msgs)
-            return chat_result(reply)
-        raise AssertionError("unreachable: _Fallback raises after the last candidate")
+        return run(self._invoke_core(messages, stop, kwargs), self._perform)
 
     async def _agenerate(
         self,
@@ -265,18 +231,7 @@ class ResilientChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        fallback = _Fallback(self, messages, kwargs)
-        for cand, msgs, kw in fallback:
-            try:
-                reply = await self._acall(cand, _ainvoker(cand.model, msgs, stop, kw))
-            except IncompleteReplyError:
-                raise
-            except AizacError as e:
-                fallback.failed(e)
-                continue
-            self._tag(reply, cand, msgs)
-            return chat_result(reply)
-        raise AssertionError("unreachable: _Fallback raises after the last candidate")
+        return await arun(self._invoke_core(messages, stop, kwargs), self._aperform)
 
     def _stream(
         self,
@@ -285,26 +240,15 @@ class ResilientChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        fallback = _Fallback(self, messages, kwargs)
-        for cand, msgs, kw in fallback:
-            try:
-                head, parts, log = self._call(cand, self._opener(cand, msgs, stop, kw))
-            except AizacError as e:
-                if isinstance(e, IncompleteReplyError) and e.reason == "length":
-                    raise
-                fallback.failed(e)
-                continue
-            yield from head
-            try:
-                for part in parts:  # past the first token: failures end the stream, no retry
-                    yield log.add(as_chunk(part))
-            except AizacError:
-                raise
-            except Exception as e:
-                raise self._broken(cand, e) from e
-            self._check_end(cand, log)
-            yield final_chunk(cand.label, msgs, log)
-            return
+        steps = Steps(self._stream_core(messages, stop, kwargs))
+        try:
+            for effect in steps:
+                if isinstance(effect, Emit):
+                    yield effect.chunk
+                else:
+                    steps.settle(self._perform, effect)
+        finally:
+            steps.close()
 
     async def _astream(
         self,
@@ -313,63 +257,109 @@ class ResilientChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        fallback = _Fallback(self, messages, kwargs)
-        for cand, msgs, kw in fallback:
+        steps = Steps(self._stream_core(messages, stop, kwargs))
+        try:
+            for effect in steps:
+                if isinstance(effect, Emit):
+                    yield effect.chunk
+                else:
+                    await steps.asettle(self._aperform(effect))
+        finally:
+            steps.close()
+
+    # ------------------------------------------------------------------ the shells' effects
+    def _perform(self, effect: Effect) -> Any:
+        """Do ``effect`` with the sync API (calls and stream openings retried by the policy)."""
+        if isinstance(effect, Next):
+            return next(effect.parts, END)
+        call = effect.call
+        if isinstance(effect, Start):
+            return iter(call.cand.model.stream(call.msgs, stop=call.stop, **call.kw))
+        retrying = Retrying(sleep=self.sleep, **self._policy())
+        if isinstance(effect, Invoke):
+            return retrying(call.cand.model.invoke, call.msgs, stop=call.stop, **call.kw)
+        return retrying(lambda: run(self._open_core(call), self._perform))
+
+    async def _aperform(self, effect: Effect) -> Any:
+        """:meth:`_perform` with the async API."""
+        if isinstance(effect, Next):
+            return await anext(effect.parts, END)
+        call = effect.call
+        if isinstance(effect, Start):
+            return aiter(call.cand.model.astream(call.msgs, stop=call.stop, **call.kw))
+        retrying = AsyncRetrying(sleep=self.asleep, **self._policy())
+        if isinstance(effect, Invoke):
+            return await retrying(call.cand.model.ainvoke, call.msgs, stop=call.stop, **call.kw)
+
+        async def open_stream() -> Any:  # a coroutine function: tenacity awaits those
+            return await arun(self._open_core(call), self._aperform)
+
+        return await retrying(open_stream)
+
+    # ------------------------------------------------------------------ the cores
+    def _invoke_core(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> Generator[Effect, Any, ChatResult]:
+        """One reply: each candidate in turn (its call retried by the shell's policy)."""
+        fallback = Fallback(self.candidates, messages, kwargs)
+        for call in fallback.calls(stop):
             try:
-                head, parts, log = await self._acall(cand, self._aopener(cand, msgs, stop, kw))
-            except AizacError as e:
-                if isinstance(e, IncompleteReplyError) and e.reason == "length":
-                    raise
-                fallback.failed(e)
+                reply = yield Invoke(call)
+            except Exception as e:
+                error = self._failure(call.cand, e)
+                if isinstance(error, IncompleteReplyError):
+                    raise error from error.__cause__  # the cause _failure set
+                fallback.failed(error)
+                continue
+            self._tag(reply, call.cand, call.msgs)
+            return chat_result(reply)
+        raise fallback.error()
+
+    def _stream_core(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> Generator[Effect | Emit, Any, None]:
+        """One streamed reply: a candidate's stream is opened (retried) up to its first token;
+        past it, a failure ends the stream (a retry would repeat output)."""
+        fallback = Fallback(self.candidates, messages, kwargs)
+        for call in fallback.calls(stop):
+            try:
+                head, parts, log = yield Open(call)
+            except Exception as e:
+                error = self._failure(call.cand, e)
+                if isinstance(error, IncompleteReplyError) and error.reason == "length":
+                    raise error from error.__cause__  # the cause _failure set
+                fallback.failed(error)
                 continue
             for chunk in head:
-                yield chunk
-            try:
-                async for part in parts:
-                    yield log.add(as_chunk(part))
-            except AizacError:
-                raise
-            except Exception as e:
-                raise self._broken(cand, e) from e
-            self._check_end(cand, log)
-            yield final_chunk(cand.label, msgs, log)
+                yield Emit(chunk)
+            while (part := (yield from self._next_part(call.cand, parts))) is not END:
+                yield Emit(log.add(as_chunk(part)))
+            self._check_end(call.cand, log)
+            yield Emit(final_chunk(call.cand.label, call.msgs, log))
             return
+        raise fallback.error()
 
-    def _opener(
-        self, cand: Candidate, msgs: list[BaseMessage], stop: list[str] | None, kw: dict[str, Any]
-    ) -> Callable[[], tuple[list[ChatGenerationChunk], Iterator[Any], StreamLog]]:
+    def _next_part(self, cand: Candidate, parts: Any) -> Generator[Effect, Any, Any]:
+        try:
+            return (yield Next(parts))
+        except AizacError:
+            raise
+        except Exception as e:
+            raise self._broken(cand, e) from e
+
+    def _open_core(
+        self, call: Call
+    ) -> Generator[Effect, Any, tuple[list[ChatGenerationChunk], Any, StreamLog]]:
         """Opens the stream and reads up to its first token: the part a retry may repeat."""
-
-        def open_stream() -> tuple[list[ChatGenerationChunk], Iterator[Any], StreamLog]:
-            log, head = StreamLog(), []  # a retry starts from nothing
-            parts = iter(cand.model.stream(msgs, stop=stop, **kw))
-            while not log.started:
-                part = next(parts, None)
-                if part is None:
-                    self._check_empty(cand, log)
-                    break
-                head.append(log.add(as_chunk(part)))
-            return head, parts, log
-
-        return open_stream
-
-    def _aopener(
-        self, cand: Candidate, msgs: list[BaseMessage], stop: list[str] | None, kw: dict[str, Any]
-    ) -> Callable[[], Awaitable[tuple[list[ChatGenerationChunk], AsyncIterator[Any], StreamLog]]]:
-        """Async :meth:`_opener`."""
-
-        async def open_stream() -> tuple[list[ChatGenerationChunk], AsyncIterator[Any], StreamLog]:
-            log, head = StreamLog(), []
-            parts = aiter(cand.model.astream(msgs, stop=stop, **kw))
-            while not log.started:
-                part = await anext(parts, None)
-                if part is None:
-                    self._check_empty(cand, log)
-                    break
-                head.append(log.add(as_chunk(part)))
-            return head, parts, log
-
-        return open_stream
+        log, head = StreamLog(), []  # a retry starts from nothing
+        parts = yield Start(call)
+        while not log.started:
+            part = yield Next(parts)
+            if part is END:
+                self._check_empty(call.cand, log)
+                break
+            head.append(log.add(as_chunk(part)))
+        return head, parts, log
 
     def _check_empty(self, cand: Candidate, log: StreamLog) -> None:
         """A stream that ended before any answer: retryable if it was cut, an error if the
@@ -384,63 +374,7 @@ class _CutBeforeFirstToken(Exception):
     """A stream ended before its first token without a finish reason (retried)."""
 
 
-class _Fallback:
-    """The candidate loop, written once: yields each candidate's prepared call; after the last
-    one failed, raises the combined failure."""
-
-    def __init__(
-        self, owner: ResilientChatModel, messages: list[BaseMessage], kwargs: dict[str, Any]
-    ) -> None:
-        self.owner = owner
-        self.messages = messages
-        self.kwargs = kwargs
-        self.failures: list[AizacError] = []
-
-    def failed(self, error: AizacError) -> None:
-        self.failures.append(error)
-
-    def __iter__(self) -> Iterator[tuple[Candidate, list[BaseMessage], dict[str, Any]]]:
-        for cand in self.owner.candidates:
-            yield (cand, *_prepare(cand, self.messages, self.kwargs))
-        if len(self.failures) == 1:
-            raise self.failures[0]
-        joined = "; then the fallback: ".join(f.message for f in self.failures)
-        raise ModelError(joined, hint=self.failures[-1].hint)
-
-
-def _prepare(
-    cand: Candidate, messages: list[BaseMessage], kwargs: dict[str, Any]
-) -> tuple[list[BaseMessage], dict[str, Any]]:
-    """The messages and kwargs for ``cand``: a structured request is planned per candidate."""
-    kw = dict(kwargs)
-    request = kw.pop(STRUCTURED_KWARG, None)
-    if request is None:
-        return messages, kw
-    plan = plan_structured(cand.model, request["schema"], request.get("method"))
-    options = call_options(cand.profile, request)
-    return apply_plan(messages, plan), {**kw, **plan.kwargs, **options}
-
-
 def _retryable(error: BaseException) -> bool:
     if isinstance(error, _CutBeforeFirstToken):
         return True
     return not isinstance(error, AizacError) and is_transient(error)
-
-
-def _attempts(retrying: Retrying | AsyncRetrying) -> int:
-    return int(retrying.statistics.get("attempt_number", 1))
-
-
-def _invoker(
-    model: BaseChatModel, msgs: list[BaseMessage], stop: list[str] | None, kw: dict[str, Any]
-) -> Callable[[], BaseMessage]:
-    return lambda: model.invoke(msgs, stop=stop, **kw)
-
-
-def _ainvoker(
-    model: BaseChatModel, msgs: list[BaseMessage], stop: list[str] | None, kw: dict[str, Any]
-) -> Callable[[], Awaitable[BaseMessage]]:
-    async def call() -> BaseMessage:  # a coroutine function: tenacity awaits those
-        return await model.ainvoke(msgs, stop=stop, **kw)
-
-    return call

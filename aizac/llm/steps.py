@@ -24,6 +24,7 @@ from typing import Any, Generic, TypeVar
 
 R = TypeVar("R")
 E = TypeVar("E")
+X = TypeVar("X")
 
 
 class Steps(Generic[E, R]):
@@ -50,7 +51,7 @@ class Steps(Generic[E, R]):
                 del error  # no reference cycle through the traceback
             yield effect
 
-    def settle(self, perform: Callable[[E], Any], effect: E) -> None:
+    def settle(self, perform: Callable[[X], Any], effect: X) -> None:
         """Perform ``effect`` now; its result (or exception) goes back to the core."""
         try:
             self._result = perform(effect)
