@@ -10,10 +10,10 @@ import os
 import secrets
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from aizac.errors import StorageError
+from aizac.errors import ConfigError, StorageError
 
 
 class ServerConfig(BaseSettings):
@@ -48,6 +48,9 @@ class ServerConfig(BaseSettings):
     max_body_bytes: int = Field(default=1_000_000, ge=1024)
     login_attempts: int = Field(default=5, ge=1)
     login_window_s: float = Field(default=60.0, gt=0)
+    # Proxies whose X-Forwarded-For/-Proto uvicorn trusts (the client address feeds the login
+    # limit; the scheme, secure cookies).
+    forwarded_allow_ips: str = "127.0.0.1"
 
     def session_secret(self, data_dir: Path) -> str:
         """The cookie-signing key: the setting, else one kept under ``data_dir``."""
@@ -71,3 +74,17 @@ class ServerConfig(BaseSettings):
         except OSError as e:
             raise StorageError(f"Cannot store the session key in {path}: {e}.") from e
         return key
+
+
+def load_server_config(**overrides: object) -> ServerConfig:
+    """``ServerConfig(**overrides)`` with a bad value reported as one :class:`ConfigError`
+    naming the variable (``AIZAC_SERVER_MAX_PROJECTS='x' is not valid: ...``)."""
+    try:
+        return ServerConfig(**overrides)  # type: ignore[arg-type]
+    except ValidationError as e:
+        parts = []
+        for item in e.errors():
+            field = str(item["loc"][0]) if item["loc"] else ""
+            shown = "" if field == "secret_key" else f"={item.get('input')!r}"
+            parts.append(f"AIZAC_SERVER_{field.upper()}{shown} is not valid: {item['msg']}")
+        raise ConfigError("; ".join(parts) + ".") from e

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import urllib.parse
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
@@ -86,8 +86,12 @@ def mount_ui(app: FastAPI, state: ServerState, *, path: str, language: str) -> N
         user = user_from_request(request)
         return user.id if user is not None else None
 
-    scoped: Any = UserScopedService(service_of)
-    blocks = build_app(cast(WebService, scoped), language=language, models_tab=False)
+    scoped = UserScopedService(service_of)
+    template_root = state.sandboxes.settings.data_dir / "server" / "template"
+    template = state.sandboxes.factory()(
+        state.sandboxes.settings.model_copy(update={"data_dir": template_root}), "template")
+    with scoped.building(WebService(template, export_dir=template_root / "exports")):
+        blocks = build_app(cast(WebService, scoped), language=language, models_tab=False)
     blocks.queue(default_concurrency_limit=state.config.max_generations)
     bind_request_user(blocks)
     state.sandboxes.users_root.mkdir(parents=True, exist_ok=True)

@@ -55,12 +55,25 @@ class UserScopedService:
 
     def __init__(self, resolve: Callable[[str], WebService]) -> None:
         self._resolve = resolve
+        self._template: WebService | None = None
+
+    @contextlib.contextmanager
+    def building(self, template: WebService) -> Iterator[None]:
+        """While the app is built (no request, no user), reads go to ``template``: a service
+        over the server's shared settings (e.g. the default episode length shown in a box)."""
+        self._template = template
+        try:
+            yield
+        finally:
+            self._template = None
 
     def current(self) -> WebService:
         user = _USER.get()
-        if not user:
-            raise NotSignedInError("You are not signed in.")
-        return self._resolve(user)
+        if user:
+            return self._resolve(user)
+        if self._template is not None:
+            return self._template
+        raise NotSignedInError("You are not signed in.")
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.current(), name)
