@@ -9,7 +9,7 @@ import typer
 # Modules are added here as their concerns land (e.g. "aizac.cli.models").
 COMMAND_MODULES: list[str] = [
     "aizac.cli.models", "aizac.cli.story", "aizac.cli.episode", "aizac.cli.ui",
-    "aizac.cli.autopilot",
+    "aizac.cli.autopilot", "aizac.cli.serve",
 ]
 
 
