@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aizac.errors import AizacError
-from aizac.memory.facts import fact_slot, name_key
+from aizac.memory.facts import fact_slot, name_key, text_key
 
 if TYPE_CHECKING:
     from aizac.memory.store import WriterMemory
@@ -116,12 +116,17 @@ def read_canon(
     memory: WriterMemory,
     names: Iterable[str],
     pairs: Iterable[tuple[str, str]] = (),
+    texts: Iterable[str] = (),
 ) -> Canon:
-    """The canon the draft's ``names`` and relation ``pairs`` touch (keyed reads only)."""
+    """The canon the draft's ``names`` and relation ``pairs`` touch (keyed reads only);
+    characters that ``texts`` (story claims) name count as named."""
     cast = {k: tuple(v) for k, v in memory.characters().items()}
     canon = Canon(cast=cast)
+    joined = text_key(" ".join(texts))
+    named = [c for c, aliases in cast.items()
+             if any(name_key(n) and name_key(n) in joined for n in (c, *aliases))]
     states: dict[str, dict[str, Fact]] = {}
-    for name in dict.fromkeys(canon.canonical(n) for n in names if name_key(n)):
+    for name in dict.fromkeys(canon.canonical(n) for n in [*names, *named] if name_key(n)):
         found = _states(memory, name)
         if found:
             states[name_key(name)] = found

@@ -120,7 +120,8 @@ def check_episode(
     if reviewer is not None:  # the reviewer is shown how the scene's characters stand
         cast = list(dict.fromkeys(a.name for a in appear))[:MAX_CAST]
         pairs += list(itertools.combinations(cast, 2))
-    canon = read_canon(memory, draft_names(appear, claims), pairs)
+    stories = [c.text for c in claims if c.tag == "Story"]
+    canon = read_canon(memory, draft_names(appear, claims), pairs, stories)
     report = check_draft(
         canon, episode=episode, beats=beats, prose=prose, candidates=cands,
         secrets=secrets.secrets() if secrets is not None else (),

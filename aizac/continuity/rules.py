@@ -26,7 +26,10 @@ from aizac.continuity.messages import message
 from aizac.continuity.report import Finding, Severity
 from aizac.continuity.text import (
     ABSENT,
+    FALSITY,
+    FLASHBACK,
     MOURNING,
+    acts_as_subject,
     containment,
     dice,
     has_any,
@@ -36,6 +39,7 @@ from aizac.continuity.text import (
     negated,
     relation_labels,
     same_place,
+    stems,
     strip_markers,
     without_names,
 )
@@ -96,6 +100,24 @@ def _presence_one(a: Appearance, canon: Canon, claims: Sequence[FactClaim], epis
                    where.id, a.quote, a.beat)
 
 
+def _dead_subject(claim: FactClaim, canon: Canon,
+                  language: str) -> tuple[Finding | None, str]:
+    """A story event whose subject is a character canon holds dead (not their death itself,
+    nor a funeral or a memory of them)."""
+    if is_dead(claim.text) or has_any(claim.text, MOURNING) or has_any(claim.text, FLASHBACK):
+        return None, ""
+    for name, aliases in canon.cast.items():
+        spoken = next((n for n in (name, *aliases) if acts_as_subject(claim.text, n)), None)
+        if spoken is None:
+            continue
+        dead = canon.state(name, "condition") or canon.state(name, "status")
+        if dead is not None and is_dead(dead.text):
+            text = message("dead_acts", language, name=spoken, fact=dead.text, beat=claim.beat)
+            return Finding("dead_character", "error", text, dead.id, claim.text,
+                           claim.beat), name
+    return None, ""
+
+
 def presence_findings(
     appear: Sequence[Appearance],
     claims: Sequence[FactClaim],
@@ -108,7 +130,7 @@ def presence_findings(
     out: list[Finding] = []
     seen: set[tuple[str, str]] = set()
 
-    def add(found: Finding | None, name: str) -> None:
+    def add(found: Finding | None, name: str = "") -> None:
         if found is not None and (found.kind, name_key(canon.canonical(name))) not in seen:
             seen.add((found.kind, name_key(canon.canonical(name))))
             out.append(found)
@@ -117,6 +139,9 @@ def presence_findings(
         if not a.flashback:
             add(_presence_one(a, canon, claims, episode, language), a.name)
     for c in claims:
+        if c.tag == "Story":
+            add(*_dead_subject(c, canon, language))
+            continue
         if c.tag != "Character" or not c.name:
             continue
         dead = canon.state(c.name, "condition") or canon.state(c.name, "status")
@@ -174,13 +199,21 @@ def _about(claim: FactClaim, pin: Fact, canon: Canon) -> bool:
                for s in subjects)
 
 
-def _negates(claim: FactClaim, pin: Fact) -> bool:
+def _negates(claim: FactClaim, pin: Fact, canon: Canon) -> bool:
+    """Whether ``claim`` says the opposite of ``pin`` (names left out: they are the subject
+    both share, not what they say about it)."""
     if (is_dead(claim.text) and is_alive(pin.text)) or (is_alive(claim.text)
                                                         and is_dead(pin.text)):
         return True
+    names = [*canon.cast, *(a for v in canon.cast.values() for a in v)]
+    said, pinned = (without_names(strip_markers(t), names) for t in (claim.text, pin.text))
+    if has_any(claim.text, FALSITY) and not has_any(pin.text, FALSITY):
+        # "that X regressed was a lie": the claim calls what the pin states false
+        return bool(stems(without_names(pin.text, names)) & stems(said))
     if negated(claim.text) == negated(pin.text):
         return False
-    return containment(strip_markers(claim.text), strip_markers(pin.text)) >= 0.5
+    # Either most of the claim restates the pin, or most of a short pin is in a longer claim.
+    return containment(said, pinned) >= 0.5 or containment(pinned, said) >= 0.6
 
 
 def pin_findings(claims: Sequence[FactClaim], canon: Canon, *, language: str) -> list[Finding]:
@@ -194,7 +227,7 @@ def pin_findings(claims: Sequence[FactClaim], canon: Canon, *, language: str) ->
             if pin.slot and c.slot == pin.slot:
                 if not same_text(c.text, pin.text) and dice(c.text, pin.text) < 0.6:
                     key = "pinned_changed"
-            elif _about(c, pin, canon) and _negates(c, pin):
+            elif _about(c, pin, canon) and _negates(c, pin, canon):
                 key = "pinned_negated"
             if key:
                 text = message(key, language, fact=pin.text, claim=c.text)

@@ -44,9 +44,14 @@ MOURNING = (
 )
 NEGATION = (
     "않", "아니", "없", "못 ", "못했", "거짓", "가짜",
-    " not ", "n't", "never", "no longer", "false", "fake", " no ",
+    " not ", "n't", "cannot", "never", "no longer", "false", "fake", " no ",
     "不", "没", "非", "假",
 )
+FALSITY = (
+    "거짓", "사실이 아니", "헛소문", "낭설", " lie ", " lie.", " a lie", "untrue", "a hoax",
+    "was false", "is false", "假的", "谎言", "不是真的",
+)
+"""Words that call a whole statement false ("...라는 건 거짓이었다", "...was a lie")."""
 LEARN = (
     "알게", "알아냈", "알아챘", "들었", "깨달", "눈치챘", "밝혀", "털어놓", "고백",
     "learn", "found out", "discover", "told", "realiz", "overheard", "confess",
@@ -111,6 +116,20 @@ def strip_markers(text: str, markers: Iterable[str] = NEGATION) -> str:
     return out
 
 
+def stems(text: str) -> set[str]:
+    """Content-word stems: the first two syllables of a Hangul or Han word, the first five
+    letters of a longer Latin word (how "회귀자" and "회귀했다", "lived" and "lives" meet)."""
+    out: set[str] = set()
+    for raw in _SPLIT.split(_norm(text)):
+        key = name_key(raw)
+        if key.isascii():
+            if len(key) >= 5:
+                out.add(key[:5])
+        elif len(key) >= 2:
+            out.add(key[:2])
+    return out
+
+
 def bigrams(text: str) -> set[str]:
     """Character bigrams of ``text_key(text)`` (a one-character text is its own gram)."""
     key = text_key(text)
@@ -170,6 +189,21 @@ def same_place(location: str, whereabouts: str, keyword: str = "") -> bool:
     return any(tok in where_key for tok in place_tokens(location))
 
 
+_SUBJECT_KO = ("이 ", "가 ", "은 ", "는 ", "께서 ")
+
+
+def acts_as_subject(text: str, name: str) -> bool:
+    """Whether a sentence opens with ``name`` as its subject ("박철수가 문을 열었다",
+    "Victor walked in"), not as an owner ("박철수의 유언장", "Victor's will")."""
+    t, n = _norm(text).strip(), _norm(name).strip()
+    if not n or not t.startswith(n):
+        return False
+    rest = t[len(n):]
+    if re.match(r"[가-힣]", n[-1:]):
+        return rest.startswith(_SUBJECT_KO)
+    return rest.startswith(" ") and not rest.startswith(("'s", "’s"))
+
+
 def mentions(text: str, name: str) -> bool:
     """Whether ``text`` names ``name`` (keys compared, so spacing and case do not matter)."""
     key = name_key(name)
@@ -177,6 +211,8 @@ def mentions(text: str, name: str) -> bool:
 
 
 __all__ = [
+    "FALSITY",
+    "acts_as_subject",
     "bigrams",
     "containment",
     "dice",
@@ -188,6 +224,7 @@ __all__ = [
     "place_tokens",
     "relation_labels",
     "same_place",
+    "stems",
     "strip_markers",
     "without_names",
 ]

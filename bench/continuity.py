@@ -1,0 +1,300 @@
+"""Continuity check on a synthetic serial: planted contradictions found, clean drafts left alone.
+
+Each serial (a seed) builds a real WriterMemory with a random canon: a cast, two dead
+characters, relations that changed (the old version superseded), pinned facts, and where the
+living characters are. Then it drafts episodes the way the writer pipeline hands them to the
+check — planned beats plus the candidate memories of the draft (staged, never committed) — with
+one planted contradiction each (a dead character returns, a superseded relation used as current,
+a pinned fact negated, a character in the wrong place), and clean drafts that come close to each
+(mourning and flashbacks of the dead, the current relation reworded, negated sentences about
+other things, characters who travel in the draft). Only the deterministic checks run (no model).
+
+A planted contradiction counts as detected when a finding of its kind cites the memory it
+contradicts. A clean draft is a false alarm when it gets any finding (errors and warnings).
+
+    python bench/continuity.py                       # 4 serials x 10 drafts per kind, ko + en
+    python bench/continuity.py --serials 8 --drafts 20 --lang ko
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from aizac.continuity import check_episode
+from aizac.llm.embeddings import HashingEmbeddings
+from aizac.memory import WriterMemory
+from aizac.settings import Settings
+from aizac.writer.schemas import DialogueLine, NovelBeat
+
+KINDS = ("dead_character", "superseded_relation", "pinned_negated", "wrong_location")
+EPISODE = 12
+
+CAST = {
+    "ko": ["진도준", "강미라", "박철수", "윤서진", "최현우", "한지아", "이태석", "오민재"],
+    "en": ["Aren Cole", "Mira Kang", "Victor Hale", "Sera Lin", "Tom Reyes", "Jia Han",
+           "Leo Park", "Nina Oh"],
+}
+PLACES = {
+    "ko": ["부산 항구", "인천 공항", "제주 별장", "대전 연구소", "광주 시장", "강릉 해변"],
+    "en": ["Harbor docks", "Airport terminal", "Lakeside villa", "Research lab",
+           "Night market", "Old lighthouse"],
+}
+# Phrasings: {a}, {b} names; {p} place.
+DEATH = {
+    "ko": ["{a}는 화재로 사망했다", "{a}는 총에 맞아 죽었다", "{a}는 절벽에서 떨어져 숨졌다"],
+    "en": ["{a} died in the fire", "{a} was killed by the duke's guard", "{a} is dead"],
+}
+REVIVE = {
+    "ko": ["{a}는 살아 있었다", "{a}는 기적적으로 살아남았다", "{a}가 되살아났다"],
+    "en": ["{a} was alive after all", "{a} survived the fall", "{a} is alive and well"],
+}
+ACT = {
+    "ko": ["{a}는 복수를 다짐한다", "{a}는 분노에 휩싸였다"],
+    "en": ["{a} swears revenge", "{a} is furious"],
+}
+ENTERS = {
+    "ko": ["{a}가 문을 열고 들어왔다", "{a}는 회의실에 나타나 서류를 던졌다"],
+    "en": ["{a} walked into the room", "{a} appeared at the meeting and threw the files"],
+}
+MOURN = {
+    "ko": ["{b}는 {a}의 무덤 앞에서 오래 울었다", "{b}는 {a}를 그리워했다"],
+    "en": ["{b} wept at {a}'s grave", "{b} still mourns {a}"],
+}
+# Relation labels: (old, current) in both languages.
+RELATIONS = {
+    "ko": [("{a}와 {b}는 친구다", "{a}와 {b}는 원수가 되었다",
+            ["{a}와 {b}는 여전히 다정한 친구 사이다", "{a}와 {b}는 둘도 없는 친구다"],
+            ["{a}와 {b}는 서로를 경계하는 원수 사이다", "{a}와 {b}는 앙숙이다"]),
+           ("{a}와 {b}는 연인이다", "{a}와 {b}는 결별했다",
+            ["{a}와 {b}는 다정한 연인이다", "{a}와 {b}는 서로 사랑하는 연인 사이다"],
+            ["{a}와 {b}는 결별한 뒤 서먹하다", "{a}와 {b}는 헤어진 사이다"]),
+           ("{a}와 {b}는 동맹이다", "{a}는 {b}를 배신했다",
+            ["{a}와 {b}는 굳건한 동맹이다", "{a}와 {b}는 서로 협력하는 동료다"],
+            ["{a}는 {b}를 배신한 죄책감에 시달린다", "{b}는 {a}의 배신을 잊지 않았다"])],
+    "en": [("{a} and {b} are friends", "{a} and {b} became enemies",
+            ["{a} and {b} are still close friends", "{a} and {b} are best friends"],
+            ["{a} and {b} are bitter enemies", "{a} and {b} remain hostile enemies"]),
+           ("{a} and {b} are lovers", "{a} and {b} broke up",
+            ["{a} and {b} are lovers", "{a} and {b} are in love"],
+            ["{a} and {b} broke up and avoid each other", "{a} and {b} stay estranged"]),
+           ("{a} and {b} are allies", "{a} betrayed {b}",
+            ["{a} and {b} are loyal allies", "{a} and {b} are partners"],
+            ["{b} has not forgiven {a}'s betrayal", "{a} regrets the betrayal of {b}"])],
+}
+PINS = {
+    "ko": [("{a}는 회귀자다", ["{a}는 회귀자가 아니다", "사실 {a}는 회귀자가 아니었다",
+                              "{a}가 회귀했다는 건 거짓이었다"]),
+           ("{a}는 순양그룹 회장의 숨겨진 손녀다",
+            ["{a}는 순양그룹 회장의 손녀가 아니다", "{a}는 회장의 숨겨진 손녀가 아니었다"])],
+    "en": [("{a} is a regressor who lived this life before",
+            ["{a} is not a regressor", "{a} never lived this life before",
+             "The tale that {a} had lived before was a lie"]),
+           ("{a} is the chairman's hidden granddaughter",
+            ["{a} is not the chairman's granddaughter", "{a} was never the hidden granddaughter"])],
+}
+CLEAN_NEG = {
+    "ko": ["{a}는 {b}를 믿지 않는다", "{a}는 아무에게도 말하지 못했다", "{a}는 잠을 이루지 못했다"],
+    "en": ["{a} does not trust {b}", "{a} never told anyone", "{a} could not sleep"],
+}
+CLEAN_STORY = {
+    "ko": ["{alive}가 문을 열고 들어왔다", "{dead}의 유언장이 공개되었다",
+           "{pinned}에 대한 소문은 거짓이었다"],
+    "en": ["{alive} walked into the room", "{dead}'s will was read aloud",
+           "The rumour about {pinned}'s debts was a lie"],
+}
+WHERE = {
+    "ko": ("{a}는 {p}에 머물고 있다", "{a}는 {p}(으)로 이동했다"),
+    "en": ("{a} is staying at the {p}", "{a} travelled to the {p}"),
+}
+LINES = {"ko": ["여기서 뭐 해?", "늦었어.", "이제 시작이야."],
+         "en": ["What are you doing here?", "You are late.", "It starts now."]}
+FLASHBACK = {"ko": "10년 전 회상", "en": "flashback, years ago"}
+NIGHT = {"ko": "밤", "en": "night"}
+
+
+@dataclass
+class Serial:
+    mem: WriterMemory
+    lang: str
+    dead: dict[str, str] = field(default_factory=dict)        # name -> memory id
+    alive: list[str] = field(default_factory=list)
+    relations: list[tuple[str, str, int, str]] = field(default_factory=list)  # a, b, i, cur id
+    pins: list[tuple[str, int, str]] = field(default_factory=list)            # name, i, id
+    where: dict[str, tuple[str, str]] = field(default_factory=dict)           # name -> place, id
+
+
+def build_serial(rng: random.Random, lang: str) -> Serial:
+    """A memory holding a random canon (committed through the memory's validated paths)."""
+    settings = Settings(memory_threshold=1.0, short_term_tokens=64)
+    mem = WriterMemory(embeddings=HashingEmbeddings(), settings=settings)
+    cast = rng.sample(CAST[lang], len(CAST[lang]))
+    s = Serial(mem, lang, alive=cast[2:])
+    with mem.stage() as b:
+        for name in cast:
+            b.remember(f"{name} — 등장인물", "Character", character_name=name, chapter=0)
+        for i, (a, c) in enumerate(zip(s.alive[0::2], s.alive[1::2], strict=False)):
+            old = RELATIONS[lang][i % 3][0].format(a=a, b=c)
+            b.remember(old, "CharacterRelation", character1=a, character2=c, chapter=1)
+    with mem.stage() as b:
+        for name in cast[:2]:
+            text = rng.choice(DEATH[lang]).format(a=name)
+            s.dead[name] = str(b.note(text, "Character", character_name=name,
+                                      aspect="condition", chapter=3))
+        for i, (a, c) in enumerate(zip(s.alive[0::2], s.alive[1::2], strict=False)):
+            cur = RELATIONS[lang][i % 3][1].format(a=a, b=c)
+            rid = b.note(cur, "CharacterRelation", character1=a, character2=c, chapter=4)
+            s.relations.append((a, c, i % 3, str(rid)))
+        for i, name in enumerate(rng.sample(s.alive, 2)):
+            pid = b.remember(PINS[lang][i][0].format(a=name), "Story", chapter=2, pinned=True)
+            s.pins.append((name, i, pid))
+        places = rng.sample(PLACES[lang], len(s.alive))
+        for name, place in zip(s.alive, places, strict=False):
+            wid = b.note(WHERE[lang][0].format(a=name, p=place), "Character", character_name=name,
+                         aspect="whereabouts", keyword=place, chapter=EPISODE - 1)
+            s.where[name] = (place, str(wid))
+    mem.advance(EPISODE * 4)
+    return s
+
+
+@dataclass
+class Draft:
+    beats: list[NovelBeat]
+    facts: list[tuple[str, str, dict[str, Any]]]   # text, tag, fields
+    expected: tuple[str, str] | None               # kind, memory id
+
+
+def _beat(i: int, place: str, cast: list[str], time: str, speaker: str | None,
+          rng: random.Random, lang: str) -> NovelBeat:
+    dialogue = [DialogueLine(speaker=speaker, line=rng.choice(LINES[lang]))] if speaker else []
+    return NovelBeat(episode=EPISODE, index=i, location=place, time=time, characters=cast,
+                     events=[f"{cast[0]} — {place}"], dialogue=dialogue)
+
+
+def home_scene(s: Serial, rng: random.Random, i: int = 1) -> NovelBeat:
+    """A scene where a living character is where canon says they are."""
+    name = rng.choice(s.alive)
+    return _beat(i, s.where[name][0], [name], NIGHT[s.lang], name, rng, s.lang)
+
+
+def planted(kind: str, s: Serial, rng: random.Random) -> Draft:
+    lang, ch = s.lang, {"chapter": EPISODE, "beat": 2}
+    beats = [home_scene(s, rng)]
+    if kind == "dead_character":
+        name, mid = rng.choice(list(s.dead.items()))
+        how = rng.randrange(4)
+        place = rng.choice(PLACES[lang])
+        if how == 0:
+            beats.append(_beat(2, place, [rng.choice(s.alive)], NIGHT[lang], name, rng, lang))
+            return Draft(beats, [], (kind, mid))
+        if how == 3:  # only the extraction of the prose says so: a story event
+            text = rng.choice(ENTERS[lang]).format(a=name)
+            return Draft(beats, [(text, "Story", dict(ch))], (kind, mid))
+        text = (REVIVE if how == 1 else ACT)[lang][rng.randrange(2)].format(a=name)
+        aspect = "condition" if how == 1 else "emotion"
+        return Draft(beats, [(text, "Character", {"character_name": name, "aspect": aspect,
+                                                  **ch})], (kind, mid))
+    if kind == "superseded_relation":
+        a, b, i, mid = rng.choice(s.relations)
+        text = rng.choice(RELATIONS[lang][i][2]).format(a=a, b=b)
+        return Draft(beats, [(text, "CharacterRelation", {"character1": a, "character2": b,
+                                                          **ch})], (kind, mid))
+    if kind == "pinned_negated":
+        name, i, mid = rng.choice(s.pins)
+        text = rng.choice(PINS[lang][i][1]).format(a=name)
+        return Draft(beats, [(text, "Story", dict(ch))], (kind, mid))
+    name = rng.choice(s.alive)
+    place = rng.choice([p for p in PLACES[lang] if p != s.where[name][0]])
+    beats.append(_beat(2, place, [name], NIGHT[lang], name, rng, lang))
+    return Draft(beats, [], ("wrong_location", s.where[name][1]))
+
+
+def clean(s: Serial, rng: random.Random) -> Draft:
+    """A draft with no contradiction that comes close to one of each kind."""
+    lang, ch = s.lang, {"chapter": EPISODE, "beat": 2}
+    beats, facts = [home_scene(s, rng)], []
+    dead = rng.choice(list(s.dead))
+    a, b, i, _ = rng.choice(s.relations)
+    mover = rng.choice(s.alive)
+    dest = rng.choice([p for p in PLACES[lang] if p != s.where[mover][0]])
+    facts.append((rng.choice(MOURN[lang]).format(a=dead, b=a), "Story", dict(ch)))
+    facts.append((rng.choice(RELATIONS[lang][i][3]).format(a=a, b=b), "CharacterRelation",
+                  {"character1": a, "character2": b, **ch}))
+    other = rng.choice([n for n in s.alive if n != mover])
+    facts.append((rng.choice(CLEAN_NEG[lang]).format(a=other, b=mover), "Character",
+                  {"character_name": other, "aspect": "emotion", **ch}))
+    facts.append((WHERE[lang][1].format(a=mover, p=dest), "Character",
+                  {"character_name": mover, "aspect": "whereabouts", "keyword": dest, **ch}))
+    beats.append(_beat(2, dest, [mover], NIGHT[lang], mover, rng, lang))
+    story = rng.choice(CLEAN_STORY[lang]).format(alive=mover, dead=dead,
+                                                 pinned=rng.choice(s.pins)[0])
+    facts.append((story, "Story", dict(ch)))
+    if rng.random() < 0.5:  # the dead, remembered
+        beats.append(_beat(3, rng.choice(PLACES[lang]), [dead, a], FLASHBACK[lang], dead, rng,
+                           lang))
+    return Draft(beats, facts, None)
+
+
+def run(draft: Draft, s: Serial) -> list[Any]:
+    batch = s.mem.stage()
+    try:
+        for text, tag, fields in draft.facts:
+            batch.note(text, tag, **fields)
+        prose = {b.index: " ".join(b.events) for b in draft.beats}
+        report = check_episode(s.mem, episode=EPISODE, beats=draft.beats, prose=prose,
+                               candidates=batch, language=s.lang)
+    finally:
+        batch.discard()
+    return list(report.findings)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--serials", type=int, default=4)
+    ap.add_argument("--drafts", type=int, default=10, help="planted drafts per kind per serial")
+    ap.add_argument("--lang", choices=["ko", "en", "both"], default="both")
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args(argv)
+    langs = ["ko", "en"] if args.lang == "both" else [args.lang]
+    started = time.perf_counter()
+    print(f"{'language':8} {'kind':22} {'drafts':>6} {'detected':>8} {'rate':>6}")
+    for lang in langs:
+        rng = random.Random(f"{args.seed}-{lang}")
+        hits, total = Counter[str](), Counter[str]()
+        alarms = errors = cleans = 0
+        for _ in range(args.serials):
+            s = build_serial(rng, lang)
+            for kind in KINDS:
+                for _ in range(args.drafts):
+                    d = planted(kind, s, rng)
+                    found = run(d, s)
+                    total[kind] += 1
+                    hits[kind] += any((f.kind, f.memory_id) == d.expected for f in found)
+            for _ in range(args.drafts * 2):
+                found = run(clean(s, rng), s)
+                cleans += 1
+                alarms += bool(found)
+                errors += any(f.severity == "error" for f in found)
+            s.mem.close()
+        for kind in KINDS:
+            print(f"{lang:8} {kind:22} {total[kind]:6d} {hits[kind]:8d} "
+                  f"{hits[kind] / total[kind]:6.2f}")
+        print(f"{lang:8} {'all planted':22} {sum(total.values()):6d} {sum(hits.values()):8d} "
+              f"{sum(hits.values()) / sum(total.values()):6.2f}")
+        print(f"{lang:8} {'clean: any finding':22} {cleans:6d} {alarms:8d} "
+              f"{alarms / cleans:6.2f}")
+        print(f"{lang:8} {'clean: any error':22} {cleans:6d} {errors:8d} {errors / cleans:6.2f}")
+    print(f"(goal: detection >= 0.90 per kind, false alarms <= 0.10; "
+          f"{time.perf_counter() - started:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()
