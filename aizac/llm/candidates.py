@@ -1,7 +1,7 @@
 """The candidates of one role and the effects the resilient model's cores yield.
 
 :class:`Candidate` is one model a role may use; :class:`Fallback` is the candidate loop written
-once. The effect records (:class:`Invoke`, :class:`Open`, :class:`Start`, :class:`Next`) are what
+once. The effect records (:class:`Do`, :class:`Next`) are what
 :class:`~aizac.llm.resilient.ResilientChatModel`'s cores ask their sync or async shell to do
 (:mod:`aizac.llm.steps`); :class:`Emit` carries a chunk a streaming shell passes on.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
@@ -53,23 +53,12 @@ class Call:
 
 
 @dataclass(frozen=True)
-class Invoke:
-    """Effect: call the candidate (retried); the reply message comes back."""
+class Do:
+    """Effect: do ``what`` with a candidate's call: ``invoke`` it (retried; the reply comes
+    back), ``open`` its stream up to the first token (retried), ``start`` its stream (the
+    iterator comes back)."""
 
-    call: Call
-
-
-@dataclass(frozen=True)
-class Open:
-    """Effect: open the candidate's stream up to its first token (retried)."""
-
-    call: Call
-
-
-@dataclass(frozen=True)
-class Start:
-    """Effect: start the candidate's stream; its (async) iterator comes back."""
-
+    what: Literal["invoke", "open", "start"]
     call: Call
 
 
@@ -87,7 +76,7 @@ class Emit:
     chunk: ChatGenerationChunk
 
 
-Effect = Invoke | Open | Start | Next
+Effect = Do | Next
 END = object()
 
 

@@ -51,13 +51,11 @@ from aizac.llm.candidates import (
     END,
     Call,
     Candidate,
+    Do,
     Effect,
     Emit,
     Fallback,
-    Invoke,
     Next,
-    Open,
-    Start,
 )
 from aizac.llm.errors import (
     hint_for,
@@ -241,14 +239,8 @@ class ResilientChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         steps = Steps(self._stream_core(messages, stop, kwargs))
-        try:
-            for effect in steps:
-                if isinstance(effect, Emit):
-                    yield effect.chunk
-                else:
-                    steps.settle(self._perform, effect)
-        finally:
-            steps.close()
+        for emit in steps.passing(Emit, self._perform):
+            yield emit.chunk
 
     async def _astream(
         self,
@@ -258,14 +250,8 @@ class ResilientChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         steps = Steps(self._stream_core(messages, stop, kwargs))
-        try:
-            for effect in steps:
-                if isinstance(effect, Emit):
-                    yield effect.chunk
-                else:
-                    await steps.asettle(self._aperform(effect))
-        finally:
-            steps.close()
+        async for emit in steps.apassing(Emit, self._aperform):
+            yield emit.chunk
 
     # ------------------------------------------------------------------ the shells' effects
     def _perform(self, effect: Effect) -> Any:
@@ -273,10 +259,10 @@ class ResilientChatModel(BaseChatModel):
         if isinstance(effect, Next):
             return next(effect.parts, END)
         call = effect.call
-        if isinstance(effect, Start):
+        if effect.what == "start":
             return iter(call.cand.model.stream(call.msgs, stop=call.stop, **call.kw))
         retrying = Retrying(sleep=self.sleep, **self._policy())
-        if isinstance(effect, Invoke):
+        if effect.what == "invoke":
             return retrying(call.cand.model.invoke, call.msgs, stop=call.stop, **call.kw)
         return retrying(lambda: run(self._open_core(call), self._perform))
 
@@ -285,10 +271,10 @@ class ResilientChatModel(BaseChatModel):
         if isinstance(effect, Next):
             return await anext(effect.parts, END)
         call = effect.call
-        if isinstance(effect, Start):
+        if effect.what == "start":
             return aiter(call.cand.model.astream(call.msgs, stop=call.stop, **call.kw))
         retrying = AsyncRetrying(sleep=self.asleep, **self._policy())
-        if isinstance(effect, Invoke):
+        if effect.what == "invoke":
             return await retrying(call.cand.model.ainvoke, call.msgs, stop=call.stop, **call.kw)
 
         async def open_stream() -> Any:  # a coroutine function: tenacity awaits those
@@ -304,7 +290,7 @@ class ResilientChatModel(BaseChatModel):
         fallback = Fallback(self.candidates, messages, kwargs)
         for call in fallback.calls(stop):
             try:
-                reply = yield Invoke(call)
+                reply = yield Do("invoke", call)
             except Exception as e:
                 error = self._failure(call.cand, e)
                 if isinstance(error, IncompleteReplyError):
@@ -323,7 +309,7 @@ class ResilientChatModel(BaseChatModel):
         fallback = Fallback(self.candidates, messages, kwargs)
         for call in fallback.calls(stop):
             try:
-                head, parts, log = yield Open(call)
+                head, parts, log = yield Do("open", call)
             except Exception as e:
                 error = self._failure(call.cand, e)
                 if isinstance(error, IncompleteReplyError) and error.reason == "length":
@@ -352,7 +338,7 @@ class ResilientChatModel(BaseChatModel):
     ) -> Generator[Effect, Any, tuple[list[ChatGenerationChunk], Any, StreamLog]]:
         """Opens the stream and reads up to its first token: the part a retry may repeat."""
         log, head = StreamLog(), []  # a retry starts from nothing
-        parts = yield Start(call)
+        parts = yield Do("start", call)
         while not log.started:
             part = yield Next(parts)
             if part is END:

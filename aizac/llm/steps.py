@@ -14,17 +14,18 @@ around it::
     run(attempts("hi"), model.invoke)
     await arun(attempts("hi"), model.ainvoke)
 
-A streaming shell iterates :class:`Steps` itself and passes on what the core yields to emit.
+A streaming shell passes on what the core yields to emit (:meth:`Steps.passing`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator
 from typing import Any, Generic, TypeVar
 
 R = TypeVar("R")
 E = TypeVar("E")
 X = TypeVar("X")
+P = TypeVar("P")
 
 
 class Steps(Generic[E, R]):
@@ -39,17 +40,20 @@ class Steps(Generic[E, R]):
         self.value: R | None = None
 
     def __iter__(self) -> Iterator[E]:
-        while True:
-            error, self._error = self._error, None
-            result, self._result = self._result, None
-            try:
-                effect = self._core.send(result) if error is None else self._core.throw(error)
-            except StopIteration as done:
-                self.value = done.value
-                return
-            finally:
-                del error  # no reference cycle through the traceback
-            yield effect
+        try:
+            while True:
+                error, self._error = self._error, None
+                result, self._result = self._result, None
+                try:
+                    effect = self._core.send(result) if error is None else self._core.throw(error)
+                except StopIteration as done:
+                    self.value = done.value
+                    return
+                finally:
+                    del error  # no reference cycle through the traceback
+                yield effect
+        finally:  # stopped early (a stream closed by its reader): stop the core there too
+            self._core.close()
 
     def settle(self, perform: Callable[[X], Any], effect: X) -> None:
         """Perform ``effect`` now; its result (or exception) goes back to the core."""
@@ -64,6 +68,25 @@ class Steps(Generic[E, R]):
             self._result = await pending
         except Exception as e:
             self._error = e
+
+    def passing(self, kind: type[P], perform: Callable[[Any], Any]) -> Iterator[P]:
+        """A streaming shell's loop: the core's ``kind`` items are handed out, its other
+        effects performed with ``perform``."""
+        for item in self:
+            if isinstance(item, kind):
+                yield item
+            else:
+                self.settle(perform, item)
+
+    async def apassing(
+        self, kind: type[P], perform: Callable[[Any], Awaitable[Any]]
+    ) -> AsyncIterator[P]:
+        """:meth:`passing` with a coroutine function performing the effects."""
+        for item in self:
+            if not isinstance(item, kind):
+                await self.asettle(perform(item))
+                continue
+            yield item
 
     def close(self) -> None:
         """Stop the core where it stands (its ``finally`` blocks run)."""

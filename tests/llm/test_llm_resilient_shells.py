@@ -4,10 +4,16 @@ stream/astream (same reply or error, same number of requests)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Generator, Iterator
+from typing import Any, cast
 
 import pytest
 from acceptance.openai_server import ChatReply, OpenAIServer, cut, truncated, unavailable
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessageChunk
+from langchain_core.outputs import ChatGenerationChunk
+from pydantic import Field
 
 from aizac.errors import IncompleteReplyError, ModelError
 from aizac.llm import runtime
@@ -100,3 +106,34 @@ def test_a_reply_cut_at_the_token_limit_is_an_error_both_ways(
     with pytest.raises(IncompleteReplyError, match="finish reason: length"):
         _invoke(_router(openai_server), mode)
     assert len(openai_server.chat_requests) == 1
+
+
+class _Endless(BaseChatModel):
+    """Streams numbered pieces forever; notes when its stream is closed."""
+
+    closed: list[bool] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "endless"
+
+    def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any) -> Any:
+        raise NotImplementedError  # only streamed here
+
+    def _stream(
+        self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> Iterator[ChatGenerationChunk]:
+        try:
+            for i in itertools.count():
+                yield ChatGenerationChunk(message=AIMessageChunk(content=f"{i} "))
+        finally:
+            self.closed.append(True)
+
+
+def test_closing_the_routed_stream_early_closes_the_provider_stream() -> None:
+    endless = _Endless()
+    router = ModelRouter(Settings(), models={"writer": endless})
+    pieces = cast(Generator[Any, None, None], router.model("writer").stream("x"))
+    assert [next(pieces).text for _ in range(3)] == ["0 ", "1 ", "2 "]
+    pieces.close()  # the reader walked away: the provider's stream stops now, not at GC
+    assert endless.closed == [True]
