@@ -106,8 +106,12 @@ def _dead_subject(claim: FactClaim, canon: Canon,
     nor a funeral or a memory of them)."""
     if is_dead(claim.text) or has_any(claim.text, MOURNING) or has_any(claim.text, FLASHBACK):
         return None, ""
+    opening = claim.text.strip().casefold()
     for name, aliases in canon.cast.items():
-        spoken = next((n for n in (name, *aliases) if acts_as_subject(claim.text, n)), None)
+        # The longest name the sentence opens with decides ("Victor Hale's" is not "Victor").
+        names = sorted((n for n in (name, *aliases) if opening.startswith(n.casefold())),
+                       key=len, reverse=True)
+        spoken = names[0] if names and acts_as_subject(claim.text, names[0]) else None
         if spoken is None:
             continue
         dead = canon.state(name, "condition") or canon.state(name, "status")

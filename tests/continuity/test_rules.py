@@ -1,0 +1,64 @@
+"""The deterministic rules as pure functions over hand-built canon and claims."""
+
+from __future__ import annotations
+
+from aizac.continuity.canon import Canon, Fact, RelationCanon
+from aizac.continuity.claims import FactClaim
+from aizac.continuity.rules import pin_findings, presence_findings, relation_findings
+
+DEAD = Fact("d1", "Victor Hale died in the fire", "Character", "Victor Hale",
+            aspect="condition", slot="char|victorhale|condition")
+PIN_EN = Fact("p1", "Sera Lin is the chairman's hidden granddaughter", "Story", pinned=True)
+PIN_KO = Fact("p2", "진도준은 회귀자다", "Story", pinned=True)
+CANON = Canon(
+    states={"victorhale": {"condition": DEAD}},
+    pins=(PIN_EN, PIN_KO),
+    cast={"Victor Hale": ("Victor",), "Sera Lin": (), "Mira Kang": (), "진도준": ("도준",)},
+)
+
+
+def story(text: str) -> FactClaim:
+    return FactClaim("Story", text, 2)
+
+
+def kinds(claims: list[FactClaim]) -> list[tuple[str, str | None]]:
+    found = [*presence_findings([], claims, CANON, episode=5, language="en"),
+             *pin_findings(claims, CANON, language="en")]
+    return [(f.kind, f.memory_id) for f in found]
+
+
+def test_a_negative_sentence_about_a_pinned_character_is_not_a_negated_pin() -> None:
+    # Regression: the shared name made any negative sentence about Sera "contradict" her pin.
+    assert kinds([story("Sera Lin never told anyone"),
+                  story("Sera Lin does not trust Mira Kang"),
+                  story("Sera Lin could not sleep")]) == []
+    assert kinds([story("Sera Lin is not the chairman's granddaughter")]) == [
+        ("pinned_negated", "p1")]
+
+
+def test_a_pin_called_false_is_negated() -> None:
+    assert kinds([story("진도준이 회귀했다는 건 거짓이었다")]) == [("pinned_negated", "p2")]
+    assert kinds([story("사실 진도준은 회귀자가 아니었다")]) == [("pinned_negated", "p2")]
+    assert kinds([story("진도준에 대한 소문은 거짓이었다")]) == []
+
+
+def test_a_dead_character_as_a_story_subject() -> None:
+    assert kinds([story("Victor walked into the room")]) == [("dead_character", "d1")]
+    assert kinds([story("Victor Hale's will was read aloud"),
+                  story("Mira Kang wept at Victor Hale's grave"),
+                  story("Victor Hale died in the fire")]) == []
+
+
+def test_relation_regression_by_label_and_by_wording() -> None:
+    cur = Fact("r2", "A and B became enemies", "CharacterRelation", pair=("A", "B"), slot="rel")
+    old = Fact("r1", "A and B are friends", "CharacterRelation", pair=("A", "B"), slot="rel")
+    canon = Canon(relations={"rel": RelationCanon(cur, (old,))})
+
+    def rel(text: str) -> list[str]:
+        claim = FactClaim("CharacterRelation", text, 1, pair=("A", "B"), slot="rel")
+        return [f"{f.severity}:{f.memory_id}"
+                for f in relation_findings([claim], canon, language="en")]
+
+    assert rel("A and B are still close friends") == ["error:r2"]
+    assert rel("A and B became friends again") == ["warning:r2"]
+    assert rel("A and B remain bitter enemies") == []
