@@ -16,10 +16,9 @@ from aizac.continuity.canon import Canon, Fact, fact_of, read_canon
 from aizac.continuity.claims import (
     BeatLike,
     appearances,
-    candidate_list,
+    claims_of,
     draft_names,
     event_claims,
-    fact_claims,
 )
 from aizac.continuity.coverage import coverage, resolve_names
 from aizac.continuity.ledger import ForeshadowingLedger, Thread, overdue_findings
@@ -43,13 +42,16 @@ def check_draft(
     episode: int,
     beats: Sequence[BeatLike],
     prose: Mapping[int, str],
-    candidates: Sequence[Any] = (),
+    candidates: Any = None,
     secrets: Sequence[Secret] = (),
     threads: Sequence[Thread] = (),
     language: str = "ko",
 ) -> ContinuityReport:
-    """The deterministic continuity check (pure; see :mod:`aizac.continuity.rules`)."""
-    claims = fact_claims(candidates)
+    """The deterministic continuity check (pure; see :mod:`aizac.continuity.rules`).
+
+    ``candidates``: a batch, a sequence of candidates, or extraction results by beat index.
+    """
+    claims = claims_of(candidates)
     appear = appearances(beats)
     events = event_claims(beats)
     findings: list[Finding] = [
@@ -101,8 +103,9 @@ def check_episode(
         beats: the episode's planned beats (``NovelBeat``: index, characters, location, time,
             events, dialogue speakers ...).
         prose: beat index -> the drafted prose of that beat.
-        candidates: the draft's extracted candidate memories (a ``CandidateBatch`` or a
-            sequence of its candidates).
+        candidates: the draft's extracted candidate memories: a ``CandidateBatch``, a
+            sequence of its candidates, or the extraction results by beat index (the
+            extraction schemas dumped: ``{"1": {"story": {...}, "characters": {...}, ...}}``).
         reviewer: the ``reviewer`` role's chat model for the optional model check.
         language: the project's language (``ko``, ``en``, ``zh``) for the messages.
         ledger: the project's foreshadowing ledger (overdue threads become warnings; call
@@ -113,8 +116,7 @@ def check_episode(
     Raises:
         StructuredOutputError, ModelError: only from the model check, when ``reviewer`` is set.
     """
-    cands = candidate_list(candidates)
-    claims = fact_claims(cands)
+    claims = claims_of(candidates)
     appear = appearances(beats)
     pairs = [c.pair for c in claims if c.tag == "CharacterRelation" and all(c.pair)]
     if reviewer is not None:  # the reviewer is shown how the scene's characters stand
@@ -123,7 +125,7 @@ def check_episode(
     stories = [c.text for c in claims if c.tag == "Story"]
     canon = read_canon(memory, draft_names(appear, claims), pairs, stories)
     report = check_draft(
-        canon, episode=episode, beats=beats, prose=prose, candidates=cands,
+        canon, episode=episode, beats=beats, prose=prose, candidates=claims,
         secrets=secrets.secrets() if secrets is not None else (),
         threads=ledger.open_threads() if ledger is not None else (),
         language=language,

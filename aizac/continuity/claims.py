@@ -8,12 +8,12 @@ candidate memories (what the extraction of the prose says changed). Anything wit
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from aizac.continuity.text import FLASHBACK, has_any
-from aizac.memory.facts import fact_slot
+from aizac.memory.facts import OTHER, RULE, fact_slot
 
 
 class DialogueLike(Protocol):
@@ -118,6 +118,53 @@ def fact_claims(candidates: Iterable[Any]) -> list[FactClaim]:
     return out
 
 
+def _extraction_one(beat: int | None, found: Mapping[str, Any]) -> list[FactClaim]:
+    out: list[FactClaim] = []
+    for f in (found.get("story") or {}).get("facts", []):
+        out.append(FactClaim("Story", str(f.get("text", "")), beat,
+                             keyword=str(f.get("keyword") or "")))
+    for f in (found.get("characters") or {}).get("facts", []):
+        aspect = str(f.get("aspect") or "")
+        aspect = "" if aspect == OTHER else aspect
+        name = str(f.get("character_name", ""))
+        meta = {"tag": "Character", "character_name": name, "aspect": aspect}
+        out.append(FactClaim("Character", str(f.get("text", "")), beat, name=name,
+                             aspect=aspect, keyword=str(f.get("keyword") or ""),
+                             slot=fact_slot(meta)))
+    for f in (found.get("relations") or {}).get("facts", []):
+        pair = (str(f.get("character1", "")), str(f.get("character2", "")))
+        meta = {"tag": "CharacterRelation", "character1": pair[0], "character2": pair[1]}
+        out.append(FactClaim("CharacterRelation", str(f.get("text", "")), beat, pair=pair,
+                             keyword=str(f.get("keyword") or ""), slot=fact_slot(meta)))
+    for f in (found.get("settings") or {}).get("facts", []):
+        keyword, rule = str(f.get("keyword") or ""), bool(f.get("rule"))
+        meta = {"tag": "NovelSetting", "keyword": keyword, "aspect": RULE if rule else ""}
+        out.append(FactClaim("NovelSetting", str(f.get("text", "")), beat, keyword=keyword,
+                             aspect=RULE if rule else "", slot=fact_slot(meta)))
+    return [c for c in out if c.text.strip()]
+
+
+def extraction_claims(found: Mapping[Any, Mapping[str, Any]]) -> list[FactClaim]:
+    """Claims from extraction results by beat index (``{"1": {"story": {"facts": [...]},
+    "characters": ..., "relations": ..., "settings": ...}}``, the extraction schemas dumped),
+    in beat order; how a workflow holds a draft's candidates before it stages them."""
+    out: list[FactClaim] = []
+    for key in sorted(found, key=lambda k: int(k)):
+        out += _extraction_one(int(key) or None, found[key])
+    return out
+
+
+def claims_of(candidates: Any) -> list[FactClaim]:
+    """Claims from any form of a draft's candidates: a batch, a sequence of candidates, or
+    extraction results by beat index (see :func:`extraction_claims`), or claims already."""
+    if isinstance(candidates, Mapping):
+        return extraction_claims(candidates)
+    items = candidate_list(candidates)
+    if all(isinstance(c, FactClaim) for c in items):
+        return list(items)
+    return fact_claims(items)
+
+
 def draft_names(appear: Iterable[Appearance], claims: Iterable[FactClaim]) -> list[str]:
     """Every character name the draft uses, first use first, each once."""
     names: list[str] = []
@@ -134,7 +181,9 @@ __all__ = [
     "FactClaim",
     "appearances",
     "candidate_list",
+    "claims_of",
     "draft_names",
     "event_claims",
+    "extraction_claims",
     "fact_claims",
 ]

@@ -164,3 +164,33 @@ def test_english_messages(mem) -> None:  # type: ignore[no-untyped-def]
                            language="en")
     assert [(f.kind, f.memory_id) for f in report.findings] == [("dead_character", died)]
     assert report.findings[0].message.startswith("Mira is dead")
+
+
+def test_extraction_results_by_beat_are_claims_too(seeded: Seeded) -> None:
+    """The autopilot holds a draft's candidates as dumped extraction results per beat."""
+    from aizac.writer.schemas import (
+        CharacterExtraction,
+        RelationExtraction,
+        StoryExtraction,
+    )
+
+    found = {
+        "1": {"story": StoryExtraction.model_validate(
+                  {"facts": [{"text": "진도준은 회귀자가 아니다"}]}).model_dump(),
+              "characters": CharacterExtraction().model_dump(),
+              "relations": RelationExtraction.model_validate({"facts": [
+                  {"character1": "강미라", "character2": "진도준",
+                   "text": "진도준과 강미라는 여전히 다정한 친구 사이다"}]}).model_dump(),
+              "settings": {"facts": []}, "summary": ""},
+        "2": {"characters": CharacterExtraction.model_validate({"facts": [
+                  {"character_name": "박철수", "aspect": "condition",
+                   "text": "박철수는 살아 있었다"}]}).model_dump()},
+    }
+    beats = [beat(1, "부산 본가", ["강미라"]), beat(2, "부산 본가", ["강미라"])]
+    report = check_episode(seeded.mem, episode=3, beats=beats, prose={1: "..", 2: ".."},
+                           candidates=found, language="ko")
+    assert {(f.kind, f.memory_id, f.beat) for f in report.findings} == {
+        ("pinned_negated", seeded.ids["pin"], 1),
+        ("superseded_relation", seeded.ids["enemies"], 1),
+        ("dead_character", seeded.ids["dead"], 2),
+    }
