@@ -21,6 +21,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 
+from aizac.llm import instructions
 from aizac.llm.profiles import ModelProfile, profile_of
 from aizac.llm.wire_schema import compact_schema
 
@@ -32,11 +33,23 @@ _NAME_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 @dataclass(frozen=True)
 class StructuredPlan:
-    """What to send for one structured call: the method, extra kwargs, an optional system note."""
+    """What to send for one structured call: the method, extra kwargs, an optional system note
+    (in English; :meth:`note` gives it in the prompt's language)."""
 
     method: str
     kwargs: dict[str, Any] = field(default_factory=dict)
     system_note: str | None = None
+    schema: dict[str, Any] | None = None
+
+    def note(self, language: str) -> str | None:
+        """The system note in ``language`` (``ko``, ``zh``; English otherwise)."""
+        if self.system_note is None:
+            return None
+        if self.method == "constrained":
+            return instructions.text("constrained", language)
+        if self.method == "prompt" and self.schema is not None:
+            return schema_instruction(self.schema, language)
+        return self.system_note
 
 
 def schema_name(title: str) -> str:
@@ -46,14 +59,13 @@ def schema_name(title: str) -> str:
 
 # Under constrained decoding the grammar enforces the schema; a small model shown the schema text
 # copies pieces of it ("#/$defs", "maxLength:240", "DialogueLine") into the values.
-CONSTRAINED_NOTE = "Reply with one JSON object only."
+CONSTRAINED_NOTE = instructions.text("constrained", "en")
 
 
-def schema_instruction(schema: dict[str, Any]) -> str:
-    """The system note asking for JSON that validates against ``schema``."""
-    return (
-        "Reply with one JSON object only (no prose, no code fences) that validates against "
-        "this JSON schema:\n" + json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+def schema_instruction(schema: dict[str, Any], language: str = "en") -> str:
+    """The system note asking for JSON that validates against ``schema``, in ``language``."""
+    return instructions.text("schema", language) + json.dumps(
+        schema, ensure_ascii=False, separators=(",", ":")
     )
 
 
@@ -107,18 +119,24 @@ def plan_structured(
     if chosen == "format":
         return StructuredPlan(chosen, {"format": schema})
     if chosen == "prompt":
-        return StructuredPlan(chosen, {}, schema_instruction(schema))
+        return StructuredPlan(chosen, {}, schema_instruction(schema), schema)
     raise ValueError(f"unknown structured-output method {chosen!r}; use one of {METHODS}")
 
 
-def apply_plan(messages: list[BaseMessage], plan: StructuredPlan) -> list[BaseMessage]:
-    """``messages`` with the plan's system note merged into (or put before) the first one."""
-    if plan.system_note is None:
+def apply_plan(
+    messages: list[BaseMessage], plan: StructuredPlan, language: str | None = None
+) -> list[BaseMessage]:
+    """``messages`` with the plan's system note merged into (or put before) the first one.
+
+    The note is written in ``language``, by default the language of ``messages`` themselves
+    (:func:`aizac.llm.instructions.prompt_language`): a Korean prompt gets a Korean note."""
+    note = plan.note(language or instructions.prompt_language(messages))
+    if note is None:
         return list(messages)
     if messages and isinstance(messages[0], SystemMessage):
-        merged = SystemMessage(content=f"{messages[0].text}\n\n{plan.system_note}")
+        merged = SystemMessage(content=f"{messages[0].text}\n\n{note}")
         return [merged, *messages[1:]]
-    return [SystemMessage(content=plan.system_note), *messages]
+    return [SystemMessage(content=note), *messages]
 
 
 def output_text(message: BaseMessage) -> str:

@@ -27,6 +27,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
 from aizac.errors import IncompleteReplyError, StructuredOutputError
+from aizac.llm import instructions
 from aizac.llm.methods import (
     STRUCTURED_KWARG,
     apply_plan,
@@ -48,13 +49,19 @@ _Ask = tuple[list[BaseMessage], dict[str, Any]]
 
 
 class _Invalid(Exception):
-    """Output that is not JSON or does not validate; ``str()`` is the error to feed back.
+    """Output that is not JSON or does not validate; ``str()`` is the error in English,
+    :meth:`shown` the error to feed back in the prompt's language.
 
+    ``key`` names the fixed line (:data:`aizac.llm.instructions.TEXTS`), ``fields`` fill it and
+    ``detail`` follows it as written (validation errors, the check's own message).
     ``cut``: the JSON stops before its end (the reply ran out of tokens)."""
 
-    def __init__(self, message: str, *, cut: bool = False) -> None:
-        super().__init__(message)
-        self.cut = cut
+    def __init__(self, key: str, detail: str = "", *, cut: bool = False, **fields: object) -> None:
+        self.key, self.detail, self.fields, self.cut = key, detail, fields, cut
+        super().__init__(self.shown("en"))
+
+    def shown(self, language: str) -> str:
+        return instructions.text(self.key, language).format(**self.fields) + self.detail
 
 
 def extract_json(text: str) -> Any:
@@ -70,7 +77,7 @@ def extract_json(text: str) -> Any:
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
         candidates.append(text[start : end + 1])
-    error, cut = "the reply is empty", False
+    error, cut = _Invalid("empty"), False
     for candidate in candidates:
         if not candidate:
             continue
@@ -79,9 +86,10 @@ def extract_json(text: str) -> Any:
             # grammar emit them, and they carry no ambiguity worth a retry.
             return json.loads(candidate, strict=False)
         except json.JSONDecodeError as e:
-            error = f"the reply is not valid JSON ({e.msg} at line {e.lineno} column {e.colno})"
+            error = _Invalid("not_json", msg=e.msg, line=e.lineno, column=e.colno)
             cut = cut or _stops_midway(text, e)
-    raise _Invalid(error, cut=cut)
+    error.cut = cut
+    raise error
 
 
 def _stops_midway(text: str, error: json.JSONDecodeError) -> bool:
@@ -118,12 +126,12 @@ def parse_output(schema: type[M], text: str, check: Check | None = None) -> M:
     try:
         result = schema.model_validate(value)
     except ValidationError as e:
-        raise _Invalid(_describe(e)) from e
+        raise _Invalid("mismatch", _describe(e)) from e
     if check is not None:
         try:
             check(result)
         except ValueError as e:
-            raise _Invalid(f"its content was rejected: {e}") from e
+            raise _Invalid("rejected", str(e)) from e
     return result
 
 
@@ -132,16 +140,13 @@ def _describe(error: ValidationError) -> str:
     for item in error.errors(include_url=False):
         where = ".".join(str(p) for p in item["loc"]) or "(root)"
         lines.append(f"- {where}: {item['msg']}")
-    return "the JSON does not match the schema:\n" + "\n".join(lines)
+    return "\n".join(lines)
 
 
-def repair_message(error: str) -> HumanMessage:
-    """The follow-up asking the model to fix its previous reply."""
+def repair_message(error: str, language: str = "en") -> HumanMessage:
+    """The follow-up asking the model to fix its previous reply, in ``language``."""
     return HumanMessage(
-        content=(
-            f"Your previous reply was rejected because {error[:_MAX_ERROR_CHARS]}\n"
-            "Reply again with only the corrected JSON object that follows the schema."
-        )
+        content=instructions.text("repair", language).format(error=error[:_MAX_ERROR_CHARS])
     )
 
 
@@ -174,6 +179,7 @@ class _Session(Generic[M]):
             plan = plan_structured(model, json_schema, opts.method)
             self.conversation, self.kwargs = apply_plan(messages, plan), dict(plan.kwargs)
         self.json_schema = json_schema
+        self.language = instructions.prompt_language(messages)
 
     def more(self) -> bool:
         return self.attempt <= self.opts.retries
@@ -215,7 +221,7 @@ class _Session(Generic[M]):
             self.conversation = [
                 *self.conversation,
                 AIMessage(content=text),
-                repair_message(str(e)),
+                repair_message(e.shown(self.language), self.language),
             ]
             return None
 
