@@ -8,11 +8,12 @@
 * :class:`ContinuityReport`, :class:`Finding`, :class:`NameResolution` — what it returns.
 * :class:`ForeshadowingLedger` — planted threads whose urgency grows with age;
   :class:`SecretsRegistry` — who knows each secret. Both persist in the project folder's
-  ``continuity.sqlite``.
+  ``continuity.sqlite``; :func:`record_episode` keeps them in step after a commit.
 """
 
 from __future__ import annotations
 
+from aizac.continuity.books import Books, open_books, record_episode
 from aizac.continuity.check import check_draft, check_episode
 from aizac.continuity.ledger import ForeshadowingLedger, Thread, urgency
 from aizac.continuity.report import KINDS, ContinuityReport, Finding, NameResolution
@@ -20,6 +21,7 @@ from aizac.continuity.secrets import Secret, SecretsRegistry, learned_in
 
 __all__ = [
     "KINDS",
+    "Books",
     "ContinuityReport",
     "Finding",
     "ForeshadowingLedger",
@@ -30,5 +32,7 @@ __all__ = [
     "check_draft",
     "check_episode",
     "learned_in",
+    "open_books",
+    "record_episode",
     "urgency",
 ]
