@@ -23,6 +23,18 @@ _WORDS = re.compile(r"\w+")
 DEFAULT_DIM = 256
 
 
+def embedding_fingerprint(emb: object) -> str:
+    """What identifies an embedding function's vectors: its class path and the dimension or
+    model it was built with. Stores written with one fingerprint (memory, clichés) refuse or
+    rebuild under another, since vectors of different embeddings cannot be compared."""
+    parts = [type(emb).__module__, type(emb).__qualname__]
+    for attr in ("dim", "model", "model_name", "dimensions"):
+        value = getattr(emb, attr, None)
+        if isinstance(value, str | int) and not isinstance(value, bool):
+            parts.append(f"{attr}={value}")
+    return ":".join(parts)
+
+
 @lru_cache(maxsize=200_000)
 def _bucket(feature: str, dim: int) -> tuple[int, float]:
     h = zlib.crc32(feature.encode("utf-8"))
