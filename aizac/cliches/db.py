@@ -24,6 +24,7 @@ from aizac.cliches.models import BeatHit, TropeArc, resolve_genre
 from aizac.cliches.schema import STAGES, BeatRow, parse_beats, read_csv_source, resolve_stage
 from aizac.errors import InvalidInputError, StorageError
 from aizac.keywords import split_keywords as split_typed_keywords
+from aizac.llm.embeddings import embedding_fingerprint
 
 DEFAULT_COLLECTION = "aizac_cliches"
 _BATCH = 256
@@ -76,15 +77,6 @@ def _document(row: BeatRow) -> str:
             row.location_ko,
         ]
     )
-
-
-def _fingerprint(emb: Embeddings) -> str:
-    parts = [type(emb).__module__, type(emb).__qualname__]
-    for attr in ("dim", "model", "model_name"):
-        value = getattr(emb, attr, None)
-        if isinstance(value, str | int):
-            parts.append(f"{attr}={value}")
-    return ":".join(parts)
 
 
 class ClicheDB:
@@ -148,7 +140,7 @@ class ClicheDB:
             own_ephemeral = self._client is None and self.path is None
             client = self._client or self._make_client()
             self._client = client
-            fingerprint = _fingerprint(self.embeddings)
+            fingerprint = embedding_fingerprint(self.embeddings)
             name = self._collection_name
             if own_ephemeral:
                 # In-memory clients share one store per process: key the name by content so
