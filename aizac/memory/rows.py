@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from aizac.errors import InvalidInputError, NotFoundError, StorageError
+from aizac.llm.embeddings import embedding_fingerprint as embedding_fingerprint
 from aizac.memory.chroma_client import SERVER_DOWN_HINT, is_transport_failure
 from aizac.memory.key_index import KeyIndex
 from aizac.memory.records import NEVER, Where
@@ -58,16 +59,6 @@ def open_collection(
     except Exception as e:
         raise StorageError(f"Cannot open the memory store at {path or 'memory'}: {e}") from e
     return client, coll, name
-
-
-def embedding_fingerprint(emb: Any) -> str:
-    """What identifies an embedding function's vectors (class, dimension or model)."""
-    parts = [type(emb).__module__, type(emb).__qualname__]
-    for attr in ("dim", "model", "model_name", "dimensions"):
-        value = getattr(emb, attr, None)
-        if isinstance(value, str | int) and not isinstance(value, bool):
-            parts.append(f"{attr}={value}")
-    return ":".join(parts)
 
 
 def check_fingerprint(collection: Any, fingerprint: str) -> None:
