@@ -75,7 +75,7 @@ def render_report(report: ContinuityReport, language: str) -> str:
         label = err if f.severity == "error" else warn
         where = f" [{f.beat}]" if f.beat is not None else ""
         cite = f" (memory {f.memory_id})" if f.memory_id else ""
-        quote = f' "{f.quote}"' if f.quote else ""
+        quote = f" — {f.quote}" if f.quote else ""
         lines.append(f"- {label}{where}: {f.message}{quote}{cite}")
     if report.missed:
         lines.append(f"- {missed}: " + ", ".join(str(i) for i in report.missed))

@@ -123,7 +123,7 @@ def overdue_findings(threads: Iterable[Thread], episode: int, language: str) -> 
     return [
         Finding("foreshadowing_overdue", "warning",
                 message("overdue", language, thread=t.text, due=t.due, planted=t.planted),
-                t.memory_id, t.text, None)
+                t.memory_id, "", None)  # nothing in the draft is at fault: it is missing
         for t in threads
         if t.status in OPEN_STATES and episode > t.due
     ]
@@ -182,7 +182,9 @@ class ForeshadowingLedger:
 
     def sync(self, memory: WriterMemory, episode: int) -> None:
         """Read planted and paid-off threads from ``memory`` (idempotent adapter)."""
-        open_hits = {h.id: h for h in memory.open_foreshadowing()}
+        # Decayed threads count: the ledger exists so a thread outlives its memory's fading.
+        planted = memory.get_where({"foreshadow": True}, include_forgotten=True)
+        open_hits = {h.id: h for h in planted if not h.metadata.get("forgotten")}
         for h in open_hits.values():
             self.plant(h.id, h.text, keyword=str(h.metadata.get("keyword", "")),
                        planted=h.chapter or episode)

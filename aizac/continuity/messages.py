@@ -7,7 +7,8 @@ _TEMPLATES: dict[str, dict[str, str]] = {
         "dead_speaks": "{name}{eun} 이미 죽었습니다({fact}). 그런데 {beat}번 비트에서 말합니다.",
         "dead_acts": "{name}{eun} 이미 죽었습니다({fact}). 그런데 {beat}번 비트에 등장합니다.",
         "dead_revived": "{name}{eun} 이미 죽었습니다({fact}). 원고가 되살립니다: {claim}",
-        "absent": "{name}{eun} 지금 {fact} 그런데 {beat}번 비트에서 {place}에 있습니다.",
+        "absent": "{name}{eun} 지금 그 자리에 있을 수 없습니다({fact}). 그런데 {beat}번 비트에서 "
+                  "{place}에 있습니다.",
         "wrong_location": "{name}의 현재 위치는 '{fact}'인데 {beat}번 비트의 장소는 {place}입니다"
                           " (이동이 원고에 없습니다).",
         "superseded_relation": "{pair}의 관계는 이제 '{current}'입니다. 원고는 지난 관계 "
@@ -38,7 +39,7 @@ _TEMPLATES: dict[str, dict[str, str]] = {
         "dead_speaks": "{name}已经死了（{fact}），却在第 {beat} 个节拍里说话。",
         "dead_acts": "{name}已经死了（{fact}），却在第 {beat} 个节拍里出场。",
         "dead_revived": "{name}已经死了（{fact}），草稿却让其复活：{claim}",
-        "absent": "{name}现在不在（{fact}），却在第 {beat} 个节拍里出现在{place}。",
+        "absent": "{name}现在不可能在场（{fact}），却在第 {beat} 个节拍里出现在{place}。",
         "wrong_location": "{name}目前在“{fact}”，第 {beat} 个节拍却在{place}（草稿没有交代移动）。",
         "superseded_relation": "{pair}现在的关系是“{current}”，草稿却把旧关系“{old}”当作现在。",
         "pinned_changed": "草稿改变了固定设定“{fact}”：{claim}",

@@ -72,3 +72,17 @@ def test_a_decayed_thread_stays_open_and_overdue_warns(mem: WriterMemory,
     assert ledger.threads()[0].status == "advanced"
     ledger.drop(str(ring))
     assert ledger.overdue(20) == []
+
+
+def test_a_thread_first_seen_after_its_memory_decayed_is_planted(mem: WriterMemory,
+                                                                 tmp_path: Path) -> None:
+    with mem.stage() as b:
+        key = b.note("순양그룹 금고의 열쇠는 누가 가져갔나", "Story", keyword="금고 열쇠",
+                     foreshadow=True, chapter=1)
+        gone = b.note("버려진 복선", "Story", keyword="버림", foreshadow=True, chapter=1)
+    mem.forget(str(gone))  # the writer forgot this one on purpose
+    mem.advance(60)  # a Story memory lives 23 turns unrecalled
+    assert mem.open_foreshadowing() == []
+    ledger = ForeshadowingLedger(tmp_path)
+    ledger.sync(mem, episode=15)
+    assert [(t.memory_id, t.status) for t in ledger.for_context(15)] == [(key, "open")]
