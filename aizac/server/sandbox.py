@@ -38,8 +38,11 @@ def shared_studio_factory(settings: Settings) -> StudioFactory:
     server = Studio(settings)
 
     def make(user_settings: Settings, user_id: str) -> Studio:
+        # On a Chroma server (AIZAC_CHROMA_HOST) the user's memories live in a database of
+        # their own, named from the user id; the HTTP clients are shared.
         return Studio(user_settings, router=server.router, embeddings=server.embeddings,
-                      cliches=server.cliches)
+                      cliches=server.cliches, chroma_namespace=user_id,
+                      chroma_clients=server.chroma_clients)
 
     return make
 
