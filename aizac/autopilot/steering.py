@@ -17,13 +17,14 @@ and the decisions log (pure). What runs when is the workflow's business, not thi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from aizac.continuity.coverage import short_name
 from aizac.llm.structured import generate_structured
 from aizac.memory.facts import Aspect, name_key
 
@@ -114,19 +115,35 @@ def _lang(language: str) -> str:
 
 
 def steering_messages(
-    text: str, *, language: str, written: int, characters: Sequence[str] = ()
+    text: str, *, language: str, written: int, characters: Cast = ()
 ) -> list[BaseMessage]:
     """The arbiter's conversation for one intervention (pure)."""
-    cast = ", ".join(characters) or "-"
+    if isinstance(characters, Mapping):
+        cast = ", ".join(f"{c} ({', '.join(a)})" if a else c for c, a in characters.items())
+    else:
+        cast = ", ".join(characters)
+    cast = cast or "-"
     user = (
         f"written episodes: 1..{written}\ncharacters: {cast}\n\nintervention:\n{text.strip()}"
     )
     return [SystemMessage(_SYSTEM[_lang(language)]), HumanMessage(user)]
 
 
-def check_plan(plan: SteeringPlan, *, written: int, characters: Sequence[str] = ()) -> None:
+Cast = Sequence[str] | Mapping[str, Sequence[str]]
+"""Known characters: names, or canonical name -> aliases (``WriterMemory.characters()``)."""
+
+
+def _known(characters: Cast) -> set[str]:
+    """Name keys a character may be called by: names, aliases, a Korean given name alone."""
+    names = list(characters)
+    if isinstance(characters, Mapping):
+        names += [a for aliases in characters.values() for a in aliases]
+    return {name_key(n) for n in names} | {name_key(short_name(n)) for n in names}
+
+
+def check_plan(plan: SteeringPlan, *, written: int, characters: Cast = ()) -> None:
     """Raise ``ValueError`` (shown to the model) when an action does not fit the run (pure)."""
-    known = {name_key(c) for c in characters}
+    known = _known(characters)
     for action in plan.actions:
         if isinstance(action, QueueRewrite):
             if action.first > action.last:
@@ -137,7 +154,7 @@ def check_plan(plan: SteeringPlan, *, written: int, characters: Sequence[str] = 
                                  f"{action.last} is not.")
         if isinstance(action, ChangeCharacter) and known and name_key(action.name) not in known:
             raise ValueError(f"change_character: {action.name!r} is not a known character "
-                             f"(known: {', '.join(characters)}).")
+                             f"(known: {', '.join(list(characters)[:20])}).")
 
 
 def interpret(
@@ -146,7 +163,7 @@ def interpret(
     *,
     language: str,
     written: int,
-    characters: Sequence[str] = (),
+    characters: Cast = (),
     retries: int = 2,
 ) -> list[QueueRewrite | ReviseOutline | ChangeCharacter | ChangeSetting | Pause]:
     """The control actions the arbiter ``model`` makes of the writer's ``text``.

@@ -15,9 +15,12 @@ from aizac.autopilot.steering import (
     Pause,
     QueueRewrite,
     ReviseOutline,
+    SteeringPlan,
     apply_canon_changes,
+    check_plan,
     describe,
     interpret,
+    steering_messages,
 )
 from aizac.errors import StructuredOutputError
 from aizac.llm.embeddings import HashingEmbeddings
@@ -55,9 +58,24 @@ def test_an_intervention_becomes_actions_after_a_repair() -> None:
     too_far = {"actions": [{"kind": "queue_rewrite", "first": 3, "last": 9, "note": "x"}]}
     model = fake(too_far, PLAN)
     actions = interpret(model, "미라는 화재에서 살아남는다", language="ko", written=5,
-                        characters=["강미라", "미라", "진도준"])
+                        characters={"강미라": ["미라"], "진도준": []})
     assert [type(a) for a in actions] == [ChangeCharacter, QueueRewrite, ReviseOutline, Pause]
     assert next(model.messages, None) is None  # the out-of-range plan was retried
+
+
+def test_names_are_checked_against_the_cast_with_aliases() -> None:
+    cast = {"강미라": ["미라"], "진도준": []}
+
+    def plan(name: str) -> SteeringPlan:
+        return SteeringPlan.model_validate({"actions": [
+            {"kind": "change_character", "name": name, "aspect": "goal", "text": "복수"}]})
+
+    for ok in ("미라", "강미라", "도준", "진도준"):
+        check_plan(plan(ok), written=3, characters=cast)
+    with pytest.raises(ValueError, match="박철수"):
+        check_plan(plan("박철수"), written=3, characters=cast)
+    messages = steering_messages("x", language="ko", written=3, characters=cast)
+    assert "강미라 (미라), 진도준" in str(messages[-1].content)
 
 
 def test_a_plan_that_never_fits_fails_and_nothing_is_applied() -> None:
