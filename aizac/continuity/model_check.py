@@ -20,6 +20,8 @@ from aizac.continuity.report import Finding
 from aizac.llm.structured import generate_structured
 from aizac.memory.facts import text_key
 
+MAX_DRAFT_CHARS = 12_000
+"""Prose beyond this is cut from the model check's prompt."""
 Str = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=240)]
 
 
@@ -59,6 +61,8 @@ def model_messages(facts: Sequence[Fact], prose: Mapping[int, str],
     """The model check's conversation (pure)."""
     canon = "\n".join(f"- [{f.id}] {f.text}" for f in facts) or "- -"
     draft = "\n\n".join(f"[{i}]\n{prose[i]}" for i in sorted(prose))
+    if len(draft) > MAX_DRAFT_CHARS:  # bounded prompt; the rules still read the whole draft
+        draft = draft[:MAX_DRAFT_CHARS] + " …"
     system = _SYSTEM.get(language, _SYSTEM["en"])
     return [SystemMessage(system), HumanMessage(f"## canon\n{canon}\n\n## draft\n{draft}")]
 
