@@ -93,6 +93,7 @@ def new_command(
     )
     info = agent.info
     typer.echo(f"created project {info.name!r} ({info.language}) in {info.path}")
+    _model_note(agent)
     typer.echo("next: aizac plot")
 
 
@@ -119,6 +120,7 @@ def plot_command(
 ) -> None:
     """Generate the plot from the project's keywords (or show it)."""
     agent = _make(ctx).open(project)
+    _model_note(agent)
     record = agent.plan(force=force, progress=_progress)
     p = record.plot
     typer.echo(f"# {p.title}\n{p.logline}\ngenre: {p.genre}  keywords: {', '.join(p.keywords)}")
@@ -145,6 +147,7 @@ def beat_command(
     """Design the next beat (or show the pending draft); --accept commits it."""
     agent = _make(ctx).open(project)
     agent.require_plot()
+    _model_note(agent)
     draft = agent.current_draft()
     if reject:
         if draft is None:
@@ -172,6 +175,7 @@ def write_command(
 ) -> None:
     """Write (stream) the prose of the last accepted beat."""
     agent = _make(ctx).open(project)
+    _model_note(agent)
     for chunk in agent.write_prose(beat_id):
         typer.echo(chunk, nl=False)
     typer.echo("")
@@ -256,6 +260,16 @@ def demo_command(
 
 def _progress(message: str) -> None:
     typer.echo(f"» {message}", err=True)
+
+
+def _model_note(agent: Any) -> None:
+    """Say, in the project's language, when a ko/zh project is written by the small embedded
+    demo model (:func:`aizac.writer.model_policy.demo_model_note`)."""
+    from aizac.writer.model_policy import demo_model_note
+
+    note = demo_model_note(agent.router, agent.info.language)
+    if note:
+        typer.echo(note, err=True)
 
 
 COMMANDS: dict[str, Callable[..., None]] = {

@@ -8,6 +8,10 @@ sample anew); after the last attempt the call fails with a clear
 :class:`~aizac.errors.StructuredOutputError` and nothing is stored. When the router's
 ``structured`` accepts a ``check`` callable (the LLM layer's validate -> retry loop), the check
 runs inside that loop instead.
+
+How strict the check is, and how often degenerate output is asked again, is the serving model's
+:class:`~aizac.writer.model_policy.QualityPolicy` (its declared profile decides: the small
+embedded model gets a lenient script rule and one more try).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pydantic import BaseModel
 from aizac.errors import StructuredOutputError
 from aizac.llm.steps import arun, run
 from aizac.writer import quality
+from aizac.writer.model_policy import NOTES, STRICT, QualityPolicy, policy_for, role_profile
 
 M = TypeVar("M", bound=BaseModel)
 ATTEMPTS = 3
@@ -38,14 +43,25 @@ class QualityCheck:
     contract): it raises ``ValueError`` carrying the message for the model, in the project's
     language, when the value is degenerate."""
 
-    def __init__(self, language: str) -> None:
+    def __init__(
+        self, language: str, policy: QualityPolicy = STRICT, schema: str = "output"
+    ) -> None:
         self.language = language
+        self.policy = policy
+        self.schema = schema
         self.problems: list[quality.Problem] = []
+        self.rejected = 0
 
     def __call__(self, value: BaseModel) -> None:
-        self.problems = quality.find_problems(value, language=self.language)
-        if self.problems:
-            raise ValueError(quality.repair_text(self.problems, self.language))
+        self.problems = quality.find_problems(
+            value, language=self.language, min_script_share=self.policy.min_script_share
+        )
+        if not self.problems:
+            return
+        self.rejected += 1
+        if self.rejected > self.policy.retries:  # bounded: stop the LLM layer's loop too
+            raise _failure(self.schema, self, self.rejected)
+        raise ValueError(quality.repair_text(self.problems, self.language))
 
 
 def _takes_check(method: Callable[..., Any]) -> bool:
@@ -55,11 +71,12 @@ def _takes_check(method: Callable[..., Any]) -> bool:
         return False
 
 
-def _failure(schema: type[BaseModel], check: QualityCheck, attempts: int) -> StructuredOutputError:
-    what = quality.describe(check.problems, "en")
+def _failure(schema: str, check: QualityCheck, attempts: int) -> StructuredOutputError:
+    what = quality.describe(check.problems, "en", project=check.language)
+    model = "embedded demo model" if check.policy.small else "model"
+    hint = f"Nothing was saved. {NOTES['en']}" if check.policy.small else HINT
     return StructuredOutputError(
-        f"The model's {schema.__name__} was unusable after {attempts} attempts: {what}.",
-        hint=HINT,
+        f"The {model}'s {schema} was unusable after {attempts} attempts: {what}.", hint=hint
     )
 
 
@@ -91,7 +108,7 @@ class CheckedRouter:
 
     def structured(self, role: str, schema: type[M], messages: list[BaseMessage]) -> M:
         """``router.structured`` with the quality check (see the module docstring)."""
-        check = QualityCheck(self._language())
+        check = self._check(role, schema)
         if _takes_check(self.router.structured):
             return self.router.structured(role, schema, messages, check=check)
         rounds = self._rounds(schema, messages, check)
@@ -99,11 +116,16 @@ class CheckedRouter:
 
     async def astructured(self, role: str, schema: type[M], messages: list[BaseMessage]) -> M:
         """Async :meth:`structured`."""
-        check = QualityCheck(self._language())
+        check = self._check(role, schema)
         if _takes_check(self.router.astructured):
             return await self.router.astructured(role, schema, messages, check=check)
         rounds = self._rounds(schema, messages, check)
         return await arun(rounds, lambda conv: self.router.astructured(role, schema, conv))
+
+    def _check(self, role: str, schema: type[BaseModel]) -> QualityCheck:
+        """The check of one call, with the policy of the model serving ``role``."""
+        policy = policy_for(role_profile(self.router, role))
+        return QualityCheck(self._language(), policy, schema.__name__)
 
     def _rounds(
         self, schema: type[M], messages: list[BaseMessage], check: QualityCheck
@@ -111,7 +133,7 @@ class CheckedRouter:
         """The check-and-ask-again rounds, written once (:mod:`aizac.llm.steps`): yields the
         conversation to send, gets the validated value back."""
         conversation = list(messages)
-        for _ in range(self.attempts):
+        for _ in range(min(self.attempts, check.policy.retries + 1)):
             value = yield conversation
             try:
                 check(value)
@@ -119,4 +141,4 @@ class CheckedRouter:
                 conversation = _again(conversation, value, e)
                 continue
             return value
-        raise _failure(schema, check, self.attempts)
+        raise _failure(schema.__name__, check, check.rejected)

@@ -296,7 +296,11 @@ class Problem:
 
 
 def find_problems(
-    value: BaseModel | dict[str, Any], *, language: str, labels: frozenset[str] = LABELS
+    value: BaseModel | dict[str, Any],
+    *,
+    language: str,
+    labels: frozenset[str] = LABELS,
+    min_script_share: float = MIN_SCRIPT_SHARE,
 ) -> list[Problem]:
     """Every degenerate feature of ``value`` for a project in ``language`` (pure).
 
@@ -304,6 +308,8 @@ def find_problems(
         value: the validated model output.
         language: the project's language (``ko``, ``zh``, ``en``).
         labels: prompt labels that must not open a value.
+        min_script_share: the least share of letters in the project's script (the small
+            embedded model's policy lowers it: :mod:`aizac.writer.model_policy`).
     """
     items = leaves(value)
     problems: list[Problem] = []
@@ -324,7 +330,7 @@ def find_problems(
         problems.append(Problem("repeat", "*", repeat[0], f"{repeat[1]}/{repeat[2]}"))
     texts = [i.text for i in items if i.key not in SKIP_SCRIPT and not _is_name_leaf(i)]
     share, letters = script_share(texts, language)
-    if letters >= MIN_SCRIPT_LETTERS and share < MIN_SCRIPT_SHARE:
+    if letters >= MIN_SCRIPT_LETTERS and share < min_script_share:
         problems.append(Problem("script", "*", "", f"{share:.0%}"))
     return problems
 
@@ -362,12 +368,17 @@ _TEMPLATES: dict[str, dict[str, str]] = {
 }
 
 
-def describe(problems: Sequence[Problem], language: str, *, limit: int = 3) -> str:
-    """The problems as one message in ``language`` (``ko``, ``zh``, else English) (pure)."""
+def describe(
+    problems: Sequence[Problem], language: str, *, limit: int = 3, project: str | None = None
+) -> str:
+    """The problems as one message in ``language`` (``ko``, ``zh``, else English) (pure);
+    ``project`` is the project's language when the message is in another one (an English
+    error about a Korean project)."""
     lang = language if language in _TEMPLATES else "en"
     table = _TEMPLATES[lang]
     index = {"en": 0, "ko": 1, "zh": 2}[lang]
-    project = _LANGUAGE_NAMES.get(language, _LANGUAGE_NAMES["en"])[index]
+    named = project or language
+    project = _LANGUAGE_NAMES.get(named, _LANGUAGE_NAMES["en"])[index]
     parts = [
         table[p.kind].format(path=p.path, text=p.text[:80], detail=p.detail, language=project)
         for p in problems[:limit]

@@ -22,6 +22,8 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import PrivateAttr
 
+from aizac.llm import instructions
+
 PLOT = {
     "title": "The Second Dawn",
     "logline": "A betrayed knight wakes ten years in the past and rewrites his fate.",
@@ -161,12 +163,14 @@ def _reply(title: str, n: int) -> str:
 
 
 def _schema_title(messages: list[BaseMessage]) -> str:
+    # The schema's lead-in is in the prompt's language (aizac.llm.instructions).
+    leads = [texts["schema"] for texts in instructions.TEXTS.values()]
     for message in messages:
         text = message.text
-        marker = "validates against this JSON schema:"
-        if marker in text:
-            schema = json.loads(text.split(marker, 1)[1].strip())
-            return str(schema.get("title", "Output"))
+        for lead in leads:
+            if lead in text:
+                schema = json.loads(text.split(lead, 1)[1].strip())
+                return str(schema.get("title", "Output"))
     return ""
 
 

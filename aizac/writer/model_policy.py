@@ -1,0 +1,89 @@
+"""What the writer expects of a model, decided by its declared profile (pure but for asking the
+router which model serves a role).
+
+Real models (API or served) keep the strict quality check: the values must be written in the
+project's script, and degenerate output is asked again twice before the call fails. The small
+embedded demo model (``profile.small_local``: SmolLM2-135M) is English-first: held to that rule,
+a Korean plot is retried for minutes and still refused. So for it the script rule is lenient
+(:data:`SMALL`), degenerate output is asked again once, and the writer is told plainly, in the
+project's language, that the demo model is small and how to configure a real one
+(:func:`demo_model_note`; the CLI prints it, the web app shows it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from aizac.errors import AizacError
+from aizac.llm.profiles import GENERIC, ModelProfile, profile_of
+from aizac.writer import quality
+
+
+@dataclass(frozen=True)
+class QualityPolicy:
+    """How strictly one structured call's output is checked.
+
+    Attributes:
+        min_script_share: the least share of letters in the project's script.
+        retries: how many times degenerate output is asked again before the call fails.
+        small: the policy of the small embedded demo model (its failures say so).
+    """
+
+    min_script_share: float
+    retries: int
+    small: bool = False
+
+
+STRICT = QualityPolicy(quality.MIN_SCRIPT_SHARE, 2)
+"""Real models: values in the project's script, two more tries."""
+SMALL = QualityPolicy(0.0, 1, small=True)
+"""The embedded demo model: any script is accepted (the writer is told why), one more try."""
+
+
+def policy_for(profile: ModelProfile) -> QualityPolicy:
+    """The quality policy of a model with ``profile``."""
+    return SMALL if profile.small_local else STRICT
+
+
+def role_profile(router: Any, role: str) -> ModelProfile:
+    """The declared profile of the model serving ``role`` (:data:`GENERIC` when the router
+    cannot say: a fake router, or a role whose model cannot be built)."""
+    model_of = getattr(router, "model", None)
+    if model_of is None:
+        return GENERIC
+    try:
+        return profile_of(model_of(role))
+    except (AizacError, KeyError, AttributeError):
+        return GENERIC
+
+
+NOTES: dict[str, str] = {
+    "ko": (
+        "※ 지금 쓰는 내장 데모 모델은 작고 영어 위주라 한국어 문장을 제대로 쓰지 못합니다. "
+        "한국어 원고에는 실제 모델을 지정하세요: aizac models set planner SPEC, "
+        "aizac models set writer SPEC (예: openai:gpt-4o, ollama:qwen2.5:7b)."
+    ),
+    "zh": (
+        "※ 当前使用的内置演示模型很小，以英语为主，写不好中文。"
+        "中文作品请配置真正的模型：aizac models set planner SPEC、"
+        "aizac models set writer SPEC（例如 openai:gpt-4o、ollama:qwen2.5:7b）。"
+    ),
+    "en": (
+        "Note: the embedded demo model is small and English-first; configure a real model "
+        "(aizac models set planner SPEC, aizac models set writer SPEC) for Korean/Chinese prose."
+    ),
+}
+"""The note for a Korean or Chinese project served by the embedded demo model, by language."""
+NOTE_ROLES = ("planner", "writer")
+"""The roles whose model writes what the writer reads (plot, beats, prose)."""
+
+
+def demo_model_note(router: Any, language: str) -> str:
+    """The note in ``language`` when a ``ko``/``zh`` project's planner or writer is the small
+    embedded model; ``""`` otherwise (English projects, real models)."""
+    if language not in ("ko", "zh"):
+        return ""
+    if not any(role_profile(router, role).small_local for role in NOTE_ROLES):
+        return ""
+    return NOTES[language]
