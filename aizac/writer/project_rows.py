@@ -7,9 +7,10 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
+if TYPE_CHECKING:  # imported where rows are parsed: listing projects needs no schema
+    from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
 
 BeatStatus = Literal["draft", "accepted", "rejected"]
 SCHEMA = """
@@ -108,12 +109,27 @@ def dump_profiles(profiles: list[CharacterProfile] | None) -> str:
 def parse_beat(text: str) -> NovelBeat:
     # Rows are re-read often (every list of beats); parsing each design once keeps a beat's
     # work from growing with the novel. Keyed by the stored text, so an edit is a new entry.
+    from aizac.writer.schemas import NovelBeat
+
     return NovelBeat.model_validate_json(text)
 
 
 @functools.lru_cache(maxsize=1024)
 def parse_profiles(text: str) -> tuple[CharacterProfile, ...]:
+    from aizac.writer.schemas import CharacterProfile
+
     return tuple(CharacterProfile(**p) for p in json.loads(text))
+
+
+def plot_record(row: sqlite3.Row) -> PlotRecord:
+    from aizac.writer.schemas import NovelPlot  # here: listing projects reads no plot
+
+    return PlotRecord(
+        plot=NovelPlot.model_validate_json(row["json"]),
+        tropes=row["tropes"],
+        memory_ids=json.loads(row["memory_ids"]),
+        version=row["version"],
+    )
 
 
 def beat_record(row: sqlite3.Row) -> BeatRecord:
