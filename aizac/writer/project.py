@@ -16,7 +16,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from aizac.writer.killpoints import checkpoint as _checkpoint
@@ -31,9 +31,12 @@ from aizac.writer.project_rows import (
     Step,
     beat_record,
     dump_profiles,
+    plot_record,
 )
 from aizac.writer.rules import check_accepted, check_draft, check_version
-from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
+
+if TYPE_CHECKING:
+    from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
 
 __all__ = ["DB_NAME", "BeatRecord", "BeatStatus", "PlotRecord", "ProjectInfo", "ProjectStore",
            "Step", "validate_project_name"]
@@ -178,14 +181,7 @@ class ProjectStore:
     def plot(self) -> PlotRecord | None:
         with self._read() as db:
             row = db.execute("SELECT * FROM plot WHERE id = 1").fetchone()
-        if row is None:
-            return None
-        return PlotRecord(
-            plot=NovelPlot.model_validate_json(row["json"]),
-            tropes=row["tropes"],
-            memory_ids=json.loads(row["memory_ids"]),
-            version=row["version"],
-        )
+        return None if row is None else plot_record(row)
 
     def save_plot(
         self,
