@@ -56,12 +56,14 @@ class Canon:
         relations: relation slot -> the pair's relation history.
         pins: the pinned memories.
         cast: canonical name -> aliases.
+        rules: the current world rules.
     """
 
     states: Mapping[str, Mapping[str, Fact]] = field(default_factory=dict)
     relations: Mapping[str, RelationCanon] = field(default_factory=dict)
     pins: tuple[Fact, ...] = ()
     cast: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    rules: tuple[Fact, ...] = ()
 
     def canonical(self, name: str) -> str:
         """The canonical name of ``name`` or an alias of it (else ``name`` itself)."""
@@ -142,7 +144,8 @@ def read_canon(
         if rel is not None:
             relations[rel.current.slot] = rel
     pins = tuple(fact_of(h) for h in memory.get_where({"pinned": True}))
-    return Canon(states=states, relations=relations, pins=pins, cast=cast)
+    rules = tuple(fact_of(h) for h in memory.world_rules())
+    return Canon(states=states, relations=relations, pins=pins, cast=cast, rules=rules)
 
 
 __all__ = ["STATE_ASPECTS", "Canon", "Fact", "RelationCanon", "fact_of", "read_canon"]

@@ -24,7 +24,12 @@ from aizac.continuity.coverage import coverage, resolve_names
 from aizac.continuity.ledger import ForeshadowingLedger, Thread, overdue_findings
 from aizac.continuity.model_check import model_findings
 from aizac.continuity.report import ContinuityReport, Finding
-from aizac.continuity.rules import pin_findings, presence_findings, relation_findings
+from aizac.continuity.rules import (
+    pin_findings,
+    presence_findings,
+    relation_findings,
+    rule_findings,
+)
 from aizac.continuity.secrets import Secret, SecretsRegistry, leak_findings
 
 if TYPE_CHECKING:
@@ -58,6 +63,7 @@ def check_draft(
         *presence_findings(appear, claims, canon, episode=episode, language=language),
         *relation_findings(claims, canon, language=language),
         *pin_findings([*claims, *events], canon, language=language),
+        *rule_findings([*claims, *events], canon, language=language),
         *leak_findings(secrets, appear, claims, canon, language=language),
         *overdue_findings(threads, episode, language),
     ]

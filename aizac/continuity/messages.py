@@ -15,6 +15,8 @@ _TEMPLATES: dict[str, dict[str, str]] = {
                                "'{old}'를 현재처럼 씁니다.",
         "pinned_changed": "고정된 사실 '{fact}'{eul} 원고가 바꿉니다: {claim}",
         "pinned_negated": "고정된 사실 '{fact}'{eul} 원고가 부정합니다: {claim}",
+        "rule_changed": "세계관 규칙 '{fact}'{eul} 원고가 바꿉니다: {claim}",
+        "rule_negated": "원고가 세계관 규칙 '{fact}'{eul} 어깁니다: {claim}",
         "secret_leak": ("{name}{eun} 비밀 '{secret}'{eul_secret} 알 수 없는데 "
                         "그것을 알고 행동합니다."),
         "overdue": "복선 '{thread}'{iga} {due}화까지 회수될 예정이었는데 아직 열려 있습니다"
@@ -31,6 +33,8 @@ _TEMPLATES: dict[str, dict[str, str]] = {
                                "'{old}' as current.",
         "pinned_changed": "The draft changes the pinned fact '{fact}': {claim}",
         "pinned_negated": "The draft contradicts the pinned fact '{fact}': {claim}",
+        "rule_changed": "The draft changes the world rule '{fact}': {claim}",
+        "rule_negated": "The draft breaks the world rule '{fact}': {claim}",
         "secret_leak": "{name} cannot know the secret '{secret}', yet acts on it.",
         "overdue": "The foreshadowing '{thread}' (planted in episode {planted}) was due by "
                    "episode {due} and is still open.",
@@ -44,6 +48,8 @@ _TEMPLATES: dict[str, dict[str, str]] = {
         "superseded_relation": "{pair}现在的关系是“{current}”，草稿却把旧关系“{old}”当作现在。",
         "pinned_changed": "草稿改变了固定设定“{fact}”：{claim}",
         "pinned_negated": "草稿否定了固定设定“{fact}”：{claim}",
+        "rule_changed": "草稿改变了世界规则“{fact}”：{claim}",
+        "rule_negated": "草稿违背了世界规则“{fact}”：{claim}",
         "secret_leak": "{name}不可能知道秘密“{secret}”，却据此行动。",
         "overdue": "伏笔“{thread}”（第 {planted} 回埋下）应在第 {due} 回前回收，仍未回收。",
     },

@@ -12,6 +12,8 @@
   is a reconciliation, "again").
 * **pins** — a claim in a pinned fact's slot that changes it, or a claim about the pinned
   subject that negates it (``pinned_negated``).
+* **world rules** — the same for a world rule that is not pinned (``world_rule``, a warning:
+  a world may be meant to change).
 
 Each finding cites the canon memory it contradicts.
 """
@@ -220,24 +222,48 @@ def _negates(claim: FactClaim, pin: Fact, canon: Canon) -> bool:
     return containment(said, pinned) >= 0.5 or containment(pinned, said) >= 0.6
 
 
-def pin_findings(claims: Sequence[FactClaim], canon: Canon, *, language: str) -> list[Finding]:
-    """Claims that change a pinned fact's slot or negate a pinned fact."""
-    out: list[Finding] = []
-    for pin in canon.pins:
+def _contradicting(claims: Sequence[FactClaim], facts: Sequence[Fact],
+                   canon: Canon) -> list[tuple[Fact, FactClaim, str]]:
+    """``(fact, claim, how)`` for the first claim that changes (a claim in the fact's slot
+    with other content) or negates (about its subject, saying the opposite) each fact."""
+    out: list[tuple[Fact, FactClaim, str]] = []
+    for fact in facts:
         for c in claims:
-            if c.id and c.id == pin.id:
+            if c.id and c.id == fact.id:
                 continue
-            key = ""
-            if pin.slot and c.slot == pin.slot:
-                if not same_text(c.text, pin.text) and dice(c.text, pin.text) < 0.6:
-                    key = "pinned_changed"
-            elif _about(c, pin, canon) and _negates(c, pin, canon):
-                key = "pinned_negated"
-            if key:
-                text = message(key, language, fact=pin.text, claim=c.text)
-                out.append(Finding("pinned_negated", "error", text, pin.id, c.text, c.beat))
+            how = ""
+            if fact.slot and c.slot == fact.slot:
+                if not same_text(c.text, fact.text) and dice(c.text, fact.text) < 0.6:
+                    how = "changed"
+            elif _about(c, fact, canon) and _negates(c, fact, canon):
+                how = "negated"
+            if how:
+                out.append((fact, c, how))
                 break
     return out
+
+
+def pin_findings(claims: Sequence[FactClaim], canon: Canon, *, language: str) -> list[Finding]:
+    """Claims that change a pinned fact's slot or negate a pinned fact (errors)."""
+    return [
+        Finding("pinned_negated", "error",
+                message(f"pinned_{how}", language, fact=pin.text, claim=c.text),
+                pin.id, c.text, c.beat)
+        for pin, c, how in _contradicting(claims, canon.pins, canon)
+    ]
+
+
+def rule_findings(claims: Sequence[FactClaim], canon: Canon, *,
+                  language: str) -> list[Finding]:
+    """Claims that change or break a (not pinned) world rule: warnings, since a world may
+    be meant to change; pinned rules are held by :func:`pin_findings`."""
+    rules = [r for r in canon.rules if not r.pinned]
+    return [
+        Finding("world_rule", "warning",
+                message(f"rule_{how}", language, fact=rule.text, claim=c.text),
+                rule.id, c.text, c.beat)
+        for rule, c, how in _contradicting(claims, rules, canon)
+    ]
 
 
 __all__ = [
@@ -246,4 +272,5 @@ __all__ = [
     "pin_findings",
     "presence_findings",
     "relation_findings",
+    "rule_findings",
 ]

@@ -194,3 +194,24 @@ def test_extraction_results_by_beat_are_claims_too(seeded: Seeded) -> None:
         ("superseded_relation", seeded.ids["enemies"], 1),
         ("dead_character", seeded.ids["dead"], 2),
     }
+
+
+def test_a_world_rule_changed_or_broken_is_a_warning(seeded: Seeded) -> None:
+    with seeded.mem.stage() as b:
+        rule = b.note("마나는 밤에만 쓸 수 있다", "NovelSetting", keyword="마나", aspect="rule",
+                      chapter=1)
+    batch = seeded.mem.stage()
+    batch.note("마나는 이제 낮에도 자유롭게 쓴다", "NovelSetting", keyword="마나", aspect="rule",
+               chapter=3, beat=1)
+    report = check_episode(seeded.mem, episode=3, beats=[beat(1, "부산", ["강미라"])],
+                           prose={1: ".."}, candidates=batch, language="ko")
+    assert [(f.kind, f.severity, f.memory_id) for f in report.findings] == [
+        ("world_rule", "warning", rule)]
+    batch.discard()
+    broken = seeded.mem.stage()
+    broken.note("마나는 밤에도 쓸 수 없다", "Story", chapter=3, beat=1)
+    report = check_episode(seeded.mem, episode=3, beats=[beat(1, "부산", ["강미라"])],
+                           prose={1: ".."}, candidates=broken, language="ko")
+    assert [(f.kind, f.memory_id) for f in report.findings] == [("world_rule", rule)]
+    assert "원고가 세계관 규칙 '마나는 밤에만 쓸 수 있다'를 어깁니다" in report.findings[0].message
+    broken.discard()
