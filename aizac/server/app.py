@@ -75,8 +75,9 @@ class BodyLimit:
                 await _too_large(send, self.limit)
 
 
-class _TooLarge(Exception):
-    pass
+class _TooLarge(BaseException):
+    """Raised from ``receive`` past the limit; a BaseException so that no body parser on the
+    way (FastAPI answers any parsing Exception with 400) turns it into another status."""
 
 
 async def _too_large(send: Send, limit: int) -> None:
