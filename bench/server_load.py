@@ -172,15 +172,16 @@ def one_user(base: str, n: int, beats: int, timings: Timings) -> int:
         path = f"/api/v1/projects/{project}"
         call("POST plot/generate", "POST", f"{path}/plot/generate")
         call("GET plot", "GET", f"{path}/plot")
+        accepted = 0
         for _ in range(beats):
             beat = call("POST beats/next", "POST", f"{path}/beats/next")
-            call("POST beats/accept", "POST", f"{path}/beats/{beat['id']}/accept",
-                 json={"version": beat["version"]})  # fmt: skip
+            done = call("POST beats/accept", "POST", f"{path}/beats/{beat['id']}/accept",
+                        json={"version": beat["version"]})  # fmt: skip
+            accepted += done["status"] == "accepted"
             call("GET beats", "GET", f"{path}/beats")
             call("GET memories", "GET", f"{path}/memories")
         call("GET projects", "GET", "/api/v1/projects")
-        listed = call("GET beats", "GET", f"{path}/beats")
-        return sum(1 for b in listed["beats"] if b["status"] == "accepted")
+        return accepted
 
 
 def run_mode(mode: str, users: int, beats: int, cliches: ClicheDB) -> Result:
@@ -267,7 +268,9 @@ def rows_of(result: Result) -> dict[str, str]:
     plain = api_samples(result)
     out = {
         "users finished / errors": f"{result.users_done} / {len(result.errors)}",
-        "beats accepted": str(result.accepted),
+        "beats accepted (API replies)": str(result.accepted),
+        "accepted beats in the projects": str(sum(r.accepted for r in result.reports)),
+        "story turns (memory)": str(sum(r.turn for r in result.reports)),
         "wall time (s)": f"{result.wall:.1f}",
         "requests / s": f"{result.timings.count() / max(result.wall, 1e-9):.2f}",
         "accepted beats / s": f"{result.accepted / max(result.wall, 1e-9):.2f}",
