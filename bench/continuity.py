@@ -14,6 +14,7 @@ contradicts. A clean draft is a false alarm when it gets any finding (errors and
 
     python bench/continuity.py                       # 4 serials x 10 drafts per kind, ko + en
     python bench/continuity.py --serials 8 --drafts 20 --lang ko
+    python bench/continuity.py --holdout             # wording the rules were not tuned on
 """
 
 from __future__ import annotations
@@ -119,6 +120,39 @@ LINES = {"ko": ["여기서 뭐 해?", "늦었어.", "이제 시작이야."],
          "en": ["What are you doing here?", "You are late.", "It starts now."]}
 FLASHBACK = {"ko": "10년 전 회상", "en": "flashback, years ago"}
 NIGHT = {"ko": "밤", "en": "night"}
+
+
+# Held-out phrasings (--holdout): written after the rules, never used to tune them. They
+# replace the lists above, to show how the checks do on wording they were not built around.
+HOLDOUT: dict[str, dict[str, list[str]]] = {
+    "DEATH": {"ko": ["{a}는 교통사고로 목숨을 잃었다", "{a}는 독살당했다",
+                     "{a}는 끝내 숨을 거두었다"],
+              "en": ["{a} was poisoned and died", "{a} drowned in the river",
+                     "{a} was slain at the gate"]},
+    "REVIVE": {"ko": ["{a}는 멀쩡히 돌아왔다", "{a}는 죽지 않고 살아 있었다"],
+               "en": ["{a} returned from the dead", "{a} had survived all along"]},
+    "ENTERS": {"ko": ["{a}가 회장실에 들어섰다", "{a}는 진도준에게 전화를 걸었다"],
+               "en": ["{a} slammed the door and left", "{a} phoned the office at dawn"]},
+    "MOURN": {"ko": ["{b}는 {a}의 사진을 보며 눈물을 흘렸다", "{b}는 {a}의 유품을 정리했다"],
+              "en": ["{b} kept {a}'s old watch", "{b} visited {a}'s tomb"]},
+}
+HOLDOUT_RELATION = {"ko": ["{a}와 {b}는 서로를 아끼는 친구로 지낸다",
+                           "{a}와 {b}는 연인처럼 손을 잡았다", "{a}와 {b}는 동맹을 굳게 지킨다"],
+                    "en": ["{a} and {b} remain the best of friends", "{a} and {b} are lovers again",
+                           "{a} and {b} stand together as allies"]}
+HOLDOUT_PIN = {"ko": ["{a}는 한 번도 회귀한 적이 없다", "{a}는 회장과 아무 혈연도 없다"],
+               "en": ["{a} has never been a regressor", "{a} has no blood tie to the chairman"]}
+
+
+def use_holdout() -> None:
+    """Swap in the held-out phrasings (module state: the bench is a script)."""
+    for name, table in HOLDOUT.items():
+        globals()[name] = table
+    for lang in ("ko", "en"):
+        for i, rel in enumerate(RELATIONS[lang]):
+            RELATIONS[lang][i] = (rel[0], rel[1], [HOLDOUT_RELATION[lang][i]], rel[3])
+        for i, pin in enumerate(PINS[lang]):
+            PINS[lang][i] = (pin[0], [HOLDOUT_PIN[lang][i]])
 
 
 @dataclass
@@ -262,7 +296,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--drafts", type=int, default=10, help="planted drafts per kind per serial")
     ap.add_argument("--lang", choices=["ko", "en", "both"], default="both")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--holdout", action="store_true",
+                    help="held-out phrasings the rules were not tuned on")
     args = ap.parse_args(argv)
+    if args.holdout:
+        use_holdout()
     langs = ["ko", "en"] if args.lang == "both" else [args.lang]
     started = time.perf_counter()
     print(f"{'language':8} {'kind':22} {'drafts':>6} {'detected':>8} {'rate':>6}")

@@ -218,8 +218,12 @@ def _negates(claim: FactClaim, pin: Fact, canon: Canon) -> bool:
         return bool(stems(without_names(pin.text, names)) & stems(said))
     if negated(claim.text) == negated(pin.text):
         return False
-    # Either most of the claim restates the pin, or most of a short pin is in a longer claim.
-    return containment(said, pinned) >= 0.5 or containment(pinned, said) >= 0.6
+    # Most of the claim restates the pin, or most of a short pin is in a longer claim, or
+    # the pin's content words all recur in another form ("회귀자" / "회귀한 적이 없다").
+    if containment(said, pinned) >= 0.5 or containment(pinned, said) >= 0.6:
+        return True
+    words = stems(pinned)
+    return bool(words) and len(words & stems(said)) / len(words) >= 0.75
 
 
 def _contradicting(claims: Sequence[FactClaim], facts: Sequence[Fact],

@@ -16,13 +16,17 @@ from aizac.memory.facts import name_key, text_key
 
 DEATH = (
     "죽었", "죽은", "죽음", "죽게", "사망", "숨졌", "숨을 거", "숨이 끊", "전사했", "전사한",
-    "목숨을 잃", "살해당", "살해됐", "처형당", "처형됐", "시신", "유해",
+    "목숨을 잃", "살해당", "살해됐", "처형당", "처형됐", "시신", "유해", "독살", "익사", "사살",
+    "참수", "순직", "별세", "타계", "절명", "최후를 맞",
     "dead", "died", "killed", "deceased", "slain", "passed away", "executed", "murdered",
+    "drowned", "perished", "beheaded", "succumbed", "lost his life", "lost her life",
     "死了", "死亡", "去世", "身亡", "遇害", "被杀", "阵亡",
 )
 ALIVE = (
     "살아 있", "살아있", "살아남", "살아났", "부활", "되살아", "목숨을 건졌", "생존",
+    "살아 돌아", "살아서 돌아",
     "alive", "survived", "survives", "revived", "came back to life", "not dead",
+    "from the dead", "back to life", "resurrect",
     "活着", "复活", "幸存", "没死",
 )
 ABSENT = (

@@ -62,3 +62,16 @@ def test_relation_regression_by_label_and_by_wording() -> None:
     assert rel("A and B are still close friends") == ["error:r2"]
     assert rel("A and B became friends again") == ["warning:r2"]
     assert rel("A and B remain bitter enemies") == []
+
+
+def test_words_found_missing_by_the_held_out_bench() -> None:
+    """bench/continuity.py --holdout found these missed (before: dead 0.72/0.53, pins 0/0.42)."""
+    from aizac.continuity.text import is_alive, is_dead
+
+    assert is_dead("Leo Park drowned in the river") and is_dead("오민재는 독살당했다")
+    assert is_alive("Victor returned from the dead") and not is_dead(
+        "Victor returned from the dead")
+    assert kinds([story("진도준은 한 번도 회귀한 적이 없다")]) == [("pinned_negated", "p2")]
+    revived = FactClaim("Character", "Victor Hale returned from the dead", 1,
+                        name="Victor Hale", aspect="condition")
+    assert kinds([revived]) == [("dead_character", "d1")]
