@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[2]
+"""The tree under test: children import aizac (and tests.fakes) from here, whatever the
+installed copy points at."""
+
 HEAVY = (
     "chromadb",
     "gradio",
@@ -30,7 +34,7 @@ HEAVY = (
 
 def _loaded_after(code: str, tmp_path: Path) -> list[str]:
     probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
-    env = {**os.environ, "AIZAC_DATA_DIR": str(tmp_path)}
+    env = {**os.environ, "AIZAC_DATA_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
     env.pop("TYPER_USE_RICH", None)
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300
@@ -52,3 +56,73 @@ def test_help_and_projects_load_nothing_heavy(tmp_path: Path) -> None:
             f"sys.argv = {argv!r}\ntry:\n    main()\nexcept SystemExit:\n    pass"
         )
         assert _loaded_after(code, tmp_path) == [], argv
+
+
+# What only some commands use: the web UI, exports, the self-query stack (``aizac ask``), the
+# server, the autopilot's graph, and the providers a project is not configured with.
+NOT_FOR_A_BEAT = (
+    "gradio",
+    "matplotlib",
+    "ebooklib",
+    "langchain_classic",
+    "langchain_anthropic",
+    "langchain_ollama",
+    "langchain_naver",
+    "anthropic",
+    "xllamacpp",
+    "llama_cpp",
+    "fastapi",
+    "uvicorn",
+    "langgraph",
+)
+
+
+def _run(argv: list[str], env: dict[str, str], code: str = "") -> set[str]:
+    """The top-level packages loaded when ``aizac ARGV`` ends (here: at its first model call,
+    refused by a closed loopback port)."""
+    probe = (
+        f"import sys, json\n{code}\nfrom aizac.cli import main\nsys.argv = {['aizac', *argv]!r}\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def test_a_beat_loads_only_what_it_uses_before_its_first_model_call(tmp_path: Path) -> None:
+    spec = "openai-compatible:http://127.0.0.1:9/v1:closed"  # nothing listens: refused at once
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AIZAC_")}
+    env.update(
+        AIZAC_DATA_DIR=str(tmp_path),
+        AIZAC_TRANSIENT_RETRIES="0",
+        PYTHONPATH=str(ROOT),
+        **{f"AIZAC_{role}_MODEL": spec for role in ("PLANNER", "WRITER", "EXTRACTOR", "REVIEWER")},
+    )
+    _run(["new", "saga", "--keywords", "회귀, 복수"], env)
+    setup = (
+        "from pathlib import Path\nfrom aizac.writer.project import ProjectStore\n"
+        "from aizac.writer.schemas import NovelPlot\nfrom tests.fakes.routed import plot_json\n"
+        f"ProjectStore(Path({str(tmp_path / 'projects' / 'saga')!r})).save_plot("
+        "NovelPlot.model_validate_json(plot_json()))"
+    )
+    done = subprocess.run([sys.executable, "-c", setup], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded = _run(["beat"], env)
+    assert {"langchain_openai", "chromadb"} <= loaded  # it did get to its model call
+    assert sorted(loaded & set(NOT_FOR_A_BEAT)) == []
+
+
+def test_listing_projects_reads_no_story_schema(tmp_path: Path) -> None:
+    code = (
+        "import sys\nfrom aizac.cli import main\nsys.argv = ['aizac', 'projects']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "import json; print(json.dumps(sorted(m for m in sys.modules if m.startswith('aizac'))))"
+    )
+    env = {**os.environ, "AIZAC_DATA_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    modules = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert "aizac.writer.schemas" not in modules and "aizac.memory.facts" not in modules
