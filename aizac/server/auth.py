@@ -37,9 +37,10 @@ def state_of(request: Request) -> ServerState:
     return state
 
 
-def user_from_request(request: Request) -> User | None:
-    """The user a request speaks for (bearer token or session cookie), else ``None``."""
-    state = state_of(request)
+def user_from_request(request: Request, state: ServerState | None = None) -> User | None:
+    """The user a request speaks for (bearer token or session cookie), else ``None``.
+    ``state`` is needed where ``request.app`` is a mounted app (the web app)."""
+    state = state or state_of(request)
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() == "bearer" and token.strip():

@@ -46,7 +46,7 @@ class UiGuard:
             await self.app(scope, receive, send)
             return
         request = Request(scope)
-        user = user_from_request(request)
+        user = user_from_request(request, self.state)
         if user is None and route in (self.path, self.path + "/"):
             await RedirectResponse("/login", status_code=303)(scope, receive, send)
             return
@@ -83,7 +83,7 @@ def mount_ui(app: FastAPI, state: ServerState, *, path: str, language: str) -> N
         return box.service
 
     def who(request: Request) -> str | None:
-        user = user_from_request(request)
+        user = user_from_request(request, state)
         return user.id if user is not None else None
 
     scoped = UserScopedService(service_of)
