@@ -43,9 +43,12 @@ def skipped(node: str, reason: str) -> Update:
     return {"arc_end": False}  # outline
 
 
-def _tokens(deps: Deps) -> int:
-    usage = deps.usage
-    return int(usage.totals().total_tokens) if usage is not None else 0
+def _usage(deps: Deps) -> tuple[int, int, int]:
+    """(calls, prompt tokens, all tokens) the router has logged so far."""
+    if deps.usage is None:
+        return 0, 0, 0
+    totals = deps.usage.totals()
+    return int(totals.calls), int(totals.prompt_tokens), int(totals.total_tokens)
 
 
 class Wrapped:
@@ -69,11 +72,13 @@ class Wrapped:
             if seen == "pause":
                 return {"repeats": repeats, "pause_reason": text}
         runs.add_event(run_id, episode, name, "start")
-        started, tokens = time.perf_counter(), _tokens(self.deps)
+        started, before = time.perf_counter(), _usage(self.deps)
         update = self._run(state, run_id, episode)
         episode = int(update.get("episode", episode))
-        runs.add_event(run_id, episode, name, "end", tokens=_tokens(self.deps) - tokens,
-                       seconds=time.perf_counter() - started, text=_note(name, update))
+        after = _usage(self.deps)
+        runs.add_event(run_id, episode, name, "end", tokens=after[2] - before[2],
+                       seconds=time.perf_counter() - started, text=_note(name, update),
+                       calls=after[0] - before[0], prompt_tokens=after[1] - before[1])
         return {**update, "repeats": repeats}
 
     def _precheck(self, state: AutopilotState, run_id: str, episode: int) -> Update | None:

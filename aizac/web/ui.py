@@ -17,7 +17,7 @@ from typing import Any
 import gradio as gr
 
 from aizac.web import handlers as h
-from aizac.web import inspector, tab_beats, tab_export, tab_models, tab_start
+from aizac.web import inspector, tab_autopilot, tab_beats, tab_export, tab_models, tab_start
 from aizac.web.labels import labels
 from aizac.web.runner import Ui
 from aizac.web.service import WebService
@@ -83,6 +83,8 @@ def build_app(
             with gr.Tab(L["tab_export"], id="export"):
                 wire_export = tab_export.build(ui)
             wires = [wire_start, wire_beats, wire_memory, wire_export]
+            with gr.Tab("Autopilot" if language != "ko" else "자동 연재", id="autopilot"):
+                wires.append(tab_autopilot.build(ui))
             if models_tab:
                 with gr.Tab(L["tab_models"], id="models"):
                     wires.append(tab_models.build(ui))

@@ -1,0 +1,165 @@
+"""The autopilot for a long-lived process (the web app): runs in background threads, views.
+
+:class:`AutopilotPanel` starts, pauses, resumes and steers one run per project in a worker
+thread and renders what a surface shows: the run's status, the live event stream, the current
+gate's question and the drafted prose with the continuity findings next to the beat they concern.
+Handlers are plain methods (no Gradio), so tests call them directly.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aizac.autopilot.runner import Autopilot, RunResult
+from aizac.autopilot.state import GATES, Options
+from aizac.errors import AizacError, ConflictError, InvalidInputError
+
+AgentOf = Callable[[str | None], Any]
+
+
+@dataclass
+class View:
+    """What the tab shows (Markdown)."""
+
+    status: str = ""
+    events: str = ""
+    gate: str = ""
+    prose: str = ""
+    waiting: bool = False
+
+
+class AutopilotPanel:
+    """One autopilot per project, each run in a worker thread.
+
+    Args:
+        agent_of: project name -> its :class:`~aizac.writer.agent.WriterAgent`.
+        make: builds the :class:`Autopilot` of an agent (tests inject fakes for the judges).
+    """
+
+    def __init__(self, agent_of: AgentOf, make: Callable[[Any], Autopilot] = Autopilot) -> None:
+        self.agent_of = agent_of
+        self.make = make
+        self._pilots: dict[str, Autopilot] = {}
+        self._threads: dict[str, threading.Thread] = {}
+        self._errors: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def pilot(self, project: str | None) -> Autopilot:
+        if not project:
+            raise InvalidInputError("No project is open.", hint="Pick a project first.")
+        with self._lock:
+            if project not in self._pilots:
+                self._pilots[project] = self.make(self.agent_of(project))
+            return self._pilots[project]
+
+    def running(self, project: str | None) -> bool:
+        thread = self._threads.get(project or "")
+        return thread is not None and thread.is_alive()
+
+    def _launch(self, project: str, work: Callable[[], RunResult]) -> None:
+        if self.running(project):
+            raise ConflictError("The autopilot is already running on this project.",
+                                hint="Pause it first, or wait for it to stop.")
+
+        def run() -> None:
+            try:
+                work()
+                self._errors.pop(project, None)
+            except Exception as e:  # shown in the status; the run is marked failed
+                self._errors[project] = e.message if isinstance(e, AizacError) else repr(e)
+
+        thread = threading.Thread(target=run, name=f"autopilot-{project}", daemon=True)
+        self._threads[project] = thread
+        thread.start()
+
+    # ------------------------------------------------------------------------- actions
+    def start(self, project: str | None, episodes: int, gates: list[str], every: int = 5,
+              budget_tokens: int = 0) -> str:
+        pilot = self.pilot(project)
+        unknown = set(gates) - set(GATES)
+        if unknown or episodes < 1:
+            raise InvalidInputError("Choose at least one episode and known gates.")
+        options = Options(episodes=int(episodes), gates=tuple(gates), every=int(every),
+                          budget_tokens=int(budget_tokens))
+        self._launch(str(project), lambda: pilot.start(options))
+        return f"autopilot started: {episodes} episode(s)"
+
+    def pause(self, project: str | None) -> str:
+        self.pilot(project).pause()
+        return "pause requested: the run stops before its next step"
+
+    def resume(self, project: str | None, answer: Any = None) -> str:
+        pilot = self.pilot(project)
+        self._launch(str(project), lambda: pilot.resume(answer=answer))
+        return "autopilot resumed"
+
+    def answer(self, project: str | None, choice: str, value: str = "") -> str:
+        if choice == "edit" and value.strip():
+            return self.resume(project, {"choice": "edit", "value": value.strip()})
+        return self.resume(project, choice)
+
+    def steer(self, project: str | None, text: str) -> str:
+        self.pilot(project).steer(None, text)
+        return "steering note queued: applied at the next episode boundary"
+
+    def wait(self, project: str | None, timeout: float | None = None) -> None:
+        thread = self._threads.get(project or "")
+        if thread is not None:
+            thread.join(timeout)
+
+    # ---------------------------------------------------------------------------- views
+    def view(self, project: str | None, tail: int = 20) -> View:
+        if not project:
+            return View(status="no project open")
+        pilot = self.pilot(project)
+        runs = pilot.runs.runs()
+        if not runs:
+            return View(status="no run yet")
+        run = runs[-1]
+        events = [e for e in pilot.runs.events(run.id) if e.kind != "start"][-tail:]
+        lines = "\n".join(e.line() for e in events)
+        result = pilot.status(run.id)
+        state = "running" if self.running(project) else result.status
+        error = self._errors.get(project, "")
+        status = f"**{run.id}**: {state} {result.message if state != 'running' else ''} {error}"
+        return View(status=status.strip(), events=f"```\n{lines}\n```" if lines else "",
+                    gate=render_gate(result.gate), prose=render_prose(result.state),
+                    waiting=result.status == "waiting" and not self.running(project))
+
+
+def render_gate(gate: dict[str, Any] | None) -> str:
+    """The gate's question as Markdown (pure)."""
+    if not gate:
+        return ""
+    out = [f"### waiting at the {gate.get('gate')} gate (episode {gate.get('episode')})"]
+    out += [f"- {line}" for line in gate.get("beats", []) or []]
+    if gate.get("memories"):
+        out.append("**candidate memories**")
+        out += [f"- {line}" for line in gate["memories"]]
+    if gate.get("verdict"):
+        verdict = gate["verdict"]
+        reasons = "; ".join(verdict.get("reasons", []))
+        out.append(f"**verdict**: {verdict.get('decision')}: {reasons}")
+    return "\n".join(out)
+
+
+def render_prose(state: dict[str, Any]) -> str:
+    """The open episode's drafted prose, each beat followed by the findings about it (pure)."""
+    prose = state.get("prose") or {}
+    if not prose:
+        return ""
+    findings = (state.get("report") or {}).get("findings", [])
+    out = [f"### episode {state.get('episode')}"]
+    for key in sorted(prose, key=int):
+        out.append(f"**beat {key}**\n\n{prose[key]}")
+        for f in findings:
+            if str(f.get("beat")) == key:
+                out.append(f"> **{f.get('severity')}** ({f.get('kind')}): {f.get('message')} "
+                           f"— “{f.get('quote', '')}”")
+    general = [f for f in findings if f.get("beat") is None]
+    for f in general:
+        out.append(f"> **{f.get('severity')}** ({f.get('kind')}): {f.get('message')}")
+    return "\n\n".join(out)
