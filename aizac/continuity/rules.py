@@ -51,7 +51,6 @@ STALE_WHEREABOUTS = 3
 """Episodes after which a plain whereabouts fact no longer pins a character to a place."""
 ACTING_ASPECTS = ("whereabouts", "emotion", "goal", "allegiance", "ability")
 AGAIN = ("다시", "화해", "again", "reconcil", "once more", "重新", "和好", "再次")
-_STATE_ASPECTS = ("condition", "status", "whereabouts")
 
 
 def _state_at(canon: Canon, claims: Sequence[FactClaim], name: str, aspect: str,
@@ -86,7 +85,8 @@ def _presence_one(a: Appearance, canon: Canon, claims: Sequence[FactClaim], epis
     if dead is not None:
         key = "dead_speaks" if a.speaking else "dead_acts"
         text = message(key, language, name=a.name, fact=dead.text, beat=a.beat)
-        return Finding("dead_character", "error", text, dead.id, a.quote, a.beat)
+        # a death earlier in this draft has no memory id yet (extraction results): None
+        return Finding("dead_character", "error", text, dead.id or None, a.quote, a.beat)
     where = _state_at(canon, claims, a.name, "whereabouts", a.beat)
     if where is None or not a.location.strip() or same_place(a.location, where.text,
                                                              where.keyword):
@@ -94,12 +94,12 @@ def _presence_one(a: Appearance, canon: Canon, claims: Sequence[FactClaim], epis
     values = dict(name=a.name, fact=where.text, beat=a.beat, place=a.location)
     if has_any(where.text, ABSENT):
         return Finding("absent_character", "error", message("absent", language, **values),
-                       where.id, a.quote, a.beat)
+                       where.id or None, a.quote, a.beat)
     from_canon = canon.state(a.name, "whereabouts") == where
     if from_canon and where.chapter and episode - where.chapter > STALE_WHEREABOUTS:
         return None
     return Finding("wrong_location", "warning", message("wrong_location", language, **values),
-                   where.id, a.quote, a.beat)
+                   where.id or None, a.quote, a.beat)
 
 
 def _dead_subject(claim: FactClaim, canon: Canon,

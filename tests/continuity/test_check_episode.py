@@ -215,3 +215,13 @@ def test_a_world_rule_changed_or_broken_is_a_warning(seeded: Seeded) -> None:
     assert [(f.kind, f.memory_id) for f in report.findings] == [("world_rule", rule)]
     assert "원고가 세계관 규칙 '마나는 밤에만 쓸 수 있다'를 어깁니다" in report.findings[0].message
     broken.discard()
+
+
+def test_a_death_in_extraction_results_cites_no_memory_yet(seeded: Seeded) -> None:
+    found = {"1": {"characters": {"facts": [{"character_name": "진도준", "aspect": "condition",
+                                             "text": "진도준은 총에 맞아 죽었다"}]}}}
+    beats = [beat(1, "서울", ["진도준"]), beat(2, "서울", ["강미라"], dialogue=[("진도준", "...")])]
+    report = check_episode(seeded.mem, episode=3, beats=beats, prose={1: "..", 2: ".."},
+                           candidates=found, language="ko")
+    dead = [f for f in report.findings if f.kind == "dead_character"]
+    assert [(f.beat, f.memory_id) for f in dead] == [(2, None)]
