@@ -21,12 +21,17 @@ from aizac.server.auth import ServerState, user_from_request
 from aizac.web.service import WebService
 
 _LOGOUT_HEAD = """<script>
-window.addEventListener('load', () => {
+(function addLogout() {
+  // Gradio inserts head scripts after the page has loaded: add the link now (or once the
+  // body exists), not on the 'load' event.
+  if (!document.body) { setTimeout(addLogout, 100); return; }
+  if (document.getElementById('aizac-logout')) return;
   const a = document.createElement('a');
   a.href = '/logout'; a.id = 'aizac-logout'; a.textContent = 'Log out';
-  a.style.cssText = 'position:fixed;top:8px;right:14px;z-index:1000;font-size:0.9em;';
+  a.style.cssText = 'position:fixed;bottom:10px;right:14px;z-index:1000;font-size:0.9em;'
+    + 'padding:4px 10px;border-radius:6px;background:var(--background-fill-secondary);';
   document.body.appendChild(a);
-});
+})();
 </script>"""
 
 
