@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from aizac.errors import InvalidInputError, StorageError
+from aizac.errors import InvalidInputError, NotFoundError, StorageError
 from aizac.memory.facts import fact_slot
 from aizac.memory.forgetting import reinforced
 from aizac.memory.journal import (
@@ -138,7 +138,7 @@ class Commits:
         last_in_slot: dict[str, int] = {}
         for cand in candidates:
             meta = dict(cand.metadata) or build_metadata(
-                cand.tag, turn=turn, threshold=self.threshold, **cand.fields
+                cand.tag, cand.fields, turn=turn, threshold=self.threshold
             )
             slot = fact_slot(meta)
             targets = self._targets(cand, meta, slot, last_in_slot, snap)
@@ -161,7 +161,11 @@ class Commits:
             snap.embeddings.append(list(cand.vector or []))
         touched = [i for i in dict.fromkeys([*reinforce, *paid_off]) if i not in current]
         if touched:
-            got = self.rows.fetch(touched, ["metadatas"])
+            # A memory to reinforce may be gone (an undone commit): it is skipped, not an error.
+            got = self.rows.by_ids(touched, ["metadatas"])
+            missing = [i for i in paid_off if i in touched and i not in got["ids"]]
+            if missing:
+                raise NotFoundError(f"Unknown memory id(s): {', '.join(missing[:5])}.")
             for mid, meta in zip(got["ids"], got["metadatas"], strict=True):
                 if meta.get("superseded_by"):
                     continue

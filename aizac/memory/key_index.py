@@ -29,6 +29,8 @@ CREATE TABLE IF NOT EXISTS keys (
     coll TEXT NOT NULL, id TEXT NOT NULL, tag TEXT NOT NULL, name TEXT NOT NULL,
     c1 TEXT NOT NULL, c2 TEXT NOT NULL, foreshadow INTEGER NOT NULL, live REAL NOT NULL,
     slot TEXT NOT NULL, subject TEXT NOT NULL, fp TEXT NOT NULL,
+    aliases TEXT NOT NULL, chapter INTEGER NOT NULL, beat INTEGER NOT NULL,
+    created INTEGER NOT NULL,
     PRIMARY KEY (coll, id)
 );
 CREATE INDEX IF NOT EXISTS keys_slot ON keys (coll, slot, live);
@@ -38,6 +40,7 @@ CREATE INDEX IF NOT EXISTS keys_name ON keys (coll, name, tag, live);
 CREATE INDEX IF NOT EXISTS keys_pair ON keys (coll, c1, c2, live);
 CREATE INDEX IF NOT EXISTS keys_tag ON keys (coll, tag, live);
 CREATE INDEX IF NOT EXISTS keys_foreshadow ON keys (coll, foreshadow, live);
+CREATE INDEX IF NOT EXISTS keys_live ON keys (coll, live);
 """
 
 KEY_COLUMNS = {
@@ -59,7 +62,11 @@ def fingerprint(tag: str, subject: str, text: str) -> str:
 
 
 def key_row(memory_id: str, meta: Mapping[str, Any], text: str = "") -> tuple[Any, ...]:
-    """The index row of one memory (without the collection name)."""
+    """The index row of one memory (without the collection name).
+
+    Besides the keys it keeps what never changes after a memory is written and what the cast
+    needs (aliases, and chapter / beat / creation turn for the newest-first order), so
+    :meth:`KeyIndex.cast` answers without reading Chroma."""
     tag = str(meta.get("tag", ""))
     subject = fact_subject(meta)
     return (
@@ -73,6 +80,10 @@ def key_row(memory_id: str, meta: Mapping[str, Any], text: str = "") -> tuple[An
         fact_slot(meta),
         subject,
         fingerprint(tag, subject, text) if text else "",
+        str(meta.get("aliases", "")),
+        int(meta.get("chapter", 0) or 0),
+        int(meta.get("beat", 0) or 0),
+        int(meta.get("created_turn", 0) or 0),
     )
 
 
@@ -87,7 +98,7 @@ class KeyIndex:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")  # a cache, rebuilt if ever short
             columns = {row[1] for row in self._db.execute("PRAGMA table_info(keys)")}
-            if columns and "fp" not in columns:  # an older layout: it is a cache, rebuild it
+            if columns and "created" not in columns:  # an older layout: a cache, rebuilt
                 self._db.execute("DROP TABLE keys")
             self._db.executescript(_SCHEMA)
         except sqlite3.Error as e:
@@ -116,7 +127,7 @@ class KeyIndex:
     def add(self, rows: Iterable[tuple[str, Mapping[str, Any], str]]) -> None:
         """Insert or replace the rows of ``(id, metadata, text)`` triples."""
         self._run(
-            "INSERT OR REPLACE INTO keys VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO keys VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(self.collection, *key_row(mid, meta, text)) for mid, meta, text in rows],
         )
 
@@ -165,6 +176,17 @@ class KeyIndex:
                 (self.collection, pattern, float(live_from)),
             )
             return [row[0] for row in rows]
+
+    def cast(self, *, live_from: float) -> list[tuple[str, str, str, float]]:
+        """``(id, character_name, aliases, live hint)`` of the Character rows whose hint is at
+        least ``live_from``, newest first (chapter, beat, creation turn, id)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, name, aliases, live FROM keys WHERE coll = ? AND tag = 'Character'"
+                " AND live >= ? ORDER BY chapter DESC, beat DESC, created DESC, id DESC",
+                (self.collection, float(live_from)),
+            )
+            return [(str(r[0]), str(r[1]), str(r[2]), float(r[3])) for r in rows]
 
     def close(self) -> None:
         with self._lock:

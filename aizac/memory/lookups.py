@@ -15,7 +15,9 @@ from aizac.errors import InvalidInputError, NotFoundError
 from aizac.memory.facts import RULE, fact_slot, fact_subject, name_key, same_text
 from aizac.memory.key_index import fingerprint, simple_equalities
 from aizac.memory.records import (
+    ALWAYS,
     CHARACTER,
+    NEVER,
     RELATION,
     SETTING,
     MemoryHit,
@@ -25,6 +27,7 @@ from aizac.memory.records import (
     clean_aliases,
     normalize_name,
     recency_key,
+    split_aliases,
     state_where,
     to_hit,
 )
@@ -69,6 +72,8 @@ class Lookups:
             res = None
             if equal is not None and not include_forgotten and not include_superseded:
                 res = self.rows.indexed(equal, INCLUDE, turn)
+            elif _pinned_only(where) and not include_forgotten and not include_superseded:
+                res = self._pinned(turn)
             if res is None:
                 full = and_where(
                     where,
@@ -80,6 +85,17 @@ class Lookups:
                 res = self.rows.get_paged(full)
             hits = sorted(self.hits(res), key=recency_key, reverse=True)
         return hits[:limit] if limit is not None else hits
+
+    def _pinned(self, turn: int) -> dict[str, Any] | None:
+        """Live pinned memories: a pinned current memory's ``live_until`` is :data:`ALWAYS`,
+        so the index's hints find them without a Chroma ``where`` scan (re-checked here)."""
+        if self.rows.index is None:
+            return None
+        ids = self.rows.index.ids({}, live_from=ALWAYS)
+        got = self.rows.by_ids(ids, INCLUDE)
+        keep = [n for n, meta in enumerate(got["metadatas"])
+                if meta.get("pinned") is True and float(meta.get("live_until", NEVER)) >= turn]
+        return {key: [values[n] for n in keep] for key, values in got.items()}
 
     def _keyed(self, key: str, value: str, fallback: Where) -> list[MemoryHit]:
         """Live memories whose derived index key ``key`` equals ``value``, newest first.
@@ -159,19 +175,48 @@ class Lookups:
         return [h for h in hits if h.tag == CHARACTER]
 
     def characters(self) -> dict[str, list[str]]:
-        """Canonical name -> aliases, from the live Character memories.
+        """Canonical name -> aliases, from the live Character memories, newest first.
 
         Cached until the next write or turn change, so the many reads of one beat cost one.
+        With a key index the cast is read from it (names, aliases and order are stored there)
+        and only one row per character is checked in Chroma, so the cost follows the cast, not
+        the number of Character memories the novel has written.
         """
         key = (self.rows.version, self.turn())
         if self._cast is not None and self._cast[:2] == key:
             return {k: list(v) for k, v in self._cast[2].items()}
-        out: dict[str, list[str]] = {}
-        for hit in self.get_where({"tag": CHARACTER}):
-            known = out.setdefault(hit.character_name, [])
-            known.extend(a for a in hit.aliases if a not in known)
+        out = self._indexed_cast(key[1])
+        if out is None:
+            out = {}
+            for hit in self.get_where({"tag": CHARACTER}):
+                known = out.setdefault(hit.character_name, [])
+                known.extend(a for a in hit.aliases if a not in known)
         self._cast = (key[0], key[1], out)
         return {k: list(v) for k, v in out.items()}
+
+    def _indexed_cast(self, turn: int) -> dict[str, list[str]] | None:
+        """The cast from the key index, or ``None`` (no index, or a hint found stale)."""
+        if self.rows.index is None:
+            return None
+        with self.rows.lock:
+            rows = self.rows.index.cast(live_from=float(turn))
+            out: dict[str, list[str]] = {}
+            first: dict[str, tuple[str, float]] = {}  # name -> (id, hint) of its newest row
+            for mid, name, aliases, live in rows:
+                known = out.setdefault(name, [])
+                known.extend(a for a in split_aliases(aliases) if a not in known)
+                if name not in first or live > first[name][1]:
+                    first[name] = (mid, live)
+            ids = [mid for mid, _ in first.values()]
+            got = self.rows.by_ids(ids, ["metadatas"])
+        metas = dict(zip(got["ids"], got["metadatas"], strict=True))
+        for name, (mid, _) in first.items():
+            meta = metas.get(mid)
+            if meta is None or meta.get("character_name") != name or (
+                float(meta.get("live_until", NEVER)) < turn
+            ):
+                return None  # the index says more than Chroma: read the exact way
+        return out
 
     def resolve_name(self, name: str) -> str:
         """The canonical character name for ``name`` or one of its aliases (else ``name``)."""
@@ -215,3 +260,11 @@ class Lookups:
                 seen.add(nxt)
                 chain.append(self.get(nxt))
             return chain
+
+
+def _pinned_only(where: Mapping[str, Any] | None) -> bool:
+    """Whether ``where`` is exactly ``{"pinned": True}`` (or ``{"pinned": {"$eq": True}}``)."""
+    if not where or set(where) != {"pinned"}:
+        return False
+    value = where["pinned"]
+    return value is True or (isinstance(value, Mapping) and dict(value) == {"$eq": True})

@@ -62,31 +62,13 @@ NEVER = -1.0
 """``live_until`` of a superseded or forgotten memory (earlier than any turn)."""
 ALIAS_SEP = "|"
 
-RESERVED_KEYS: frozenset[str] = frozenset(
-    {
-        "tag",
-        "character_name",
-        "character1",
-        "character2",
-        "aliases",
-        "keyword",
-        "chapter",
-        "beat",
-        "created_turn",
-        "last_turn",
-        "memory_strength",
-        "pinned",
-        "forgotten",
-        "foreshadow",
-        "paid_off",
-        "aspect",
-        "batch",
-        "supersedes",
-        "superseded_by",
-        "forget_at",
-        "live_until",
-    }
-)
+RESERVED_KEYS: frozenset[str] = frozenset({
+    "tag", "character_name", "character1", "character2", "aliases", "keyword", "chapter",
+    "beat", "created_turn", "last_turn", "memory_strength", "pinned", "forgotten",
+    "foreshadow", "paid_off", "aspect", "batch", "supersedes", "superseded_by", "forget_at",
+    "live_until",
+})
+"""The stored keys of the table above (caller ``extra`` metadata may not use them)."""
 
 Metadata = dict[str, str | int | float | bool]
 Where = dict[str, Any]
@@ -218,34 +200,50 @@ def decay_fields(
     return changed
 
 
-def build_metadata(
-    tag: str,
-    *,
-    turn: int,
-    threshold: float,
-    strength: float,
-    character_name: str | None = None,
-    character1: str | None = None,
-    character2: str | None = None,
-    keyword: str = "",
-    chapter: int = 0,
-    beat: int = 0,
-    pinned: bool = False,
-    aliases: Iterable[str] | None = None,
-    foreshadow: bool = False,
-    aspect: str | None = None,
-    supersedes: str = "",
-    extra: Mapping[str, object] | None = None,
-) -> Metadata:
-    """Validate one memory's fields and return its complete metadata.
+@dataclass
+class MemoryFields:
+    """What a caller states about one memory: the one home of these fields, their defaults and
+    their meaning, shared by :meth:`WriterMemory.remember`, :meth:`CandidateBatch.remember` /
+    ``note`` and the new versions made by ``supersede``. :func:`build_metadata` validates them.
 
-    Raises:
-        InvalidInputError: unknown tag, missing or misplaced character fields, bad numbers.
+    ``aspect`` makes a Character fact a state of that aspect (see
+    :data:`aizac.memory.facts.ASPECTS`), ``"rule"`` a NovelSetting a world rule keyed by its
+    keyword; ``extra`` is the caller's own scalar metadata.
     """
-    check_tag(tag)
-    strength = check_strength(strength)
-    name = normalize_name(character_name or "")
-    c1 = c2 = ""
+
+    strength: float
+    character_name: str | None = None
+    character1: str | None = None
+    character2: str | None = None
+    keyword: str = ""
+    chapter: int = 0
+    beat: int = 0
+    pinned: bool = False
+    aliases: Iterable[str] | None = None
+    foreshadow: bool = False
+    aspect: str | None = None
+    extra: Mapping[str, object] | None = None
+
+    @classmethod
+    def of(cls, strength: float, **fields: Any) -> MemoryFields:
+        """The fields from keyword arguments; an unknown name is a clear error."""
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(fields) - known)
+        if unknown:
+            raise InvalidInputError(
+                f"Unknown memory field(s): {', '.join(unknown)}.",
+                hint=f"A memory takes {', '.join(sorted(known - {'strength'}))}.",
+            )
+        if fields.get("aliases") is not None and not isinstance(fields["aliases"], str):
+            fields["aliases"] = list(fields["aliases"])
+        if fields.get("extra"):
+            fields["extra"] = dict(fields["extra"])
+        return cls(strength=strength, **fields)
+
+
+def _people(tag: str, fields: MemoryFields) -> tuple[str, str, str]:
+    """The character name and the relation pair of a memory, checked against its tag."""
+    name = normalize_name(fields.character_name or "")
     if tag == CHARACTER and not name:
         raise InvalidInputError(
             "A Character memory needs character_name.",
@@ -257,40 +255,61 @@ def build_metadata(
                 "A CharacterRelation names its pair with character1 and character2, "
                 "not character_name."
             )
-        c1, c2 = canonical_pair(character1 or "", character2 or "")
-    elif character1 or character2:
+        c1, c2 = canonical_pair(fields.character1 or "", fields.character2 or "")
+        return name, c1, c2
+    if fields.character1 or fields.character2:
         raise InvalidInputError(
             f"character1/character2 only apply to CharacterRelation memories, not {tag}.",
             hint="Use character_name for the character a memory is about.",
         )
-    if aliases and tag != CHARACTER:
+    return name, "", ""
+
+
+def _tag_fields(tag: str, fields: MemoryFields) -> str:
+    """Check the fields that only some tags take; returns the checked aspect."""
+    if fields.aliases and tag != CHARACTER:
         raise InvalidInputError(f"aliases only apply to Character memories, not {tag}.")
-    if foreshadow and tag not in (STORY, SETTING):
+    if fields.foreshadow and tag not in (STORY, SETTING):
         raise InvalidInputError(
             f"foreshadow applies to Story and NovelSetting memories, not {tag}."
         )
-    if not isinstance(keyword, str):
-        raise InvalidInputError(f"keyword must be a string, got {keyword!r}.")
-    aspect = check_aspect(aspect)
+    if not isinstance(fields.keyword, str):
+        raise InvalidInputError(f"keyword must be a string, got {fields.keyword!r}.")
+    aspect = check_aspect(fields.aspect)
     if aspect and (tag, aspect == RULE) not in ((CHARACTER, False), (SETTING, True)):
         raise InvalidInputError(
             f"aspect {aspect!r} does not apply to {tag} memories.",
             hint="Character memories take a state aspect; NovelSetting takes 'rule'.",
         )
+    return aspect
+
+
+def build_metadata(
+    tag: str, fields: MemoryFields, *, turn: int, threshold: float, supersedes: str = ""
+) -> Metadata:
+    """Validate one memory's fields and return its complete metadata.
+
+    Raises:
+        InvalidInputError: unknown tag, missing or misplaced character fields, bad numbers.
+    """
+    check_tag(tag)
+    strength = check_strength(fields.strength)
+    name, c1, c2 = _people(tag, fields)
+    aspect = _tag_fields(tag, fields)
     meta: Metadata = {
-        **check_extra(extra),
+        **check_extra(fields.extra),
         "tag": tag,
         "character_name": name,
         "character1": c1,
         "character2": c2,
-        "aliases": ALIAS_SEP.join(clean_aliases(aliases, name)),
-        "keyword": keyword.strip(),
-        "chapter": _check_count("chapter", chapter),
-        "beat": _check_count("beat", beat),
+        "aliases": ALIAS_SEP.join(clean_aliases(fields.aliases, name)),
+        "keyword": fields.keyword.strip(),
+        "chapter": _check_count("chapter", fields.chapter),
+        "beat": _check_count("beat", fields.beat),
         "created_turn": int(turn),
-        "pinned": bool(pinned),
+        "pinned": bool(fields.pinned),
         "forgotten": False,
-        "foreshadow": bool(foreshadow),
+        "foreshadow": bool(fields.foreshadow),
         "paid_off": "",
         "aspect": aspect,
         "batch": "",

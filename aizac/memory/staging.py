@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from aizac.errors import InvalidInputError, NotFoundError
 from aizac.memory.facts import fact_slot, fact_subject, same_text
 from aizac.memory.records import (
+    MemoryFields,
     Metadata,
     build_metadata,
     check_tag,
@@ -39,7 +40,7 @@ class Candidate:
     id: str
     text: str
     tag: str
-    fields: dict[str, Any]
+    fields: MemoryFields
     vector: list[float] | None = field(repr=False)
     """Embedded at commit (one call for the whole batch) when ``None``."""
     supersedes: str = ""
@@ -77,43 +78,20 @@ class CandidateBatch:
                 hint="Call mem.stage() for a new batch.",
             )
 
-    def remember(
-        self,
-        text: str,
-        tag: str,
-        *,
-        character_name: str | None = None,
-        character1: str | None = None,
-        character2: str | None = None,
-        keyword: str = "",
-        chapter: int = 0,
-        beat: int = 0,
-        strength: float | None = None,
-        pinned: bool = False,
-        aliases: Iterable[str] | None = None,
-        foreshadow: bool = False,
-        aspect: str | None = None,
-        extra: Mapping[str, object] | None = None,
-    ) -> str:
-        """Stage a new memory (see :meth:`WriterMemory.remember`); returns its future id."""
+    def remember(self, text: str, tag: str, *, strength: float | None = None,
+                 **fields: Any) -> str:
+        """Stage a new memory; returns its future id.
+
+        ``fields`` are those of :class:`~aizac.memory.records.MemoryFields` (the one home of a
+        memory's fields): ``character_name``, ``character1``/``character2``, ``keyword``,
+        ``chapter``, ``beat``, ``pinned``, ``aliases``, ``foreshadow``, ``aspect``, ``extra``;
+        ``strength`` defaults to the tag's (settings).
+        """
         self._check_open()
         text = check_text(text)
-        fields: dict[str, Any] = dict(
-            character_name=character_name,
-            character1=character1,
-            character2=character2,
-            keyword=keyword,
-            chapter=chapter,
-            beat=beat,
-            pinned=pinned,
-            aliases=list(aliases) if aliases is not None else None,
-            foreshadow=foreshadow,
-            aspect=aspect,
-            extra=dict(extra) if extra else None,
-            strength=self._memory.default_strength(check_tag(tag), strength),
-        )
-        meta = self._validate(tag, fields)
-        cand = Candidate(new_id(), text, tag, fields, None, "", meta)
+        given = MemoryFields.of(self._memory.default_strength(check_tag(tag), strength), **fields)
+        meta = self._validate(tag, given)
+        cand = Candidate(new_id(), text, tag, given, None, "", meta)
         self._candidates.append(cand)
         return cand.id
 
@@ -128,7 +106,7 @@ class CandidateBatch:
         self._check_open()
         text = check_text(text)
         strength = self._memory.default_strength(check_tag(tag), fields.pop("strength", None))
-        meta = self._validate(tag, {**fields, "strength": strength})
+        meta = self._validate(tag, MemoryFields.of(strength, **fields))
         slot, subject = fact_slot(meta), fact_subject(meta)
         for cand in reversed(self._candidates):
             same_key = (slot and fact_slot(cand.metadata) == slot) or (
@@ -189,15 +167,14 @@ class CandidateBatch:
             aliases=aliases,
             extra=extra,
         )
-        fields["aspect"] = str(old.metadata.get("aspect") or "") or None
         meta = self._validate(old.tag, fields)
         cand = Candidate(new_id(), text, old.tag, fields, None, memory_id, meta)
         self._candidates.append(cand)
         return cand.id
 
-    def _validate(self, tag: str, fields: dict[str, Any]) -> Metadata:
+    def _validate(self, tag: str, fields: MemoryFields) -> Metadata:
         return build_metadata(
-            tag, turn=self._memory.turn, threshold=self._memory.threshold, **fields
+            tag, fields, turn=self._memory.turn, threshold=self._memory.threshold
         )
 
     def drop(self, candidate_id: str) -> None:
@@ -264,7 +241,7 @@ def successor_fields(
     pinned: bool | None = None,
     aliases: Iterable[str] | None = None,
     extra: Mapping[str, object] | None = None,
-) -> dict[str, Any]:
+) -> MemoryFields:
     """The fields of a new version of the memory whose metadata is ``old``."""
     if old.get("superseded_by"):
         raise InvalidInputError(
@@ -272,7 +249,7 @@ def successor_fields(
             hint="Supersede the latest version (see mem.history(id)).",
         )
     tag = str(old["tag"])
-    return dict(
+    return MemoryFields(
         character_name=old.get("character_name") or None,
         character1=old.get("character1") or None,
         character2=old.get("character2") or None,
@@ -281,6 +258,7 @@ def successor_fields(
         beat=int(old.get("beat", 0)) if beat is None else beat,
         pinned=bool(old.get("pinned")) if pinned is None else pinned,
         aliases=split_aliases(old.get("aliases")) if aliases is None else list(aliases),
+        aspect=str(old.get("aspect") or "") or None,
         extra=dict(extra) if extra else None,
         strength=memory.default_strength(tag, strength)
         if strength is not None

@@ -273,8 +273,8 @@ class WriterMemory:
     def remember(self, text: str, tag: str, **fields: Any) -> str:
         """Store one fact now and return its id (validated first; nothing half-written).
 
-        ``fields`` are those of :meth:`CandidateBatch.remember` (the one home of a memory's
-        fields): ``character_name``, ``character1``/``character2``, ``keyword``, ``chapter``,
+        ``fields`` are those of :class:`~aizac.memory.records.MemoryFields` (their one home):
+        ``character_name``, ``character1``/``character2``, ``keyword``, ``chapter``,
         ``beat``, ``strength``, ``pinned``, ``aliases``, ``foreshadow``, ``aspect``, ``extra``.
         ``aspect`` makes a Character fact a state of that aspect (see
         :data:`aizac.memory.facts.ASPECTS`), ``aspect="rule"`` a NovelSetting a world rule keyed

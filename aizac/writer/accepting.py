@@ -9,9 +9,12 @@ accept, a plot whose memories were seeded but never saved, and a turn out of ste
 accepted beats are repaired before anything new is written. Every repair is idempotent.
 
 Memories that a generation used are reinforced only once what it produced is stored: the ids a
-beat design's context held are kept with the draft (:func:`keep_context`) and reinforced when the
-beat is accepted (:func:`reinforce_kept`); a regenerated design replaces them, so discarded,
-failed or aborted generations never change a strength.
+beat design's context held are kept with the draft (:func:`keep_context`) and reinforced by the
+accept's own memory commit, in its one update (:func:`reinforce_with_commit`); a regenerated
+design replaces them, so discarded, failed or aborted generations never change a strength.
+
+Summary and turn are written together by ``WriterMemory.finish_beat`` (one state write), so a
+kill can never leave the summary added but the turn not advanced.
 """
 
 from __future__ import annotations
@@ -82,13 +85,16 @@ def finish_accept(
     turn: int,
 ) -> BeatRecord:
     """The writes after the memory commit (idempotent: recovery replays them)."""
-    # The summary goes in before the turn advances (adding it again under the same turn is a
-    # no-op), so after a kill an advanced turn means both were done.
+    # Summary and turn are ONE write (WriterMemory.finish_beat): a kill leaves both or neither,
+    # so an advanced turn means the summary is in, and replaying adds it once.
     if int(memory.turn) <= turn:
-        memory.short_term.add(summary)
-        checkpoint("accept:summarised")
-        memory.advance(1)
-    checkpoint("accept:advanced")
+        finish = getattr(memory, "finish_beat", None)
+        if finish is not None:
+            finish(summary, turns=1, ids=ids)
+        else:  # a memory without the one-write method (a test double): summary, then turn
+            memory.short_term.add(summary)
+            memory.advance(1)
+    checkpoint("accept:summarised")
     return store.set_status(
         record.id, "accepted", expected_version=record.version, memory_ids=ids, summary=summary,
     )
@@ -194,11 +200,26 @@ def keep_context(store: ProjectStore, beat_id: int, text: str) -> None:
     store.kv_set(f"context:{beat_id}", json.dumps(context_ids(text)))
 
 
+def kept_context(store: ProjectStore, beat_id: int) -> list[str]:
+    """The ids of the memories the stored design of ``beat_id`` was written from."""
+    kept = store.kv_get(f"context:{beat_id}")
+    return [str(i) for i in json.loads(kept[0])] if kept else []
+
+
+def reinforce_with_commit(store: ProjectStore, batch: Any, beat_id: int) -> bool:
+    """Let the accept's memory commit reinforce what the accepted design used, in the same
+    single update (no second write per accept). ``False`` when ``batch`` cannot (then call
+    :func:`reinforce_kept` after the commit)."""
+    reinforced = getattr(batch, "reinforced", None)
+    if not isinstance(reinforced, list):
+        return False
+    reinforced.extend(i for i in kept_context(store, beat_id) if i not in reinforced)
+    return True
+
+
 def reinforce_kept(store: ProjectStore, memory: Memory, beat_id: int) -> None:
     """Reinforce the memories the accepted design used (best effort: never fails an accept)."""
-    kept = store.kv_get(f"context:{beat_id}")
-    ids = json.loads(kept[0]) if kept else []
-    reinforce(memory, ids)
+    reinforce(memory, kept_context(store, beat_id))
 
 
 def reinforce(memory: Memory, ids: Sequence[str]) -> None:

@@ -398,10 +398,12 @@ class WriterAgent:
             batch, future = extraction.stage(
                 self.memory, found, record.beat, new_characters=profiles
             )
+            together = accepting.reinforce_with_commit(self.store, batch, record.id)
             done = accepting.commit_accept(
                 self.store, self.memory, record, batch, future, found.summary
             )
-            accepting.reinforce_kept(self.store, self.memory, record.id)
+            if not together:
+                accepting.reinforce_kept(self.store, self.memory, record.id)
             return done
 
     def unaccept(self, beat_id: int, *, expected_version: int | None = None) -> BeatRecord:

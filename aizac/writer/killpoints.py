@@ -21,8 +21,7 @@ STEPS: dict[str, tuple[str, ...]] = {
         "accept:extracted",
         "accept:logged",
         "accept:committed",
-        "accept:summarised",
-        "accept:advanced",
+        "accept:summarised",  # summary and turn: one write (WriterMemory.finish_beat)
     ),
     "write": ("write:streaming", "write:streamed"),
 }

@@ -144,13 +144,14 @@ def test_a_commit_embeds_all_its_texts_in_one_call(settings: Settings) -> None:
 def test_characters_is_read_once_per_write(mem: WriterMemory) -> None:
     mem.remember("Kai, a thief.", "Character", character_name="Kai", aliases=["K"])
     reads: list[int] = []
-    original = mem.lookups.get_where
+    assert mem.rows.index is not None
+    original = mem.rows.index.cast
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         reads.append(1)
         return original(*args, **kwargs)
 
-    mem.lookups.get_where = counted  # type: ignore[method-assign]
+    mem.rows.index.cast = counted  # type: ignore[method-assign]
     for _ in range(6):
         assert mem.characters() == {"Kai": ["K"]}
     assert len(reads) == 1

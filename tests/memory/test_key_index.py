@@ -89,3 +89,66 @@ def test_a_caller_client_without_path_reads_through_chroma(mem: WriterMemory) ->
     assert [h.text for h in other.character_state("Kai")] == ["Kai is a knight."]
     assert other.characters() == {"Kai": []}
     mem.client.delete_collection("shared-novel")
+
+
+def _where_gets(mem: WriterMemory, by_id: list[int] | None = None) -> list[object]:
+    """Record every Chroma ``get`` that filters by ``where`` (a scan of the collection), and
+    in ``by_id`` how many rows each ``get(ids=...)`` asks for."""
+    calls: list[object] = []
+    original = mem.collection.get
+
+    def counted(*args: object, **kwargs: object) -> object:
+        if kwargs.get("where") is not None:
+            calls.append(kwargs["where"])
+        ids = kwargs.get("ids")
+        if by_id is not None and isinstance(ids, list):
+            by_id.append(len(ids))
+        return original(*args, **kwargs)
+
+    mem.collection.get = counted
+    return calls
+
+
+def test_the_cast_from_the_index_equals_the_exact_read(mem: WriterMemory) -> None:
+    mem.remember("Kai, a thief.", "Character", character_name="Kai", aliases=["K"], chapter=1)
+    mem.remember("Mira, a guard.", "Character", character_name="Mira", chapter=3)
+    mem.remember("Kai limps.", "Character", character_name="Kai", aliases=["Thief"], chapter=2)
+    mem.remember("Old Jun.", "Character", character_name="Jun", chapter=1)
+    mem.forget(mem.character_state("Jun")[0].id)
+    mem.remember("Kai runs.", "Character", character_name="Kai", chapter=2)
+    fetched: list[int] = []
+    scans = _where_gets(mem, fetched)
+    cast = mem.characters()
+    # Read from the index; one row per character (not per Character memory) checked by id.
+    assert scans == [] and sum(fetched) == 2
+    exact: dict[str, list[str]] = {}
+    for hit in mem.get_where({"tag": "Character"}):
+        known = exact.setdefault(hit.character_name, [])
+        known.extend(a for a in hit.aliases if a not in known)
+    assert cast == exact == {"Mira": [], "Kai": ["Thief", "K"]}
+    assert list(cast) == ["Mira", "Kai"]  # newest first, as before
+
+
+def test_a_stale_cast_hint_falls_back_to_the_exact_read(mem: WriterMemory) -> None:
+    assert mem.rows.index is not None
+    gone = mem.remember("Jun, a ghost.", "Character", character_name="Jun")
+    mem.remember("Kai, a thief.", "Character", character_name="Kai")
+    mem.forget(gone)
+    mem.rows.index.set_live({gone: ALWAYS})  # a crash between Chroma's write and the hint's
+    mem.advance(1)  # a new turn: the cached cast is read again
+    assert mem.characters() == {"Kai": []}
+
+
+def test_pinned_memories_are_found_without_a_where_scan(mem: WriterMemory) -> None:
+    ring = mem.remember("The ring must not be worn.", "NovelSetting", keyword="ring")
+    mem.remember("A passing cart.", "Story")
+    mem.pin(ring)
+    unpinned = mem.remember("Once pinned.", "Story")
+    mem.pin(unpinned)
+    mem.unpin(unpinned)
+    scans = _where_gets(mem)
+    assert [h.id for h in mem.get_where({"pinned": {"$eq": True}})] == [ring]
+    assert [h.id for h in mem.get_where({"pinned": True})] == [ring]
+    assert scans == []
+    mem.forget(ring)
+    assert mem.get_where({"pinned": True}) == []

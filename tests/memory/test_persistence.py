@@ -60,3 +60,23 @@ def test_reopen_in_a_new_process(tmp_path: Path, settings: Settings) -> None:
         "short": ["Mira forgave Kai."],
         "hist": 2,
     }
+
+
+def test_the_hnsw_log_is_persisted_every_100_writes(tmp_path: Path, settings: Settings) -> None:
+    """Chroma's default (1000 writes between index persists) makes every write replay a log
+    that grows for ~250 beats; aizac's stores use a short one, old stores get it on open."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    from aizac.memory.rows import SYNC_THRESHOLD
+
+    emb = HashingEmbeddings()
+    old = chromadb.PersistentClient(path=str(tmp_path / "old"),
+                                    settings=ChromaSettings(anonymized_telemetry=False))
+    made = old.get_or_create_collection("novel", embedding_function=None,
+                                        configuration={"hnsw": {"space": "cosine"}})
+    assert dict(made.configuration.get("hnsw") or {})["sync_threshold"] == 1000  # the default
+    again = WriterMemory(path=tmp_path / "old", embeddings=emb, settings=settings)
+    assert dict(again.collection.configuration["hnsw"])["sync_threshold"] == SYNC_THRESHOLD
+    fresh = WriterMemory(path=tmp_path / "new", embeddings=emb, settings=settings)
+    assert dict(fresh.collection.configuration["hnsw"])["sync_threshold"] == SYNC_THRESHOLD

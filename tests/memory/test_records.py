@@ -9,6 +9,8 @@ from aizac.memory import TAGS
 from aizac.memory.records import (
     ALWAYS,
     NEVER,
+    MemoryFields,
+    Metadata,
     and_where,
     build_metadata,
     canonical_pair,
@@ -18,8 +20,8 @@ from aizac.memory.records import (
 )
 
 
-def meta(tag: str = "Story", **kw: object) -> dict[str, object]:
-    return build_metadata(tag, turn=5, threshold=1.0, strength=10.0, **kw)  # type: ignore[arg-type]
+def meta(tag: str = "Story", **kw: object) -> Metadata:
+    return build_metadata(tag, MemoryFields.of(10.0, **kw), turn=5, threshold=1.0)
 
 
 def test_tags() -> None:
@@ -74,11 +76,25 @@ def test_metadata_has_every_documented_key() -> None:
         ("Story", {"extra": {"tag": "x"}}, "reserved"),
         ("Story", {"extra": {"note": None}}, "string, number or bool"),
         ("Character", {"character_name": "Mira", "aliases": "M"}, "list"),
+        ("Story", {"chapters": 3}, "Unknown memory field"),
     ],
 )
 def test_bad_fields_are_rejected(tag: str, kw: dict[str, object], match: str) -> None:
     with pytest.raises(InvalidInputError, match=match):
         meta(tag, **kw)
+
+
+def test_a_memory_s_fields_have_one_home() -> None:
+    """The staging API takes its field names from MemoryFields, not from a second list."""
+    import inspect
+
+    from aizac.memory.staging import CandidateBatch
+
+    params = set(inspect.signature(CandidateBatch.remember).parameters)
+    assert params == {"self", "text", "tag", "strength", "fields"}
+    documented = set(MemoryFields.__dataclass_fields__) - {"strength"}
+    assert all(f"``{name}``" in (CandidateBatch.remember.__doc__ or "") or name in (
+        "character2",) for name in documented)
 
 
 def test_aliases_are_cleaned() -> None:
