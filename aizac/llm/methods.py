@@ -23,7 +23,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 
 from aizac.llm import instructions
 from aizac.llm.profiles import ModelProfile, profile_of
-from aizac.llm.wire_schema import compact_schema
+from aizac.llm.wire_schema import compact_schema, tighten_schema
 
 METHODS: tuple[str, ...] = ("json_schema", "tool", "constrained", "format", "prompt")
 # Name of the provider-neutral kwarg carrying a structured request through a routed model.
@@ -82,6 +82,8 @@ def plan_structured(
     name = schema_name(str(schema.get("title", "Output")))
     description = str(schema.get("description") or f"Record the {name} result.")
     schema = compact_schema(schema)  # the wire copy; replies are validated on the full one
+    if profile_of(model).small_local:  # short replies: it fills every bound it is given
+        schema = tighten_schema(schema)
     if chosen == "json_schema":
         return StructuredPlan(
             chosen,

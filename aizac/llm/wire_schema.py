@@ -55,3 +55,41 @@ def _node(node: dict[str, Any], *, keep_description: bool) -> dict[str, Any]:
         else:
             out[key] = value
     return out
+
+
+SMALL_LENGTH_SHARE = 3
+"""The small embedded model's strings get a third of their length bound: it fills strings to
+their bound, and a Korean or Chinese character costs it two or three tokens."""
+SMALL_MAX_ITEMS = 3
+"""The small embedded model's lists hold at most this many items (or their minimum)."""
+
+
+def tighten_schema(
+    schema: dict[str, Any],
+    *,
+    length_share: int = SMALL_LENGTH_SHARE,
+    max_items: int = SMALL_MAX_ITEMS,
+) -> dict[str, Any]:
+    """``schema`` with tighter bounds for the small embedded model (pure).
+
+    Every ``maxLength`` becomes ``maxLength // length_share`` (never below its ``minLength`` or
+    8) and every ``maxItems`` at most ``max_items`` (never below ``minItems``). A reply within
+    the tighter bounds still validates against the full schema, so nothing else changes; the
+    model's constrained reply is just shorter (a plot in a fraction of the tokens).
+    """
+    out: dict[str, Any] = _tight(schema, length_share, max_items)
+    return out
+
+
+def _tight(node: Any, share: int, items: int) -> Any:
+    if isinstance(node, list):
+        return [_tight(v, share, items) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _tight(v, share, items) for k, v in node.items()}
+    if isinstance(node.get("maxLength"), int):
+        floor = max(int(node.get("minLength", 0)), 8)
+        out["maxLength"] = max(floor, node["maxLength"] // share)
+    if isinstance(node.get("maxItems"), int):
+        out["maxItems"] = max(int(node.get("minItems", 0)), min(node["maxItems"], items))
+    return out

@@ -52,10 +52,36 @@ def test_constrained_decoding_asks_for_json_without_the_schema_dump() -> None:
     model = ChatLocalLlama(model_path="unused.gguf")  # loads nothing until called
     plan = plan_structured(model, schema)
     assert plan.method == "constrained"
-    assert plan.kwargs["response_format"] == {"type": "json_object", "schema": schema}
+    # the small model's wire schema: tighter bounds (see the next test)
+    tight = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 8}}}
+    assert plan.kwargs["response_format"] == {"type": "json_object", "schema": tight}
     messages = [SystemMessage(content="You plan."), HumanMessage(content="Plan it.")]
     prompt = apply_plan(messages, plan)
     assert prompt[0].text == "You plan.\n\n" + CONSTRAINED_NOTE
     assert "maxLength" not in prompt[0].text
     # A model without a grammar still sees the whole schema.
     assert "maxLength" in (plan_structured(model, schema, method="prompt").system_note or "")
+
+
+def test_the_small_local_model_gets_tighter_bounds_and_others_the_full_ones() -> None:
+    """The small embedded model fills every bound it is given (and a Hangul character costs it
+    two or three tokens): its wire schema is tighter; a real model's is not."""
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    from aizac.llm.methods import plan_structured
+    from aizac.llm.profiles import ModelProfile, attach
+    from aizac.writer.schemas import NovelPlot
+
+    schema = NovelPlot.model_json_schema()
+    small = attach(FakeListChatModel(responses=["{}"]), ModelProfile("local", small_local=True))
+    real = FakeListChatModel(responses=["{}"])
+    tight = plan_structured(small, schema, "constrained").kwargs["response_format"]["schema"]
+    full = plan_structured(real, schema, "constrained").kwargs["response_format"]["schema"]
+    assert full["properties"]["logline"]["maxLength"] == 240
+    assert tight["properties"]["logline"]["maxLength"] == 80
+    assert full["properties"]["characters"]["maxItems"] == 5
+    assert tight["properties"]["characters"]["maxItems"] == 3
+    acts = tight["properties"]["acts"]
+    assert acts["minItems"] == acts["maxItems"] == 5  # never below the minimum
+    name = tight["$defs"]["PlotCharacter"]["properties"]["name"]
+    assert name["minLength"] == 1 and name["maxLength"] >= 8
