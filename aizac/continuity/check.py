@@ -22,6 +22,7 @@ from aizac.continuity.claims import (
 )
 from aizac.continuity.coverage import coverage, resolve_names
 from aizac.continuity.ledger import ForeshadowingLedger, Thread, overdue_findings
+from aizac.continuity.messages import message
 from aizac.continuity.model_check import model_findings
 from aizac.continuity.report import ContinuityReport, Finding
 from aizac.continuity.rules import (
@@ -31,6 +32,7 @@ from aizac.continuity.rules import (
     rule_findings,
 )
 from aizac.continuity.secrets import Secret, SecretsRegistry, leak_findings
+from aizac.errors import StructuredOutputError
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -120,7 +122,9 @@ def check_episode(
             is an error).
 
     Raises:
-        StructuredOutputError, ModelError: only from the model check, when ``reviewer`` is set.
+        ModelError: the reviewer's provider failed (only when ``reviewer`` is set). A reply
+            that stays invalid after its repairs is not raised: the report then carries a
+            ``model`` warning saying the model check was skipped.
     """
     claims = claims_of(candidates)
     appear = appearances(beats)
@@ -138,7 +142,14 @@ def check_episode(
     )
     if reviewer is None:
         return report
-    found = model_findings(reviewer, _model_facts(memory, canon), prose, language=language)
+    try:
+        found = model_findings(reviewer, _model_facts(memory, canon), prose,
+                               language=language)
+    except StructuredOutputError as e:
+        # A small model that cannot answer the schema must not stop the episode: the
+        # deterministic findings stand, and the writer sees the model check was skipped.
+        found = [Finding("model", "warning", message("model_failed", language, error=e.message),
+                         None, "", None)]
     return ContinuityReport(report.findings + tuple(found), report.covered, report.missed,
                             report.names)
 

@@ -15,6 +15,7 @@ _TEMPLATES: dict[str, dict[str, str]] = {
                                "'{old}'를 현재처럼 씁니다.",
         "pinned_changed": "고정된 사실 '{fact}'{eul} 원고가 바꿉니다: {claim}",
         "pinned_negated": "고정된 사실 '{fact}'{eul} 원고가 부정합니다: {claim}",
+        "model_failed": "모델 점검을 건너뛰었습니다(올바른 답을 받지 못함): {error}",
         "rule_changed": "세계관 규칙 '{fact}'{eul} 원고가 바꿉니다: {claim}",
         "rule_negated": "원고가 세계관 규칙 '{fact}'{eul} 어깁니다: {claim}",
         "secret_leak": ("{name}{eun} 비밀 '{secret}'{eul_secret} 알 수 없는데 "
@@ -33,6 +34,7 @@ _TEMPLATES: dict[str, dict[str, str]] = {
                                "'{old}' as current.",
         "pinned_changed": "The draft changes the pinned fact '{fact}': {claim}",
         "pinned_negated": "The draft contradicts the pinned fact '{fact}': {claim}",
+        "model_failed": "The model check was skipped (no valid answer): {error}",
         "rule_changed": "The draft changes the world rule '{fact}': {claim}",
         "rule_negated": "The draft breaks the world rule '{fact}': {claim}",
         "secret_leak": "{name} cannot know the secret '{secret}', yet acts on it.",
@@ -48,6 +50,7 @@ _TEMPLATES: dict[str, dict[str, str]] = {
         "superseded_relation": "{pair}现在的关系是“{current}”，草稿却把旧关系“{old}”当作现在。",
         "pinned_changed": "草稿改变了固定设定“{fact}”：{claim}",
         "pinned_negated": "草稿否定了固定设定“{fact}”：{claim}",
+        "model_failed": "已跳过模型检查（没有得到有效回答）：{error}",
         "rule_changed": "草稿改变了世界规则“{fact}”：{claim}",
         "rule_negated": "草稿违背了世界规则“{fact}”：{claim}",
         "secret_leak": "{name}不可能知道秘密“{secret}”，却据此行动。",

@@ -86,7 +86,8 @@ def accept_findings(review: ModelReview, facts: Sequence[Fact],
 def model_findings(model: BaseChatModel, facts: Sequence[Fact], prose: Mapping[int, str], *,
                    language: str, retries: int = 2) -> list[Finding]:
     """Ask the reviewer ``model`` for contradictions (raises ``StructuredOutputError`` /
-    ``ModelError`` like every structured call)."""
+    ``ModelError`` like every structured call; :func:`~aizac.continuity.check_episode` turns
+    the first into a warning)."""
     if not facts or not any(p.strip() for p in prose.values()):
         return []
     review = generate_structured(model, ModelReview, model_messages(facts, prose, language),

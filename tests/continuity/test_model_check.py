@@ -46,3 +46,15 @@ def test_an_invalid_reply_is_retried_with_the_error(seeded: Seeded) -> None:
                            language="ko")
     assert [f for f in report.findings if f.kind == "model"] == []
     assert next(model.messages, None) is None  # both replies were used: the bad one was retried
+
+
+def test_a_model_that_never_answers_the_schema_leaves_the_rules_standing(seeded: Seeded) -> None:
+    beats = [NovelBeat(episode=3, index=1, location="부산 본가", time="밤", characters=["진도준"],
+                       events=["대화"], dialogue=[{"speaker": "박철수", "line": "돌아왔다"}])]
+    model = fake("몰라요", "몰라요", "몰라요")
+    report = check_episode(seeded.mem, episode=3, beats=beats, prose=PROSE, reviewer=model,
+                           language="ko")
+    assert [(f.kind, f.severity) for f in report.findings] == [
+        ("dead_character", "error"), ("model", "warning")]
+    assert report.findings[1].message.startswith("모델 점검을 건너뛰었습니다")
+    assert report.findings[1].memory_id is None
