@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Generator
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypedDict, TypeVar, Unpack
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -250,15 +250,26 @@ class _Session(Generic[M]):
         return StructuredOutputError(message, hint=hint)
 
 
+class StructuredOptions(TypedDict, total=False):
+    """The options of one structured call (each explained at :func:`generate_structured`)."""
+
+    retries: int
+    method: str | None
+    check: Check | None
+    max_tokens: int | None
+    max_tokens_cap: int | None
+    seed: int
+
+
 class _Options:
     def __init__(
         self,
-        retries: int,
-        method: str | None,
-        check: Check | None,
-        max_tokens: int | None,
-        max_tokens_cap: int | None,
-        seed: int,
+        retries: int = 2,
+        method: str | None = None,
+        check: Check | None = None,
+        max_tokens: int | None = None,
+        max_tokens_cap: int | None = None,
+        seed: int = 0,
     ) -> None:
         self.retries, self.method, self.check, self.seed = retries, method, check, seed
         self.max_tokens = max_tokens
@@ -274,13 +285,7 @@ def generate_structured(
     model: BaseChatModel,
     schema: type[M],
     messages: list[BaseMessage] | str,
-    *,
-    retries: int = 2,
-    method: str | None = None,
-    check: Check | None = None,
-    max_tokens: int | None = None,
-    max_tokens_cap: int | None = None,
-    seed: int = 0,
+    **options: Unpack[StructuredOptions],
 ) -> M:
     """Ask ``model`` for an instance of ``schema``; repair invalid output up to ``retries`` times.
 
@@ -289,7 +294,9 @@ def generate_structured(
             a provider model, or a LangChain fake).
         schema: the Pydantic model to produce.
         messages: the conversation (or one user prompt).
-        retries: extra attempts after an invalid or cut reply (``retries + 1`` calls at most).
+        **options: (:class:`StructuredOptions`, all optional)
+        retries: extra attempts after an invalid or cut reply (``retries + 1`` calls at most;
+            default 2).
         method: force ``json_schema``, ``tool``, ``constrained``, ``format`` or ``prompt``.
         check: a semantic validator run on the parsed result; it raises ``ValueError`` with a
             message, which is shown to the model like a schema error (one validator for every
@@ -298,15 +305,13 @@ def generate_structured(
             model once a reply was cut); ``None`` keeps the model's own limit.
         max_tokens_cap: the most room a cut reply is retried with (default 4x the budget).
         seed: retry ``n`` sends ``seed + n`` on models that take a seed (never the first
-            attempt's own seed).
+            attempt's own seed; default 0).
 
     Raises:
         StructuredOutputError: still invalid (or cut) after ``retries + 1`` calls.
         ModelError: the provider failed (after its transient retries and any fallback).
     """
-    session = _Session(
-        model, schema, messages, _Options(retries, method, check, max_tokens, max_tokens_cap, seed)
-    )
+    session = _Session(model, schema, messages, _Options(**options))
     return run(_attempts(session), lambda ask: model.invoke(ask[0], **ask[1]))
 
 
@@ -314,18 +319,10 @@ async def agenerate_structured(
     model: BaseChatModel,
     schema: type[M],
     messages: list[BaseMessage] | str,
-    *,
-    retries: int = 2,
-    method: str | None = None,
-    check: Check | None = None,
-    max_tokens: int | None = None,
-    max_tokens_cap: int | None = None,
-    seed: int = 0,
+    **options: Unpack[StructuredOptions],
 ) -> M:
     """Async :func:`generate_structured` (same contract)."""
-    session = _Session(
-        model, schema, messages, _Options(retries, method, check, max_tokens, max_tokens_cap, seed)
-    )
+    session = _Session(model, schema, messages, _Options(**options))
     return await arun(_attempts(session), lambda ask: model.ainvoke(ask[0], **ask[1]))
 
 
