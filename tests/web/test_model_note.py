@@ -1,0 +1,41 @@
+"""The web app tells a Korean writer when the small embedded demo model writes the project
+(issue 12 item 1: a visible note, not silence); injected (real) models get no note."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aizac.cliches import ClicheDB
+from aizac.llm.embeddings import HashingEmbeddings
+from aizac.settings import Settings
+from aizac.web.labels import labels
+from aizac.web.runner import Ui
+from aizac.web.service import WebService
+from aizac.web.tab_models import small_model_note
+from aizac.writer.service import Studio
+from tests.fakes import ScriptedChatModel
+
+
+def web(tmp_path: Path, cliche_db: ClicheDB, **models: ScriptedChatModel) -> Ui:
+    studio = Studio(Settings(data_dir=tmp_path / "data"), models=dict(models),
+                    embeddings=HashingEmbeddings(), cliches=cliche_db)
+    service = WebService(studio, export_dir=tmp_path / "exports")
+    return Ui(service=service, L=labels("ko"), language="ko")
+
+
+def test_a_korean_project_on_the_embedded_model_shows_the_note(
+    tmp_path: Path, cliche_db: ClicheDB
+) -> None:
+    ui = web(tmp_path, cliche_db)  # the product's default: every role on the embedded model
+    ui.service.studio.create("dawn", "회귀, 복수", language="ko")
+    note = small_model_note(ui, "dawn")
+    assert "데모 모델" in note and "실제 모델" in note
+    ui.service.studio.create("dusk", "regression", language="en")
+    assert small_model_note(ui, "dusk") == ""  # English projects: no note
+
+
+def test_real_models_show_no_note(tmp_path: Path, cliche_db: ClicheDB) -> None:
+    model = ScriptedChatModel()
+    ui = web(tmp_path, cliche_db, planner=model, writer=model, extractor=model)
+    ui.service.studio.create("dawn", "회귀, 복수", language="ko")
+    assert small_model_note(ui, "dawn") == ""
