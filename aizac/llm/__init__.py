@@ -7,6 +7,11 @@ Public API (import from the submodules; nothing heavy is imported here):
 - :func:`aizac.llm.structured.generate_structured` / ``agenerate_structured``.
   ``check=`` joins a semantic validator to the validate -> repair loop; replies cut at the token
   limit are retried with more room (``AIZAC_STRUCTURED_MAX_TOKENS``).
+- :mod:`aizac.llm.steps` — a loop written once as a generator core, run by a sync
+  (:func:`~aizac.llm.steps.run`) or an async (:func:`~aizac.llm.steps.arun`) shell: the
+  resilient model's call kinds, structured output's attempts and the writer's quality rounds.
+- :func:`aizac.llm.embeddings.embedding_fingerprint` — what identifies stored vectors (memory and
+  clichés refuse or rebuild under other embeddings).
 - :func:`aizac.llm.runtime.run_sync` — the one way sync code runs async model work (one
   persistent event loop per process; never ``asyncio.run``).
 - :func:`aizac.llm.specs.parse_spec` -> :class:`aizac.llm.specs.ModelSpec`.
