@@ -188,6 +188,21 @@ class KeyIndex:
             )
             return [(str(r[0]), str(r[1]), str(r[2]), float(r[3])) for r in rows]
 
+    def about(self, subject: str, tag: str, *, live_from: float, notes: int) -> list[str]:
+        """Ids of ``tag`` memories about ``subject`` with hint >= ``live_from``: every one that
+        holds a slot (a current state: at most one per aspect) and the newest ``notes``
+        without one, so the answer does not grow with what the novel said about them."""
+        where = "coll = ? AND subject = ? AND tag = ? AND live >= ?"
+        args = (self.collection, subject, tag, float(live_from))
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT id FROM keys WHERE {where} AND slot != '' UNION ALL "
+                f"SELECT id FROM (SELECT id FROM keys WHERE {where} AND slot = '' "
+                "ORDER BY chapter DESC, beat DESC, created DESC, id DESC LIMIT ?)",
+                (*args, *args, int(notes)),
+            )
+            return [row[0] for row in rows]
+
     def close(self) -> None:
         with self._lock:
             self._db.close()

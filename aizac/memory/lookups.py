@@ -33,6 +33,11 @@ from aizac.memory.records import (
 )
 from aizac.memory.rows import INCLUDE, Rows
 
+NOTES = 32
+"""Notes without an aspect read per character (newest first) by :meth:`Lookups.character_state`
+and near-same restatement checks: a scene shows a few, and older ones decay; current states
+(one per aspect) are always read."""
+
 
 class Lookups:
     """Exact reads of one memory collection at the current turn (``turn()``)."""
@@ -135,18 +140,33 @@ class Lookups:
         return sorted(current, key=recency_key, reverse=True)
 
     def restated(self, meta: Mapping[str, Any], text: str) -> MemoryHit | None:
-        """A live memory that already states this fact (same tag, subject and same or
-        near-same text), or ``None``."""
+        """A live memory that already states this fact (same tag, subject and same text, or
+        near-same text among the newest :data:`NOTES` about the subject), or ``None``."""
         tag, subject = str(meta["tag"]), fact_subject(meta)
         exact = self._keyed("fp", fingerprint(tag, subject, text), {"tag": tag})
         if exact:
             return exact[0]
         if not subject:
             return None
-        for hit in self._keyed("subject", subject, {"tag": tag}):
+        about = self._about(subject, tag)
+        if about is None:
+            about = self._keyed("subject", subject, {"tag": tag})
+        for hit in about:
             if hit.tag == tag and same_text(hit.text, text):
                 return hit
         return None
+
+    def _about(self, subject: str, tag: str) -> list[MemoryHit] | None:
+        """Live ``tag`` memories about ``subject`` through the index (current states and the
+        newest :data:`NOTES` notes), newest first; ``None`` without an index."""
+        if self.rows.index is None:
+            return None
+        with self.rows.lock:
+            turn = self.turn()
+            ids = self.rows.index.about(subject, tag, live_from=float(turn), notes=NOTES)
+            hits = [h for h in self.hits(self.rows.by_ids(ids, INCLUDE))
+                    if h.live and h.tag == tag and fact_subject(h.metadata) == subject]
+        return sorted(hits, key=recency_key, reverse=True)
 
     def relations(self, a: str, b: str) -> list[MemoryHit]:
         """Every live CharacterRelation of the pair ``a``-``b`` (either order), newest first."""
@@ -161,17 +181,25 @@ class Lookups:
         return found[0] if found else None
 
     def character_state(self, name: str) -> list[MemoryHit]:
-        """Live Character memories of ``name`` (or a character it is an alias of), newest first.
+        """Live Character memories of ``name`` (or a character it is an alias of), newest
+        first: the current state of every aspect and the newest :data:`NOTES` other notes.
 
         ``"KangMira"``, ``"kang mira"`` and ``"Kang Mira"`` name the same character.
         """
         if not normalize_name(name or ""):
             raise InvalidInputError("A character name cannot be empty.")
-        hits = self._keyed("subject", name_key(name), {"tag": CHARACTER})
+
+        def read(key: str) -> list[MemoryHit]:
+            found = self._about(key, CHARACTER)
+            return found if found is not None else self._keyed(
+                "subject", key, {"tag": CHARACTER}
+            )
+
+        hits = read(name_key(name))
         if not hits:  # an alias: one (cached) read of the live cast
             canonical = self.resolve_name(name)
             if name_key(canonical) != name_key(name):
-                hits = self._keyed("subject", name_key(canonical), {"tag": CHARACTER})
+                hits = read(name_key(canonical))
         return [h for h in hits if h.tag == CHARACTER]
 
     def characters(self) -> dict[str, list[str]]:

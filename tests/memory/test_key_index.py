@@ -152,3 +152,29 @@ def test_pinned_memories_are_found_without_a_where_scan(mem: WriterMemory) -> No
     assert scans == []
     mem.forget(ring)
     assert mem.get_where({"pinned": True}) == []
+
+
+def test_a_character_read_does_not_grow_with_the_novel(mem: WriterMemory) -> None:
+    from aizac.memory.lookups import NOTES
+
+    mem.remember("Kai is wounded.", "Character", character_name="Kai", aspect="condition",
+                 chapter=1)  # fmt: skip
+    mem.remember("Kai is in the capital.", "Character", character_name="Kai",
+                 aspect="whereabouts", chapter=1)  # fmt: skip
+    batch = mem.stage()
+    for n in range(NOTES + 8):
+        batch.remember(f"Kai note number {n} of the long novel.", "Character",
+                       character_name="Kai", chapter=2 + n)  # fmt: skip
+    batch.commit()
+    fetched: list[int] = []
+    _where_gets(mem, fetched)
+    hits = mem.character_state("Kai")
+    assert sum(fetched) == NOTES + 2  # the current states and the newest notes, not all 42
+    aspects = {h.metadata["aspect"] for h in hits if h.metadata["aspect"]}
+    assert aspects == {"condition", "whereabouts"}  # old states are always there
+    notes = [h.text for h in hits if not h.metadata["aspect"]]
+    assert notes[0] == f"Kai note number {NOTES + 7} of the long novel." and len(notes) == NOTES
+    # A near-same restatement of a recent note reinforces it instead of storing it again.
+    again = mem.stage()
+    assert again.note(f"Kai note number {NOTES + 6} of the long novel!", "Character",
+                      character_name="Kai") is None  # fmt: skip
