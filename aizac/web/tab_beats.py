@@ -99,10 +99,9 @@ def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
             with gr.Accordion(L["ep_title"], open=False, elem_id="aizac-episode-length"):
                 ep_note = gr.Markdown("", elem_id="aizac-ep-note")
                 with gr.Row():
-                    ep_beats = gr.Number(label=L["ep_beats"], value=None,
-                                         elem_id="aizac-ep-beats")
-                    ep_length = gr.Number(label=L["ep_length"].format(unit="…"), value=None,
-                                          elem_id="aizac-ep-length")
+                    ep_beats = gr.Textbox(label=L["ep_beats"], elem_id="aizac-ep-beats")
+                    ep_length = gr.Textbox(label=L["ep_length"].format(unit="…"),
+                                           elem_id="aizac-ep-length")
                 ui.button("save-episode", L["ep_save"])
         with gr.Column(scale=3):
             draft = gr.Markdown("", elem_id="aizac-draft")
@@ -227,11 +226,13 @@ def episode_values(ui: Ui, view: episodes.EpisodeView | None) -> list[Any]:
     note = L["ep_now"].format(beats=view.beats, amount=amount(view.length),
                               per_beat=amount(view.per_beat), source=source)
     return [
-        gr.Number(value=view.own_beats,
-                  info=L["ep_default_beats"].format(beats=view.default_beats)),
-        gr.Number(value=view.own_length, label=L["ep_length"].format(
-            unit=L[f"unit_name_{view.unit}"]),
-            info=L["ep_default"].format(amount=amount(view.default_length))),
+        gr.Textbox(value="" if view.own_beats is None else str(view.own_beats),
+                   info=L["ep_default_beats"].format(beats=view.default_beats),
+                   placeholder=str(view.default_beats)),
+        gr.Textbox(value="" if view.own_length is None else f"{view.own_length:,}",
+                   label=L["ep_length"].format(unit=L[f"unit_name_{view.unit}"]),
+                   info=L["ep_default"].format(amount=amount(view.default_length)),
+                   placeholder=f"{view.default_length:,}"),
         note,
     ]
 

@@ -67,9 +67,10 @@ def length_boxes(ui: Ui, language: str) -> tuple[dict[str, Any], dict[str, Any]]
     base = episodes.defaults(ui.service, language)
     amount = L["ep_amount"].format(n=f"{base.length:,}", unit=L[f"unit_{base.unit}"])
     return (
-        {"label": L["ep_beats"], "info": L["ep_default_beats"].format(beats=base.beats)},
+        {"label": L["ep_beats"], "info": L["ep_default_beats"].format(beats=base.beats),
+         "placeholder": str(base.beats)},
         {"label": L["ep_length"].format(unit=L[f"unit_name_{base.unit}"]),
-         "info": L["ep_default"].format(amount=amount)},
+         "info": L["ep_default"].format(amount=amount), "placeholder": f"{base.length:,}"},
     )
 
 
@@ -89,8 +90,9 @@ def build(ui: Ui, language: str) -> tuple[StartTab, Callable[[], None]]:
             )
             with gr.Row():
                 beats_box, length_box = length_boxes(ui, "ko" if language == "ko" else "en")
-                new_beats = gr.Number(value=None, **beats_box, elem_id="aizac-new-beats")
-                new_length = gr.Number(value=None, **length_box, elem_id="aizac-new-length")
+                # Text boxes: an empty number box sends 0, and "5,000" is how writers type it.
+                new_beats = gr.Textbox(value="", **beats_box, elem_id="aizac-new-beats")
+                new_length = gr.Textbox(value="", **length_box, elem_id="aizac-new-length")
             ui.button("create", L["create"], variant="primary")
         with gr.Column(scale=3):
             overview = gr.Markdown("", elem_id="aizac-overview")
@@ -157,7 +159,7 @@ def _wire(ui: Ui, tab: StartTab) -> None:
 
     def on_language(lang: str) -> list[Any]:
         beats_box, length_box = length_boxes(ui, lang or "en")
-        return [gr.Number(**beats_box), gr.Number(**length_box)]
+        return [gr.Textbox(**beats_box), gr.Textbox(**length_box)]
 
     b["create"].click(on_create, [tab.new_name, tab.new_genre, tab.new_keywords,
                                   tab.new_language, tab.new_beats, tab.new_length],
