@@ -179,8 +179,14 @@ def run_all(root: Path, trials: int, episodes: int, seed: int = 7) -> tuple[int,
     with OpenAIServer(KoreanStory()) as server:
         template = make_template(server, root)
         total = baseline(template, root, server, episodes)
-        results = [run_trial(template, root / f"trial-{n}", server, episodes, total, rng)
-                   for n in range(trials)]
+        print(f"events per uninterrupted run: {total}", flush=True)
+        results = []
+        for n in range(trials):
+            trial = run_trial(template, root / f"trial-{n}", server, episodes, total, rng)
+            results.append(trial)
+            print(f"trial {n}: kills at events {trial.kills}, finished={trial.finished}, "
+                  f"lost={trial.lost}, duplicated={trial.duplicated} {trial.problems}",
+                  flush=True)
     return total, results
 
 
