@@ -7,13 +7,18 @@ a shared machine disturbs less) of:
 - ``aizac projects`` (two projects in the data directory)
 - ``aizac plot`` up to its first model call: the planner is an ``openai-compatible`` server on
   127.0.0.1 that notes when the first request arrives; the process is stopped there.
+- ``aizac beat`` up to its first model call, the same way (the project has a stored plot, so
+  the beat designer's context is built from memory and clichés first).
 
 "before" is ``git archive REV`` (default: this session's starting commit) in a temporary
 directory, "after" the working tree; each runs in a child process with its code first on
-``sys.path``. ``-X importtime`` then lists the heaviest top-level imports of ``aizac plot``.
+``sys.path``. ``-X importtime`` then lists the heaviest top-level imports of ``aizac beat``.
 Usage::
 
     python bench/startup.py [--runs 5] [--before-rev 8e9f3ce]
+
+CPU time is the figure to read on a shared machine (load inflates wall time far more); the
+load average is printed with the table.
 """
 
 from __future__ import annotations
@@ -67,13 +72,13 @@ class _FirstCall(http.server.BaseHTTPRequestHandler):
         return
 
 
-def time_to_first_call(code_dir: Path, env: dict[str, str], port: int) -> tuple[float, float]:
+def time_to_first_call(code_dir: Path, env: dict[str, str], argv: list[str]) -> tuple[float, float]:
     """``(wall s, CPU s)`` from process start to its first model request (then it is killed)."""
     _FirstCall.arrived.clear()
     cpu = _cpu_children()
     started = time.perf_counter()
     child = subprocess.Popen(
-        _script(code_dir, ["plot"]),
+        _script(code_dir, argv),
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -101,10 +106,41 @@ def _environment(data_dir: Path, port: int) -> dict[str, str]:
     return env
 
 
-def heaviest_imports(code_dir: Path, env: dict[str, str], top: int = 8) -> list[tuple[str, float]]:
-    """The top-level imports of ``aizac plot`` with the largest cumulative time (``-X importtime``),
-    up to the first model call (the process is stopped by the server's error reply)."""
-    cmd = [sys.executable, "-X", "importtime", *_script(code_dir, ["plot"])[1:]]
+PLOT = {
+    "title": "두 번째 삶",
+    "logline": "십 년 전으로 돌아온 헌터의 복수.",
+    "genre": "현대판타지",
+    "keywords": ["회귀", "복수"],
+    "characters": [{"name": "강준", "role": "protagonist", "profile": "회귀한 헌터."}],
+    "settings": [{"name": "게이트", "description": "괴물이 나오는 문."}],
+    "acts": [
+        {"stage": s, "goal": f"{s} 목표", "episodes": 1, "key_events": [f"{s} 사건"]}
+        for s in ("exposition", "development", "crisis", "climax", "resolution")
+    ],
+}
+
+
+PLOT_ARGV = ["plot", "--project", "second"]
+BEAT_ARGV = ["beat", "--project", "saga"]
+
+
+def store_plot(code_dir: Path, env: dict[str, str], project: Path) -> None:
+    """Give ``project`` a plot (no model), so that ``aizac beat`` designs a beat."""
+    code = (
+        f"import sys, json; sys.path.insert(0, {str(code_dir)!r})\n"
+        "from pathlib import Path\nfrom aizac.writer.project import ProjectStore\n"
+        "from aizac.writer.schemas import NovelPlot\n"
+        f"ProjectStore(Path({str(project)!r})).save_plot(NovelPlot.model_validate({PLOT!r}))"
+    )
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
+
+
+def heaviest_imports(
+    code_dir: Path, env: dict[str, str], argv: list[str], top: int = 8
+) -> list[tuple[str, float]]:
+    """The top-level imports of ``aizac ARGV`` with the largest cumulative time
+    (``-X importtime``), up to the first model call (stopped by the server's error reply)."""
+    cmd = [sys.executable, "-X", "importtime", *_script(code_dir, argv)[1:]]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     rows = []
     for line in done.stderr.splitlines():
@@ -135,18 +171,22 @@ def main() -> None:
         subprocess.run(["tar", "-x", "-C", str(before)], input=archive, check=True)
         for label, code_dir in (("before", before), ("after", ROOT)):
             env = _environment(Path(tmp) / f"data-{label}", port)
-            for name in ("saga", "second"):  # the projects `projects` lists; plot opens 'second'
+            for name in ("saga", "second"):  # the projects `projects` lists
                 subprocess.run(
                     _script(code_dir, ["new", name, "--keywords", "회귀, 복수"]),
                     env=env,
                     capture_output=True,
                     check=True,
                 )
+            store_plot(code_dir, env, Path(tmp) / f"data-{label}" / "projects" / "saga")
             cases = {
                 "aizac --help": lambda c=code_dir, e=env: time_command(c, ["--help"], e),
                 "aizac projects": lambda c=code_dir, e=env: time_command(c, ["projects"], e),
                 "aizac plot -> 1st model call": lambda c=code_dir, e=env: time_to_first_call(
-                    c, e, port
+                    c, e, PLOT_ARGV
+                ),
+                "aizac beat -> 1st model call": lambda c=code_dir, e=env: time_to_first_call(
+                    c, e, BEAT_ARGV
                 ),
             }
             results[label] = {}
@@ -157,7 +197,7 @@ def main() -> None:
                     statistics.median(s[1] for s in samples),
                 )
             if label == "after":
-                imports = heaviest_imports(code_dir, env)
+                imports = heaviest_imports(code_dir, env, BEAT_ARGV)
     server.shutdown()
 
     print(f"median of {args.runs} whole-process runs; before = {args.before_rev}, after = tree")
@@ -169,7 +209,9 @@ def main() -> None:
             f"{case:<30}{bw:>11.2f}s{aw:>11.2f}s{aw / bw:>6.2f}x"
             f"{bc:>11.2f}s{ac:>10.2f}s{ac / bc:>6.2f}x"
         )
-    print("\nheaviest imports of `aizac plot` (after, -X importtime, cumulative):")
+    load = os.getloadavg()
+    print(f"\nload average (1, 5, 15 min) at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print("heaviest imports of `aizac beat` (after, -X importtime, cumulative):")
     for module, seconds in imports:
         print(f"  {module:<40}{seconds:>7.3f} s")
 
