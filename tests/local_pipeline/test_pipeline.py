@@ -1,7 +1,9 @@
 """The real embedded model runs a writer's first hour: plot -> beat -> accept -> prose.
 
 Three Korean keyword sets, one English and one Chinese. Each project must get a valid plot and
-beat (schema-valid and free of degenerate output: :mod:`aizac.writer.quality`) and prose.
+beat (schema-valid and free of degenerate output: :mod:`aizac.writer.quality`, held to the
+embedded model's policy: :mod:`aizac.writer.model_policy`, whose script rule is lenient) and
+prose. A Korean or Chinese project on it gets the visible demo-model note.
 Marked ``local_model``: they load the bundled GGUF model (about a minute or two per project
 on two cores; the README test command runs them).
 """
@@ -16,6 +18,7 @@ import pytest
 
 from aizac.settings import Settings
 from aizac.writer import quality
+from aizac.writer.model_policy import NOTES, demo_model_note, policy_for, role_profile
 from aizac.writer.service import Studio
 
 CASES = [
@@ -49,13 +52,23 @@ def test_plot_beat_accept_prose(
 ) -> None:
     started = time.perf_counter()
     agent = service.create(name, keywords, genre=genre, language=language)
+    policy = policy_for(role_profile(agent.router, "planner"))
+    assert policy.small  # the embedded model serves the planner
+    assert demo_model_note(agent.router, language) == NOTES.get(language, "") * (language != "en")
+
+    def problems(value: object) -> list[quality.Problem]:
+        return quality.find_problems(
+            value,  # type: ignore[arg-type]
+            language=language,
+            min_script_share=policy.min_script_share,
+        )
 
     plot = agent.plan().plot
-    assert quality.find_problems(plot, language=language) == []
+    assert problems(plot) == []
     assert len(plot.acts) == 5 and plot.characters
 
     draft = agent.next_beat()
-    assert quality.find_problems(draft.beat, language=language) == []
+    assert problems(draft.beat) == []
     assert draft.beat.characters and draft.beat.events
 
     accepted = agent.accept(draft.id)
