@@ -35,6 +35,8 @@ CSS = """
 #aizac-prose textarea {font-family: Georgia, 'Noto Serif KR', serif; font-size: 1.05em;
   line-height: 1.7;}
 .aizac-actions button {min-width: 7em;}
+#aizac-cancel-plot, #aizac-cancel-beat, #aizac-cancel-prose {min-width: 8.5em;
+  white-space: nowrap;}
 .aizac-spinner {display: inline-block; width: 0.85em; height: 0.85em; margin-right: 0.35em;
   vertical-align: -0.1em; border: 2px solid currentColor; border-right-color: transparent;
   border-radius: 50%; animation: aizac-spin 0.8s linear infinite;}

@@ -278,6 +278,10 @@ def test_every_tab_reads_in_korean(ko_page: Any) -> None:
     shot(page, "21-ko-editor")
     undo, cancel = (page.locator(f"#aizac-{b}").inner_text() for b in ("undo", "cancel-beat"))
     assert undo != cancel and "취소" not in cancel  # 실행 취소 (undo) vs 생성 중단 (cancel)
+    for name in ("cancel-beat", "cancel-prose"):  # "■ 생성 중단" on one line, not two
+        box, next_box = (page.locator(f"#aizac-{b}").bounding_box()
+                         for b in (name, "next-beat"))
+        assert box["height"] <= next_box["height"] + 2, name
     tab(page, "기억")
     click(page, "aizac-mem-refresh")
     # The table scrolls (max_height), so Gradio renders its rows virtually: a row is found by
