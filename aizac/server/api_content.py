@@ -28,7 +28,7 @@ from aizac.server.models import (
     ProseIn,
     RunOut,
 )
-from aizac.server.sandbox import Run, Sandbox
+from aizac.server.sandbox import Run, Sandbox, hold_slot
 
 router = APIRouter(prefix="/api/v1", tags=["content"])
 _END = object()
@@ -66,6 +66,7 @@ async def write_prose(
     items: asyncio.Queue[Any] = asyncio.Queue()
 
     def work() -> None:  # the whole stream in one thread (its cancel watch lives there)
+        hold_slot()  # taken above for this stream
         try:
             for text in box.service.write_prose(name, beat_id):
                 run.text = text

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI, Request
@@ -98,8 +99,17 @@ _STATUS: list[tuple[type[AizacError], int]] = [
 ]
 
 
+def _hide_paths(text: str, roots: list[str]) -> str:
+    """``text`` without the server's folders (a message may name a file in the sandbox)."""
+    for root in roots:
+        text = re.sub(re.escape(root) + r"[^\s'\"]*", "<data>", text)
+    return text
+
+
 def _error_response(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, AizacError)
+    data_dir = request.app.state.aizac.sandboxes.settings.data_dir
+    roots = sorted({str(data_dir.resolve()), str(data_dir.absolute())}, key=len, reverse=True)
     headers: dict[str, str] = {}
     if isinstance(error, LimitError):
         code = 503 if error.capacity else 429
@@ -107,8 +117,8 @@ def _error_response(request: Request, error: Exception) -> JSONResponse:
             headers["Retry-After"] = str(max(1, round(error.retry_after)))
     else:
         code = next((c for kind, c in _STATUS if isinstance(error, kind)), 400)
-    return JSONResponse({"error": error.message, "hint": error.hint}, status_code=code,
-                        headers=headers)
+    said = {"error": _hide_paths(error.message, roots), "hint": _hide_paths(error.hint, roots)}
+    return JSONResponse(said, status_code=code, headers=headers)
 
 
 def create_app(

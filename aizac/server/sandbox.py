@@ -13,7 +13,8 @@ import contextlib
 import os
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,45 @@ StudioFactory = Callable[[Settings, str], Studio]
 user's id (the namespace of their memory on a Chroma server)."""
 
 MAX_RUNS_KEPT = 50
+_HELD: ContextVar[bool] = ContextVar("aizac_generation_held", default=False)
+
+
+def hold_slot() -> None:
+    """Mark the current context (a worker thread) as already holding a generation slot."""
+    _HELD.set(True)
+
+
+class LimitedService(WebService):
+    """The user's WebService whose model generations each take a generation slot, so the
+    web app and the API count against the same per-user and per-server limits."""
+
+    def __init__(self, studio: Studio, *, export_dir: Path,
+                 slot: Callable[[], contextlib.AbstractContextManager[None]]) -> None:
+        super().__init__(studio, export_dir=export_dir)
+        self._slot = slot
+
+    def generate_plot(self, name: str | None, progress: Any = None) -> Any:
+        with self._slot():
+            return super().generate_plot(name, progress)
+
+    def next_beat(self, name: str | None, progress: Any = None) -> Any:
+        with self._slot():
+            return super().next_beat(name, progress)
+
+    def regenerate(self, name: str | None, beat_id: int | None, version: int | None,
+                   instruction: str = "", progress: Any = None, locked: Sequence[str] = ()
+                   ) -> Any:
+        with self._slot():
+            return super().regenerate(name, beat_id, version, instruction, progress, locked)
+
+    def accept(self, name: str | None, beat_id: int | None, version: int | None,
+               progress: Any = None) -> Any:
+        with self._slot():
+            return super().accept(name, beat_id, version, progress)
+
+    def write_prose(self, name: str | None, beat_id: int | None) -> Iterator[str]:
+        with self._slot():
+            yield from super().write_prose(name, beat_id)
 
 
 def shared_studio_factory(settings: Settings) -> StudioFactory:
@@ -151,9 +191,12 @@ class Sandboxes:
             root = self.root_of(user)
             root.mkdir(parents=True, exist_ok=True)
             studio = factory(self.settings.model_copy(update={"data_dir": root}), user.id)
-            service = WebService(studio, export_dir=root / "exports")
+            holder: list[Sandbox] = []
+            service = LimitedService(studio, export_dir=root / "exports",
+                                     slot=lambda: self.generation(holder[0]))
             box = Sandbox(user, root, studio, service,
                           threading.BoundedSemaphore(self.config.max_generations_per_user))
+            holder.append(box)
             self._boxes[user.id] = box
             return box
 
@@ -209,11 +252,18 @@ class Sandboxes:
 
     @contextlib.contextmanager
     def generation(self, box: Sandbox) -> Iterator[None]:
-        """:meth:`acquire` for a block."""
+        """:meth:`acquire` for a block; a block inside one already holding a slot (an API
+        route around a service call) takes no second slot."""
+        if _HELD.get():
+            yield
+            return
         release = self.acquire(box)
+        token = _HELD.set(True)
         try:
             yield
         finally:
+            with contextlib.suppress(ValueError):  # a stream closed from another context
+                _HELD.reset(token)
             release()
 
 

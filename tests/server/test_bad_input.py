@@ -161,3 +161,11 @@ def test_secure_cookie_behind_https(make_app: Callable[..., FastAPI]) -> None:
         reply = c.post("/api/v1/auth/signup", json={"name": "mina", "password": PASSWORD})
         cookie = reply.headers["set-cookie"].lower()
         assert "secure" in cookie and "httponly" in cookie and "samesite=lax" in cookie
+
+
+def test_errors_do_not_show_the_servers_folders(client: TestClient, app: FastAPI) -> None:
+    user_id = signup(client, "mina")
+    reply = client.get("/api/v1/projects/nothing-here/beats")
+    assert reply.status_code == 404 and "nothing-here" in reply.json()["error"]
+    data_dir = str(app.state.aizac.sandboxes.settings.data_dir.resolve())
+    assert data_dir not in reply.text and user_id not in reply.text

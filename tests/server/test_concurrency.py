@@ -7,9 +7,11 @@ timing guess."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from langchain_core.messages import BaseMessage
@@ -67,10 +69,23 @@ def test_a_long_generation_blocks_only_its_own_project(
                        ).status_code == 200
     assert second.get("/api/v1/projects/novel").status_code == 200
     design, design_out = _in_thread(lambda: second.post("/api/v1/projects/novel/beats/next"))
-    design.join(1.0)
-    assert design.is_alive()  # queued behind the plan (serialised), not failed for "no plot"
+    box = app.state.aizac.sandboxes.cached(mina_id)
+    deadline = time.monotonic() + 120
+    while box.slots._value > 0:  # until the second request holds Mina's second slot
+        assert design.is_alive(), design_out["reply"].text  # queued, not failed for "no plot"
+        assert time.monotonic() < deadline, "the second generation never started"
+        time.sleep(0.05)
+    design.join(0.5)
+    assert design.is_alive()  # waiting for the project (serialised behind the plan)
     third = second.post("/api/v1/projects/novel/beats/next")
     assert third.status_code == 429  # Mina's two generation slots are taken
+    from aizac.errors import LimitError
+    from aizac.web import handlers as h
+    from aizac.web.per_user import UserScopedService, acting_as
+
+    scoped: Any = UserScopedService(lambda uid: app.state.aizac.sandboxes.cached(uid).service)
+    with acting_as(mina_id), pytest.raises(LimitError):  # the web app counts the same slots
+        h.generate_plot(scoped, "novel")
 
     gated._gate.set()
     plan.join(60)
