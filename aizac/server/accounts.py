@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import secrets
 import sqlite3
 import threading
@@ -100,6 +101,7 @@ class AccountStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self._db() as db:
                 db.executescript(_SCHEMA)
+            os.chmod(self.path, 0o600)  # password hashes and token digests: the server's only
         except (OSError, sqlite3.Error) as e:
             raise StorageError(f"Cannot open the accounts database {self.path}: {e}.") from e
 

@@ -117,3 +117,8 @@ def test_openapi_lists_the_api(client: TestClient) -> None:
                  "/api/v1/projects/{name}/beats/{beat_id}/prose",
                  "/api/v1/projects/{name}/memories/ask", "/api/v1/runs/{run_id}"):
         assert path in paths
+
+
+def test_the_accounts_file_is_private(app: FastAPI) -> None:
+    path = app.state.aizac.accounts.path
+    assert path.stat().st_mode & 0o077 == 0
