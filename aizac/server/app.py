@@ -149,6 +149,7 @@ def create_app(
         config=config, accounts=accounts, sessions=SessionStore(accounts, max_age),
         sandboxes=Sandboxes(settings, config, studio_factory),
         limiter=LoginLimiter(config.login_attempts, config.login_window_s),
+        signups=LoginLimiter(config.signup_attempts, config.signup_window_s),
     )
 
     @contextlib.asynccontextmanager

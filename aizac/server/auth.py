@@ -30,6 +30,7 @@ class ServerState:
     sessions: SessionStore
     sandboxes: Sandboxes
     limiter: LoginLimiter
+    signups: LoginLimiter
 
 
 def state_of(request: Request) -> ServerState:
@@ -84,6 +85,12 @@ def signup(body: Credentials, request: Request) -> UserOut:
     if not state.config.signup:
         raise HTTPException(status.HTTP_403_FORBIDDEN,
                             "Sign-up is turned off; ask the administrator for an account.")
+    key = f"signup|{request.client.host if request.client else '-'}"
+    wait = state.signups.retry_after(key)
+    if wait > 0:
+        raise LimitError("Too many sign-ups from this address.", retry_after=wait,
+                         hint=f"Try again in {wait:.0f} seconds.")
+    state.signups.failed(key)
     user = state.accounts.add_user(body.name, body.password)
     _start_session(request, user)
     return UserOut(id=user.id, name=user.name)

@@ -29,6 +29,7 @@ class ServerConfig(BaseSettings):
         max_generations: model generations running at once over all users.
         max_body_bytes: larger request bodies (and uploads) are refused with 413.
         login_attempts, login_window_s: failed logins allowed per name and address per window.
+        signup_attempts, signup_window_s: sign-ups allowed per address per window.
         generation_wait_s: how long a generation waits for a free slot before a 503.
     """
 
@@ -48,6 +49,8 @@ class ServerConfig(BaseSettings):
     max_body_bytes: int = Field(default=1_000_000, ge=1024)
     login_attempts: int = Field(default=5, ge=1)
     login_window_s: float = Field(default=60.0, gt=0)
+    signup_attempts: int = Field(default=30, ge=1)  # sign-ups per address per window
+    signup_window_s: float = Field(default=3600.0, gt=0)
     # Proxies whose X-Forwarded-For/-Proto uvicorn trusts (the client address feeds the login
     # limit; the scheme, secure cookies).
     forwarded_allow_ips: str = "127.0.0.1"

@@ -111,7 +111,7 @@ def test_oversized_bodies_are_413(make_app: Callable[..., FastAPI]) -> None:
 
 
 def test_login_attempts_are_limited(make_app: Callable[..., FastAPI]) -> None:
-    app = make_app(login_attempts=3, login_window_s=60)
+    app = make_app(login_attempts=3, login_window_s=60, signup_attempts=3)
     with TestClient(app) as c:
         signup(c, "mina")
         c.post("/api/v1/auth/logout")
@@ -120,6 +120,11 @@ def test_login_attempts_are_limited(make_app: Callable[..., FastAPI]) -> None:
             assert wrong.status_code == 401
         blocked = c.post("/api/v1/auth/login", json={"name": "mina", "password": PASSWORD})
         assert blocked.status_code == 429 and int(blocked.headers["Retry-After"]) > 0
+        for name in ("jun", "kim"):  # mina was the first sign-up from this address
+            assert c.post("/api/v1/auth/signup", json={"name": name, "password": PASSWORD}
+                          ).status_code == 201
+        flood = c.post("/api/v1/auth/signup", json={"name": "lee", "password": PASSWORD})
+        assert flood.status_code == 429
 
 
 def test_per_user_project_limit(make_app: Callable[..., FastAPI]) -> None:
