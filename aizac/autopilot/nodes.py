@@ -134,7 +134,8 @@ def check(state: AutopilotState, deps: Deps) -> Update:
     prose = {int(k): v for k, v in state.get("prose", {}).items()}
     report = deps.checker(
         deps.agent.memory, episode=int(state["episode"]), beats=_beats(state), prose=prose,
-        reviewer=_model(deps, "reviewer"), language=deps.language,
+        candidates=dict(state.get("candidates", {})), reviewer=_model(deps, "reviewer"),
+        language=deps.language,
     )
     return {"report": dump_report(report)}
 
