@@ -233,8 +233,10 @@ VISIBLE_UI_TEXT = """() => {
 def _settled(page: Any) -> str:
     """The visible UI text once Gradio's own progress overlays ("processing", "queue") are gone
     (they belong to Gradio and last while an event runs)."""
-    page.wait_for_function("() => !/processing|queue/.test(document.body.innerText)")
-    return str(page.evaluate(VISIBLE_UI_TEXT))
+    settled = page.wait_for_function(
+        f"() => {{ const text = ({VISIBLE_UI_TEXT})();"
+        " return /processing|queue/.test(text) ? false : text; }")
+    return str(settled.json_value())
 
 
 def _english(text: str) -> set[str]:
