@@ -28,12 +28,14 @@ def test_autopilot_tab_gate_and_finish(tmp_path: Path) -> None:
     release_project(agent.store.directory)
     cliche_db = ClicheDB(tmp_path / "data" / "cliches", embeddings=HashingEmbeddings())
     with served(tmp_path, cliche_db, model) as url, browser_page(url) as page:
+        page.wait_for_function("document.querySelector('#aizac-project input')"
+                               ".value === 'tab'")
         page.get_by_role("tab", name="Autopilot").click()
         page.locator("#aizac-ap-episodes input").fill("1")
         page.locator("#aizac-ap-gates").get_by_label("commit").check()
         page.locator("#aizac-ap-start").click()
         page.wait_for_function("document.querySelector('#aizac-ap-gate').innerText"
-                               ".includes('waiting at the commit gate')")
+                               ".includes('waiting at the commit gate')", timeout=600_000)
         assert "candidate memories" in page.locator("#aizac-ap-gate").inner_text()
         assert "beat 1" in page.locator("#aizac-ap-prose").inner_text()
         assert "review" in page.locator("#aizac-ap-events").inner_text()
@@ -42,6 +44,6 @@ def test_autopilot_tab_gate_and_finish(tmp_path: Path) -> None:
         page.screenshot(path=str(shots / "autopilot-tab-gate.png"), full_page=True)
         page.locator("#aizac-ap-approve").click()
         page.wait_for_function("document.querySelector('#aizac-ap-status').innerText"
-                               ".includes('finished')")
+                               ".includes('finished')", timeout=600_000)
         assert "finish" in page.locator("#aizac-ap-events").inner_text()
         page.screenshot(path=str(shots / "autopilot-tab-finished.png"), full_page=True)
