@@ -107,7 +107,8 @@ def _hide_paths(text: str, roots: list[str]) -> str:
 
 
 def _error_response(request: Request, error: Exception) -> JSONResponse:
-    assert isinstance(error, AizacError)
+    if not isinstance(error, AizacError):  # registered for AizacError only
+        raise error
     data_dir = request.app.state.aizac.sandboxes.settings.data_dir
     roots = sorted({str(data_dir.resolve()), str(data_dir.absolute())}, key=len, reverse=True)
     headers: dict[str, str] = {}
