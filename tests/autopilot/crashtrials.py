@@ -115,10 +115,11 @@ def run_until(args: list[str], env: dict[str, str], project: Path, kill_after: i
     while child.poll() is None and time.monotonic() < deadline:
         if kill_after is not None and _events(project) >= kill_after:
             time.sleep(rng.uniform(0, 0.15))
-            if child.poll() is None:
-                os.kill(child.pid, signal.SIGKILL)
-                child.wait()
-                return True, ""
+            if child.poll() is not None:
+                break  # it ended before the kill: report its output, not a kill
+            os.kill(child.pid, signal.SIGKILL)
+            child.wait()
+            return True, ""
         time.sleep(0.01)
     if child.poll() is None:
         child.kill()
