@@ -7,10 +7,7 @@ measured is aizac: the graph, the store, memory, the context pack, the checks. C
 process's CPU time per episode (``time.process_time`` between checkpoints); the goal is episode
 20 within 1.2x of episode 2 (the cost of an episode must not grow with the story).
 
-    python bench/autopilot.py [--episodes 20] [--beats 2] [--rewrite-every 4] [--combined]
-
-``--combined`` runs extraction as one call per beat, as aizac does for models whose profile
-declares it (the HTTP providers); without it, per-tag calls as for the small embedded model.
+    python bench/autopilot.py [--episodes 20] [--beats 2] [--rewrite-every 4]
 """
 
 from __future__ import annotations
@@ -32,9 +29,7 @@ from tests.autopilot.fakes import JudgingModel, make_studio
 NODES = ("plan", "draft", "extract", "check", "review", "rewrite", "commit", "outline")
 
 
-def run(
-    episodes: int, beats: int, rewrite_every: int, combined: bool = False
-) -> tuple[list[Event], dict[int, float]]:
+def run(episodes: int, beats: int, rewrite_every: int) -> tuple[list[Event], dict[int, float]]:
     model = JudgingModel()
     script = ["rewrite" if (n + 1) % rewrite_every == 0 else "accept"
               for n in range(episodes * 3)] if rewrite_every else []
@@ -49,8 +44,7 @@ def run(
             mark[0] = now
 
     with tempfile.TemporaryDirectory() as tmp:
-        studio = make_studio(Path(tmp), model, beats_per_episode=beats,
-                             combined_extraction=combined)
+        studio = make_studio(Path(tmp), model, beats_per_episode=beats)
         agent = studio.create("bench", "regression, revenge", genre="fantasy", language="en")
         agent.plan()
         autopilot = Autopilot(agent)
@@ -87,15 +81,12 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--beats", type=int, default=2)
     parser.add_argument("--rewrite-every", type=int, default=4)
-    parser.add_argument("--combined", action="store_true",
-                        help="one extraction call per beat (models that declare it)")
     args = parser.parse_args()
     started = time.perf_counter()
-    events, cpu = run(args.episodes, args.beats, args.rewrite_every, args.combined)
+    events, cpu = run(args.episodes, args.beats, args.rewrite_every)
     wall = time.perf_counter() - started
     shown = sorted({1, 2, 5, 10, args.episodes} & set(range(1, args.episodes + 1)))
-    print(f"{args.episodes} episodes x {args.beats} beats, scripted fake models, "
-          f"{'combined' if args.combined else 'per-tag'} extraction, {wall:.1f} s")
+    print(f"{args.episodes} episodes x {args.beats} beats, scripted fake models, {wall:.1f} s")
     print_table("model calls per episode by node", by_node(events, "calls"), shown)
     print_table("prompt tokens per episode by node", by_node(events, "prompt_tokens"), shown)
     rewritten = {e.episode for e in events if e.node == "rewrite" and e.kind == "end"}
