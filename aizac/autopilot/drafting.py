@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from aizac.errors import AizacError
-from aizac.tokens import count_tokens
-from aizac.writer.context import repeated_line_start, repetition_start, scene_brief, tail_tokens
-from aizac.writer.output import LOOP_WINDOW, PROSE_TOKENS_PER_WORD
+from aizac.writer.context import scene_brief, tail_tokens
+from aizac.writer.output import prose_stop
 from aizac.writer.rules import story_genre
 from aizac.writer.schemas import NovelBeat
 
@@ -62,20 +61,10 @@ def _collect(stream: Any, prose_words: int) -> str:
     try:
         for chunk in stream:
             text += chunk
-            window = text[-LOOP_WINDOW:]
-            loop = repetition_start(window)
-            if loop is not None:
-                text = text[: len(text) - len(window) + loop]
+            stop = prose_stop(text, chunk, prose_words)
+            if stop is not None:
+                text = stop
                 break
-            if "\n" in chunk:
-                done = text[: text.rfind("\n") + 1]
-                again = repeated_line_start(done)
-                if again is not None:
-                    text = done[:again]
-                    break
-                if count_tokens(done) > prose_words * PROSE_TOKENS_PER_WORD:
-                    text = done
-                    break
     finally:
         close = getattr(stream, "close", None)
         if close is not None:

@@ -42,6 +42,26 @@ SMALL_PREVIOUS_TOKENS = 120
 """Prose prompt budgets when the writer is the embedded small model."""
 
 
+def prose_stop(text: str, chunk: str, prose_words: int) -> str | None:
+    """Where a prose stream ends once ``chunk`` has joined ``text``: the text to keep, or None.
+
+    A degenerate loop is cut where it starts; when a paragraph ends, a repeated paragraph is
+    dropped and prose far past the requested length stops at that paragraph.
+    """
+    window = text[-LOOP_WINDOW:]
+    loop = repetition_start(window)
+    if loop is not None:
+        return text[: len(text) - len(window) + loop]
+    if "\n" in chunk:
+        done = text[: text.rfind("\n") + 1]
+        again = repeated_line_start(done)
+        if again is not None:
+            return done[:again]
+        if count_tokens(done) > prose_words * PROSE_TOKENS_PER_WORD:
+            return done
+    return None
+
+
 def small_local_writer(router: Router) -> bool:
     """Whether the writer role's first model is the small embedded model (its declared profile)."""
     try:
@@ -138,20 +158,10 @@ class ProseWriter:
                 text += chunk
                 yield chunk
                 checkpoint("write:streaming")
-                window = text[-LOOP_WINDOW:]
-                loop = repetition_start(window)
-                if loop is not None:  # a degenerate loop: stop and trim it
-                    text = text[: len(text) - len(window) + loop]
+                stop = prose_stop(text, chunk, self.prose_words)
+                if stop is not None:
+                    text = stop
                     break
-                if "\n" in chunk:  # a paragraph ended: a repeated one, or far too long?
-                    done = text[: text.rfind("\n") + 1]
-                    again = repeated_line_start(done)
-                    if again is not None:
-                        text = done[:again]
-                        break
-                    if count_tokens(done) > self.prose_words * PROSE_TOKENS_PER_WORD:
-                        text = done
-                        break
         finally:
             close = getattr(stream, "close", None)
             if close is not None:
