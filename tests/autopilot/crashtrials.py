@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +44,7 @@ BEATS = 2
 @dataclass
 class Trial:
     kills: list[int] = field(default_factory=list)  # events seen at each kill
+    nodes: list[str] = field(default_factory=list)  # "node:kind" of the last event at each kill
     finished: bool = False
     lost: bool = False
     duplicated: bool = False
@@ -89,6 +91,20 @@ def _events(project: Path) -> int:
             return int(db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
     except sqlite3.Error:
         return 0
+
+
+def _last_event(project: Path) -> str:
+    """``node:kind`` of the run's newest event row (where a kill landed: after ``draft:start``
+    the process died inside the draft node; after ``draft:end``, between it and the next)."""
+    path = project / "autopilot_runs.sqlite3"
+    if not path.exists():
+        return "-"
+    try:
+        with sqlite3.connect(path, timeout=5) as db:
+            row = db.execute("SELECT node, kind FROM events ORDER BY id DESC LIMIT 1").fetchone()
+    except sqlite3.Error:
+        return "?"
+    return f"{row[0]}:{row[1]}" if row else "-"
 
 
 def _has_run(project: Path) -> bool:
@@ -144,6 +160,7 @@ def run_trial(template: Path, work: Path, server: OpenAIServer, episodes: int,
         killed, output = run_until(args, env, project, target, rng)
         if killed:
             trial.kills.append(target or 0)
+            trial.nodes.append(_last_event(project))
             continue
         if "finished" in output:
             trial.finished = True
@@ -185,7 +202,8 @@ def run_all(root: Path, trials: int, episodes: int, seed: int = 7) -> tuple[int,
         for n in range(trials):
             trial = run_trial(template, root / f"trial-{n}", server, episodes, total, rng)
             results.append(trial)
-            print(f"trial {n}: kills at events {trial.kills}, finished={trial.finished}, "
+            print(f"trial {n}: kills at events {trial.kills} {trial.nodes}, "
+                  f"finished={trial.finished}, "
                   f"lost={trial.lost}, duplicated={trial.duplicated} {trial.problems}",
                   flush=True)
     return total, results
@@ -193,11 +211,17 @@ def run_all(root: Path, trials: int, episodes: int, seed: int = 7) -> tuple[int,
 
 def table(total: int, results: list[Trial]) -> str:
     kills = [k for r in results for k in r.kills]
+    where = Counter(n.split(":")[0] for r in results for n in r.nodes)
     return "\n".join([
         "| trials | kills | events per run | finished | lost | duplicated |",
         "| --- | --- | --- | --- | --- | --- |",
         f"| {len(results)} | {len(kills)} | {total} | {sum(r.finished for r in results)} | "
         f"{sum(r.lost for r in results)} | {sum(r.duplicated for r in results)} |",
+        "",
+        "kills by node (the node of the last event row written before the kill):",
+        "| " + " | ".join(where) + " |",
+        "|" + " --- |" * len(where),
+        "| " + " | ".join(str(v) for v in where.values()) + " |",
     ])
 
 
@@ -210,8 +234,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         total, results = run_all(Path(tmp), args.trials, args.episodes, args.seed)
     print(table(total, results))
-    print("kill points (events written before each kill): "
-          + ", ".join(str(k) for r in results for k in r.kills))
+    print("kill points (events written before each kill, last event): " + ", ".join(
+        f"{k} {n}" for r in results for k, n in zip(r.kills, r.nodes, strict=True)))
     for n, r in enumerate(results):
         if r.lost or r.duplicated or not r.finished:
             print(f"- trial {n}: {r.problems}")
