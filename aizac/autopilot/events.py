@@ -3,6 +3,10 @@
 Every node start and end, verdict, rewrite, decision and gate is an event row (run id, episode,
 node, tokens, seconds) that the CLI and the web tab read live. Writes are single-row
 transactions in WAL mode, so a reader in another process (the web app) sees them at once.
+
+A node's events carry the graph step they belong to: a node replayed after a kill or a resume
+runs at the same step, so its rows are written once (an ``end`` row replayed adds the replay's
+tokens and seconds and is marked ``replayed``) and every surface shows each node once.
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ CREATE TABLE IF NOT EXISTS decisions (id INTEGER PRIMARY KEY, run_id TEXT, at RE
 CREATE TABLE IF NOT EXISTS steering (id INTEGER PRIMARY KEY, run_id TEXT, at REAL, text TEXT,
     status TEXT DEFAULT 'new', actions TEXT DEFAULT '[]');
 """
+# Added after the first release: a store made before gets the columns on open.
+EVENT_COLUMNS = {"step": "INTEGER", "seq": "INTEGER DEFAULT 0"}
+STEP_INDEX = ("CREATE UNIQUE INDEX IF NOT EXISTS events_step "
+              "ON events (run_id, step, node, kind, seq)")
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,11 @@ class RunStore:
         self.path = Path(directory) / RUNS_FILE
         with self._tx() as db:
             db.executescript(SCHEMA)
+            have = {r["name"] for r in db.execute("PRAGMA table_info(events)")}
+            for column, kind in EVENT_COLUMNS.items():
+                if column not in have:
+                    db.execute(f"ALTER TABLE events ADD COLUMN {column} {kind}")
+            db.execute(STEP_INDEX)
 
     def _connect(self) -> sqlite3.Connection:
         try:
@@ -146,14 +159,20 @@ class RunStore:
     # ---------------------------------------------------------------------------- events
     def add_event(
         self, run_id: str, episode: int, node: str, kind: str, *, tokens: int = 0,
-        seconds: float = 0.0, **detail: Any,
+        seconds: float = 0.0, step: int | None = None, seq: int = 0, **detail: Any,
     ) -> None:
+        """One event row; with ``step`` (the graph step of a node's execution) the row is
+        written once per (run, step, node, kind, seq): a replay of the node updates it."""
         with self._tx() as db:
             db.execute(
-                "INSERT INTO events (run_id, at, episode, node, kind, tokens, seconds, detail) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO events (run_id, at, episode, node, kind, tokens, seconds, detail, "
+                "step, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (run_id, step, node, kind, seq) DO UPDATE SET "
+                "tokens = events.tokens + excluded.tokens, "
+                "seconds = events.seconds + excluded.seconds, "
+                "detail = json_set(excluded.detail, '$.replayed', json('true'))",
                 (run_id, time.time(), episode, node, kind, tokens, seconds,
-                 json.dumps(detail, ensure_ascii=False, default=str)),
+                 json.dumps(detail, ensure_ascii=False, default=str), step, seq),
             )
 
     def events(self, run_id: str, after: int = 0, limit: int = 10_000) -> list[Event]:

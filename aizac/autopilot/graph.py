@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
 
 from aizac.autopilot import between, gates, ladder, nodes
@@ -43,6 +44,14 @@ def skipped(node: str, reason: str) -> Update:
     return {"arc_end": False}  # outline
 
 
+def _step() -> int | None:
+    """The graph step of the running node (the same when a killed node is replayed)."""
+    try:
+        return int(get_config()["metadata"]["langgraph_step"])
+    except (RuntimeError, KeyError, TypeError, ValueError):  # called outside a graph
+        return None
+
+
 def _usage(deps: Deps) -> tuple[int, int, int]:
     """(calls, prompt tokens, all tokens) the router has logged so far."""
     if deps.usage is None:
@@ -59,7 +68,7 @@ class Wrapped:
 
     def __call__(self, state: AutopilotState) -> Update:
         name, runs, run_id = self.name, self.deps.runs, str(state["run_id"])
-        episode = int(state.get("episode", 0))
+        episode, step = int(state.get("episode", 0)), _step()
         stop = self._precheck(state, run_id, episode)
         if stop is not None:
             return stop
@@ -68,15 +77,15 @@ class Wrapped:
         seen = ladder.on_repeat(repeats[key])
         if seen != "ok":
             text = f"{name} dispatched {repeats[key]} times without progress"
-            runs.add_event(run_id, episode, name, seen, text=text)
+            runs.add_event(run_id, episode, name, seen, step=step, text=text)
             if seen == "pause":
                 return {"repeats": repeats, "pause_reason": text}
-        runs.add_event(run_id, episode, name, "start")
+        runs.add_event(run_id, episode, name, "start", step=step)
         started, before = time.perf_counter(), _usage(self.deps)
-        update = self._run(state, run_id, episode)
+        update = self._run(state, run_id, episode, step)
         episode = int(update.get("episode", episode))
         after = _usage(self.deps)
-        runs.add_event(run_id, episode, name, "end", tokens=after[2] - before[2],
+        runs.add_event(run_id, episode, name, "end", step=step, tokens=after[2] - before[2],
                        seconds=time.perf_counter() - started, text=_note(name, update),
                        calls=after[0] - before[0], prompt_tokens=after[1] - before[1])
         return {**update, "repeats": repeats}
@@ -95,14 +104,18 @@ class Wrapped:
             return {"pause_reason": f"budget: {message}"}
         return None
 
-    def _run(self, state: AutopilotState, run_id: str, episode: int) -> Update:
+    def _run(self, state: AutopilotState, run_id: str, episode: int,
+             graph_step: int | None = None) -> Update:
         failures = dict(state.get("failures", {}))
+        errors = 0
         while True:
             try:
                 update = self.fn(state, self.deps)
             except AizacError as e:
                 step = ladder.on_failure(self.name, failures.get(self.name, 0), e)
-                self.deps.runs.add_event(run_id, episode, self.name, "error", text=step.reason)
+                errors += 1
+                self.deps.runs.add_event(run_id, episode, self.name, "error", step=graph_step,
+                                         seq=errors, text=step.reason)
                 if step.counted:
                     failures[self.name] = failures.get(self.name, 0) + 1
                 if step.arbiter:
