@@ -138,7 +138,9 @@ def _note(name: str, update: Update) -> str:
         return f"{verdict['decision']}: {'; '.join(verdict.get('reasons', []))}"
     if name == "check" and update.get("report"):
         report = update["report"]
-        return f"{len(report['findings'])} findings, missed {report['missed']}"
+        kinds = ", ".join(dict.fromkeys(f["kind"] for f in report["findings"]))
+        found = f"{len(report['findings'])} findings" + (f" ({kinds})" if kinds else "")
+        return f"{found}, missed {report['missed']}"
     if update.get("pause_reason"):
         return str(update["pause_reason"])
     return ""

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from aizac.autopilot import committing, drafting
+from aizac.autopilot import committing, drafting, episode_design, episode_extract
 from aizac.autopilot.events import RunStore
 from aizac.autopilot.state import AutopilotState, after_rewrite, closed_episode
 from aizac.llm.runtime import run_sync
@@ -61,6 +61,12 @@ class Deps:
 
         return OutlineStore(self.agent.store.directory)
 
+    def books(self) -> Any:
+        """The project's foreshadowing ledger and secrets registry (``continuity.sqlite``)."""
+        from aizac.continuity import open_books
+
+        return open_books(self.agent.store.directory)
+
 
 def _beats(state: AutopilotState) -> list[NovelBeat]:
     return [NovelBeat.model_validate(b) for b in state.get("beats", [])]
@@ -79,16 +85,31 @@ def plan(state: AutopilotState, deps: Deps) -> Update:
     agent, episode = deps.agent, int(state["episode"])
     goal = _outlined_goal(deps, episode)
     beats, profiles = [], []
-    for index in range(int(state["start_index"]), agent.episodes.current().beats + 1):
+    indices = range(int(state["start_index"]), agent.episodes.current().beats + 1)
+    designed = _designed_together(deps, episode, indices, goal)
+    for index in indices:
         existing = agent.store.draft_at(episode, index)
         if existing is not None:
             beat, cast = existing.beat, list(existing.new_characters)
+        elif index in designed:
+            beat, cast = designed[index]
         else:
             deps.say(f"designing beat {episode}-{index}")
             beat, cast = agent.design(episode, index, goal)
         beats.append(beat.model_dump())
         profiles.append([p.model_dump() for p in cast])
     return {"beats": beats, "profiles": profiles}
+
+
+def _designed_together(deps: Deps, episode: int, indices: range, goal: str) -> dict[int, Any]:
+    """The beats without a draft, designed in one call when the planner declares it can
+    (:mod:`aizac.autopilot.episode_design`); empty otherwise (one call per beat)."""
+    agent = deps.agent
+    missing = [i for i in indices if agent.store.draft_at(episode, i) is None]
+    if len(missing) < 2 or not episode_design.designs_episodes(agent):
+        return {}
+    deps.say(f"designing beats {episode}-{missing[0]}..{missing[-1]}")
+    return episode_design.design_episode(agent, episode, missing, goal)
 
 
 def _outlined_goal(deps: Deps, episode: int) -> str:
@@ -116,8 +137,14 @@ def extract(state: AutopilotState, deps: Deps) -> Update:
     found = dict(state.get("candidates", {}))
     profiles = state.get("profiles", [])
     known = list(agent.memory.characters())
-    for n, beat in enumerate(_beats(state)):
+    beats = _beats(state)
+    together = _extracted_together(deps, [b for b in beats if str(b.index) not in found], [
+        p["name"] for cast in profiles for p in cast])
+    for n, beat in enumerate(beats):
         if str(beat.index) in found:
+            continue
+        if beat.index in together:
+            found[str(beat.index)] = committing.dump_extracted(together[beat.index])
             continue
         cast = [p["name"] for p in (profiles[n] if n < len(profiles) else [])]
         result = run_sync(combined.extract_beat(
@@ -129,13 +156,29 @@ def extract(state: AutopilotState, deps: Deps) -> Update:
     return {"candidates": found}
 
 
+def _extracted_together(deps: Deps, beats: list[NovelBeat], cast: list[str]) -> dict[int, Any]:
+    """The candidates of ``beats`` from one call when the extractor declares it can
+    (:mod:`aizac.autopilot.episode_extract`); empty otherwise (per-beat calls)."""
+    agent = deps.agent
+    if len(beats) < 2 or not episode_extract.extracts_episodes(agent):
+        return {}
+    return run_sync(episode_extract.extract_episode(
+        agent.router, beats, known=[*agent.memory.characters(), *cast],
+        language=deps.language, prompts=agent.prompts,
+    ))
+
+
 def check(state: AutopilotState, deps: Deps) -> Update:
-    """The continuity check of the draft against canon (deterministic + reviewer role)."""
+    """The continuity check of the draft against canon (deterministic + reviewer role), with
+    the foreshadowing ledger (overdue threads) and the secrets registry (leaks)."""
     prose = {int(k): v for k, v in state.get("prose", {}).items()}
+    episode, books = int(state["episode"]), deps.books()
+    # Threads planted in episodes the beat editor accepted reach the ledger too (idempotent).
+    books.ledger.sync(deps.agent.memory, episode)
     report = deps.checker(
-        deps.agent.memory, episode=int(state["episode"]), beats=_beats(state), prose=prose,
+        deps.agent.memory, episode=episode, beats=_beats(state), prose=prose,
         candidates=dict(state.get("candidates", {})), reviewer=_model(deps, "reviewer"),
-        language=deps.language,
+        language=deps.language, ledger=books.ledger, secrets=books.secrets,
     )
     return {"report": dump_report(report)}
 
@@ -172,11 +215,20 @@ def rewrite(state: AutopilotState, deps: Deps) -> Update:
 
 
 def commit(state: AutopilotState, deps: Deps) -> Update:
-    """Candidates become canon, the turn advances, the prose is stored (idempotent)."""
+    """Candidates become canon, the turn advances, the prose is stored; then the ledger and
+    the secrets registry learn what the episode planted, advanced and revealed.
+
+    Both halves are idempotent, so a commit replayed after a kill (before or after the books
+    were written) records nothing twice."""
+    from aizac.continuity import record_episode
+
+    beats = list(state.get("beats", []))
     committing.commit_episode(
-        deps.agent, list(state.get("beats", [])), list(state.get("profiles", [])),
+        deps.agent, beats, list(state.get("profiles", [])),
         state.get("prose", {}), state.get("candidates", {}),
     )
+    record_episode(deps.agent.memory, deps.books(), episode=int(state["episode"]),
+                   beats=_beats(state), candidates=dict(state.get("candidates", {})))
     return {"committed": True}
 
 
