@@ -1,0 +1,391 @@
+"""The Korean session of issue 11 in chromium, timed step by step.
+
+Starts the web app (``app.py --ui-language ko``) on its own loopback port with its own data
+directory under /tmp, drives it in Debian's chromium through Playwright, and prints one row per
+writer action: how many seconds from the click to the result on screen, and its screenshot.
+
+    python bench/korean_walk.py                 # whatever models the environment configures
+                                                # (default: the embedded model ``local``)
+    python bench/korean_walk.py --scripted      # the tests' scripted fake models (quick check)
+
+The walk: create (회귀, 복수, 재벌; 현대 판타지) -> plot by hand -> plot generated -> beat ->
+edit a field -> regenerate with "긴장감을 높여줘" -> accept -> prose -> undo -> redo -> branch
+(undo + regenerate) -> switch back to the accepted branch -> memory -> export. A step that fails
+is a row with what the screen said (and its screenshot), not a crash; later steps still try.
+Nothing here leaves loopback: the browser may reach only the app.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from aizac.web.labels import labels  # noqa: E402
+from tests.web.browser_kit import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    field,
+    free_port,
+    tab,
+)
+
+L = labels("ko")
+INSTRUCTION = "긴장감을 높여줘"
+ERROR_MARK = L["error"].split("{", 1)[0].replace("*", "").strip()  # "⚠ 오류:"
+HAND_ACTS = (  # (goal, main event) of the five stages, typed by the writer
+    ("회귀를 깨닫는다", "10년 전으로 돌아온다"),
+    ("첫 투자로 자금을 모은다", "주식으로 큰돈을 번다"),
+    ("한성그룹에 들어간다", "형들의 견제를 받는다"),
+    ("복수를 완성한다", "큰형의 비리를 폭로한다"),
+    ("새 삶을 시작한다", "그룹을 물려받는다"),
+)
+CLICK_WAIT_MS = 30_000  # a button still disabled after this means the step cannot be done
+
+# Gradio's own English progress texts: they must never show in the Korean page.
+WATCH_GRADIO = """() => {
+  window.__aizacSeen = window.__aizacSeen || [];
+  const look = () => {
+    const text = document.body.innerText;
+    for (const word of ["processing", "common.complete", "common.error"]) {
+      if (text.includes(word) && !window.__aizacSeen.includes(word)) window.__aizacSeen.push(word);
+    }
+  };
+  new MutationObserver(look).observe(document.body,
+    {subtree: true, childList: true, characterData: true});
+}"""
+
+STATUS_DONE = """([want, before, mark]) => {
+  const s = document.getElementById('aizac-status');
+  if (!s || s.querySelector('.aizac-spinner')) return false;
+  const text = (s.querySelector('.prose') || s).innerText.trim();  // not Gradio's overlay
+  if (text === before) return false;
+  return (text.includes(want) || text.includes(mark)) ? text : false;
+}"""
+
+
+@dataclass
+class Row:
+    step: str
+    seconds: float
+    shot: str
+    said: str
+    ok: bool
+
+
+class Walk:
+    """One browser page on the app; each :meth:`step` is timed and photographed."""
+
+    def __init__(self, page: Any, shots: Path, step_timeout_s: float) -> None:
+        self.page = page
+        self.shots = shots
+        self.timeout_ms = step_timeout_s * 1000
+        self.rows: list[Row] = []
+
+    def status(self) -> str:
+        return str(self.page.evaluate(
+            "() => { const s = document.getElementById('aizac-status');"
+            " return s ? (s.querySelector('.prose') || s).innerText.trim() : ''; }"))
+
+    def click(self, name: str) -> None:
+        """Click ``#aizac-<name>`` once it is enabled (a step fails if it never is)."""
+        try:
+            self.page.wait_for_function(
+                "id => { const b = document.getElementById(id); return b && !b.disabled; }",
+                arg=f"aizac-{name}", timeout=CLICK_WAIT_MS)
+        except Exception:
+            raise RuntimeError(f"the button '{name}' stayed disabled") from None
+        self.page.locator(f"#aizac-{name}").click()
+
+    def act(self, name: str, want: str) -> str:
+        """Click ``name`` and wait for ``want`` in the status area."""
+        before = self.status()
+        self.click(name)
+        handle = self.page.wait_for_function(STATUS_DONE, arg=[want, before, ERROR_MARK],
+                                             timeout=self.timeout_ms, polling=250)
+        said = str(handle.json_value())
+        if want not in said:
+            raise RuntimeError(said)
+        return said
+
+    def step(self, name: str, action: Callable[[], str]) -> Row:
+        start = time.monotonic()
+        try:
+            said, ok = action(), True
+        except Exception as e:
+            said, ok = _reason(e, self), False
+        seconds = time.monotonic() - start
+        path = self.shots / f"{len(self.rows) + 1:02d}-{name}.png"
+        try:
+            self.page.wait_for_timeout(300)
+            self.page.screenshot(path=str(path), full_page=True)
+        except Exception as e:  # a screenshot never ends the walk
+            said += f" (no screenshot: {type(e).__name__})"
+        row = Row(name, seconds, str(path), " ".join(said.split())[:240], ok)
+        self.rows.append(row)
+        print(f"  {name}: {'ok' if ok else 'FAILED'} in {seconds:.1f} s - {row.said}",
+              flush=True)
+        return row
+
+
+def _reason(error: BaseException, walk: Walk) -> str:
+    """What the screen said when a step failed (the status area), else the error itself."""
+    try:
+        on_screen = walk.status()
+    except Exception:
+        on_screen = ""
+    first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    what = f"{type(error).__name__}: {first_line}"[:200]
+    return f"{on_screen} [{what}]" if on_screen else what
+
+
+# ------------------------------------------------------------------------------- the steps
+def create(w: Walk) -> str:
+    field(w.page, "aizac-new-name").fill("walk")
+    field(w.page, "aizac-genre").fill("현대 판타지")
+    field(w.page, "aizac-keywords").fill("회귀, 복수, 재벌")
+    return w.act("create", L["created"].split("{", 1)[1].split("}", 1)[1].strip("*").strip())
+
+
+def plot_by_hand(w: Walk) -> str:
+    page = w.page
+    page.wait_for_function(
+        "() => document.querySelector(\"#aizac-acts [data-testid='cell-4-0']\")")
+    _add_row(page, "aizac-characters", ["서준", "주인공", "재벌가에서 버려진 막내, 회귀했다."])
+    _add_row(page, "aizac-settings", ["한성그룹", "서준을 버린 재벌가의 회사."])
+    for row, (goal, event) in enumerate(HAND_ACTS):
+        for col, text in ((1, goal), (3, event)):
+            page.locator(f"#aizac-acts [data-testid='cell-{row}-{col}']").dblclick()
+            page.keyboard.type(text)
+            page.keyboard.press("Enter")
+    field(page, "aizac-plot-title").fill("재벌집 막내의 회귀")
+    field(page, "aizac-logline").fill("버려진 재벌가 막내가 10년 전으로 돌아와 복수한다.")
+    page.wait_for_timeout(500)
+    return w.act("save-plot", L["plot_saved"])
+
+
+def _add_row(page: Any, elem_id: str, cells: list[str]) -> None:
+    table = page.locator(f"#{elem_id}")
+    before = table.locator("tbody tr").count()
+    add = re.compile("add row|new row|새 행|행 추가|\\+", re.I)  # Gradio's own label, any locale
+    table.get_by_role("button", name=add).first.click()
+    page.wait_for_function(
+        "([id, n]) => document.querySelectorAll(`#${id} tbody tr`).length > n",
+        arg=[elem_id, before])
+    for col, text in enumerate(cells):
+        table.locator(f"[data-testid='cell-{before}-{col}']").dblclick()
+        page.keyboard.type(text)
+        page.keyboard.press("Enter")
+
+
+def beat(w: Walk, tab_name: str) -> str:
+    tab(w.page, tab_name)
+    return w.act("next-beat", L["designed"])
+
+
+def edit(w: Walk) -> str:
+    field(w.page, "aizac-location").fill("한성그룹 본사 회장실")
+    return w.act("save-edit", L["edit_saved"])
+
+
+def regenerate(w: Walk) -> str:
+    field(w.page, "aizac-instruction").fill(INSTRUCTION)
+    return w.act("regenerate", L["regenerated"])
+
+
+def branch(w: Walk) -> str:
+    w.act("undo", L["undone"])
+    return w.act("regenerate", L["regenerated"])
+
+
+def switch(w: Walk) -> str:
+    page = w.page
+    field(page, "aizac-branches").click()
+    options = page.locator("#aizac-branches [data-testid='dropdown-option']")
+    options.filter(has_text=L["k_accept"]).first.click(timeout=CLICK_WAIT_MS)
+    return w.act("switch", L["switched"])
+
+
+def memory(w: Walk) -> str:
+    tab(w.page, L["tab_memory"])
+    w.click("mem-refresh")
+    cell = w.page.locator("#aizac-memories [data-testid='cell-0-2']")
+    cell.wait_for(timeout=w.timeout_ms)
+    rows = w.page.locator("#aizac-memories [data-testid$='-2']").count()
+    return f"{rows} memories shown; first: {cell.inner_text()[:80]}"
+
+
+def export(w: Walk) -> str:
+    tab(w.page, L["tab_export"])
+    said = w.act("download", L["exported"].rsplit(" ", 1)[-1])
+    w.page.locator("#aizac-exported a").first.wait_for(timeout=w.timeout_ms)
+    return said
+
+
+def walk_steps(w: Walk) -> None:
+    beats = L["tab_beats"]
+    w.step("create", lambda: create(w))
+    w.step("plot-by-hand", lambda: plot_by_hand(w))
+    w.step("plot-generated", lambda: w.act("generate-plot", L["plot_generated"]))
+    w.step("beat", lambda: beat(w, beats))
+    w.step("edit", lambda: edit(w))
+    w.step("regenerate", lambda: regenerate(w))
+    w.step("accept", lambda: w.act("accept", L["accepted_done"].split(".", 1)[0]))
+    w.step("prose", lambda: w.act("write-prose", L["prose_done"]))
+    w.step("undo", lambda: w.act("undo", L["undone"]))
+    w.step("redo", lambda: w.act("redo", L["redone"]))
+    w.step("branch", lambda: branch(w))
+    w.step("switch", lambda: switch(w))
+    w.step("memory", lambda: memory(w))
+    w.step("export", lambda: export(w))
+
+
+# ------------------------------------------------------------------------- server, browser
+def serve_scripted(port: int, data_dir: Path) -> None:
+    """The app over the tests' scripted model, in this process (``--serve-scripted``)."""
+    from aizac.llm.embeddings import HashingEmbeddings
+    from aizac.settings import Settings
+    from aizac.web.app import serve
+    from aizac.writer.service import Studio
+    from tests.fakes import ScriptedChatModel
+
+    model = ScriptedChatModel()
+    model.speak_korean()
+    model.react(INSTRUCTION, {"conflicts": ["칼끝이 서준의 목에 닿는다."]})
+    settings = Settings(data_dir=data_dir, language="ko", structured_retries=1,
+                        transient_retries=0)
+    roles = ("planner", "writer", "extractor", "reviewer")
+    studio = Studio(settings, models=dict.fromkeys(roles, model),
+                    embeddings=HashingEmbeddings(), beats_per_episode=3)
+    serve(host="127.0.0.1", port=port, studio=studio, language="ko", quiet=True)
+
+
+@contextmanager
+def app_server(scripted: bool, port: int, data_dir: Path, log: Path) -> Iterator[str]:
+    """``app.py`` (or the scripted server) as a child process; yields its URL, stops it."""
+    if scripted:
+        cmd = [sys.executable, __file__, "--serve-scripted", str(port), "--data-dir",
+               str(data_dir)]
+    else:
+        cmd = [sys.executable, str(ROOT / "app.py"), "--host", "127.0.0.1", "--port",
+               str(port), "--ui-language", "ko"]
+    env = {**os.environ, "AIZAC_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT)}
+    url = f"http://127.0.0.1:{port}/"
+    with log.open("wb") as out:
+        child = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            _wait_up(url, child, 300)
+            yield url
+        finally:
+            child.terminate()
+            try:
+                child.wait(20)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+
+
+def _wait_up(url: str, child: subprocess.Popen[bytes], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if child.poll() is not None:
+            raise SystemExit(f"the app exited with {child.returncode}; see its log")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            time.sleep(1)
+    raise SystemExit(f"the app did not answer on {url} within {seconds:.0f} s")
+
+
+@contextmanager
+def korean_page(url: str) -> Iterator[Any]:
+    """A ko-KR chromium page on ``url`` that may reach nothing but loopback."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS,
+                                    headless=True)
+        context = browser.new_context(viewport={"width": 1440, "height": 1000},
+                                      accept_downloads=True, locale="ko-KR")
+        page = context.new_page()
+        page.set_default_timeout(CLICK_WAIT_MS * 4)
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
+            ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")) else route.abort())
+        page.goto(url)
+        page.wait_for_selector("#aizac-create")
+        page.evaluate(WATCH_GRADIO)
+        try:
+            yield page
+        finally:
+            context.close()
+            browser.close()
+
+
+def table(rows: list[Row], seen: list[str], command: str) -> str:
+    lines = [f"`{command}`", "", "| step | seconds | screenshot | result (what the screen said) |",
+             "|---|---:|---|---|"]
+    for r in rows:
+        said = r.said.replace("|", "\\|")
+        lines.append(f"| {r.step} | {r.seconds:.1f} | {r.shot} | "
+                     f"{'ok' if r.ok else '**FAILED**'}: {said} |")
+    total = sum(r.seconds for r in rows)
+    lines += ["", f"total {total:.0f} s; {sum(not r.ok for r in rows)} failed step(s); "
+              f"Gradio's English progress texts seen: {', '.join(seen) or 'none'}"]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--scripted", action="store_true",
+                    help="the tests' scripted fake models instead of the configured ones")
+    ap.add_argument("--shots", type=Path, default=Path("/tmp/shots/h5/walk"))
+    ap.add_argument("--data-dir", type=Path, default=None,
+                    help="the app's AIZAC_DATA_DIR (default: a new folder under /tmp)")
+    ap.add_argument("--port", type=int, default=None)
+    ap.add_argument("--step-timeout", type=float, default=900.0,
+                    help="seconds one step may take (default 900: the embedded model is slow)")
+    ap.add_argument("--table", type=Path, default=None, help="also write the table here")
+    ap.add_argument("--serve-scripted", type=int, default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="aizac-walk-", dir="/tmp"))
+    if args.serve_scripted is not None:
+        serve_scripted(args.serve_scripted, data_dir)
+        return 0
+    args.shots.mkdir(parents=True, exist_ok=True)
+    for old in args.shots.glob("[0-9][0-9]-*.png"):
+        old.unlink()
+    port = args.port or free_port()
+    log = data_dir / "app.log"
+    print(f"app log: {log}; screenshots: {args.shots}", flush=True)
+    with app_server(args.scripted, port, data_dir, log) as url, korean_page(url) as page:
+        w = Walk(page, args.shots, args.step_timeout)
+        walk_steps(w)
+        seen = list(page.evaluate("() => window.__aizacSeen || []"))
+    command = "python bench/korean_walk.py" + " ".join(
+        [""] + [a for a in (argv if argv is not None else sys.argv[1:])])
+    text = table(w.rows, seen, command)
+    print(text)
+    if args.table:
+        args.table.parent.mkdir(parents=True, exist_ok=True)
+        args.table.write_text(text + "\n", encoding="utf-8")
+    return 0 if all(r.ok for r in w.rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
