@@ -259,7 +259,22 @@ class WriterAgent:
         self, episode: int, index: int, instruction: str, say: Progress,
         locked: dict[str, Any] | None = None,
     ) -> tuple[NovelBeat, list[Any]]:
-        from aizac.writer.locks import apply_locks, render_request
+        from aizac.writer.locks import apply_locks
+        messages = self.design_messages(episode, index, instruction, locked)
+        say(f"designing beat {episode}-{index} (planner)")
+        design, given = combined.design_beat(self.router, messages, known=self.memory.characters(),
+                                             with_cast=self.combined_extraction)
+        beat = apply_locks(NovelBeat.place(design, episode, index), locked or {})
+        profiles = self._new_characters(beat, given, say)
+        say(f"designed beat {episode}-{index}")  # a cancelled design stops here, before storing
+        return beat, profiles
+
+    def design_messages(
+        self, episode: int, index: int, instruction: str = "",
+        locked: dict[str, Any] | None = None, kind: str = "beat", **values: Any,
+    ) -> list[Any]:
+        """The planner's prompt for a beat (``episode_beats``: an episode's beats at once)."""
+        from aizac.writer.locks import render_request
 
         plot = self.require_plot().plot
         act = plot.acts[plot.act_index(episode)]
@@ -272,8 +287,8 @@ class WriterAgent:
         )
         self._used_context = context  # reinforced only if this design is stored and accepted
         info = self.info
-        messages = self.prompts.render(
-            "beat",
+        return self.prompts.render(
+            kind,
             info.language,
             genre=self._genre(),
             stage=act.stage,
@@ -286,14 +301,8 @@ class WriterAgent:
                 self.cliches, last.beat.render() if last else plan_line, act.stage
             ),
             instruction=render_request(instruction, locked or {}, info.language),
+            **values,
         )
-        say(f"designing beat {episode}-{index} (planner)")
-        design, given = combined.design_beat(self.router, messages, known=self.memory.characters(),
-                                             with_cast=self.combined_extraction)
-        beat = apply_locks(NovelBeat.place(design, episode, index), locked or {})
-        profiles = self._new_characters(beat, given, say)
-        say(f"designed beat {episode}-{index}")  # a cancelled design stops here, before storing
-        return beat, profiles
 
     def _new_characters(self, beat: NovelBeat, pending: list[Any], say: Progress) -> list[Any]:
         known = {k: list(v) for k, v in self.memory.characters().items()}

@@ -32,6 +32,8 @@ KINDS: tuple[str, ...] = (
     "extract_CharacterRelation",
     "extract_NovelSetting",
     "extract_combined",
+    "episode_beats",  # the autopilot: every beat of an episode in one call (capable models)
+    "extract_episode",  # the autopilot: the extraction of an episode's beats in one call
 )
 
 

@@ -1,0 +1,93 @@
+"""The autopilot's plan in one call: every remaining beat of an episode designed together.
+
+A planner whose capability profile declares larger structured replies (the same declaration as
+the combined extraction, :func:`~aizac.writer.combined.combined_extraction_ok`: the API models)
+gets one ``episode_beats`` call for the episode's beats instead of one call per beat. The beats
+of an episode were designed from the same context anyway (nothing is accepted between them), so
+one call loses nothing and lets the beats follow on from each other. The small embedded model
+keeps one call per beat (:meth:`~aizac.writer.agent.WriterAgent.design`).
+
+The reply has one field per beat (``beat_1`` .. ``beat_N``, all required), not a list: the
+schema itself asks for exactly the episode's beats, and the quality check of the reply looks at
+each beat's own fields as it does for one beat (an emotion that recurs across the beats of an
+episode is not a degenerate repeat).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, create_model
+
+from aizac.writer import combined
+from aizac.writer.characters import keep_plausible_names
+from aizac.writer.schemas import CharacterProfile, NovelBeat
+
+MAX_BEATS = 12
+
+
+@lru_cache(maxsize=MAX_BEATS)
+def episode_schema(count: int) -> type[BaseModel]:
+    """``EpisodeDesign`` with the fields ``beat_1`` .. ``beat_<count>`` (all required)."""
+    fields: dict[str, Any] = {f"beat_{n}": (combined.BeatDesignWithCast, ...)
+                              for n in range(1, count + 1)}
+    return create_model("EpisodeDesign", __config__=ConfigDict(extra="forbid"), **fields)
+
+
+def items_of(reply: BaseModel, count: int) -> list[Any]:
+    """The per-beat items of an episode-wide reply, in order."""
+    return [getattr(reply, f"beat_{n}") for n in range(1, count + 1)]
+
+
+def designs_episodes(agent: Any) -> bool:
+    """Whether ``agent``'s planner designs an episode's beats in one call (its declared
+    capability; ``agent.combined_extraction`` True/False forces it, as for the extraction)."""
+    forced = getattr(agent, "combined_extraction", None)
+    if forced is not None:
+        return bool(forced)
+    return combined.combined_extraction_ok(agent.router, role="planner")
+
+
+def design_episode(
+    agent: Any, episode: int, indices: Sequence[int], instruction: str = ""
+) -> dict[int, tuple[NovelBeat, list[CharacterProfile]]]:
+    """Design the beats at ``indices`` of ``episode`` in one planner call.
+
+    Returns the beats by index with the profiles of the characters each introduces (profiles
+    the reply gives for known or absent names are dropped; a new name without a profile gets
+    the profile call, as in :meth:`~aizac.writer.agent.WriterAgent.design`).
+    """
+    wanted = sorted(indices)
+    if not wanted or len(wanted) > MAX_BEATS:
+        return {}
+    messages = agent.design_messages(
+        episode, wanted[0], instruction, kind="episode_beats",
+        first=wanted[0], last=wanted[-1], count=len(wanted),
+    )
+    reply = agent.router.structured("planner", episode_schema(len(wanted)), messages)
+    known = {k: list(v) for k, v in agent.memory.characters().items()}
+    earlier: dict[str, CharacterProfile] = {}  # introduced by an earlier beat of the episode
+    out: dict[int, tuple[NovelBeat, list[CharacterProfile]]] = {}
+    for index, item in zip(wanted, items_of(reply, len(wanted)), strict=True):
+        design = keep_plausible_names(item.design())
+        cast = item.model_copy(update={"characters": design.characters})
+        given = combined.introduced_profiles(cast, known)
+        beat = NovelBeat.place(design, episode, index)
+        # Someone an earlier beat introduced is known here: no second profile, no extra call.
+        pending = [*given, *(p for n, p in earlier.items() if n in beat.characters)]
+        profiles = [p for p in agent._new_characters(beat, pending, _quiet)
+                    if p.name not in earlier]
+        for profile in profiles:
+            known.setdefault(profile.name, list(profile.aliases))
+            earlier[profile.name] = profile
+        out[index] = beat, profiles
+    return out
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+__all__ = ["MAX_BEATS", "design_episode", "designs_episodes", "episode_schema", "items_of"]
