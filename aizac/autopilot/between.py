@@ -10,10 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from aizac.autopilot import drafting
+from pydantic import TypeAdapter
+
+from aizac.autopilot import drafting, steering
+from aizac.autopilot.events import CANON_CHANGE_KEY, SteeringNote, canon_change_source
 from aizac.autopilot.nodes import Deps, Update
 from aizac.autopilot.state import AutopilotState, closed_episode
 from aizac.errors import AizacError
+
+_ACTION: TypeAdapter[Any] = TypeAdapter(steering.Action)
 
 
 def arc_ends_at(plot: Any, episode: int, outlined: int) -> bool:
@@ -48,25 +53,18 @@ def _last_outlined(deps: Deps) -> int:
 
 
 def apply_steering(state: AutopilotState, deps: Deps, written: int) -> Update:
-    """Turn the run's new steering notes into actions and apply them (see module docstring)."""
-    from aizac.autopilot import steering
+    """Turn the run's new steering notes into actions and apply them (see module docstring).
 
+    Replay-safe: a note's actions and decisions are recorded before anything is applied, a
+    replay applies the recorded actions (the arbiter is not asked again), canon changes are
+    restated facts the second time (nothing added), and a note applied at this boundary gives
+    the same queue and pause again."""
     run_id = str(state["run_id"])
+    boundary = int(state.get("done_episodes", 0)) + 1
     queue = list(state.get("rewrite_queue", []))
     update: Update = {}
-    for note_id, text in deps.runs.new_steering(run_id):
-        agent = deps.agent
-        try:
-            actions = steering.interpret(
-                agent.router.model("planner"), text, language=deps.language, written=written,
-                characters=list(agent.memory.characters()),
-            )
-        except AizacError as e:
-            deps.runs.add_decision(run_id, written, "steer", "not applied", f"{text!r}: {e}")
-            deps.runs.close_steering(note_id, [])
-            continue
-        for line in steering.describe(actions, deps.language):
-            deps.runs.add_decision(run_id, written, "steer", "apply", line)
+    for note in deps.runs.steering_at(run_id, boundary):
+        actions = _actions_of(note, state, deps, written, boundary)
         for action in actions:
             if isinstance(action, steering.QueueRewrite):
                 queue += [{"episode": n, "instruction": action.note}
@@ -74,12 +72,47 @@ def apply_steering(state: AutopilotState, deps: Deps, written: int) -> Update:
             elif isinstance(action, steering.ReviseOutline):
                 update["arc_end"] = True  # outline the episodes ahead again
             elif isinstance(action, steering.Pause):
-                update["pause_reason"] = f"paused by a steering note: {text[:80]}"
-        with agent.store.lock():
-            steering.apply_canon_changes(agent.memory, actions, chapter=written)
-        deps.runs.close_steering(note_id, [a.model_dump() for a in actions])
+                update["pause_reason"] = f"paused by a steering note: {note.text[:80]}"
+        if note.status != "applied":
+            ids = _apply_canon(deps, actions, written, canon_change_source(run_id, note.id))
+            deps.runs.close_steering(note.id, [a.model_dump() for a in actions], ids)
     update["rewrite_queue"] = queue
     return update
+
+
+def _actions_of(note: SteeringNote, state: AutopilotState, deps: Deps, written: int,
+                boundary: int) -> list[Any]:
+    """The note's actions: recorded ones, or the arbiter's (recorded before use)."""
+    if note.status != "new":
+        return [_ACTION.validate_python(a) for a in note.actions]
+    run_id, agent = str(state["run_id"]), deps.agent
+    try:
+        actions = steering.interpret(
+            agent.router.model("planner"), note.text, language=deps.language, written=written,
+            characters=list(agent.memory.characters()),
+        )
+    except AizacError as e:
+        deps.runs.add_decision(run_id, written, "steer", "not applied", f"{note.text!r}: {e}")
+        deps.runs.close_steering(note.id, [])
+        return []
+    deps.runs.interpret_steering(run_id, note.id, boundary, written,
+                                 [a.model_dump() for a in actions],
+                                 steering.describe(actions, deps.language))
+    return list(actions)
+
+
+def _apply_canon(deps: Deps, actions: list[Any], written: int, source: str) -> list[str]:
+    """Apply the canon changes; their memory ids (found again when a replay restated them)."""
+    memory = deps.agent.memory
+    if not any(isinstance(a, steering.ChangeCharacter | steering.ChangeSetting)
+               for a in actions):
+        return []
+    with deps.agent.store.lock():
+        ids = steering.apply_canon_changes(memory, actions, chapter=written, source=source)
+    if not ids:  # applied before a kill: the memories carry the note's provenance
+        ids = [h.id for h in memory.get_where({CANON_CHANGE_KEY: source},
+                                              include_superseded=True)]
+    return ids
 
 
 def rewrite_queued(state: AutopilotState, deps: Deps) -> Update:

@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS steering (id INTEGER PRIMARY KEY, run_id TEXT, at REA
 """
 # Added after the first release: a store made before gets the columns on open.
 EVENT_COLUMNS = {"step": "INTEGER", "seq": "INTEGER DEFAULT 0"}
+STEERING_COLUMNS = {"boundary": "INTEGER", "memory_ids": "TEXT DEFAULT '[]'"}
 STEP_INDEX = ("CREATE UNIQUE INDEX IF NOT EXISTS events_step "
               "ON events (run_id, step, node, kind, seq)")
 
@@ -80,10 +81,11 @@ class RunStore:
         self.path = Path(directory) / RUNS_FILE
         with self._tx() as db:
             db.executescript(SCHEMA)
-            have = {r["name"] for r in db.execute("PRAGMA table_info(events)")}
-            for column, kind in EVENT_COLUMNS.items():
-                if column not in have:
-                    db.execute(f"ALTER TABLE events ADD COLUMN {column} {kind}")
+            for table, columns in (("events", EVENT_COLUMNS), ("steering", STEERING_COLUMNS)):
+                have = {r["name"] for r in db.execute(f"PRAGMA table_info({table})")}
+                for column, kind in columns.items():
+                    if column not in have:
+                        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
             db.execute(STEP_INDEX)
 
     def _connect(self) -> sqlite3.Connection:
@@ -230,12 +232,77 @@ class RunStore:
             ).fetchall()
         return [(int(r["id"]), str(r["text"])) for r in rows]
 
-    def close_steering(self, steering_id: int, actions: list[dict[str, Any]]) -> None:
+    def steering_at(self, run_id: str, boundary: int) -> list[SteeringNote]:
+        """The notes to apply at episode boundary ``boundary``: new ones, ones interpreted but
+        not applied yet, and ones applied at this same boundary (a replayed boundary node must
+        derive the same control actions again)."""
+        with self._tx() as db:
+            rows = db.execute(
+                "SELECT * FROM steering WHERE run_id = ? AND (status IN ('new', 'interpreted') "
+                "OR boundary = ?) ORDER BY id", (run_id, boundary),
+            ).fetchall()
+        return [SteeringNote(int(r["id"]), str(r["text"]), str(r["status"]),
+                             json.loads(r["actions"] or "[]")) for r in rows]
+
+    def interpret_steering(self, run_id: str, note_id: int, boundary: int, episode: int,
+                           actions: list[dict[str, Any]], lines: list[str]) -> None:
+        """Record a note's actions and their decisions-log lines in one transaction, before any
+        of them is applied (a replay applies these actions, never asks the arbiter again)."""
+        with self._tx() as db:
+            db.execute("UPDATE steering SET status = 'interpreted', boundary = ?, actions = ? "
+                       "WHERE id = ?",
+                       (boundary, json.dumps(actions, ensure_ascii=False), note_id))
+            for line in lines:
+                db.execute("INSERT INTO decisions (run_id, at, episode, node, decision, reason) "
+                           "VALUES (?, ?, ?, 'steer', 'apply', ?)",
+                           (run_id, time.time(), episode, line))
+
+    def close_steering(self, steering_id: int, actions: list[dict[str, Any]],
+                       memory_ids: list[str] | None = None) -> None:
+        """The note is applied; ``memory_ids``: the canon changes it made."""
         with self._tx() as db:
             db.execute(
-                "UPDATE steering SET status = 'applied', actions = ? WHERE id = ?",
-                (json.dumps(actions, ensure_ascii=False), steering_id),
+                "UPDATE steering SET status = 'applied', actions = ?, memory_ids = ? "
+                "WHERE id = ?",
+                (json.dumps(actions, ensure_ascii=False), json.dumps(memory_ids or []),
+                 steering_id),
             )
+
+
+@dataclass(frozen=True)
+class SteeringNote:
+    id: int
+    text: str
+    status: str  # new, interpreted (actions recorded), applied
+    actions: list[dict[str, Any]]
+
+
+def canon_change_source(run_id: str, note_id: int) -> str:
+    """The provenance a steering note's canon changes carry in their memory metadata."""
+    return f"steer:{run_id}:{note_id}"
+
+
+CANON_CHANGE_KEY = "canon_change"
+"""Metadata key of a memory a steering note changed canon with (see :func:`steered_sources`)."""
+
+
+def steered_sources(directory: Path) -> set[str]:
+    """Provenances (:func:`canon_change_source`) of the steering notes of the project in
+    ``directory`` whose canon changes are recorded (read only; empty without a runs store).
+
+    A memory whose ``canon_change`` metadata is one of these is owned by that note, as a
+    memory from an accepted beat is owned by the beat."""
+    path = Path(directory) / RUNS_FILE
+    if not path.exists():
+        return set()
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)) as db:
+            rows = db.execute("SELECT run_id, id FROM steering "
+                              "WHERE status IN ('interpreted', 'applied')").fetchall()
+    except sqlite3.Error as e:
+        raise StorageError(f"Cannot read the autopilot's runs store {path}: {e}.",
+                           hint="Check the project folder is readable.") from e
+    return {canon_change_source(str(run), int(note)) for run, note in rows}
 
 
 def _run(r: sqlite3.Row) -> Run:

@@ -187,12 +187,19 @@ def apply_canon_changes(
     *,
     chapter: int,
     beat: int = 0,
+    source: str = "",
 ) -> list[str]:
     """Commit the character and setting changes among ``actions`` as one memory batch.
 
     Each goes through :meth:`CandidateBatch.note` (validated; a changing fact supersedes the
     current one). Returns the ids of new memories (a restated fact adds none). All or nothing.
+    ``source`` (the steering note's provenance, see
+    :func:`~aizac.autopilot.events.canon_change_source`) is stored in each new memory's
+    ``canon_change`` metadata, in the same write: a canon change always names what made it.
     """
+    from aizac.autopilot.events import CANON_CHANGE_KEY
+
+    extra = {CANON_CHANGE_KEY: source} if source else None
     batch = memory.stage()
     ids: list[str] = []
     with batch:
@@ -201,11 +208,11 @@ def apply_canon_changes(
             if isinstance(action, ChangeCharacter):
                 name = memory.resolve_name(action.name)
                 new = batch.note(action.text, "Character", character_name=name,
-                                 aspect=action.aspect, chapter=chapter, beat=beat)
+                                 aspect=action.aspect, chapter=chapter, beat=beat, extra=extra)
             elif isinstance(action, ChangeSetting):
                 new = batch.note(action.text, "NovelSetting", keyword=action.keyword,
                                  aspect="rule" if action.rule else None, chapter=chapter,
-                                 beat=beat)
+                                 beat=beat, extra=extra)
             if new is not None and new not in ids:
                 ids.append(new)
     return ids

@@ -2,7 +2,8 @@
 
 - the story turn equals the number of accepted beats;
 - no duplicate memory (one text of one tag added twice for one beat) and no orphan (a live memory
-  that no accepted beat or the current plot owns; an id an accepted beat names but memory lacks);
+  that no accepted beat, the current plot or a recorded autopilot steering note owns; an id an
+  accepted beat names but memory lacks);
 - one current relation per pair of characters;
 - the short-term summaries are exactly what the accepted beats' summaries leave in the buffer;
 - prose only on accepted beats, and never cut (``complete_prose`` tells a whole answer).
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aizac.autopilot.events import CANON_CHANGE_KEY, steered_sources
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.memory.short_term import ShortTermMemory
 from aizac.settings import Settings
@@ -99,8 +101,9 @@ def check_project(
     for missing in sorted(owned - ids):
         report.problems.append(f"missing-memory: {missing} is named but not stored")
     live = [r for r in rows if not r.metadata.get("forgotten")]
+    steered = steered_sources(directory)  # canon changes a recorded steering note made
     for r in live:
-        if r.id not in owned:
+        if r.id not in owned and r.metadata.get(CANON_CHANGE_KEY) not in steered:
             report.problems.append(f"orphan: {r.id} [{r.tag}] {r.text[:40]!r}")
     keys = Counter(
         (r.tag, r.text, r.metadata.get("chapter"), r.metadata.get("beat")) for r in live
