@@ -87,7 +87,8 @@ class Wrapped:
         after = _usage(self.deps)
         runs.add_event(run_id, episode, name, "end", step=step, tokens=after[2] - before[2],
                        seconds=time.perf_counter() - started, text=_note(name, update),
-                       calls=after[0] - before[0], prompt_tokens=after[1] - before[1])
+                       calls=after[0] - before[0], prompt_tokens=after[1] - before[1],
+                       **_facts(name, update))
         return {**update, "repeats": repeats}
 
     def _precheck(self, state: AutopilotState, run_id: str, episode: int) -> Update | None:
@@ -144,6 +145,18 @@ def _note(name: str, update: Update) -> str:
     if update.get("pause_reason"):
         return str(update["pause_reason"])
     return ""
+
+
+def _facts(name: str, update: Update) -> dict[str, Any]:
+    """What a surface renders in its own language: the check's counts, the verdict."""
+    if name == "check" and update.get("report"):
+        findings = update["report"]["findings"]
+        return {"findings": len(findings), "missed": list(update["report"]["missed"]),
+                "kinds": list(dict.fromkeys(f["kind"] for f in findings))}
+    if name == "review" and update.get("verdict"):
+        return {"decision": update["verdict"]["decision"],
+                "reasons": list(update["verdict"].get("reasons", []))}
+    return {}
 
 
 def _pause(state: AutopilotState) -> Update:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from aizac.autopilot import panel_text as pt
 from aizac.autopilot.runner import Autopilot, RunResult
 from aizac.autopilot.state import GATES, Options
 from aizac.errors import AizacError, ConflictError, InvalidInputError
@@ -37,11 +38,15 @@ class AutopilotPanel:
     Args:
         agent_of: project name -> its :class:`~aizac.writer.agent.WriterAgent`.
         make: builds the :class:`Autopilot` of an agent (tests inject fakes for the judges).
+        language: the interface language (``en``, ``ko``, ``zh``) of everything the panel
+            says around the story's own text.
     """
 
-    def __init__(self, agent_of: AgentOf, make: Callable[[Any], Autopilot] = Autopilot) -> None:
+    def __init__(self, agent_of: AgentOf, make: Callable[[Any], Autopilot] = Autopilot,
+                 language: str = "en") -> None:
         self.agent_of = agent_of
         self.make = make
+        self.language = language
         self._pilots: dict[str, Autopilot] = {}
         self._threads: dict[str, threading.Thread] = {}
         self._errors: dict[str, str] = {}
@@ -85,16 +90,16 @@ class AutopilotPanel:
         options = Options(episodes=int(episodes), gates=tuple(gates), every=int(every),
                           budget_tokens=int(budget_tokens))
         self._launch(str(project), lambda: pilot.start(options))
-        return f"autopilot started: {episodes} episode(s)"
+        return pt.text("started", self.language, n=episodes)
 
     def pause(self, project: str | None) -> str:
         self.pilot(project).pause()
-        return "pause requested: the run stops before its next step"
+        return pt.text("pause_asked", self.language)
 
     def resume(self, project: str | None, answer: Any = None) -> str:
         pilot = self.pilot(project)
         self._launch(str(project), lambda: pilot.resume(answer=answer))
-        return "autopilot resumed"
+        return pt.text("resumed", self.language)
 
     def answer(self, project: str | None, choice: str, value: str = "") -> str:
         if choice == "edit" and value.strip():
@@ -103,7 +108,7 @@ class AutopilotPanel:
 
     def steer(self, project: str | None, text: str) -> str:
         self.pilot(project).steer(None, text)
-        return "steering note queued: applied at the next episode boundary"
+        return pt.text("steered", self.language)
 
     def wait(self, project: str | None, timeout: float | None = None) -> None:
         thread = self._threads.get(project or "")
@@ -112,54 +117,29 @@ class AutopilotPanel:
 
     # ---------------------------------------------------------------------------- views
     def view(self, project: str | None, tail: int = 20) -> View:
+        lang = self.language
         if not project:
-            return View(status="no project open")
+            return View(status=pt.text("no_project", lang))
         pilot = self.pilot(project)
         runs = pilot.runs.runs()
         if not runs:
-            return View(status="no run yet")
+            return View(status=pt.text("no_run", lang))
         run = runs[-1]
         events = [e for e in pilot.runs.events(run.id) if e.kind != "start"][-tail:]
-        lines = "\n".join(e.line() for e in events)
         result = pilot.status(run.id)
         state = "running" if self.running(project) else result.status
-        error = self._errors.get(project, "")
-        status = f"**{run.id}**: {state} {result.message if state != 'running' else ''} {error}"
-        return View(status=status.strip(), events=f"```\n{lines}\n```" if lines else "",
-                    gate=render_gate(result.gate), prose=render_prose(result.state),
+        status = pt.status_line(run.id, state, result.message, result.gate,
+                                self._errors.get(project, ""), lang)
+        return View(status=status, events=pt.event_table(events, lang),
+                    gate=render_gate(result.gate, lang), prose=render_prose(result.state, lang),
                     waiting=result.status == "waiting" and not self.running(project))
 
 
-def render_gate(gate: dict[str, Any] | None) -> str:
+def render_gate(gate: dict[str, Any] | None, language: str = "en") -> str:
     """The gate's question as Markdown (pure)."""
-    if not gate:
-        return ""
-    out = [f"### waiting at the {gate.get('gate')} gate (episode {gate.get('episode')})"]
-    out += [f"- {line}" for line in gate.get("beats", []) or []]
-    if gate.get("memories"):
-        out.append("**candidate memories**")
-        out += [f"- {line}" for line in gate["memories"]]
-    if gate.get("verdict"):
-        verdict = gate["verdict"]
-        reasons = "; ".join(verdict.get("reasons", []))
-        out.append(f"**verdict**: {verdict.get('decision')}: {reasons}")
-    return "\n".join(out)
+    return pt.gate_markdown(gate, language)
 
 
-def render_prose(state: dict[str, Any]) -> str:
+def render_prose(state: dict[str, Any], language: str = "en") -> str:
     """The open episode's drafted prose, each beat followed by the findings about it (pure)."""
-    prose = state.get("prose") or {}
-    if not prose:
-        return ""
-    findings = (state.get("report") or {}).get("findings", [])
-    out = [f"### episode {state.get('episode')}"]
-    for key in sorted(prose, key=int):
-        out.append(f"**beat {key}**\n\n{prose[key]}")
-        for f in findings:
-            if str(f.get("beat")) == key:
-                out.append(f"> **{f.get('severity')}** ({f.get('kind')}): {f.get('message')} "
-                           f"— “{f.get('quote', '')}”")
-    general = [f for f in findings if f.get("beat") is None]
-    for f in general:
-        out.append(f"> **{f.get('severity')}** ({f.get('kind')}): {f.get('message')}")
-    return "\n\n".join(out)
+    return pt.prose_markdown(state, language)

@@ -150,7 +150,9 @@ class Autopilot:
             return RunResult(run_id, run.status, run.message or "resume to go on", None, values)
         if snap.interrupts:
             gate = dict(snap.interrupts[0].value)
-            status, message = "waiting", f"waiting at the {gate.get('gate')} gate"
+            # the status says "waiting": the message says where, without saying it again
+            status = "waiting"
+            message = f"at the {gate.get('gate')} gate (episode {gate.get('episode')})"
         elif values.get("finished"):
             gate, status, message = None, "finished", ""
         else:

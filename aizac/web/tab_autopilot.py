@@ -20,12 +20,20 @@ TEXT = {
     "en": {"episodes": "Episodes", "gates": "Wait for me at", "budget": "Token budget (0: none)",
            "start": "Start", "pause": "Pause", "resume": "Resume", "approve": "Approve",
            "reject": "Reject", "edit": "Edit", "edit_value": "Edit (instruction, or JSON)",
-           "steer": "Steer the book", "send": "Send", "events": "Events", "draft": "Draft"},
+           "steer": "Steer the book", "send": "Send", "events": "Events", "draft": "Draft",
+           "gate_plan": "plan", "gate_rewrite": "rewrite", "gate_commit": "commit"},
     "ko": {"episodes": "회차 수", "gates": "확인할 단계", "budget": "토큰 예산 (0: 없음)",
            "start": "시작", "pause": "일시 정지", "resume": "재개", "approve": "승인",
            "reject": "거절", "edit": "수정", "edit_value": "수정 (지시문 또는 JSON)",
-           "steer": "방향 지시", "send": "보내기", "events": "이벤트", "draft": "초고"},
+           "steer": "방향 지시", "send": "보내기", "events": "이벤트", "draft": "초고",
+           "gate_plan": "계획", "gate_rewrite": "다시 쓰기", "gate_commit": "확정"},
+    "zh": {"episodes": "回数", "gates": "在这些步骤等我", "budget": "令牌预算（0：不限）",
+           "start": "开始", "pause": "暂停", "resume": "继续", "approve": "批准",
+           "reject": "拒绝", "edit": "修改", "edit_value": "修改（指示或 JSON）",
+           "steer": "方向指示", "send": "发送", "events": "事件", "draft": "草稿",
+           "gate_plan": "计划", "gate_rewrite": "重写", "gate_commit": "确定"},
 }
+GATE_CHOICES = ("plan", "rewrite", "commit")
 
 
 def _safe(ui: Ui, work: Callable[..., str]) -> Callable[..., str]:
@@ -40,13 +48,14 @@ def _safe(ui: Ui, work: Callable[..., str]) -> Callable[..., str]:
 
 def build(ui: Ui, panel: AutopilotPanel | None = None) -> Callable[[], None]:
     """Lay out the tab (inside an open ``gr.Tab``); returns its wiring."""
-    T = TEXT["ko" if ui.language == "ko" else "en"]
-    pilot = panel or AutopilotPanel(ui.service.agent)
+    language = ui.language if ui.language in TEXT else "en"
+    T = TEXT[language]
+    pilot = panel or AutopilotPanel(ui.service.agent, language=language)
     with gr.Row():
         episodes = gr.Number(label=T["episodes"], value=5, precision=0, minimum=1,
                              elem_id="aizac-ap-episodes")
-        gates = gr.CheckboxGroup(["plan", "rewrite", "commit"], label=T["gates"], value=[],
-                                 elem_id="aizac-ap-gates")
+        gates = gr.CheckboxGroup([(T[f"gate_{g}"], g) for g in GATE_CHOICES], label=T["gates"],
+                                 value=[], elem_id="aizac-ap-gates")
         budget = gr.Number(label=T["budget"], value=0, precision=0, minimum=0)
     with gr.Row():
         start = gr.Button(T["start"], variant="primary", elem_id="aizac-ap-start")

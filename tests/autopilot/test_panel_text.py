@@ -1,0 +1,87 @@
+"""What the Autopilot panel says: the state said once, and everything around the story's own
+text in the interface language (issue 14 gaps 4 and 5)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+
+from aizac.autopilot import panel_text as pt
+from aizac.autopilot.panel import AutopilotPanel, View
+from tests.autopilot.fakes import JudgingModel, make_studio
+from tests.fakes.scripted import _schema_title
+
+
+class KoreanJudge(JudgingModel):
+    """The scripted judging model answering in Korean (verdict reasons too)."""
+
+    def _next(self, messages: list[BaseMessage]) -> str:
+        if _schema_title(messages) == "Verdict":
+            super()._next(messages)
+            return json.dumps({"decision": "accept", "reasons": ["흐름이 자연스럽다"]},
+                              ensure_ascii=False)
+        return super()._next(messages)
+
+
+def _english(view: View, run_id: str) -> set[str]:
+    shown = " ".join((view.status, view.events, view.gate, view.prose)).replace(run_id, "")
+    return set(re.findall(r"[A-Za-z]{2,}", shown))
+
+
+def test_the_waiting_status_says_waiting_once(tmp_path: Path) -> None:
+    studio = make_studio(tmp_path / "data", JudgingModel())
+    studio.create("web", "regression", genre="fantasy", language="en").plan()
+    panel = AutopilotPanel(studio.open)
+    panel.start("web", 1, ["commit"])
+    panel.wait("web", 300)
+    view = panel.view("web")
+    run_id = panel.pilot("web").runs.run().id
+    assert view.status == f"**{run_id}**: waiting at the commit gate (episode 1)"
+    assert "| episode | step | event | tokens | seconds | note |" in view.events
+    assert "| 1 | check | end |" in view.events
+
+
+def test_a_korean_panel_says_nothing_in_english(tmp_path: Path) -> None:
+    model = KoreanJudge()
+    model.speak_korean()
+    studio = make_studio(tmp_path / "data", model)
+    studio.create("웹", "회귀, 복수", genre="판타지", language="ko").plan()
+    panel = AutopilotPanel(studio.open, language="ko")
+    assert "시작했습니다" in panel.start("웹", 1, ["plan", "commit"])
+    panel.wait("웹", 300)
+    run_id = panel.pilot("웹").runs.run().id
+    view = panel.view("웹")  # at the plan gate: the beats
+    assert view.status == f"**{run_id}**: 계획 확인을 기다리는 중 (1화)"
+    assert "인물: " in view.gate and _english(view, run_id) == set()
+    panel.answer("웹", "approve")
+    panel.wait("웹", 300)
+    view = panel.view("웹")  # at the commit gate: memories, prose, events
+    assert view.status == f"**{run_id}**: 확정 확인을 기다리는 중 (1화)"
+    assert "후보 기억" in view.gate and "비트 1" in view.prose
+    assert "| 회차 | 단계 | 이벤트 | 토큰 | 초 | 내용 |" in view.events
+    assert "연속성 검사" in view.events and "수락: 흐름이 자연스럽다" in view.events
+    assert _english(view, run_id) == set(), view
+    panel.answer("웹", "approve")
+    panel.wait("웹", 300)
+    view = panel.view("웹")
+    assert view.status == f"**{run_id}**: 완료" and _english(view, run_id) == set(), view
+    assert "일시 정지를 요청했습니다" in panel.pause("웹")
+
+
+def test_pause_reasons_and_finding_kinds_in_korean() -> None:
+    assert pt.reason("paused by the writer", "ko") == "작가가 멈췄습니다"
+    assert pt.reason("check dispatched 5 times without progress", "ko") == (
+        "연속성 검사 단계가 진전 없이 5번 실행됐습니다")
+    line = pt.status_line("r1", "paused", "paused by the writer", None, "", "en")
+    assert line == "**r1**: paused by the writer"
+    assert pt.status_line("r1", "paused", "budget: 9 of 5 tokens", None, "", "en") == (
+        "**r1**: paused: budget: 9 of 5 tokens")
+    state: dict[str, Any] = {"episode": 3, "prose": {"1": "아렌이 걸었다."}, "report": {
+        "findings": [{"kind": "foreshadowing_overdue", "severity": "warning",
+                      "message": "복선이 기한을 넘겼습니다.", "quote": "", "beat": None}]}}
+    text = pt.prose_markdown(state, "ko")
+    assert "### 3화" in text and "**경고** (기한 지난 복선)" in text
