@@ -4,10 +4,13 @@ events, approve, and the run finishes."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from aizac.autopilot.events import RunStore
 from aizac.cliches import ClicheDB
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.writer.project_dirs import release_project
@@ -47,3 +50,49 @@ def test_autopilot_tab_gate_and_finish(tmp_path: Path) -> None:
                                ".includes('finished')", timeout=600_000)
         assert "finish" in page.locator("#aizac-ap-events").inner_text()
         page.screenshot(path=str(shots / "autopilot-tab-finished.png"), full_page=True)
+
+
+def _english_on_page(page: Any, run_id: str) -> set[str]:
+    """English words in the page's visible text (Gradio's own progress overlays gone)."""
+    from tests.web.test_browser_editor import ALLOWED, VISIBLE_UI_TEXT
+
+    settled = page.wait_for_function(
+        f"() => {{ const text = ({VISIBLE_UI_TEXT})();"
+        " return /processing|queue/.test(text) ? false : text; }")
+    text = str(settled.json_value()).replace(run_id, "")
+    formats = {*ALLOWED, "json"}  # the edit box takes an instruction or JSON (a format name)
+    return {w for w in re.findall(r"[A-Za-z]{2,}", text) if w.casefold() not in formats}
+
+
+def test_the_autopilot_tab_reads_in_korean(tmp_path: Path) -> None:
+    from tests.autopilot.test_panel_text import KoreanJudge
+
+    model = KoreanJudge()
+    model.speak_korean()
+    studio = make_studio(tmp_path / "data", model)
+    agent = studio.create("새벽", "회귀, 복수", genre="판타지", language="ko")
+    agent.plan()
+    release_project(agent.store.directory)
+    cliche_db = ClicheDB(tmp_path / "data" / "cliches", embeddings=HashingEmbeddings())
+    with served(tmp_path, cliche_db, model, language="ko") as url, \
+            browser_page(url, locale="ko-KR") as page:
+        page.wait_for_function("document.querySelector('#aizac-project input')"
+                               ".value === '새벽'")
+        page.get_by_role("tab", name="자동 연재").click()
+        page.locator("#aizac-ap-episodes input").fill("1")
+        page.locator("#aizac-ap-gates").get_by_label("확정").check()
+        page.locator("#aizac-ap-start").click()
+        page.wait_for_function("document.querySelector('#aizac-ap-gate').innerText"
+                               ".includes('확정 확인을 기다리는 중')", timeout=600_000)
+        run_id = RunStore(agent.store.directory).run().id
+        events = page.locator("#aizac-ap-events").inner_text()
+        assert "회차" in events and "연속성 검사" in events and "수락" in events
+        assert "후보 기억" in page.locator("#aizac-ap-gate").inner_text()
+        assert _english_on_page(page, run_id) == set()
+        shots = Path("/tmp/shots/h2")
+        shots.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shots / "autopilot-tab-ko.png"), full_page=True)
+        page.locator("#aizac-ap-approve").click()
+        page.wait_for_function("document.querySelector('#aizac-ap-status').innerText"
+                               ".includes('완료')", timeout=600_000)
+        assert _english_on_page(page, run_id) == set()
