@@ -12,9 +12,35 @@ import os
 
 os.environ.setdefault("TYPER_USE_RICH", "0")  # read by typer at import
 
+from typing import Any
+
 import typer  # after the environment default above
+from typer.core import TyperGroup
+
+
+def _plain_help_flag(option: Any) -> Any:
+    """``--help`` defaults to ``False`` instead of ``None``: typer coerces a flag that is not a
+    bool through a pydantic TypeAdapter, which would import pydantic for every command."""
+    if option is not None and option.default is None:
+        option.default = False
+    return option
+
+
+class _Group(TyperGroup):
+    """The root group: its own and its commands' ``--help`` flags skip typer's coercion."""
+
+    def get_help_option(self, ctx: Any) -> Any:
+        return _plain_help_flag(super().get_help_option(ctx))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _plain_help_flag(command.get_help_option(ctx))
+        return command
+
 
 app = typer.Typer(
+    cls=_Group,
     name="aizac",
     help="aizac: an AI co-writing agent for long-form serial fiction.",
     no_args_is_help=True,
@@ -24,8 +50,11 @@ app = typer.Typer(
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: registers only the invoked command's module
+    (:func:`aizac.cli._register.register_for`)."""
+    import sys
+
     from aizac.cli import _register
 
-    _register.register_all(app)
+    _register.register_for(app, sys.argv[1:])
     app()

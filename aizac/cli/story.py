@@ -51,10 +51,14 @@ def _make(ctx: typer.Context, **options: Any) -> Studio:
 def _list_projects() -> tuple[str | None, list[ProjectInfo]]:
     """``(current project, every project)`` read straight from the data directory, as
     :meth:`Studio.current_name` and :meth:`Studio.projects` do, without building a Studio."""
-    from aizac.settings import get_settings
+    from aizac.settings_fast import quick_data_dir
     from aizac.writer.project import ProjectStore
 
-    data_dir = get_settings().data_dir
+    data_dir = quick_data_dir()
+    if data_dir is None:  # something else is configured: read (and validate) every setting
+        from aizac.settings import get_settings
+
+        data_dir = get_settings().data_dir
     root = data_dir / "projects"
     infos = sorted(
         (ProjectStore(root / n).info() for n in ProjectStore.list_names(root)),

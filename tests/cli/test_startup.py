@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 """The tree under test: children import aizac (and tests.fakes) from here, whatever the
 installed copy points at."""
@@ -126,3 +128,84 @@ def test_listing_projects_reads_no_story_schema(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     modules = set(json.loads(done.stdout.strip().splitlines()[-1]))
     assert "aizac.writer.schemas" not in modules and "aizac.memory.facts" not in modules
+
+
+def _bare_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a user who configured nothing but the data directory."""
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith("AIZAC_")}
+    env.pop("TYPER_USE_RICH", None)
+    env.update(AIZAC_DATA_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    return env
+
+
+# Removed from `aizac --help` and a bare `aizac projects` (issue 10 item 6): pydantic and
+# pydantic-settings (the settings are not read when nothing but the data directory is set) and
+# typer's pydantic adapters (``--help`` is a plain bool flag); the other commands' modules.
+NOT_FOR_LISTING = ("pydantic", "pydantic_settings", "typer._adapters", "aizac.settings",
+                   "aizac.cli.autopilot", "aizac.cli.serve", "aizac.cli.models")
+
+
+def test_help_and_a_bare_projects_listing_load_no_pydantic(tmp_path: Path) -> None:
+    (tmp_path / "projects").mkdir()
+    cwd = tmp_path / "work"  # no .env or aizac.toml here
+    cwd.mkdir()
+    for argv in (["projects"], ["projects", "--help"]):
+        code = (
+            "import sys, json\nfrom aizac.cli import main\n"
+            f"sys.argv = {['aizac', *argv]!r}\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(json.dumps(sorted(sys.modules)))"
+        )
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=_bare_env(tmp_path), cwd=cwd, timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        modules = set(json.loads(done.stdout.strip().splitlines()[-1]))
+        assert sorted(modules & set(NOT_FOR_LISTING)) == [], argv
+    code = (
+        "import sys, json\nfrom aizac.cli import main\nsys.argv = ['aizac', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\nprint(json.dumps(sorted(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=_bare_env(tmp_path), cwd=cwd, timeout=300)  # fmt: skip
+    modules = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert {"pydantic", "typer._adapters"} & modules == set()
+
+
+def test_the_command_table_names_every_command_s_module() -> None:
+    import importlib
+
+    import typer
+
+    from aizac.cli._register import COMMAND_HOMES, COMMAND_MODULES
+
+    everything = typer.Typer()
+    for module in COMMAND_MODULES:
+        alone = typer.Typer()
+        importlib.import_module(module).register(alone)
+        names = [c.name for c in alone.registered_commands]
+        names += [g.name for g in alone.registered_groups]
+        assert names and all(COMMAND_HOMES.get(str(n)) == module for n in names), module
+        importlib.import_module(module).register(everything)
+    every = [c.name for c in everything.registered_commands]
+    every += [g.name for g in everything.registered_groups]
+    assert sorted(str(n) for n in every) == sorted(COMMAND_HOMES)
+
+
+def _output(argv: list[str], tmp_path: Path, lazy: bool) -> tuple[int, str, str]:
+    register = "from aizac.cli import main\nmain()" if lazy else (
+        "from aizac.cli import _register, app\n_register.register_all(app)\napp()"
+    )
+    code = f"import sys\nsys.argv = {['aizac', *argv]!r}\n{register}"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=_bare_env(tmp_path), timeout=300)  # fmt: skip
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--help"], ["projects", "--help"], ["beat", "--help"], ["ui", "--help"],
+     ["length", "--help"], ["models", "--help"], ["runs", "--help"], ["projcts"], ["new"]],
+)
+def test_registering_only_the_invoked_command_s_module_changes_no_output(
+    argv: list[str], tmp_path: Path
+) -> None:
+    assert _output(argv, tmp_path, lazy=True) == _output(argv, tmp_path, lazy=False)
