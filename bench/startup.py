@@ -10,12 +10,20 @@ a shared machine disturbs less) of:
 - ``aizac beat`` up to its first model call, the same way (the project has a stored plot, so
   the beat designer's context is built from memory and clichés first).
 
-"before" is ``git archive REV`` (default: this session's starting commit) in a temporary
-directory, "after" the working tree; each runs in a child process with its code first on
-``sys.path``. ``-X importtime`` then lists the heaviest top-level imports of ``aizac beat``.
-Usage::
+"before" is ``git archive REV`` (``--before``, default: this session's starting commit) in a
+temporary directory, "after" the working tree; each runs in a child process with its code first
+on ``sys.path``. Before and after samples alternate, so a change of load hits both alike.
+``-X importtime`` then lists the heaviest top-level imports of ``aizac beat``. Usage::
 
-    python bench/startup.py [--runs 5] [--before-rev 8e9f3ce]
+    python bench/startup.py [--runs 5] [--before 8e9f3ce]
+
+Compiled bytecode: the children write and read ``.pyc`` files under a temporary
+``PYTHONPYCACHEPREFIX`` (one untimed run per case first), as a user's installed aizac does from
+its second run on; without it (``PYTHONDONTWRITEBYTECODE=1`` in this sandbox) every run would
+compile aizac's sources again. ``aizac --help`` and ``aizac projects`` run with only
+``AIZAC_DATA_DIR`` set (a user with no other configuration); ``aizac projects (configured)``
+with the role models set in the environment too, which makes every setting be read and
+validated.
 
 CPU time is the figure to read on a shared machine (load inflates wall time far more); the
 load average is printed with the table.
@@ -34,6 +42,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,18 +100,20 @@ def time_to_first_call(code_dir: Path, env: dict[str, str], argv: list[str]) -> 
     return wall, _cpu_children() - cpu  # CPU includes the few ms until the kill
 
 
-def _environment(data_dir: Path, port: int) -> dict[str, str]:
+def _environment(data_dir: Path, port: int, pyc: Path, models: bool = True) -> dict[str, str]:
     spec = f"openai-compatible:http://127.0.0.1:{port}/v1:bench"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AIZAC_")}
-    env.pop("TYPER_USE_RICH", None)
-    env.update(
-        AIZAC_DATA_DIR=str(data_dir),
-        AIZAC_PLANNER_MODEL=spec,
-        AIZAC_WRITER_MODEL=spec,
-        AIZAC_EXTRACTOR_MODEL=spec,
-        AIZAC_REVIEWER_MODEL=spec,
-        AIZAC_TRANSIENT_RETRIES="0",
-    )
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith("AIZAC_")}
+    for name in ("TYPER_USE_RICH", "PYTHONDONTWRITEBYTECODE"):
+        env.pop(name, None)
+    env.update(AIZAC_DATA_DIR=str(data_dir), PYTHONPYCACHEPREFIX=str(pyc))
+    if models:
+        env.update(
+            AIZAC_PLANNER_MODEL=spec,
+            AIZAC_WRITER_MODEL=spec,
+            AIZAC_EXTRACTOR_MODEL=spec,
+            AIZAC_REVIEWER_MODEL=spec,
+            AIZAC_TRANSIENT_RETRIES="0",
+        )
     return env
 
 
@@ -150,57 +161,87 @@ def heaviest_imports(
     return sorted(rows, key=lambda r: -r[1])[:top]
 
 
+Case = Callable[[Path, dict[str, str]], tuple[float, float]]
+CASES: dict[str, tuple[Case, bool]] = {  # name: (run, with the role models in the environment)
+    "aizac --help": (lambda c, e: time_command(c, ["--help"], e), False),
+    "aizac projects": (lambda c, e: time_command(c, ["projects"], e), False),
+    "aizac projects (configured)": (lambda c, e: time_command(c, ["projects"], e), True),
+    "aizac plot -> 1st model call": (lambda c, e: time_to_first_call(c, e, PLOT_ARGV), True),
+    "aizac beat -> 1st model call": (lambda c, e: time_to_first_call(c, e, BEAT_ARGV), True),
+}
+
+
+def _prepare(code_dir: Path, tmp: Path, label: str, port: int) -> dict[bool, dict[str, str]]:
+    """Two projects (one with a plot) in a data directory of ``label``; its environments."""
+    data = tmp / f"data-{label}"
+    envs = {m: _environment(data, port, tmp / f"pyc-{label}", models=m) for m in (False, True)}
+    for name in ("saga", "second"):  # the projects `projects` lists
+        subprocess.run(
+            _script(code_dir, ["new", name, "--keywords", "회귀, 복수"]),
+            env=envs[True],
+            capture_output=True,
+            check=True,
+        )
+    store_plot(code_dir, envs[True], data / "projects" / "saga")
+    return envs
+
+
+def measure_all(
+    trees: dict[str, Path], envs: dict[str, dict[bool, dict[str, str]]], runs: int
+) -> dict[str, dict[str, tuple[float, float]]]:
+    """Median ``(wall, CPU)`` per tree and case; before and after samples alternate."""
+    results: dict[str, dict[str, tuple[float, float]]] = {label: {} for label in trees}
+    for case, (run, models) in CASES.items():
+        for label, code_dir in trees.items():
+            run(code_dir, envs[label][models])  # untimed: writes the .pyc files
+        samples: dict[str, list[tuple[float, float]]] = {label: [] for label in trees}
+        for _ in range(runs):
+            for label, code_dir in trees.items():
+                samples[label].append(run(code_dir, envs[label][models]))
+        for label, got in samples.items():
+            results[label][case] = (
+                statistics.median(s[0] for s in got),
+                statistics.median(s[1] for s in got),
+            )
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--before-rev", default="8e9f3ce")
+    parser.add_argument("--before", "--before-rev", dest="before", default="8e9f3ce")
     args = parser.parse_args()
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _FirstCall)
     port = server.server_address[1]
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    results: dict[str, dict[str, tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="aizac-startup-") as tmp:
         before = Path(tmp) / "before"
         before.mkdir()
         archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", args.before_rev, "aizac"],
+            ["git", "-C", str(ROOT), "archive", args.before, "aizac", "data"],
             check=True,
             capture_output=True,
         ).stdout
         subprocess.run(["tar", "-x", "-C", str(before)], input=archive, check=True)
-        for label, code_dir in (("before", before), ("after", ROOT)):
-            env = _environment(Path(tmp) / f"data-{label}", port)
-            for name in ("saga", "second"):  # the projects `projects` lists
-                subprocess.run(
-                    _script(code_dir, ["new", name, "--keywords", "회귀, 복수"]),
-                    env=env,
-                    capture_output=True,
-                    check=True,
-                )
-            store_plot(code_dir, env, Path(tmp) / f"data-{label}" / "projects" / "saga")
-            cases = {
-                "aizac --help": lambda c=code_dir, e=env: time_command(c, ["--help"], e),
-                "aizac projects": lambda c=code_dir, e=env: time_command(c, ["projects"], e),
-                "aizac plot -> 1st model call": lambda c=code_dir, e=env: time_to_first_call(
-                    c, e, PLOT_ARGV
-                ),
-                "aizac beat -> 1st model call": lambda c=code_dir, e=env: time_to_first_call(
-                    c, e, BEAT_ARGV
-                ),
-            }
-            results[label] = {}
-            for case, run in cases.items():
-                samples = [run() for _ in range(args.runs)]
-                results[label][case] = (
-                    statistics.median(s[0] for s in samples),
-                    statistics.median(s[1] for s in samples),
-                )
-            if label == "after":
-                imports = heaviest_imports(code_dir, env, BEAT_ARGV)
+        trees = {"before": before, "after": ROOT}
+        envs = {label: _prepare(code, Path(tmp), label, port) for label, code in trees.items()}
+        load_start = os.getloadavg()
+        results = measure_all(trees, envs, args.runs)
+        load = os.getloadavg()
+        imports = heaviest_imports(ROOT, envs["after"][True], BEAT_ARGV)
     server.shutdown()
+    print_table(args, results, load_start, load, imports)
 
-    print(f"median of {args.runs} whole-process runs; before = {args.before_rev}, after = tree")
+
+def print_table(
+    args: argparse.Namespace,
+    results: dict[str, dict[str, tuple[float, float]]],
+    load_start: tuple[float, float, float],
+    load: tuple[float, float, float],
+    imports: list[tuple[str, float]],
+) -> None:
+    print(f"median of {args.runs} whole-process runs; before = {args.before}, after = tree")
     head = f"{'command':<30}{'before wall':>12}{'after wall':>12}{'ratio':>7}"
     print(head + f"{'before CPU':>12}{'after CPU':>11}{'ratio':>7}")
     for case in results["after"]:
@@ -209,8 +250,10 @@ def main() -> None:
             f"{case:<30}{bw:>11.2f}s{aw:>11.2f}s{aw / bw:>6.2f}x"
             f"{bc:>11.2f}s{ac:>10.2f}s{ac / bc:>6.2f}x"
         )
-    load = os.getloadavg()
-    print(f"\nload average (1, 5, 15 min) at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(
+        f"\nload average (1, 5, 15 min) at the start: {load_start[0]:.2f} {load_start[1]:.2f} "
+        f"{load_start[2]:.2f}; at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
     print("heaviest imports of `aizac beat` (after, -X importtime, cumulative):")
     for module, seconds in imports:
         print(f"  {module:<40}{seconds:>7.3f} s")
