@@ -123,3 +123,38 @@ def test_a_stream_left_early_frees_the_model(small_context: ChatLocalLlama) -> N
     assert reply.text == again.text  # same seed, same reply: the seed reaches the sampler
     usage = reply.usage_metadata
     assert usage is not None and usage["input_tokens"] > 0 and 0 < usage["output_tokens"] <= 6
+
+
+def _spin_count_shown(code: str, env: dict[str, str]) -> str:
+    """How long libgomp's threads spin at a barrier before sleeping, as it reports when the
+    runtime is loaded by ``code`` in a child (``0``: they sleep at once)."""
+    import os
+    import subprocess
+    import sys
+
+    child_env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    child_env.update(env, OMP_DISPLAY_ENV="VERBOSE")
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=child_env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    shown = [line for line in out.stderr.splitlines() if "GOMP_SPINCOUNT" in line]
+    assert shown, "libgomp printed no settings: the runtime was not loaded"
+    return shown[0].split("=", 1)[1].strip(" '")
+
+
+LOAD_RUNTIME = (
+    "from aizac.llm.providers.local import prepare_runtime_env\n"
+    "prepare_runtime_env()\n"
+    "import xllamacpp\n"
+)
+
+
+@needs_runtime
+def test_the_runtime_threads_wait_passively_unless_the_user_chose() -> None:
+    """Spinning OpenMP barriers made constrained decoding collapse on a busy 2-core machine:
+    the runtime is loaded with OMP_WAIT_POLICY=PASSIVE, and a value the user set is kept."""
+    assert _spin_count_shown(LOAD_RUNTIME, {}) == "0"
+    assert int(_spin_count_shown(LOAD_RUNTIME, {"OMP_WAIT_POLICY": "ACTIVE"})) > 10**9
+    # the control: loading the runtime without the preparation keeps libgomp's spinning default
+    assert int(_spin_count_shown("import xllamacpp\n", {})) > 0
