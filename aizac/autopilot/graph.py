@@ -8,6 +8,7 @@ from any checkpoint continues with whatever the stored facts say is next; ``paus
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -52,19 +53,40 @@ def _step() -> int | None:
         return None
 
 
-def _usage(deps: Deps) -> tuple[int, int, int]:
-    """(calls, prompt tokens, all tokens) the router has logged so far."""
-    if deps.usage is None:
-        return 0, 0, 0
-    totals = deps.usage.totals()
-    return int(totals.calls), int(totals.prompt_tokens), int(totals.total_tokens)
+class UsageMeter:
+    """(calls, prompt tokens, all tokens) the router has logged so far, read incrementally.
+
+    Summing the whole usage log at every node start and end grew with the run (the log keeps
+    every call), so a long run spent more of aizac's CPU per episode as it went; the meter adds
+    only the records logged since its last read."""
+
+    def __init__(self, usage: Any) -> None:
+        self.usage = usage
+        self._seen, self._sums = 0, (0, 0, 0)
+        self._lock = threading.Lock()
+
+    def read(self) -> tuple[int, int, int]:
+        if self.usage is None:
+            return 0, 0, 0
+        with self._lock:
+            records = self.usage.records
+            if len(records) < self._seen:  # the log was cleared: count again
+                self._seen, self._sums = 0, (0, 0, 0)
+            calls, prompt, total = self._sums
+            for r in records[self._seen:]:
+                calls, prompt = calls + 1, prompt + r.prompt_tokens
+                total += r.prompt_tokens + r.completion_tokens
+            self._seen, self._sums = len(records), (calls, prompt, total)
+            return self._sums
 
 
 class Wrapped:
     """A node with the run's rules around it (see the module docstring)."""
 
-    def __init__(self, name: str, fn: NodeFn, deps: Deps) -> None:
+    def __init__(self, name: str, fn: NodeFn, deps: Deps,
+                 meter: UsageMeter | None = None) -> None:
         self.name, self.fn, self.deps = name, fn, deps
+        self.meter = meter or UsageMeter(deps.usage)
 
     def __call__(self, state: AutopilotState) -> Update:
         name, runs, run_id = self.name, self.deps.runs, str(state["run_id"])
@@ -81,10 +103,10 @@ class Wrapped:
             if seen == "pause":
                 return {"repeats": repeats, "pause_reason": text}
         runs.add_event(run_id, episode, name, "start", step=step)
-        started, before = time.perf_counter(), _usage(self.deps)
+        started, before = time.perf_counter(), self.meter.read()
         update = self._run(state, run_id, episode, step)
         episode = int(update.get("episode", episode))
-        after = _usage(self.deps)
+        after = self.meter.read()
         runs.add_event(run_id, episode, name, "end", step=step, tokens=after[2] - before[2],
                        seconds=time.perf_counter() - started, text=_note(name, update),
                        calls=after[0] - before[0], prompt_tokens=after[1] - before[1],
@@ -170,8 +192,9 @@ def _finish(state: AutopilotState) -> Update:
 def build_graph(deps: Deps, checkpointer: Any) -> Any:
     """The compiled graph for ``deps`` with ``checkpointer`` (see :mod:`.checkpointer`)."""
     graph = StateGraph(AutopilotState)
+    meter = UsageMeter(deps.usage)
     for name, fn in WORK_NODES.items():
-        graph.add_node(name, Wrapped(name, fn, deps))
+        graph.add_node(name, Wrapped(name, fn, deps, meter))
     for name, gate in GATE_NODES.items():
         graph.add_node(name, gate)
     graph.add_node("pause", _pause)
