@@ -94,7 +94,22 @@ def build_app(
             wire()
         _wire_project(ui, app, start, beats, memory)
         memory_tab.select(memory.refresh_fn, memory.refresh_inputs, memory.refresh_outputs)
+        hide_gradio_progress(app)  # inside the block: Gradio computes the page config on exit
     return app
+
+
+def hide_gradio_progress(app: gr.Blocks) -> None:
+    """Hide Gradio's own progress on every event of ``app``.
+
+    Its overlay speaks English whatever the UI language ("processing | 0.3s", hard-coded in
+    Gradio 6's status tracker) and its screen-reader announcer says an untranslated key
+    ("common.complete") after each event; neither shows when an event's ``show_progress`` is
+    "hidden" ("minimal" keeps both). The app reports every action in its one status area, in
+    the UI language, with its own spinner for long ones. Called once all tabs are wired (so no
+    event of any tab is left out) and before the Blocks closes (the page's config is taken then).
+    """
+    for fn in app.fns.values():
+        fn.show_progress = "hidden"
 
 
 def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_beats.BeatsTab,
