@@ -3,7 +3,9 @@
 :func:`generate_structured` requests output following a Pydantic model's JSON schema in the way
 the model does best (see :mod:`aizac.llm.methods`), parses and validates it, runs the caller's
 semantic ``check`` (a callable raising ``ValueError``), and on failure shows the model its bad
-output plus the problem and asks again, at most ``retries`` more times, then raises
+output plus the problem and asks again (the small embedded model is asked the original question
+with a new seed instead: it copies a repair message into its reply), at most ``retries`` more
+times, then raises
 :class:`~aizac.errors.StructuredOutputError` whose hint names what can actually help.
 
 Structured replies have their own token budget (``max_tokens``; the router passes
@@ -218,11 +220,15 @@ class _Session(Generic[M]):
                 self.cut()
                 return None
             self.last = str(e)
-            self.conversation = [
-                *self.conversation,
-                AIMessage(content=text),
-                repair_message(e.shown(self.language), self.language),
-            ]
+            if not self.profile.small_local:
+                self.conversation = [
+                    *self.conversation,
+                    AIMessage(content=text),
+                    repair_message(e.shown(self.language), self.language),
+                ]
+            # The small embedded model is asked the original question again with a new seed
+            # (:meth:`request`): shown the repair text it copies it into the fields (a Korean
+            # plot came back with "앞의 답은 쓸 수 없습니다" in 19 of 23 of them).
             return None
 
     def failure(self) -> StructuredOutputError:

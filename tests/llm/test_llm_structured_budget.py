@@ -3,6 +3,7 @@ semantic ``check`` in the repair loop, hints that name what helps."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -127,3 +128,59 @@ def test_router_sends_the_structured_budget_to_the_small_local_model() -> None:
     router = ModelRouter(Settings(structured_max_tokens=1536), models={"planner": model})
     assert router.structured("planner", Plot, "plan").title == "t"
     assert model.seen[0]["max_tokens"] == 1536 and "seed" not in model.seen[0]
+
+
+class _Conversations(_Recording):
+    """:class:`_Recording` that also records the conversation of each call."""
+
+    conversations: list[list[BaseMessage]]
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
+        self.conversations.append(list(messages))
+        return super()._generate(messages, stop, run_manager, **kw)
+
+
+def test_the_small_local_model_is_asked_the_original_question_again_with_a_new_seed() -> None:
+    """Shown the repair text, the 135M model copied it into 19 of 23 fields of a Korean plot:
+    a rejected reply is asked again with the original messages and a new seed, through the
+    router's retry/fallback wrapper too."""
+    local = row("local")
+    assert local is not None
+    same = '{"title": "장르", "logline": "장르"}'
+    model = attach(
+        _Conversations(responses=[same, json.dumps(PLOT)], seen=[], conversations=[]),
+        local.profile,
+    )
+
+    def check(plot: Plot) -> None:
+        if plot.title == plot.logline:
+            raise ValueError("앞의 답은 쓸 수 없습니다: 같은 글이 모든 칸을 채웠습니다")
+
+    router = ModelRouter(Settings(transient_retries=0), models={"planner": model})
+    assert router.structured("planner", Plot, "회귀 플롯을 짜세요", check=check) == Plot(**PLOT)
+    first, second = model.conversations
+    assert [m.text for m in second] == [m.text for m in first]  # no reply, no repair text
+    assert not any("쓸 수 없습니다" in m.text for m in second)
+    assert [k.get("seed") for k in model.seen] == [None, 1]  # a new seed
+
+
+def test_a_real_model_keeps_the_repair_follow_up() -> None:
+    """The other side: a model that is not the small local one is shown its reply and the
+    problem (real models act on it)."""
+    openai = row("openai-compatible")
+    assert openai is not None
+    same = '{"title": "장르", "logline": "장르"}'
+    model = attach(
+        _Conversations(responses=[same, json.dumps(PLOT)], seen=[], conversations=[]),
+        openai.profile,
+    )
+
+    def check(plot: Plot) -> None:
+        if plot.title == plot.logline:
+            raise ValueError("every field holds the same value")
+
+    assert generate_structured(model, Plot, "plan", check=check) == Plot(**PLOT)
+    second = model.conversations[1]
+    assert second[-2].text == same and "every field holds the same value" in second[-1].text
