@@ -183,11 +183,17 @@ class RunStore:
                 "SELECT * FROM events WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?",
                 (run_id, after, limit),
             ).fetchall()
-        return [
-            Event(r["id"], r["run_id"], r["at"], r["episode"], r["node"], r["kind"],
-                  r["tokens"], r["seconds"], json.loads(r["detail"] or "{}"))
-            for r in rows
-        ]
+        return [_event(r) for r in rows]
+
+    def last_events(self, run_id: str, n: int, *, skip_kind: str = "") -> list[Event]:
+        """The run's last ``n`` events (without those of kind ``skip_kind``), oldest first:
+        a live view reads a tail, not the whole run."""
+        with self._tx() as db:
+            rows = db.execute(
+                "SELECT * FROM events WHERE run_id = ? AND kind != ? ORDER BY id DESC LIMIT ?",
+                (run_id, skip_kind, n),
+            ).fetchall()
+        return [_event(r) for r in reversed(rows)]
 
     def tokens(self, run_id: str, episode: int | None = None) -> int:
         """Tokens the run (or one of its episodes) spent, from its node-end events."""
@@ -303,6 +309,11 @@ def steered_sources(directory: Path) -> set[str]:
         raise StorageError(f"Cannot read the autopilot's runs store {path}: {e}.",
                            hint="Check the project folder is readable.") from e
     return {canon_change_source(str(run), int(note)) for run, note in rows}
+
+
+def _event(r: sqlite3.Row) -> Event:
+    return Event(r["id"], r["run_id"], r["at"], r["episode"], r["node"], r["kind"],
+                 r["tokens"], r["seconds"], json.loads(r["detail"] or "{}"))
 
 
 def _run(r: sqlite3.Row) -> Run:

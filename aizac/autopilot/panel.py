@@ -125,7 +125,7 @@ class AutopilotPanel:
         if not runs:
             return View(status=pt.text("no_run", lang))
         run = runs[-1]
-        events = [e for e in pilot.runs.events(run.id) if e.kind != "start"][-tail:]
+        events = pilot.runs.last_events(run.id, tail, skip_kind="start")
         result = pilot.status(run.id)
         state = "running" if self.running(project) else result.status
         status = pt.status_line(run.id, state, result.message, result.gate,

@@ -96,3 +96,13 @@ def test_events_of_a_store_made_before_steps_existed_still_work(tmp_path: Path) 
     runs.add_event("r", 1, "plan", "end", step=3, tokens=2)
     runs.add_event("r", 1, "plan", "end", step=3, tokens=2)
     assert [(e.node, e.tokens) for e in runs.events("r")] == [("plan", 5), ("plan", 4)]
+
+
+def test_the_live_view_reads_the_last_events_only(tmp_path: Path) -> None:
+    runs = RunStore(tmp_path)
+    for n in range(30):
+        runs.add_event("r", n, "plan", "start", step=n)
+        runs.add_event("r", n, "plan", "end", step=n)
+    runs.add_event("other", 99, "plan", "end")
+    tail = runs.last_events("r", 3, skip_kind="start")
+    assert [(e.episode, e.kind) for e in tail] == [(27, "end"), (28, "end"), (29, "end")]
