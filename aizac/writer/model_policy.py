@@ -79,11 +79,21 @@ NOTE_ROLES = ("planner", "writer")
 """The roles whose model writes what the writer reads (plot, beats, prose)."""
 
 
+EMBEDDED = "local"
+"""The provider of the embedded model (the ``local`` spec)."""
+
+
+def serves_embedded(router: Any, role: str) -> bool:
+    """Whether the model serving ``role`` is the embedded one: its declared provider (the row
+    of :mod:`aizac.llm.registry` that built it) is ``local``, whatever its name or size."""
+    return role_profile(router, role).provider == EMBEDDED
+
+
 def demo_model_note(router: Any, language: str) -> str:
-    """The note in ``language`` when a ``ko``/``zh`` project's planner or writer is the small
-    embedded model; ``""`` otherwise (English projects, real models)."""
+    """The note in ``language`` when a ``ko``/``zh`` project's planner or writer is served by
+    the embedded model; ``""`` otherwise (English projects, real models)."""
     if language not in ("ko", "zh"):
         return ""
-    if not any(role_profile(router, role).small_local for role in NOTE_ROLES):
+    if not any(serves_embedded(router, role) for role in NOTE_ROLES):
         return ""
     return NOTES[language]

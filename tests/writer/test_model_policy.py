@@ -129,6 +129,17 @@ def test_the_note_is_in_the_projects_language_and_only_for_the_small_model() -> 
     assert demo_model_note(ModelRouter(Settings()), "ko") == NOTES["ko"]
 
 
+def test_the_note_follows_the_serving_models_provider() -> None:
+    """The embedded model is recognised by its declared provider (``local``), not by a name or
+    size: a local GGUF declared ``local`` gets the note, a served model that is not gets none."""
+    def router(profile: ModelProfile) -> ModelRouter:
+        model = attach(Counting(responses=["x"], name="smollm2-135m"), profile)
+        return ModelRouter(Settings(), models={"planner": model, "writer": model})
+
+    assert demo_model_note(router(ModelProfile("local", "constrained")), "ko") == NOTES["ko"]
+    assert demo_model_note(router(ModelProfile("ollama", "format")), "ko") == ""
+
+
 @pytest.mark.parametrize("small", [True, False], ids=["small-model", "real-model"])
 def test_cli_plot_of_a_korean_project(tmp_path: Path, small: bool) -> None:
     model = ScriptedChatModel()  # answers by the schema asked for, in English
