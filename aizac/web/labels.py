@@ -185,7 +185,7 @@ EN: dict[str, str] = {
     "m_ok": "The {role} model answered in {s:.1f} s: “{reply}”",
     "m_small": "⚠ This {lang} project is written by the small embedded model, an "
                "English-first demo model: expect weak {lang}. Set a real model for the "
-               "planner and writer roles below (a key for a paid provider, or a local "
+               "planner and writer roles in the Models tab (a key for a paid provider, or a local "
                "Ollama or OpenAI-compatible server).",
     "m_lang_ko": "Korean", "m_lang_zh": "Chinese",
     "role_planner": "planner", "role_writer": "writer", "role_extractor": "extractor",
@@ -370,7 +370,7 @@ KO: dict[str, str] = {
     "m_key_saved": "{provider} 키를 저장했습니다.", "m_yes": "예", "m_no": "아니오",
     "m_ok": "{role} 모델이 {s:.1f}초 만에 답했습니다: “{reply}”",
     "m_small": "⚠ 이 {lang} 프로젝트는 작은 내장 모델로 쓰고 있습니다. 영어 위주의 데모 모델이라 "
-               "{lang} 품질이 낮습니다. 아래에서 기획·집필 역할에 실제 모델을 지정하세요 "
+               "{lang} 품질이 낮습니다. 모델 탭에서 기획·집필 역할에 실제 모델을 지정하세요 "
                "(유료 제공자의 키, 또는 로컬 Ollama·OpenAI 호환 서버).",
     "m_lang_ko": "한국어", "m_lang_zh": "중국어",
     "role_planner": "기획", "role_writer": "집필", "role_extractor": "추출",

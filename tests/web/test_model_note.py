@@ -39,3 +39,13 @@ def test_real_models_show_no_note(tmp_path: Path, cliche_db: ClicheDB) -> None:
     ui = web(tmp_path, cliche_db, planner=model, writer=model, extractor=model)
     ui.service.studio.create("dawn", "회귀, 복수", language="ko")
     assert small_model_note(ui, "dawn") == ""
+
+
+def test_the_note_points_at_the_models_tab_by_its_name() -> None:
+    """The note is shown on the Start tab too, where no role settings are "below": it names the
+    Models tab by the label the writer sees, in Korean and English."""
+    for language in ("ko", "en"):
+        L = labels(language)
+        note = L["m_small"].format(lang="x")
+        assert L["tab_models"] in note
+        assert "아래" not in note and "below" not in note
