@@ -59,14 +59,20 @@ CLICK_WAIT_MS = 30_000  # a button still disabled after this means the step cann
 # Gradio's own English progress texts: they must never show in the Korean page.
 WATCH_GRADIO = """() => {
   window.__aizacSeen = window.__aizacSeen || [];
-  const look = () => {
-    const text = document.body.innerText;
-    for (const word of ["processing", "common.complete", "common.error"]) {
-      if (text.includes(word) && !window.__aizacSeen.includes(word)) window.__aizacSeen.push(word);
+  new MutationObserver((records) => {
+    for (const r of records) {
+      const node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+      if (!node || node.closest('script, style')) continue;
+      const said = node.closest('.sr-only, [aria-live]');  // told to a screen reader
+      if (!said && !node.checkVisibility({opacityProperty: true, visibilityProperty: true}))
+        continue;
+      for (const word of ["processing", "common.complete", "common.error"]) {
+        const where = `${word} (#${node.closest("[id]")?.id ?? "?"})`;
+        if (node.textContent.includes(word) && !window.__aizacSeen.includes(where))
+          window.__aizacSeen.push(where);
+      }
     }
-  };
-  new MutationObserver(look).observe(document.body,
-    {subtree: true, childList: true, characterData: true});
+  }).observe(document.body, {subtree: true, childList: true, characterData: true});
 }"""
 
 STATUS_DONE = """([want, before, mark]) => {
