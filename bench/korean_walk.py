@@ -376,6 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     args.shots.mkdir(parents=True, exist_ok=True)
     for old in args.shots.glob("[0-9][0-9]-*.png"):
         old.unlink()
+    data_dir.mkdir(parents=True, exist_ok=True)
     port = args.port or free_port()
     log = data_dir / "app.log"
     print(f"app log: {log}; screenshots: {args.shots}", flush=True)
