@@ -17,6 +17,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGenerationChunk
 
 from aizac.errors import AizacError, ModelError
+from aizac.llm import instructions
 from aizac.llm.methods import STRUCTURED_KWARG, apply_plan, call_options, plan_structured
 from aizac.llm.profiles import GENERIC, ModelProfile
 
@@ -116,6 +117,7 @@ def prepare(
     request = kw.pop(STRUCTURED_KWARG, None)
     if request is None:
         return messages, kw
-    plan = plan_structured(cand.model, request["schema"], request.get("method"))
+    language = instructions.prompt_language(messages)
+    plan = plan_structured(cand.model, request["schema"], request.get("method"), language)
     options = call_options(cand.profile, request)
     return apply_plan(messages, plan), {**kw, **plan.kwargs, **options}

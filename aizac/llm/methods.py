@@ -23,7 +23,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 
 from aizac.llm import instructions
 from aizac.llm.profiles import ModelProfile, profile_of
-from aizac.llm.wire_schema import compact_schema, tighten_schema
+from aizac.llm.wire_schema import compact_schema, small_bounds, tighten_schema
 
 METHODS: tuple[str, ...] = ("json_schema", "tool", "constrained", "format", "prompt")
 # Name of the provider-neutral kwarg carrying a structured request through a routed model.
@@ -75,15 +75,21 @@ def default_method(model: BaseChatModel) -> str:
 
 
 def plan_structured(
-    model: BaseChatModel, schema: dict[str, Any], method: str | None = None
+    model: BaseChatModel,
+    schema: dict[str, Any],
+    method: str | None = None,
+    language: str = "en",
 ) -> StructuredPlan:
-    """How to ask ``model`` for output following ``schema`` (a JSON schema dict)."""
+    """How to ask ``model`` for output following ``schema`` (a JSON schema dict); ``language``
+    is the prompt's (the small local model's bounds depend on it: a Hangul character costs it
+    about nine times the tokens of an English one)."""
     chosen = method or default_method(model)
     name = schema_name(str(schema.get("title", "Output")))
     description = str(schema.get("description") or f"Record the {name} result.")
     schema = compact_schema(schema)  # the wire copy; replies are validated on the full one
     if profile_of(model).small_local:  # short replies: it fills every bound it is given
-        schema = tighten_schema(schema)
+        share, items = small_bounds(language)
+        schema = tighten_schema(schema, length_share=share, max_items=items)
     if chosen == "json_schema":
         return StructuredPlan(
             chosen,

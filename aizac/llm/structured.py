@@ -175,13 +175,13 @@ class _Session(Generic[M]):
         self.cuts = 0
         json_schema = schema.model_json_schema()
         messages = _as_messages(messages)
+        self.language = instructions.prompt_language(messages)
         if self.profile.routed:  # the routed model plans per candidate (primary and fallback)
             self.conversation, self.kwargs = messages, {}
         else:
-            plan = plan_structured(model, json_schema, opts.method)
+            plan = plan_structured(model, json_schema, opts.method, self.language)
             self.conversation, self.kwargs = apply_plan(messages, plan), dict(plan.kwargs)
         self.json_schema = json_schema
-        self.language = instructions.prompt_language(messages)
 
     def more(self) -> bool:
         return self.attempt <= self.opts.retries

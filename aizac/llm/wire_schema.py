@@ -58,10 +58,22 @@ def _node(node: dict[str, Any], *, keep_description: bool) -> dict[str, Any]:
 
 
 SMALL_LENGTH_SHARE = 3
-"""The small embedded model's strings get a third of their length bound: it fills strings to
-their bound, and a Korean or Chinese character costs it two or three tokens."""
+"""The small embedded model's strings get a third of their length bound (it fills strings to
+their bound)."""
 SMALL_MAX_ITEMS = 3
 """The small embedded model's lists hold at most this many items (or their minimum)."""
+SMALL_BOUNDS: dict[str, tuple[int, int]] = {"ko": (12, 2), "zh": (12, 2)}
+"""``(length_share, max_items)`` of the small model's schema by prompt language, where it
+differs from English. Measured on SmolLM2-135M's tokenizer: a Hangul character costs 2.1
+tokens, a Han character 1.8, an English one 0.23. With a third of each bound, a Korean plot
+filled to its bounds was about 5,000 tokens (cut at the 1,024-token budget, retried with 2,048,
+then 4,096: minutes per plot); a twelfth and two items per list keep it near the budget."""
+
+
+def small_bounds(language: str) -> tuple[int, int]:
+    """``(length_share, max_items)`` of the small model's wire schema for a prompt in
+    ``language`` (pure)."""
+    return SMALL_BOUNDS.get(language, (SMALL_LENGTH_SHARE, SMALL_MAX_ITEMS))
 
 
 def tighten_schema(

@@ -85,3 +85,64 @@ def test_the_small_local_model_gets_tighter_bounds_and_others_the_full_ones() ->
     assert acts["minItems"] == acts["maxItems"] == 5  # never below the minimum
     name = tight["$defs"]["PlotCharacter"]["properties"]["name"]
     assert name["minLength"] == 1 and name["maxLength"] >= 8
+
+
+def _most_chars(node: object, defs: dict[str, object]) -> int:
+    """The most characters of string content a reply following ``node`` can hold (pure)."""
+    if not isinstance(node, dict):
+        return 0
+    if "$ref" in node:
+        return _most_chars(defs[str(node["$ref"]).rsplit("/", 1)[-1]], defs)
+    if node.get("type") == "string" and "enum" not in node:
+        return int(node.get("maxLength", 10_000))
+    if node.get("type") == "array":
+        return int(node.get("maxItems", 100)) * _most_chars(node.get("items"), defs)
+    if "anyOf" in node:
+        return max(_most_chars(n, defs) for n in node["anyOf"])
+    props = node.get("properties", {})
+    return sum(_most_chars(v, defs) for v in props.values()) if isinstance(props, dict) else 0
+
+
+HANGUL_TOKENS_PER_CHAR = 2.1
+"""Measured on SmolLM2-135M's tokenizer (a Korean sentence of 81 characters: 171 tokens)."""
+
+
+def test_the_small_local_models_korean_plot_fits_its_token_budget() -> None:
+    """A Korean plot filled to the small model's bounds was about 5,000 tokens: cut at the
+    1,024-token budget and retried with 2,048, then 4,096 (minutes per plot on two cores). For
+    a Korean or Chinese prompt its bounds are tighter, so even a plot filled to every bound
+    fits one attempt; English prompts keep the third (a Latin letter costs about 0.23 tokens).
+    Through the router's per-candidate planning too."""
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    from langchain_core.messages import HumanMessage
+
+    from aizac.llm.candidates import Candidate, prepare
+    from aizac.llm.methods import STRUCTURED_KWARG, plan_structured
+    from aizac.llm.profiles import ModelProfile, attach
+    from aizac.writer.schemas import BeatDesign, NovelPlot
+
+    small_profile = ModelProfile("local", "constrained", small_local=True)
+    small = attach(FakeListChatModel(responses=["{}"]), small_profile)
+
+    def wire(schema: dict[str, object], language: str) -> dict[str, object]:
+        plan = plan_structured(small, schema, "constrained", language)
+        out: dict[str, object] = plan.kwargs["response_format"]["schema"]
+        return out
+
+    def most(schema: dict[str, object]) -> int:
+        return _most_chars(schema, schema.get("$defs", {}))  # type: ignore[arg-type]
+
+    plot = NovelPlot.model_json_schema()
+    budget = Settings().structured_max_tokens
+    korean = most(wire(plot, "ko"))
+    assert korean * HANGUL_TOKENS_PER_CHAR < budget, korean
+    assert most(wire(plot, "zh")) == korean
+    assert most(wire(BeatDesign.model_json_schema(), "ko")) * HANGUL_TOKENS_PER_CHAR < budget / 2
+    english = most(wire(plot, "en"))
+    assert english > 3 * korean  # English keeps its room: a letter is a fraction of a token
+    # the routed model plans per candidate from the conversation's language
+    cand = Candidate("local", "AIZAC_PLANNER_MODEL", small, profile=small_profile)
+    request = {"schema": plot, "method": "constrained", "budget": 1024}
+    ask = [HumanMessage("회귀, 복수 키워드로 플롯을 짜세요")]
+    _, kw = prepare(cand, ask, {STRUCTURED_KWARG: request})
+    assert most(kw["response_format"]["schema"]) == korean
