@@ -77,8 +77,8 @@ class Settings(BaseSettings):
     local_model_path: Path | None = None
     local_context: int = Field(default=4096, ge=512)
     local_max_tokens: int = Field(default=512, ge=16)
-    # 0 = llama.cpp's own choice (half the cores): on a busy 2-core machine more threads
-    # measured slower (bench/local_model.py), so more is opt-in.
+    # 0 = half the cores (providers/local.py: default_threads): on a busy 2-core machine two
+    # threads measured five times slower than one (bench/local_model.py), so more is opt-in.
     local_threads: int = Field(default=0, ge=0, le=256)
     # Sampling of the local model. Free text (prose): a warmer temperature with nucleus/min-p
     # cut-offs and a repeat penalty keeps SmolLM2 from looping on one sentence (greedy-ish 0.2

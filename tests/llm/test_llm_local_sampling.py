@@ -146,3 +146,12 @@ def test_the_small_local_models_korean_plot_fits_its_token_budget() -> None:
     ask = [HumanMessage("회귀, 복수 키워드로 플롯을 짜세요")]
     _, kw = prepare(cand, ask, {STRUCTURED_KWARG: request})
     assert most(kw["response_format"]["schema"]) == korean
+
+
+def test_the_embedded_model_decodes_on_half_the_cores_unless_told() -> None:
+    # llama.cpp's own default takes every core; on a busy 2-core machine that collapsed
+    # decoding (bench/local_model.py --threads), so an unset count means half the cores.
+    from aizac.llm.providers.local import default_threads
+
+    assert [default_threads(n) for n in (1, 2, 3, 8)] == [1, 1, 1, 4]
+    assert default_threads(None) == 1
