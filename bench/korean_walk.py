@@ -59,17 +59,21 @@ CLICK_WAIT_MS = 30_000  # a button still disabled after this means the step cann
 # Gradio's own English progress texts: they must never show in the Korean page.
 WATCH_GRADIO = """() => {
   window.__aizacSeen = window.__aizacSeen || [];
+  const shown = (el) => el.closest('.sr-only, [aria-live]')  // told to a screen reader
+    || el.checkVisibility({opacityProperty: true, visibilityProperty: true});
   new MutationObserver((records) => {
     for (const r of records) {
-      const node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
-      if (!node || node.closest('script, style')) continue;
-      const said = node.closest('.sr-only, [aria-live]');  // told to a screen reader
-      if (!said && !node.checkVisibility({opacityProperty: true, visibilityProperty: true}))
-        continue;
-      for (const word of ["processing", "common.complete", "common.error"]) {
-        const where = `${word} (#${node.closest("[id]")?.id ?? "?"})`;
-        if (node.textContent.includes(word) && !window.__aizacSeen.includes(where))
-          window.__aizacSeen.push(where);
+      const walker = document.createTreeWalker(r.target, NodeFilter.SHOW_TEXT);
+      const texts = r.target.nodeType === 3 ? [r.target] : [];
+      while (walker.nextNode()) texts.push(walker.currentNode);
+      for (const t of texts) {
+        const el = t.parentElement;
+        if (!el || el.closest('script, style') || !shown(el)) continue;
+        for (const word of ["processing", "common.complete", "common.error"]) {
+          const where = `${word} (#${el.closest("[id]")?.id ?? "?"})`;
+          if (t.textContent.includes(word) && !window.__aizacSeen.includes(where))
+            window.__aizacSeen.push(where);
+        }
       }
     }
   }).observe(document.body, {subtree: true, childList: true, characterData: true});

@@ -36,19 +36,21 @@ GRADIO_WORDS = ("processing", "common.complete", "common.error")
 # briefly: a MutationObserver sees each change, a read at the end would not.
 WATCH = """(words) => {
   window.__seen = [];
+  const shown = (el) => el.closest('.sr-only, [aria-live]')  // told to a screen reader
+    || el.checkVisibility({opacityProperty: true, visibilityProperty: true});
   const look = (records) => {
     for (const r of records) {
-      const node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
-      if (!node || node.closest('script, style')) continue;
-      // On screen, or said by a screen reader (Gradio keeps a hidden tracker in the page).
-      const said = node.closest('.sr-only, [aria-live]');
-      if (!said && !node.checkVisibility({opacityProperty: true, visibilityProperty: true}))
-        continue;
-      const text = node.textContent;
-      for (const w of words) if (text.includes(w)) {
-        const at = text.indexOf(w);
-        window.__seen.push(`${w} in #${node.closest("[id]")?.id} <${node.tagName.toLowerCase()}>: `
-          + text.slice(Math.max(0, at - 30), at + 40));
+      // Each text node under the change, judged by its own element: a visible block may hold
+      // Gradio's hidden tracker.
+      const walker = document.createTreeWalker(r.target, NodeFilter.SHOW_TEXT);
+      const texts = r.target.nodeType === 3 ? [r.target] : [];
+      while (walker.nextNode()) texts.push(walker.currentNode);
+      for (const t of texts) {
+        const el = t.parentElement;
+        if (!el || el.closest('script, style') || !shown(el)) continue;
+        for (const w of words) if (t.textContent.includes(w))
+          window.__seen.push(`${w} in #${el.closest("[id]")?.id} <${el.className}>: `
+            + t.textContent.slice(0, 60));
       }
     }
   };
@@ -92,6 +94,14 @@ def test_no_gradio_english_flashes_during_korean_actions(ko_page: Any) -> None:
     status_says(page, "저장했습니다")
     click(page, "aizac-undo")
     status_says(page, "실행 취소했습니다")
+    click(page, "aizac-accept")
+    status_says(page, "확정했습니다")
+    click(page, "aizac-write-prose")
+    status_says(page, "본문을 쓰고 저장했습니다")
+    tab(page, "내보내기")
+    click(page, "aizac-download")  # a File output: Gradio showed "processing" there regardless
+    status_says(page, "내보냈습니다")
+    page.locator("#aizac-exported a").first.wait_for()
     tab(page, "기억")
     click(page, "aizac-mem-refresh")
     page.locator("#aizac-memories [data-testid='cell-0-2']").wait_for()
