@@ -17,6 +17,21 @@ def _whole(match: re.Match[str]) -> str:
     return f"{what} 자연수로 입력하세요 (입력: {match[2]})."
 
 
+_SCHEMAS = {"NovelPlot": "플롯", "BeatDesign": "비트 설계", "BeatSummary": "비트 요약",
+            "CharacterProfile": "인물 소개"}
+
+
+def _unusable(match: re.Match[str]) -> str:
+    """A reply the quality check refused after every attempt, and what to do about it."""
+    small = match[1] != "model"
+    said = (f"{'내장 데모 모델' if small else '모델'}의 {_SCHEMAS.get(match[2], match[2])} 응답을 "
+            f"{match[3]}번 받았지만 쓸 수 없었습니다 ({match[4]}). 저장된 것은 없습니다. ")
+    if small:
+        return said + ("내장 데모 모델은 작고 영어 위주라 한국어를 제대로 쓰지 못합니다: 모델 "
+                       "탭에서 기획·집필 모델로 실제 모델을 지정하세요.")
+    return said + "다시 시도하거나 모델 탭에서 다른 모델을 지정하세요."
+
+
 # Korean for the messages the web layer and the writer pipeline send in English (progress
 # lines and errors a writer meets in the editor). Anything unmatched is shown as it is.
 _KO_MESSAGES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
@@ -60,6 +75,10 @@ _KO_MESSAGES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"A draft beat is waiting at (\d+-\d+): a new number of beats per episode would move "
      r"it\.", r"초안 비트가 \1에서 기다리고 있어 화당 비트 수를 바꾸면 위치가 달라집니다. "
      r"초안을 먼저 확정하거나 되돌린 뒤 바꾸세요."),
+    # a structured reply the quality check refused (writer/checked.py); the details stay as
+    # the check wrote them (they quote the model's text)
+    (r"The (embedded demo model|model)'s (\w+) was unusable after (\d+) attempts: (.*)\.",
+     _unusable),
     # why a role's model can or cannot run (the Models tab) and connection-test errors
     (r"injected", "테스트용으로 주입된 모델"),
     (r"(.+); fallback usable: (.+)", _both),

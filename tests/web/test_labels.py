@@ -31,3 +31,20 @@ def test_the_busy_status_is_a_css_spinner_and_text() -> None:
     korean = Ui(None, KO, "ko").progress_line(  # type: ignore[arg-type]
         "busy_accept", "extracting memories of beat 1-1 (extractor)")
     assert korean.endswith("비트 1-1의 기억을 추출하는 중 (추출 모델)")
+
+
+def test_a_refused_model_reply_reads_in_korean() -> None:
+    """The quality check's failure (English in the pipeline) reaches a Korean page in Korean,
+    with what to do; the quoted model text stays as it was (seen on the embedded model)."""
+    from aizac.web.labels import labels
+    from aizac.writer import checked, quality
+    from aizac.writer.model_policy import SMALL, STRICT
+
+    ui = Ui(service=None, L=labels("ko"), language="ko")  # type: ignore[arg-type]
+    for policy, who in ((SMALL, "내장 데모 모델의 비트 설계 응답을 2번"),
+                        (STRICT, "모델의 비트 설계 응답을 2번")):
+        check = checked.QualityCheck("ko", policy, "BeatDesign")
+        check.problems = [quality.Problem("repeat", "events", "10000001", "9/10")]
+        said = ui.message(checked._failure("BeatDesign", check, 2))
+        assert who in said and "모델 탭" in said and "10000001" in said
+        assert "unusable" not in said and "Nothing was saved" not in said
