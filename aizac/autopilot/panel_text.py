@@ -24,7 +24,7 @@ TEXT: dict[str, dict[str, str]] = {
         "gate_head": "waiting at the {gate} gate (episode {episode})",
         "memories": "candidate memories", "verdict": "verdict", "findings": "findings",
         "episode": "episode {episode}", "beat": "beat {beat}",
-        "cols": "episode|step|event|tokens|seconds|note",
+        "cols": "ep|step|tokens · s|note",
         "check_note": "{n} findings{kinds}, missed {missed}",
         "replayed": "replayed",
     },
@@ -40,7 +40,7 @@ TEXT: dict[str, dict[str, str]] = {
         "gate_head": "{gate} 확인을 기다리는 중 ({episode}화)",
         "memories": "후보 기억", "verdict": "판정", "findings": "발견",
         "episode": "{episode}화", "beat": "비트 {beat}",
-        "cols": "회차|단계|이벤트|토큰|초|내용",
+        "cols": "회차|단계|토큰 · 초|내용",
         "check_note": "발견 {n}건{kinds}, 빠진 비트 {missed}",
         "replayed": "재실행",
     },
@@ -56,7 +56,7 @@ TEXT: dict[str, dict[str, str]] = {
         "gate_head": "等待{gate}确认（第 {episode} 回）",
         "memories": "候选记忆", "verdict": "判定", "findings": "发现",
         "episode": "第 {episode} 回", "beat": "节拍 {beat}",
-        "cols": "回|步骤|事件|令牌|秒|内容",
+        "cols": "回|步骤|令牌 · 秒|内容",
         "check_note": "发现 {n} 项{kinds}，遗漏 {missed}",
         "replayed": "重放",
     },
@@ -64,6 +64,9 @@ TEXT: dict[str, dict[str, str]] = {
 
 # Node, event, gate, verdict, finding and severity names (English is the name itself).
 NAMES: dict[str, dict[str, str]] = {
+    "en": {"load_context": "context", "rewrite_queued": "queued rewrite",
+           "gate_plan": "plan gate", "gate_rewrite": "rewrite gate", "gate_commit": "commit gate",
+           "gate_batch": "batch gate"},
     "ko": {
         "load_context": "맥락 불러오기", "plan": "계획", "draft": "초고", "extract": "추출",
         "check": "연속성 검사", "review": "검토", "rewrite": "다시 쓰기", "commit": "확정",
@@ -194,9 +197,11 @@ def event_table(events: Sequence[Any], language: str) -> str:
         note = event_note(e.node, e.kind, e.detail, language)[:90]
         if e.detail.get("replayed"):
             note = f"({text('replayed', language)}) {note}"
+        step = name(e.node, language)
+        if e.kind not in ("end", e.node):  # an error, a warning, a gate: say which
+            step = f"{step} ({name(e.kind, language)})"
         rows.append("| " + " | ".join(_cell(v) for v in (
-            e.episode, name(e.node, language), name(e.kind, language), e.tokens,
-            f"{e.seconds:.2f}", note)) + " |")
+            e.episode, step, f"{e.tokens} · {e.seconds:.2f}", note)) + " |")
     return "\n".join(rows)
 
 

@@ -41,8 +41,8 @@ def test_the_waiting_status_says_waiting_once(tmp_path: Path) -> None:
     view = panel.view("web")
     run_id = panel.pilot("web").runs.run().id
     assert view.status == f"**{run_id}**: waiting at the commit gate (episode 1)"
-    assert "| episode | step | event | tokens | seconds | note |" in view.events
-    assert "| 1 | check | end |" in view.events
+    assert "| ep | step | tokens · s | note |" in view.events
+    assert "| 1 | check | 0 · " in view.events and "| 1 | commit gate (gate) |" in view.events
 
 
 def test_a_korean_panel_says_nothing_in_english(tmp_path: Path) -> None:
@@ -62,7 +62,7 @@ def test_a_korean_panel_says_nothing_in_english(tmp_path: Path) -> None:
     view = panel.view("웹")  # at the commit gate: memories, prose, events
     assert view.status == f"**{run_id}**: 확정 확인을 기다리는 중 (1화)"
     assert "후보 기억" in view.gate and "비트 1" in view.prose
-    assert "| 회차 | 단계 | 이벤트 | 토큰 | 초 | 내용 |" in view.events
+    assert "| 회차 | 단계 | 토큰 · 초 | 내용 |" in view.events
     assert "연속성 검사" in view.events and "수락: 흐름이 자연스럽다" in view.events
     assert _english(view, run_id) == set(), view
     panel.answer("웹", "approve")
