@@ -250,7 +250,7 @@ class ChatLocalLlama(BaseChatModel):
     repeat_penalty: float = 1.15
     presence_penalty: float = 0.0
     json_temperature: float = 0.2
-    json_repeat_penalty: float = 1.0
+    json_repeat_penalty: float = 1.15
     repeat_last_n: int = 256
     seed: int = 0
     n_threads: int | None = None
