@@ -296,9 +296,8 @@ def app_server(scripted: bool, port: int, data_dir: Path, log: Path) -> Iterator
     env = {**os.environ, "AIZAC_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT)}
     url = f"http://127.0.0.1:{port}/"
     with log.open("wb") as out:
-        child = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        child = _started(cmd, env, out, url)
         try:
-            _wait_up(url, child, 300)
             yield url
         finally:
             child.terminate()
@@ -307,6 +306,26 @@ def app_server(scripted: bool, port: int, data_dir: Path, log: Path) -> Iterator
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.wait()
+
+
+def _started(cmd: list[str], env: dict[str, str], out: Any, url: str) -> subprocess.Popen[bytes]:
+    """The app, started again (up to 3 times) if it exits right after answering: on a loaded
+    machine Gradio's own check of its local URL can time out, and it then stops itself
+    ("When localhost is not accessible...")."""
+    for attempt in range(1, 4):
+        child = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            _wait_up(url, child, 300)
+            time.sleep(5)
+            if child.poll() is None:
+                return child
+        except SystemExit:
+            if attempt == 3:
+                raise
+        print(f"the app stopped after starting (attempt {attempt}); starting it again",
+              flush=True)
+        child.wait()
+    raise SystemExit("the app did not stay up; see its log")
 
 
 def _wait_up(url: str, child: subprocess.Popen[bytes], seconds: float) -> None:
