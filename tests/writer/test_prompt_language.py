@@ -191,3 +191,22 @@ def test_english_scaffolding_stays_for_english_projects() -> None:
     messages = PromptLibrary().render("beat", "en", **{**raw, "genre": "web novel"})
     text = "\n".join(str(m.content) for m in messages)
     assert "web novel" in text and "(crisis)" in text
+
+
+@pytest.mark.parametrize("language", ["ko", "zh"])
+@pytest.mark.parametrize("kind", ["beat", "episode_beats", "plot"])
+def test_design_prompts_offer_no_stage_name_to_copy(language: str, kind: str) -> None:
+    """A stage name as a whole value is template echo to the quality check ("repeats the
+    prompt's wording"); the Korean and Chinese design prompts showed it in English
+    ("현재 막(crisis)의 목표"), and the embedded model copied it into the beat's fields."""
+    from aizac.writer.quality import SCHEMA_WORDS, is_echo
+    from aizac.writer.schemas import STAGES
+
+    library = PromptLibrary()
+    template = library.get(kind, language)
+    wanted = {a or b for a, b in PLACEHOLDER.findall(template.system + template.user)}
+    base = values_for(language)
+    values = {name: base.get(name, "-") for name in wanted if name != "language_name"}
+    text = "\n".join(str(m.content) for m in library.render(kind, language, **values))
+    assert not [s for s in STAGES if s in text]
+    assert all(s in SCHEMA_WORDS and is_echo(s) for s in STAGES)  # the copy would be refused
