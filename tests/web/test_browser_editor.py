@@ -217,8 +217,8 @@ ALLOWED = {"aizac", "txt", "md", "epub", "id", "ko", "en", "zh", "english", "api
 # Visible text without names that stay as they are: model specs written as code
 # (`openai:gpt-4o`), the roles table's model and provider columns, the memories' hex ids.
 # Gradio renders table rows virtually, so cells are found by their test ids. Screen-reader-only
-# text (.sr-only) is not on screen: Gradio 6.31's announcer briefly says its own untranslated
-# key "common.complete" there after every event (a Gradio issue, in every locale).
+# text (.sr-only) is not on screen (Gradio's announcer, which said its untranslated key
+# "common.complete" there, is silenced by hidden progress: test_browser_gradio_texts.py).
 VISIBLE_UI_TEXT = """() => {
   const body = document.body.cloneNode(true);
   body.querySelectorAll(
