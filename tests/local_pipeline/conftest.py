@@ -10,8 +10,9 @@ round's fixes one Korean plot attempt did not end within 10 minutes (spinning Op
 a ~5,000-token wire schema). With them (passive threads, a Korean wire schema within the
 1,024-token budget, original-question retries, a JSON repeat penalty, a ko plot prompt without
 copyable field words) one Korean project took plot 490 s, beat 284 s, accept 235 s, prose 96 s
-at load 9-13: about 18 minutes for one of the five cases, so the file cannot meet its goal of
-about 10 minutes on this shared machine; it stays gated until it is measured on a quiet one.
+at load 9-13, and this file's ko-regression-chaebol case passed in 607 s (load 8 falling to 3):
+about 10-18 minutes for one of the five cases, so the file cannot meet its goal of about 10
+minutes on this shared machine; it stays gated until it is measured on a quiet one.
 """
 
 from __future__ import annotations
