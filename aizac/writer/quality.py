@@ -23,6 +23,8 @@ NAME_KEYS = frozenset({"name", "character_name", "character1", "character2", "sp
 """Fields that hold the name of a person (or a named place or thing)."""
 NAME_LISTS = frozenset({"characters", "aliases"})
 """List fields whose string items are names."""
+PLACE_KEYS = frozenset({"location"})
+"""Fields that name a place: they need at least one letter, as names do."""
 SKIP_SCRIPT = frozenset({"stage", "aspect", "keywords", "keyword"})
 """Fields not checked for the project's script (enum values; the writer's own keywords; names,
 which may be romanised, are checked as names)."""
@@ -219,7 +221,7 @@ def looks_like_name(name: str) -> bool:
     period after several words, English function words inside ("An alien ship arrives, and
     the team is a"), or a Korean predicate ending ("그는 복수를 다짐한다")."""
     text = " ".join(name.split())
-    if not text or _SENTENCE_MARKS.search(text):
+    if not _has_letter(text) or _SENTENCE_MARKS.search(text):
         return False
     words = text.split(" ")
     if len(words) > MAX_NAME_WORDS or (text.endswith(".") and len(words) > 2):
@@ -231,6 +233,11 @@ def looks_like_name(name: str) -> bool:
         return False
     cjk = _SCRIPTS["zh"].findall(text)
     return not (len(cjk) > 10 or (cjk and text.endswith(("了", "。"))))
+
+
+def _has_letter(text: str) -> bool:
+    # "12345678" as a name or a place was stored as canon by the embedded model.
+    return any(ch.isalpha() for ch in text)
 
 
 def _is_name_leaf(leaf: Leaf) -> bool:
@@ -314,7 +321,10 @@ def find_problems(
     items = leaves(value)
     problems: list[Problem] = []
     for leaf in items:
-        if _is_name_leaf(leaf) and not looks_like_name(leaf.text):
+        not_a_name = (_is_name_leaf(leaf) and not looks_like_name(leaf.text)) or (
+            leaf.key in PLACE_KEYS and not _has_letter(leaf.text)
+        )
+        if not_a_name:
             problems.append(Problem("name", leaf.path, leaf.text))
         elif leaf.key not in ("stage", "aspect") and is_echo(leaf.text, labels):
             problems.append(Problem("echo", leaf.path, leaf.text))

@@ -188,3 +188,18 @@ def test_enum_aspects_of_character_facts_are_not_degenerate() -> None:
                             ("최지우", "황궁"))
     ]})
     assert find_problems(reply, language="ko") == []
+
+
+@pytest.mark.parametrize("name", ["12345678", "2022-01-20; 2", "1987", "-"])
+def test_a_name_without_a_letter_is_not_a_name(name: str) -> None:
+    assert not quality.looks_like_name(name)
+
+
+def test_a_beat_placed_at_a_number_is_caught() -> None:
+    # The embedded model's beat: location "12345678" was stored as canon before.
+    beat = BeatDesign(
+        location="12345678", time="1987년 겨울 밤", characters=["진도준"],
+        events=["진도준이 할아버지 앞에서 주가 폭락을 예언한다"],
+    )
+    found = quality.find_problems(beat, language="ko")
+    assert [(p.kind, p.path) for p in found] == [("name", "location")]
