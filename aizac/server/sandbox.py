@@ -48,9 +48,10 @@ class LimitedService(WebService):
         super().__init__(studio, export_dir=export_dir)
         self._slot = slot
 
-    def generate_plot(self, name: str | None, progress: Any = None) -> Any:
+    def generate_plot(self, name: str | None, progress: Any = None, *,
+                      replace: bool = True) -> Any:
         with self._slot():
-            return super().generate_plot(name, progress)
+            return super().generate_plot(name, progress, replace=replace)
 
     def next_beat(self, name: str | None, progress: Any = None) -> Any:
         with self._slot():

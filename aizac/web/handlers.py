@@ -165,9 +165,12 @@ def start_view(service: WebService, project: str | None) -> StartView:
 
 
 def generate_plot(
-    service: WebService, project: str | None, progress: Progress | None = None
+    service: WebService, project: str | None, progress: Progress | None = None, *,
+    replace: bool = False,
 ) -> StartView:
-    service.generate_plot(project, progress)
+    """Generate the plot; an existing plot is replaced only when the writer confirmed
+    (``replace``), otherwise :class:`~aizac.errors.ConflictError` and nothing changes."""
+    service.generate_plot(project, progress, replace=replace)
     return start_view(service, project)
 
 

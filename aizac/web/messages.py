@@ -62,6 +62,9 @@ _KO_MESSAGES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"Type a question first\.", "먼저 질문을 입력하세요."),
     (r"The plot needs exactly (\d+) acts, got (\d+)\.",
      r"플롯에는 막이 정확히 \1개 필요합니다 (지금 \2개)."),
+    (r"This project already has a plot; a generated one would replace it\.",
+     "이 프로젝트에는 이미 플롯이 있어, 새로 생성하면 지금 플롯을 대체합니다. 바꾸려면 "
+     "'지금 플롯을 새 플롯으로 바꾸기'를 체크하고 다시 생성하세요."),
     (r"(.*) changed since (this page loaded it|you loaded it).*",
      "다른 탭에서 바뀌었습니다. 새로고침한 뒤 다시 적용하세요."),
     (r"Cancelled; the project was left as it was\.",

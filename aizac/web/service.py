@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from aizac.errors import InvalidInputError
+from aizac.errors import ConflictError, InvalidInputError
 from aizac.web import history as hist
 from aizac.web.cancel import CancelToken
 from aizac.web.effects import move
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 TREE_KEY = "web.undo_tree"
 Progress = Callable[[str], None]
+PLOT_EXISTS = "This project already has a plot; a generated one would replace it."
+PLOT_EXISTS_HINT = "Tick 'Replace the current plot' and generate again to replace it."
 __all__ = ["CancelToken", "HistoryView", "WebService"]
 
 
@@ -188,9 +190,14 @@ class WebService:
     def plot(self, name: str | None) -> PlotRecord | None:
         return self.agent(name).plot()
 
-    def generate_plot(self, name: str | None, progress: Progress | None = None) -> PlotRecord:
+    def generate_plot(self, name: str | None, progress: Progress | None = None, *,
+                      replace: bool = True) -> PlotRecord:
+        """A new plot from the model; over an existing plot only if ``replace`` (the web app
+        passes the writer's confirmation, so one click never loses a hand-written plot)."""
         with self.operation(name) as token, self._locked(name) as agent:
             force = agent.plot() is not None
+            if force and not replace:
+                raise ConflictError(PLOT_EXISTS, hint=PLOT_EXISTS_HINT)
             return agent.plan(force=force, progress=token.progress(progress))
 
     def save_plot(self, name: str | None, plot: NovelPlot, version: int | None) -> PlotRecord:

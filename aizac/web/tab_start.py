@@ -32,18 +32,21 @@ class StartTab:
     acts: Any
     cliches: Any
     version: Any
+    replace: Any  # the writer's confirmation that a generated plot may replace theirs
 
     @property
     def outputs(self) -> list[Any]:
         return [self.genre, self.keywords, self.overview, self.title, self.logline,
-                self.characters, self.settings, self.acts, self.cliches, self.version]
+                self.characters, self.settings, self.acts, self.cliches, self.version,
+                self.replace]
 
 
 def values(ui: Ui, view: h.StartView | None) -> list[Any]:
     """The Start tab's outputs for ``view`` (a blank screen without a project)."""
     L = ui.L
     if view is None:
-        return ["", "", L["blank_start"], "", "", [], [], [], "", None]
+        return ["", "", L["blank_start"], "", "", [], [], [], "", None,
+                gr.Checkbox(value=False, visible=False)]
     text = {"none": L["plot_none"], "genre": L["plot_genre"], "keywords": L["plot_keywords"],
             "episodes": L["plot_episodes"]}
     from aizac.web.tab_models import small_model_note
@@ -57,7 +60,9 @@ def values(ui: Ui, view: h.StartView | None) -> list[Any]:
     acts = [[L.get(f"stage_{r[0]}", r[0]), *r[1:]] for r in view.acts]
     return [view.genre, view.keywords, overview, view.title, view.logline,
             view.characters, view.settings, acts, view.cliches or L["none_yet"],
-            view.plot_version]
+            view.plot_version,
+            # Unticked after every load: each replacement is confirmed anew.
+            gr.Checkbox(value=False, visible=view.plot_version is not None)]
 
 
 def length_boxes(ui: Ui, language: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -105,6 +110,8 @@ def build(ui: Ui, language: str) -> tuple[StartTab, Callable[[], None]]:
                 ui.button("generate-plot", L["generate_plot"], variant="primary")
                 ui.button("cancel-plot", L["cancel"], variant="stop", scale=0)
                 ui.button("save-plot", L["save_plot"])
+            replace = gr.Checkbox(label=L["replace_plot"], value=False, visible=False,
+                                  elem_id="aizac-replace-plot")
             title = gr.Textbox(label=L["plot_title"], elem_id="aizac-plot-title")
             logline = gr.Textbox(label=L["logline"], lines=2, elem_id="aizac-logline")
             characters = gr.Dataframe(
@@ -123,7 +130,8 @@ def build(ui: Ui, language: str) -> tuple[StartTab, Callable[[], None]]:
                 cliches = gr.Markdown("")
     tab = StartTab(new_name, new_genre, new_keywords, new_language, new_beats, new_length,
                    genre, keywords, overview,
-                   title, logline, characters, settings, acts, cliches, gr.State(None))
+                   title, logline, characters, settings, acts, cliches, gr.State(None),
+                   replace)
     return tab, lambda: _wire(ui, tab)
 
 
@@ -141,8 +149,9 @@ def _wire(ui: Ui, tab: StartTab) -> None:
     def save_project(project: str | None, genre: str, kw: str) -> tuple[list[Any], str]:
         return values(ui, h.update_project(service, project, genre, kw)), L["project_saved"]
 
-    def plot(project: str | None, progress: Any) -> tuple[list[Any], str]:
-        return values(ui, h.generate_plot(service, project, progress)), L["plot_generated"]
+    def plot(project: str | None, replace: bool, progress: Any) -> tuple[list[Any], str]:
+        view = h.generate_plot(service, project, progress, replace=bool(replace))
+        return values(ui, view), L["plot_generated"]
 
     def save_plot(project: str | None, version: int | None, title: str, log: str, chars: Any,
                   sets: Any, acts: Any) -> tuple[list[Any], str]:
@@ -166,7 +175,7 @@ def _wire(ui: Ui, tab: StartTab) -> None:
                       [ui.project, ui.status, *ui.button_list])
     tab.new_language.change(on_language, tab.new_language, [tab.new_beats, tab.new_length])
     b["save-project"].click(ui.act(save_project, n), [ui.project, tab.genre, tab.keywords], out)
-    b["generate-plot"].click(ui.long(plot, n, "busy_plot"), ui.project, out,
+    b["generate-plot"].click(ui.long(plot, n, "busy_plot"), [ui.project, tab.replace], out,
                              show_progress="hidden")
     b["cancel-plot"].click(cancel, ui.project, ui.status, show_progress="hidden")
     b["save-plot"].click(

@@ -304,3 +304,34 @@ def test_every_tab_reads_in_korean(ko_page: Any) -> None:
     seen["모델"] = _english(_settled(page))
     shot(page, "23-ko-models")
     assert {k: v for k, v in seen.items() if v} == {}
+
+
+def test_a_writers_plot_is_replaced_only_after_they_confirm(
+    ko_page: Any, model: ScriptedChatModel
+) -> None:
+    """Generating over the writer's plot warns in Korean and changes nothing until the writer
+    ticks the confirmation (the embedded model replaced a hand-written plot with one click)."""
+    page = ko_page
+    field(page, "aizac-new-name").fill("mine")
+    field(page, "aizac-keywords").fill("회귀, 복수")
+    click(page, "aizac-create")
+    status_says(page, "만들었습니다")
+    wait_enabled(page, "aizac-generate-plot")
+    assert not page.locator("#aizac-replace-plot").is_visible()  # no plot: one click
+    click(page, "aizac-generate-plot")
+    status_says(page, "플롯을 생성했습니다")
+    field(page, "aizac-plot-title").fill("내가 고친 제목")
+    click(page, "aizac-save-plot")
+    status_says(page, "플롯을 저장했습니다")
+    click(page, "aizac-generate-plot")
+    status_says(page, "이미 플롯이 있어")
+    shot(page, "30-ko-replace-plot-warning")
+    assert "내가 고친 제목" in page.locator("#aizac-overview").inner_text()
+    assert model.calls == ["NovelPlot"]
+    box = page.locator("#aizac-replace-plot input")
+    box.check()
+    click(page, "aizac-generate-plot")
+    status_says(page, "플롯을 생성했습니다")
+    assert model.calls == ["NovelPlot", "NovelPlot"]
+    page.locator("#aizac-overview").get_by_text("두 번째 새벽").wait_for()
+    assert not box.is_checked()  # the next replacement is confirmed anew

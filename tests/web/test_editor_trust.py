@@ -11,10 +11,11 @@ import warnings
 
 import pytest
 
-from aizac.errors import CancelledError, NotFoundError
+from aizac.errors import CancelledError, ConflictError, NotFoundError
 from aizac.web import handlers as h
 from aizac.web import inspector
 from aizac.web.labels import labels
+from aizac.web.runner import Ui
 from aizac.web.service import WebService
 from aizac.web.states import button_states
 from tests.fakes import ScriptedChatModel
@@ -98,6 +99,29 @@ def test_a_plot_written_by_hand_is_saved_without_any_generation(
     assert view.genre == "현대 판타지" and view.keywords == "회귀, 복수"
     assert "진도준" in _characters(service, name)
     assert h.next_beat(service, name).beat_id is not None  # the writer can go on
+
+
+def test_generating_over_an_existing_plot_needs_the_writers_confirmation(
+    service: WebService, model: ScriptedChatModel
+) -> None:
+    """A hand-written Korean plot was replaced by the embedded model's English plot with one
+    click and no warning (docs/screens/korean-walk-embedded/03-plot-generated.png)."""
+    model.speak_korean()
+    name = h.create_project(service, "hand", "현대 판타지", "회귀, 복수", "ko")
+    acts = [[stage, f"{stage} 목표", "1", "사건"] for stage in
+            ("exposition", "development", "crisis", "climax", "resolution")]
+    h.save_plot(service, name, None, "손으로 쓴 플롯", "배신당한 기사가 돌아온다.",
+                [["진도준", "주인공", "회귀한 재벌가 막내"]], [["순양", "재벌 그룹"]], acts)
+    with pytest.raises(ConflictError, match="already has a plot") as refused:
+        h.generate_plot(service, name)
+    kept = h.start_view(service, name)
+    assert kept.title == "손으로 쓴 플롯" and kept.plot_version == 1 and model.calls == []
+    said = Ui(service, labels("ko"), "ko").message(refused.value)
+    assert "이미 플롯이 있" in said and "바꾸기" in said and "already" not in said
+    replaced = h.generate_plot(service, name, replace=True)  # the writer confirmed
+    assert replaced.title == "두 번째 새벽" and model.calls == ["NovelPlot"]
+    fresh = h.create_project(service, "fresh", "현대 판타지", "회귀", "ko")
+    assert h.generate_plot(service, fresh).title == "두 번째 새벽"  # no plot yet: one click
 
 
 def test_the_writers_genre_and_keywords_are_never_replaced(
