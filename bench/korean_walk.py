@@ -246,11 +246,17 @@ def export(w: Walk) -> str:
     return said
 
 
+def generate_over_hand_plot(w: Walk) -> str:
+    # The hand-written plot is only replaced once the writer ticks the confirmation.
+    w.page.locator("#aizac-replace-plot input").check()
+    return w.act("generate-plot", L["plot_generated"])
+
+
 def walk_steps(w: Walk) -> None:
     beats = L["tab_beats"]
     w.step("create", lambda: create(w))
     w.step("plot-by-hand", lambda: plot_by_hand(w))
-    w.step("plot-generated", lambda: w.act("generate-plot", L["plot_generated"]))
+    w.step("plot-generated", lambda: generate_over_hand_plot(w))
     w.step("beat", lambda: beat(w, beats))
     w.step("edit", lambda: edit(w))
     w.step("regenerate", lambda: regenerate(w))
