@@ -103,16 +103,6 @@ def run_scripted(episodes: int, beats: int, rewrite_every: int, combined: bool) 
 
 
 # ------------------------------------------------------------------------------------ wire
-def _prompt_text(body: dict[str, Any]) -> str:
-    parts = []
-    for message in body.get("messages", []):
-        content = message.get("content")
-        if isinstance(content, list):
-            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-        parts.append(str(content or ""))
-    return "\n".join(parts)
-
-
 class _WireLog:
     """Attributes the server's requests to nodes: those logged between a node's start and its
     end (events arrive after every graph step, and nodes run one at a time)."""
@@ -122,6 +112,8 @@ class _WireLog:
         self.table: dict[tuple[int, str], list[int]] = defaultdict(lambda: [0, 0])
 
     def __call__(self, event: Event) -> None:
+        from acceptance.openai_server import prompt_text
+
         from aizac.tokens import count_tokens
 
         if event.kind != "end":
@@ -130,7 +122,7 @@ class _WireLog:
         for seen in requests[self.seen:]:
             cell = self.table[(event.episode, event.node)]
             cell[0] += 1
-            cell[1] += count_tokens(_prompt_text(seen.body))
+            cell[1] += count_tokens(prompt_text(seen.body))
         self.seen = len(requests)
 
 

@@ -70,16 +70,6 @@ def _schema_text(body: dict[str, Any]) -> str:
     return ""
 
 
-def _prompt_text(body: dict[str, Any]) -> str:
-    parts = []
-    for message in body.get("messages", []):
-        content = message.get("content")
-        if isinstance(content, list):
-            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-        parts.append(str(content or ""))
-    return "\n".join(parts)
-
-
 @dataclass
 class Call:
     """One logged request."""
@@ -121,8 +111,10 @@ class Script:
         }.get(name, "extract_combined" if "xtract" in name else name)
 
     def answer(self, body: dict[str, Any]) -> str:
+        from acceptance.openai_server import prompt_text
+
         node = self.node(body)
-        prompt = _prompt_text(body)
+        prompt = prompt_text(body)
         with self.lock:
             self.calls.append(Call(str(body.get("model")), node, self.episode, self.index,
                                    prompt, _schema_text(body)))

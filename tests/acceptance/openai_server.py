@@ -187,6 +187,17 @@ def default_responder(body: dict[str, Any]) -> Answer:
     return "그는 조용히 문을 열었다. The door opened."
 
 
+def prompt_text(body: dict[str, Any]) -> str:
+    """Every message's text of a chat request, joined (content parts flattened)."""
+    parts = []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        parts.append(str(content or ""))
+    return "\n".join(parts)
+
+
 def tokens(text: str) -> int:
     """A rough token count (4 characters a token), as usage figures."""
     return max(1, len(text) // 4)

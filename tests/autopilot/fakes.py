@@ -120,16 +120,6 @@ def _schema_name(body: dict[str, Any]) -> str:
     return forced_tool(body) or ""
 
 
-def _prompt_text(body: dict[str, Any]) -> str:
-    parts = []
-    for message in body.get("messages", []):
-        content = message.get("content")
-        if isinstance(content, list):
-            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-        parts.append(str(content or ""))
-    return "\n".join(parts)
-
-
 class WireStory:
     """A responder for the loopback OpenAI-compatible server: :class:`~acceptance.story.
     KoreanStory` (Korean content for any schema), with the reviewer's verdicts from a script
@@ -152,10 +142,10 @@ class WireStory:
 
     def outline(self, body: dict[str, Any]) -> Any:
         """An arc with one goal per episode the prompt names."""
-        from acceptance.openai_server import requested_schema
+        from acceptance.openai_server import prompt_text, requested_schema
 
         schema = requested_schema(body) or {}
-        numbers = re.search(r"Outline episodes ([\d, ]+) \(", _prompt_text(body))
+        numbers = re.search(r"Outline episodes ([\d, ]+) \(", prompt_text(body))
         wanted = [int(n) for n in numbers.group(1).split(",")] if numbers else [1]
         item = schema["properties"]["episodes"]["items"]
         value = self.story(body)
