@@ -38,6 +38,21 @@ class StructuredOutputError(ModelError):
     )
 
 
+class UnusableReplyError(StructuredOutputError):
+    """A model's replies were valid JSON but degenerate (the quality check refused every one).
+
+    Attributes:
+        described: what was wrong, per interface language (``"en"``, ``"ko"``, ``"zh"``), in
+            the writer's words; ``message`` carries the English one.
+    """
+
+    def __init__(
+        self, message: str, *, hint: str | None = None, described: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.described = dict(described or {})
+
+
 class IncompleteReplyError(ModelError):
     """A model's reply did not come to its end: the stream stopped without a finish reason, or
     the model hit its token limit (``finish_reason: "length"``) where a whole answer was needed.

@@ -20,7 +20,7 @@ from typing import Any
 
 import gradio as gr
 
-from aizac.errors import AizacError, CancelledError
+from aizac.errors import AizacError, CancelledError, UnusableReplyError
 from aizac.web.labels import translate
 from aizac.web.service import WebService
 
@@ -67,6 +67,11 @@ class Ui:
             return self.L["cancelled"]
         if isinstance(error, AizacError):
             said = translate(error.message, self.language)
+            if isinstance(error, UnusableReplyError) and said != error.message:
+                # the translation kept the English account of the refused fields: use the
+                # check's own in the UI language (field names in its words, not JSON paths)
+                english = error.described.get("en", "")
+                said = said.replace(english, error.described.get(self.language, english))
             hint = "" if any(h in error.hint for h in _CLI_HINT) else error.hint
             if said != error.message:  # the translation already says what to do
                 hint = ""

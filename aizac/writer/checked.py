@@ -5,7 +5,7 @@
 :func:`aizac.writer.quality.find_problems`. A degenerate reply is answered with the problems
 stated in the project's language and asked again (the changed conversation makes the model
 sample anew); after the last attempt the call fails with a clear
-:class:`~aizac.errors.StructuredOutputError` and nothing is stored. When the router's
+:class:`~aizac.errors.UnusableReplyError` and nothing is stored. When the router's
 ``structured`` accepts a ``check`` callable (the LLM layer's validate -> retry loop), the check
 runs inside that loop instead.
 
@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel
 
-from aizac.errors import StructuredOutputError
+from aizac.errors import UnusableReplyError
 from aizac.llm.steps import arun, run
 from aizac.writer import quality
 from aizac.writer.model_policy import NOTES, STRICT, QualityPolicy, policy_for, role_profile
@@ -71,12 +71,17 @@ def _takes_check(method: Callable[..., Any]) -> bool:
         return False
 
 
-def _failure(schema: str, check: QualityCheck, attempts: int) -> StructuredOutputError:
-    what = quality.describe(check.problems, "en", project=check.language)
+def _failure(schema: str, check: QualityCheck, attempts: int) -> UnusableReplyError:
+    described = {
+        lang: quality.describe(check.problems, lang, project=check.language, for_writer=True)
+        for lang in ("en", "ko", "zh")
+    }
     model = "embedded demo model" if check.policy.small else "model"
     hint = f"Nothing was saved. {NOTES['en']}" if check.policy.small else HINT
-    return StructuredOutputError(
-        f"The {model}'s {schema} was unusable after {attempts} attempts: {what}.", hint=hint
+    return UnusableReplyError(
+        f"The {model}'s {schema} was unusable after {attempts} attempts: {described['en']}.",
+        hint=hint,
+        described=described,
     )
 
 

@@ -19,6 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from aizac.writer.field_labels import field_label
+
 NAME_KEYS = frozenset({"name", "character_name", "character1", "character2", "speaker"})
 """Fields that hold the name of a person (or a named place or thing)."""
 NAME_LISTS = frozenset({"characters", "aliases"})
@@ -360,16 +362,16 @@ _TEMPLATES: dict[str, dict[str, str]] = {
         "tail": " Reply again with the complete JSON object, every value written anew.",
     },
     "ko": {
-        "name": "{path}는 이름이 아닙니다: {text!r} (문장이 아닌 짧은 이름을 쓰세요)",
-        "echo": "{path}에 내용 대신 지시문의 표현을 옮겼습니다: {text!r}",
+        "name": "'{path}' 칸의 값은 이름이 아닙니다: {text!r} (문장이 아닌 짧은 이름을 쓰세요)",
+        "echo": "'{path}' 칸에 내용 대신 지시문의 표현을 옮겼습니다: {text!r}",
         "repeat": "같은 글이 {detail}개 칸을 채웠습니다: {text!r} (칸마다 다른 내용을 쓰세요)",
         "script": "값이 {language}로 쓰이지 않았습니다({language} 글자 {detail})",
         "lead": "앞의 답은 쓸 수 없습니다: ",
         "tail": " 모든 값을 새로 쓴 완전한 JSON 객체로 다시 답하세요.",
     },
     "zh": {
-        "name": "{path} 不是名字：{text!r}（请写简短的名字，不要写句子）",
-        "echo": "{path} 照抄了提示中的用语，而不是内容：{text!r}",
+        "name": "“{path}”不是名字：{text!r}（请写简短的名字，不要写句子）",
+        "echo": "“{path}”照抄了提示中的用语，而不是内容：{text!r}",
         "repeat": "同一段文字填满了 {detail} 个字段：{text!r}（每个字段请写不同的内容）",
         "script": "内容没有用{language}书写（{language}字符占 {detail}）",
         "lead": "上一个回答无法使用：",
@@ -379,18 +381,30 @@ _TEMPLATES: dict[str, dict[str, str]] = {
 
 
 def describe(
-    problems: Sequence[Problem], language: str, *, limit: int = 3, project: str | None = None
+    problems: Sequence[Problem],
+    language: str,
+    *,
+    limit: int = 3,
+    project: str | None = None,
+    for_writer: bool = False,
 ) -> str:
     """The problems as one message in ``language`` (``ko``, ``zh``, else English) (pure);
     ``project`` is the project's language when the message is in another one (an English
-    error about a Korean project)."""
+    error about a Korean project). The model is told the JSON path of a field; the writer
+    (``for_writer``) reads the field's name in ``language`` (``acts[2].goal``: ``막 3의 목표``).
+    """
     lang = language if language in _TEMPLATES else "en"
     table = _TEMPLATES[lang]
     index = {"en": 0, "ko": 1, "zh": 2}[lang]
     named = project or language
     project = _LANGUAGE_NAMES.get(named, _LANGUAGE_NAMES["en"])[index]
     parts = [
-        table[p.kind].format(path=p.path, text=p.text[:80], detail=p.detail, language=project)
+        table[p.kind].format(
+            path=field_label(p.path, lang) if for_writer else p.path,
+            text=p.text[:80],
+            detail=p.detail,
+            language=project,
+        )
         for p in problems[:limit]
     ]
     return "; ".join(parts)

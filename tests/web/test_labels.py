@@ -48,3 +48,26 @@ def test_a_refused_model_reply_reads_in_korean() -> None:
         said = ui.message(checked._failure("BeatDesign", check, 2))
         assert who in said and "모델 탭" in said and "10000001" in said
         assert "unusable" not in said and "Nothing was saved" not in said
+
+
+def test_a_refused_reply_names_its_fields_in_korean() -> None:
+    """What the check found wanting reads in the writer's words on a Korean page: the field is
+    named as the editor names it, not by its JSON path (the embedded model's refusal read
+    ``characters[0] is not a name``), and the model's own words are quoted as they were."""
+    from aizac.web.labels import labels
+    from aizac.writer import checked, quality
+    from aizac.writer.model_policy import SMALL
+
+    ui = Ui(service=None, L=labels("ko"), language="ko")  # type: ignore[arg-type]
+    check = checked.QualityCheck("ko", SMALL, "NovelPlot")
+    check.problems = [quality.Problem("name", "characters[0].name", "Awesome! I'm,"),
+                      quality.Problem("echo", "acts[2].goal", "exposition")]
+    said = ui.message(checked._failure("NovelPlot", check, 2))
+    assert "'인물 1의 이름' 칸의 값은 이름이 아닙니다" in said
+    assert "'막 3의 목표' 칸에 내용 대신 지시문의 표현을 옮겼습니다" in said
+    assert "\"Awesome! I'm,\"" in said and "'exposition'" in said  # the model's words, quoted
+    for english in ("characters", "acts[", "is not a name", "repeats the prompt"):
+        assert english not in said
+    english_page = Ui(service=None, L=labels("en"), language="en")  # type: ignore[arg-type]
+    assert "characters[0].name is not a name" in english_page.message(
+        checked._failure("NovelPlot", check, 2))

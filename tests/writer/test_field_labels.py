@@ -1,0 +1,48 @@
+"""The writer's words for the fields of a model's reply (aizac.writer.field_labels)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from aizac.writer import schemas
+from aizac.writer.field_labels import _LABELS, field_label
+
+# every schema a structured call returns, whose fields the quality check can point at
+CHECKED = (schemas.NovelPlot, schemas.BeatDesign, schemas.StoryExtraction,
+           schemas.CharacterExtraction, schemas.RelationExtraction, schemas.SettingExtraction,
+           schemas.BeatSummary, schemas.CharacterProfile)
+
+
+def _field_names(model: type[BaseModel], seen: set[str]) -> set[str]:
+    for name, info in model.model_fields.items():
+        seen.add(name)
+        for inner in _models(info.annotation):
+            _field_names(inner, seen)
+    return seen
+
+
+def _models(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in getattr(annotation, "__args__", ()) for m in _models(arg)]
+
+
+def test_every_field_a_check_can_name_has_korean_and_chinese_words() -> None:
+    names = set().union(*(_field_names(m, set()) for m in CHECKED))
+    assert "speaker" in names and "key_events" in names  # nested models were walked
+    assert names - set(_LABELS) == set()
+
+
+@pytest.mark.parametrize(("path", "ko", "zh"), [
+    ("characters[0].name", "인물 1의 이름", "人物 1的名字"),
+    ("acts[2].goal", "막 3의 목표", "幕 3的目标"),
+    ("location", "장소", "地点"),
+    ("*", "여러 칸", "多个字段"),
+    ("no such-path!", "no such-path!", "no such-path!"),
+])
+def test_a_path_reads_in_the_writers_words(path: str, ko: str, zh: str) -> None:
+    assert (field_label(path, "ko"), field_label(path, "zh")) == (ko, zh)
+    assert field_label(path, "en") == path
