@@ -31,11 +31,22 @@ class ModelError(AizacError):
 
 
 class StructuredOutputError(ModelError):
-    """A model kept returning output that does not validate against the requested schema."""
+    """A model kept returning output that does not validate against the requested schema.
+
+    Attributes:
+        content_rejected: the last attempt parsed and validated, but the caller's ``check``
+            refused its content (the caller can then say what it found wanting).
+    """
 
     default_hint = (
         "Try again, use a stronger model for this role, or raise AIZAC_STRUCTURED_RETRIES."
     )
+
+    def __init__(
+        self, message: str, *, hint: str | None = None, content_rejected: bool = False
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.content_rejected = content_rejected
 
 
 class UnusableReplyError(StructuredOutputError):

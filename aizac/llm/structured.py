@@ -253,7 +253,8 @@ class _Session(Generic[M]):
                 "Use a stronger model for this role, or raise AIZAC_STRUCTURED_RETRIES if the "
                 "problem changes from attempt to attempt."
             )
-        return StructuredOutputError(message, hint=hint)
+        rejected = self.last.startswith("its content was rejected")
+        return StructuredOutputError(message, hint=hint, content_rejected=rejected)
 
 
 class StructuredOptions(TypedDict, total=False):

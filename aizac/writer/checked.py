@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel
 
-from aizac.errors import UnusableReplyError
+from aizac.errors import StructuredOutputError, UnusableReplyError
 from aizac.llm.steps import arun, run
 from aizac.writer import quality
 from aizac.writer.model_policy import NOTES, STRICT, QualityPolicy, policy_for, role_profile
@@ -85,6 +85,16 @@ def _failure(schema: str, check: QualityCheck, attempts: int) -> UnusableReplyEr
     )
 
 
+def _refused(
+    schema: type[BaseModel], check: QualityCheck, error: StructuredOutputError
+) -> StructuredOutputError:
+    """The LLM layer's failure, or, when its last attempt was the check's refusal (its retries
+    ran out before the check's own bound), the check's account of what it refused."""
+    if error.content_rejected and check.problems:
+        return _failure(schema.__name__, check, check.rejected)
+    return error
+
+
 def _again(
     conversation: list[BaseMessage], value: BaseModel, error: ValueError
 ) -> list[BaseMessage]:
@@ -115,7 +125,10 @@ class CheckedRouter:
         """``router.structured`` with the quality check (see the module docstring)."""
         check = self._check(role, schema)
         if _takes_check(self.router.structured):
-            return self.router.structured(role, schema, messages, check=check)
+            try:
+                return self.router.structured(role, schema, messages, check=check)
+            except StructuredOutputError as e:
+                raise _refused(schema, check, e) from e
         rounds = self._rounds(schema, messages, check)
         return run(rounds, lambda conversation: self.router.structured(role, schema, conversation))
 
@@ -123,7 +136,10 @@ class CheckedRouter:
         """Async :meth:`structured`."""
         check = self._check(role, schema)
         if _takes_check(self.router.astructured):
-            return await self.router.astructured(role, schema, messages, check=check)
+            try:
+                return await self.router.astructured(role, schema, messages, check=check)
+            except StructuredOutputError as e:
+                raise _refused(schema, check, e) from e
         rounds = self._rounds(schema, messages, check)
         return await arun(rounds, lambda conv: self.router.astructured(role, schema, conv))
 

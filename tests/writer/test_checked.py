@@ -73,3 +73,47 @@ def test_a_router_with_a_check_hook_runs_the_check_inside_its_own_loop() -> None
     inner.check(GOOD)  # usable: no error
     with pytest.raises(ValueError, match="이름이 아닙니다"):
         inner.check(BAD)
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_when_the_llm_layers_retries_run_out_first_the_checks_account_is_reported(
+    asynchronous: bool,
+) -> None:
+    """With AIZAC_STRUCTURED_RETRIES below the check's own bound, the LLM layer's loop gives up
+    first: its English failure quoted the repair text meant for the model ("앞의 답은 쓸 수
+    없습니다 ... 'characters[0]'"); the check now reports what it refused, in every interface
+    language, as it does when its own bound is reached."""
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    from aizac.errors import UnusableReplyError
+    from aizac.llm.router import ModelRouter
+    from aizac.settings import Settings
+
+    model = FakeListChatModel(responses=[BAD.model_dump_json()] * 5)
+    router = CheckedRouter(
+        ModelRouter(Settings(structured_retries=1), models={"planner": model}), lambda: "ko")
+    with pytest.raises(UnusableReplyError) as err:
+        if asynchronous:
+            asyncio.run(router.astructured("planner", BeatDesign, [HumanMessage("x")]))
+        else:
+            router.structured("planner", BeatDesign, [HumanMessage("x")])
+    assert "unusable after 2 attempts" in err.value.message
+    assert "'인물 1' 칸의 값은 이름이 아닙니다" in err.value.described["ko"]
+    assert "앞의 답은" not in str(err.value)  # the model's repair text stays the model's
+    assert isinstance(err.value.__cause__, StructuredOutputError)
+    assert err.value.__cause__.content_rejected
+
+
+def test_a_reply_that_never_parses_keeps_the_llm_layers_own_failure() -> None:
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    from aizac.errors import UnusableReplyError
+    from aizac.llm.router import ModelRouter
+    from aizac.settings import Settings
+
+    model = FakeListChatModel(responses=["not json at all"] * 5)
+    router = CheckedRouter(
+        ModelRouter(Settings(structured_retries=1), models={"planner": model}), lambda: "ko")
+    with pytest.raises(StructuredOutputError) as err:
+        router.structured("planner", BeatDesign, [HumanMessage("x")])
+    assert not isinstance(err.value, UnusableReplyError) and not err.value.content_rejected
