@@ -9,6 +9,9 @@ a shared machine disturbs less) of:
   127.0.0.1 that notes when the first request arrives; the process is stopped there.
 - ``aizac beat`` up to its first model call, the same way (the project has a stored plot, so
   the beat designer's context is built from memory and clichés first).
+- the import floor: a process that only imports ``langchain_core.language_models``,
+  ``chromadb`` and ``langchain_openai``, which a plot or a beat must import before its first
+  call. ``plot - floor`` and ``beat - floor`` (printed under the table) are aizac's own share.
 
 "before" is ``git archive REV`` (``--before``, default: this session's starting commit) in a
 temporary directory, "after" the working tree; each runs in a child process with its code first
@@ -66,6 +69,20 @@ def time_command(code_dir: Path, argv: list[str], env: dict[str, str]) -> tuple[
     cpu = _cpu_children()
     started = time.perf_counter()
     subprocess.run(_script(code_dir, argv), env=env, capture_output=True, check=False)
+    return time.perf_counter() - started, _cpu_children() - cpu
+
+
+FLOOR_IMPORTS = "langchain_core.language_models, chromadb, langchain_openai"
+FLOOR = "import floor (langchain_core + chromadb + langchain_openai)"
+
+
+def time_floor(code_dir: Path, env: dict[str, str]) -> tuple[float, float]:
+    """``(wall s, CPU s)`` of a whole process importing only :data:`FLOOR_IMPORTS` (the same
+    interpreter, environment and bytecode cache as the aizac commands)."""
+    boot = f"import sys; sys.path.insert(0, {str(code_dir)!r})\nimport {FLOOR_IMPORTS}"
+    cpu = _cpu_children()
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", boot], env=env, capture_output=True, check=True)
     return time.perf_counter() - started, _cpu_children() - cpu
 
 
@@ -168,7 +185,10 @@ CASES: dict[str, tuple[Case, bool]] = {  # name: (run, with the role models in t
     "aizac projects (configured)": (lambda c, e: time_command(c, ["projects"], e), True),
     "aizac plot -> 1st model call": (lambda c, e: time_to_first_call(c, e, PLOT_ARGV), True),
     "aizac beat -> 1st model call": (lambda c, e: time_to_first_call(c, e, BEAT_ARGV), True),
+    FLOOR: (time_floor, True),
 }
+SHARES = ("aizac plot -> 1st model call", "aizac beat -> 1st model call")
+"""The rows whose time over the import floor is printed as aizac's own share."""
 
 
 def _prepare(code_dir: Path, tmp: Path, label: str, port: int) -> dict[bool, dict[str, str]]:
@@ -242,14 +262,24 @@ def print_table(
     imports: list[tuple[str, float]],
 ) -> None:
     print(f"median of {args.runs} whole-process runs; before = {args.before}, after = tree")
-    head = f"{'command':<30}{'before wall':>12}{'after wall':>12}{'ratio':>7}"
+    width = max(len(case) for case in results["after"]) + 2
+    head = f"{'command':<{width}}{'before wall':>12}{'after wall':>12}{'ratio':>7}"
     print(head + f"{'before CPU':>12}{'after CPU':>11}{'ratio':>7}")
     for case in results["after"]:
         (bw, bc), (aw, ac) = results["before"][case], results["after"][case]
         print(
-            f"{case:<30}{bw:>11.2f}s{aw:>11.2f}s{aw / bw:>6.2f}x"
+            f"{case:<{width}}{bw:>11.2f}s{aw:>11.2f}s{aw / bw:>6.2f}x"
             f"{bc:>11.2f}s{ac:>10.2f}s{ac / bc:>6.2f}x"
         )
+    print("\naizac's own share (command - import floor):")
+    for case in SHARES:
+        own = {
+            label: tuple(a - f for a, f in zip(got[case], got[FLOOR], strict=True))
+            for label, got in results.items()
+        }
+        (bw, bc), (aw, ac) = own["before"], own["after"]
+        name = case.split(" ->")[0] + " - floor"
+        print(f"{name:<{width}}{bw:>11.2f}s{aw:>11.2f}s{'':>7}{bc:>11.2f}s{ac:>10.2f}s")
     print(
         f"\nload average (1, 5, 15 min) at the start: {load_start[0]:.2f} {load_start[1]:.2f} "
         f"{load_start[2]:.2f}; at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
