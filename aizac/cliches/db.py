@@ -19,9 +19,11 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
+from aizac.cliches.index import TropeIndex, load_index, normalize_keyword
+from aizac.cliches.index import document as _document
 from aizac.cliches.lexical import overlap, stems
 from aizac.cliches.models import BeatHit, TropeArc, resolve_genre
-from aizac.cliches.schema import STAGES, BeatRow, parse_beats, read_csv_source, resolve_stage
+from aizac.cliches.schema import STAGES, BeatRow, read_csv_source, resolve_stage
 from aizac.errors import InvalidInputError, StorageError
 from aizac.keywords import split_keywords as split_typed_keywords
 from aizac.llm.embeddings import embedding_fingerprint
@@ -31,11 +33,6 @@ _BATCH = 256
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 # In-memory databases of one process share a Chroma store; builds must not interleave.
 _BUILD_LOCK = threading.Lock()
-
-
-def normalize_keyword(word: str) -> str:
-    """Case-folded keyword with spaces, hyphens and underscores collapsed to one space."""
-    return re.sub(r"[\s_\-]+", " ", word.casefold()).strip()
 
 
 def split_keywords(keywords: Iterable[str]) -> list[str]:
@@ -53,30 +50,6 @@ def _partial(query: str, keyword: str) -> bool:
     short, long = sorted((query, keyword), key=len)
     min_len = 2 if _HANGUL.search(short) else 4
     return len(short) >= min_len and short in long
-
-
-def _document(row: BeatRow) -> str:
-    return " | ".join(
-        [
-            row.trope.replace("-", " "),
-            row.genre,
-            row.stage,
-            " ".join(row.keywords),
-            row.summary,
-            row.event,
-            row.conflict,
-            row.emotion,
-            row.hook,
-            row.location,
-            # The Korean columns, so a Korean beat or plan line finds its Korean neighbours.
-            row.summary_ko,
-            row.event_ko,
-            row.conflict_ko,
-            row.emotion_ko,
-            row.hook_ko,
-            row.location_ko,
-        ]
-    )
 
 
 class ClicheDB:
@@ -116,6 +89,8 @@ class ClicheDB:
         self._collection: Any = None
         self.builds = 0
         """How many times this instance (re)built the collection; 0 when it reused one."""
+        self.index: TropeIndex | None = None
+        """The trope index, once loaded (``index.from_cache``: read from its file)."""
 
     # ----------------------------------------------------------------- building
     def _make_client(self) -> Any:
@@ -136,7 +111,10 @@ class ClicheDB:
             if self._rows is not None and self._collection is not None:
                 return self._rows, self._collection
             src = read_csv_source(self.csv_path)
-            rows = parse_beats(src.text, src.origin)
+            # Rows, stems and keyword sets: read from the index file beside the collection
+            # when the CSV is unchanged (aizac.cliches.index), else built and stored there.
+            self.index = load_index(src, self.path)
+            rows = self.index.rows
             own_ephemeral = self._client is None and self.path is None
             client = self._client or self._make_client()
             self._client = client
@@ -150,9 +128,9 @@ class ClicheDB:
             with _BUILD_LOCK:
                 self._collection = self._open_or_build(client, name, rows, src.sha256, fingerprint)
             self._rows = rows
-            self._by_id = {r.id: r for r in rows}
-            self._stems = {r.id: stems(_document(r)) for r in rows}
-            self._keywords = {r.id: frozenset(map(normalize_keyword, r.keywords)) for r in rows}
+            self._by_id = self.index.by_id
+            self._stems = self.index.stems
+            self._keywords = self.index.keywords
             return rows, self._collection
 
     def _open_or_build(

@@ -104,12 +104,12 @@ def stage_index(stage: str) -> int:
 
 def split_list(value: str) -> tuple[str, ...]:
     """Split a ``;``-separated cell into stripped, non-empty items (order kept, no duplicates)."""
-    seen: dict[str, None] = {}
+    seen: dict[str, str] = {}  # case-folded -> first spelling
     for item in value.split(LIST_SEP):
         item = item.strip()
-        if item and item.casefold() not in {s.casefold() for s in seen}:
-            seen[item] = None
-    return tuple(seen)
+        if item:
+            seen.setdefault(item.casefold(), item)
+    return tuple(seen.values())
 
 
 class BeatRow(BaseModel):

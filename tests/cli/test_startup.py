@@ -209,3 +209,31 @@ def test_registering_only_the_invoked_command_s_module_changes_no_output(
     argv: list[str], tmp_path: Path
 ) -> None:
     assert _output(argv, tmp_path, lazy=True) == _output(argv, tmp_path, lazy=False)
+
+
+def test_a_plot_reads_the_trope_index_from_its_file_once_built(tmp_path: Path) -> None:
+    """``aizac plot`` builds the trope index of beats.csv (validation and stems, about 0.1 s)
+    only when the CSV changed; later runs read it from the data directory (issue 10 item 6)."""
+    spec = "openai-compatible:http://127.0.0.1:9/v1:closed"  # nothing listens: refused at once
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AIZAC_")}
+    env.update(
+        AIZAC_DATA_DIR=str(tmp_path),
+        AIZAC_TRANSIENT_RETRIES="0",
+        PYTHONPATH=str(ROOT),
+        **{f"AIZAC_{role}_MODEL": spec for role in ("PLANNER", "WRITER", "EXTRACTOR", "REVIEWER")},
+    )
+    _run(["new", "saga", "--keywords", "회귀, 복수"], env)
+    count = (  # counts the index builds of the command that follows
+        "import atexit\nfrom aizac.cliches import index\nbuilt = []\n_build = index.build_index\n"
+        "index.build_index = lambda src: built.append(1) or _build(src)\n"
+        "atexit.register(lambda: print('builds', len(built), file=sys.stderr))"
+    )
+    probe = f"import sys\n{count}\nfrom aizac.cli import main\nsys.argv = ['aizac', 'plot']\nmain()"
+    builds = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                              env=env, timeout=300)  # fmt: skip
+        assert "could not connect" in done.stderr  # it got to its first model call
+        builds.append(done.stderr.split("builds ")[-1].strip())
+    assert builds == ["1", "0"]
+    assert (tmp_path / "cliches" / "trope-index.json").is_file()
