@@ -41,7 +41,9 @@ from tests.web.browser_kit import (  # noqa: E402
     CHROMIUM_ARGS,
     field,
     free_port,
+    gradio_words_seen,
     tab,
+    watch_gradio_words,
 )
 
 L = labels("ko")
@@ -55,29 +57,6 @@ HAND_ACTS = (  # (goal, main event) of the five stages, typed by the writer
     ("새 삶을 시작한다", "그룹을 물려받는다"),
 )
 CLICK_WAIT_MS = 30_000  # a button still disabled after this means the step cannot be done
-
-# Gradio's own English progress texts: they must never show in the Korean page.
-WATCH_GRADIO = """() => {
-  window.__aizacSeen = window.__aizacSeen || [];
-  const shown = (el) => el.closest('.sr-only, [aria-live]')  // told to a screen reader
-    || el.checkVisibility({opacityProperty: true, visibilityProperty: true});
-  new MutationObserver((records) => {
-    for (const r of records) {
-      const walker = document.createTreeWalker(r.target, NodeFilter.SHOW_TEXT);
-      const texts = r.target.nodeType === 3 ? [r.target] : [];
-      while (walker.nextNode()) texts.push(walker.currentNode);
-      for (const t of texts) {
-        const el = t.parentElement;
-        if (!el || el.closest('script, style') || !shown(el)) continue;
-        for (const word of ["processing", "common.complete", "common.error"]) {
-          const where = `${word} (#${el.closest("[id]")?.id ?? "?"})`;
-          if (t.textContent.includes(word) && !window.__aizacSeen.includes(where))
-            window.__aizacSeen.push(where);
-        }
-      }
-    }
-  }).observe(document.body, {subtree: true, childList: true, characterData: true});
-}"""
 
 STATUS_DONE = """([want, before, mark]) => {
   const s = document.getElementById('aizac-status');
@@ -364,7 +343,7 @@ def korean_page(url: str) -> Iterator[Any]:
             ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")) else route.abort())
         page.goto(url)
         page.wait_for_selector("#aizac-create")
-        page.evaluate(WATCH_GRADIO)
+        watch_gradio_words(page)  # Gradio's English texts must never show on the Korean page
         try:
             yield page
         finally:
@@ -412,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     with app_server(args.scripted, port, data_dir, log) as url, korean_page(url) as page:
         w = Walk(page, args.shots, args.step_timeout)
         walk_steps(w)
-        seen = list(page.evaluate("() => window.__aizacSeen || []"))
+        seen = sorted({s.split(" <")[0] for s in gradio_words_seen(page)})
     command = "python bench/korean_walk.py" + " ".join(
         [""] + [a for a in (argv if argv is not None else sys.argv[1:])])
     text = table(w.rows, seen, command)

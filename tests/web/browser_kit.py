@@ -26,6 +26,46 @@ TIMEOUT_MS = 120_000  # the machine is shared: a click may wait behind others
 ROLES = ("planner", "writer", "extractor", "reviewer")
 
 
+GRADIO_WORDS = ("processing", "common.complete", "common.error")
+"""Gradio's own English texts: its progress overlay and its screen-reader announcer's keys."""
+
+# Records every Gradio word that shows on the page or is said to a screen reader, however
+# briefly: a MutationObserver sees each change, a read at the end would not.
+_WATCH = """(words) => {
+  window.__gradioSeen = [];
+  const shown = (el) => el.closest('.sr-only, [aria-live]')  // told to a screen reader
+    || el.checkVisibility({opacityProperty: true, visibilityProperty: true});
+  const look = (records) => {
+    for (const r of records) {
+      // Each text node under the change, judged by its own element: a visible block may hold
+      // Gradio's hidden tracker.
+      const walker = document.createTreeWalker(r.target, NodeFilter.SHOW_TEXT);
+      const texts = r.target.nodeType === 3 ? [r.target] : [];
+      while (walker.nextNode()) texts.push(walker.currentNode);
+      for (const t of texts) {
+        const el = t.parentElement;
+        if (!el || el.closest('script, style') || !shown(el)) continue;
+        for (const w of words) if (t.textContent.includes(w))
+          window.__gradioSeen.push(`${w} in #${el.closest("[id]")?.id} <${el.className}>: `
+            + t.textContent.slice(0, 60));
+      }
+    }
+  };
+  new MutationObserver(look).observe(document.body,
+    {subtree: true, childList: true, characterData: true});
+}"""
+
+
+def watch_gradio_words(page: Any) -> None:
+    """Start noting every Gradio English text (:data:`GRADIO_WORDS`) the page shows."""
+    page.evaluate(_WATCH, list(GRADIO_WORDS))
+
+
+def gradio_words_seen(page: Any) -> list[str]:
+    """What :func:`watch_gradio_words` noted so far: ``"WORD in #ID <class>: text"`` each."""
+    return list(page.evaluate("() => window.__gradioSeen || []"))
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -23,40 +23,15 @@ from tests.web.browser_kit import (
     browser_page,
     click,
     field,
+    gradio_words_seen,
     served,
     shot,
     status_says,
     tab,
     wait_enabled,
+    watch_gradio_words,
 )
 
-GRADIO_WORDS = ("processing", "common.complete", "common.error")
-
-# Records every Gradio word that shows on the page or is said to a screen reader, however
-# briefly: a MutationObserver sees each change, a read at the end would not.
-WATCH = """(words) => {
-  window.__seen = [];
-  const shown = (el) => el.closest('.sr-only, [aria-live]')  // told to a screen reader
-    || el.checkVisibility({opacityProperty: true, visibilityProperty: true});
-  const look = (records) => {
-    for (const r of records) {
-      // Each text node under the change, judged by its own element: a visible block may hold
-      // Gradio's hidden tracker.
-      const walker = document.createTreeWalker(r.target, NodeFilter.SHOW_TEXT);
-      const texts = r.target.nodeType === 3 ? [r.target] : [];
-      while (walker.nextNode()) texts.push(walker.currentNode);
-      for (const t of texts) {
-        const el = t.parentElement;
-        if (!el || el.closest('script, style') || !shown(el)) continue;
-        for (const w of words) if (t.textContent.includes(w))
-          window.__seen.push(`${w} in #${el.closest("[id]")?.id} <${el.className}>: `
-            + t.textContent.slice(0, 60));
-      }
-    }
-  };
-  new MutationObserver(look).observe(document.body,
-    {subtree: true, childList: true, characterData: true});
-}"""
 
 def test_every_event_hides_gradios_own_progress(studio: Studio) -> None:
     app, _ = create_app(studio, language="ko")
@@ -71,7 +46,7 @@ def ko_page(tmp_path: Path, cliche_db: ClicheDB) -> Iterator[Any]:
     model.speak_korean()
     with served(tmp_path, cliche_db, model, language="ko") as url, \
             browser_page(url, locale="ko-KR") as pg:
-        pg.evaluate(WATCH, list(GRADIO_WORDS))
+        watch_gradio_words(pg)
         yield pg
 
 
@@ -106,7 +81,7 @@ def test_no_gradio_english_flashes_during_korean_actions(ko_page: Any) -> None:
     click(page, "aizac-mem-refresh")
     page.locator("#aizac-memories [data-testid='cell-0-2']").wait_for()
     page.wait_for_timeout(1500)  # the announcer speaks just after an event ends
-    seen = page.evaluate("() => window.__seen")
+    seen = gradio_words_seen(page)
     if seen:
         shot(page, "24-ko-gradio-english")
     assert sorted({s.split(":")[0] for s in seen}) == []
