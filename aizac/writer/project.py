@@ -51,7 +51,6 @@ class ProjectStore:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.db_path = directory / DB_NAME
-        self._thread_lock, self._file_lock = locks_for(directory)
 
     # ------------------------------------------------------------------ create / open / list
     @classmethod
@@ -157,7 +156,8 @@ class ProjectStore:
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         """Serialise a multi-store step (memory + SQLite) across threads and processes."""
-        with self._thread_lock, self._file_lock:
+        thread_lock, file_lock = locks_for(self.directory)  # shared per directory and process
+        with thread_lock, file_lock:
             yield
 
     # ------------------------------------------------------------------------------ meta

@@ -15,10 +15,12 @@ import unicodedata
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-
-from filelock import FileLock, Timeout
+from typing import TYPE_CHECKING
 
 from aizac.errors import ConflictError, InvalidInputError, StorageError
+
+if TYPE_CHECKING:  # filelock is imported by the first lock: `aizac projects` takes none
+    from filelock import FileLock
 
 DB_NAME = "project.sqlite3"
 THREAD_LOCKS: dict[Path, tuple[threading.RLock, FileLock]] = {}
@@ -66,6 +68,8 @@ def locks_for(directory: Path) -> tuple[threading.RLock, FileLock]:
     with THREAD_LOCKS_GUARD:
         pair = THREAD_LOCKS.get(key)
         if pair is None:
+            from filelock import FileLock
+
             # One FileLock per directory and process: re-entrant across store objects; the
             # RLock keeps other threads out, so the file lock need not be thread-local.
             pair = (threading.RLock(), FileLock(str(key / ".lock"), thread_local=False))
@@ -121,6 +125,8 @@ def claim_project(directory: Path, *, wait: float = 5.0) -> None:
     was killed holds nothing (the lock is the operating system's). Claiming twice in one
     process is free; every thread of the owner may write (they share the project lock).
     """
+    from filelock import FileLock, Timeout
+
     key = directory.resolve()
     with _OWNED_GUARD:
         if key in _OWNED:

@@ -140,13 +140,16 @@ def _bare_env(tmp_path: Path) -> dict[str, str]:
 
 # Removed from `aizac --help` and a bare `aizac projects` (issue 10 item 6): pydantic and
 # pydantic-settings (the settings are not read when nothing but the data directory is set) and
-# typer's pydantic adapters (``--help`` is a plain bool flag); the other commands' modules.
+# typer's pydantic adapters (``--help`` is a plain bool flag); the other commands' modules;
+# filelock (a listing takes no project lock: a store builds its locks at its first lock()).
 NOT_FOR_LISTING = ("pydantic", "pydantic_settings", "typer._adapters", "aizac.settings",
-                   "aizac.cli.autopilot", "aizac.cli.serve", "aizac.cli.models")
+                   "aizac.cli.autopilot", "aizac.cli.serve", "aizac.cli.models", "filelock")
 
 
 def test_help_and_a_bare_projects_listing_load_no_pydantic(tmp_path: Path) -> None:
-    (tmp_path / "projects").mkdir()
+    from aizac.writer.project import ProjectStore
+
+    ProjectStore.create(tmp_path / "projects", "saga", language="ko", keywords=["회귀"])
     cwd = tmp_path / "work"  # no .env or aizac.toml here
     cwd.mkdir()
     for argv in (["projects"], ["projects", "--help"]):
@@ -158,6 +161,7 @@ def test_help_and_a_bare_projects_listing_load_no_pydantic(tmp_path: Path) -> No
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               env=_bare_env(tmp_path), cwd=cwd, timeout=300)  # fmt: skip
         assert done.returncode == 0, done.stderr
+        assert argv != ["projects"] or "saga\tko\t회귀" in done.stdout  # a project was read
         modules = set(json.loads(done.stdout.strip().splitlines()[-1]))
         assert sorted(modules & set(NOT_FOR_LISTING)) == [], argv
     code = (
