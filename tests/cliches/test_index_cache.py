@@ -85,3 +85,26 @@ def test_an_in_memory_database_writes_no_index_file(
     db.rows()
     assert db.index is not None and not db.index.from_cache
     assert not list(tmp_path.rglob(INDEX_FILE))
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Chroma's, about reading its config
+def test_a_collection_with_chromas_default_sync_threshold_is_rebuilt_once(
+    tmp_path: Path, small_csv: Callable[..., Path]
+) -> None:
+    """Below 1000 writes Chroma never persists the vector index, so every process replayed the
+    whole database's log at its first query: the collection uses a threshold of 100."""
+    import chromadb
+    from chromadb.config import Settings
+
+    store, csv_path = tmp_path / "cliches", small_csv()
+    first = ClicheDB(store, csv_path=csv_path)
+    assert len(first) == 24 and first.builds == 1
+    settings = Settings(anonymized_telemetry=False)
+    client = chromadb.PersistentClient(path=str(store), settings=settings)
+    col = client.get_collection("aizac_cliches", embedding_function=None)
+    assert col.configuration["hnsw"]["sync_threshold"] == 100
+    col.modify(configuration={"hnsw": {"sync_threshold": 1000}})  # a store built before
+    old = ClicheDB(store, csv_path=csv_path, client=client)
+    assert len(old) == 24 and old.builds == 1
+    again = ClicheDB(store, csv_path=csv_path, client=client)
+    assert len(again) == 24 and again.builds == 0
