@@ -263,7 +263,7 @@ class WriterAgent:
         messages = self.design_messages(episode, index, instruction, locked)
         say(f"designing beat {episode}-{index} (planner)")
         design, given = combined.design_beat(self.router, messages, known=self.memory.characters(),
-                                             with_cast=self.combined_extraction)
+                                             with_cast=self.combined_extraction, fixed=locked)
         beat = apply_locks(NovelBeat.place(design, episode, index), locked or {})
         profiles = self._new_characters(beat, given, say)
         say(f"designed beat {episode}-{index}")  # a cancelled design stops here, before storing

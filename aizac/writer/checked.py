@@ -17,7 +17,7 @@ embedded model gets a lenient script rule and one more try).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -41,20 +41,31 @@ HINT = (
 class QualityCheck:
     """The check one structured call runs on its validated value (the LLM layer's ``check``
     contract): it raises ``ValueError`` carrying the message for the model, in the project's
-    language, when the value is degenerate."""
+    language, when the value is degenerate.
+
+    ``fixed`` fields are the writer's (locked on a regenerated beat): their values replace the
+    model's before the check, as they will in what is stored, so the model's filler there
+    refuses nothing.
+    """
 
     def __init__(
-        self, language: str, policy: QualityPolicy = STRICT, schema: str = "output"
+        self,
+        language: str,
+        policy: QualityPolicy = STRICT,
+        schema: str = "output",
+        fixed: Mapping[str, Any] | None = None,
     ) -> None:
         self.language = language
         self.policy = policy
         self.schema = schema
+        self.fixed = dict(fixed or {})
         self.problems: list[quality.Problem] = []
         self.rejected = 0
 
     def __call__(self, value: BaseModel) -> None:
+        checked = {**value.model_dump(mode="json"), **self.fixed} if self.fixed else value
         self.problems = quality.find_problems(
-            value, language=self.language, min_script_share=self.policy.min_script_share
+            checked, language=self.language, min_script_share=self.policy.min_script_share
         )
         if not self.problems:
             return
@@ -64,9 +75,11 @@ class QualityCheck:
         raise ValueError(quality.repair_text(self.problems, self.language))
 
 
-def _takes_check(method: Callable[..., Any]) -> bool:
+def accepts_keyword(method: Callable[..., Any], name: str) -> bool:
+    """Whether ``method`` takes the keyword argument ``name`` (routers differ: a plain one takes
+    neither ``check`` nor ``fixed``)."""
     try:
-        return "check" in inspect.signature(method).parameters
+        return name in inspect.signature(method).parameters
     except (TypeError, ValueError):
         return False
 
@@ -121,10 +134,14 @@ class CheckedRouter:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.router, name)
 
-    def structured(self, role: str, schema: type[M], messages: list[BaseMessage]) -> M:
-        """``router.structured`` with the quality check (see the module docstring)."""
-        check = self._check(role, schema)
-        if _takes_check(self.router.structured):
+    def structured(
+        self, role: str, schema: type[M], messages: list[BaseMessage], *,
+        fixed: Mapping[str, Any] | None = None,
+    ) -> M:
+        """``router.structured`` with the quality check (see the module docstring); ``fixed``:
+        the fields the writer set, which the caller puts in place of the model's."""
+        check = self._check(role, schema, fixed)
+        if accepts_keyword(self.router.structured, "check"):
             try:
                 return self.router.structured(role, schema, messages, check=check)
             except StructuredOutputError as e:
@@ -132,10 +149,13 @@ class CheckedRouter:
         rounds = self._rounds(schema, messages, check)
         return run(rounds, lambda conversation: self.router.structured(role, schema, conversation))
 
-    async def astructured(self, role: str, schema: type[M], messages: list[BaseMessage]) -> M:
+    async def astructured(
+        self, role: str, schema: type[M], messages: list[BaseMessage], *,
+        fixed: Mapping[str, Any] | None = None,
+    ) -> M:
         """Async :meth:`structured`."""
-        check = self._check(role, schema)
-        if _takes_check(self.router.astructured):
+        check = self._check(role, schema, fixed)
+        if accepts_keyword(self.router.astructured, "check"):
             try:
                 return await self.router.astructured(role, schema, messages, check=check)
             except StructuredOutputError as e:
@@ -143,10 +163,12 @@ class CheckedRouter:
         rounds = self._rounds(schema, messages, check)
         return await arun(rounds, lambda conv: self.router.astructured(role, schema, conv))
 
-    def _check(self, role: str, schema: type[BaseModel]) -> QualityCheck:
+    def _check(
+        self, role: str, schema: type[BaseModel], fixed: Mapping[str, Any] | None = None
+    ) -> QualityCheck:
         """The check of one call, with the policy of the model serving ``role``."""
         policy = policy_for(role_profile(self.router, role))
-        return QualityCheck(self._language(), policy, schema.__name__)
+        return QualityCheck(self._language(), policy, schema.__name__, fixed)
 
     def _rounds(
         self, schema: type[M], messages: list[BaseMessage], check: QualityCheck

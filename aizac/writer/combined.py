@@ -10,6 +10,7 @@ declared capability (:func:`combined_extraction_ok`), never a guess from its out
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from aizac.errors import AizacError
 from aizac.llm.profiles import GENERIC, profile_of
 from aizac.writer.characters import keep_plausible_names, settle_profile, unknown_names
+from aizac.writer.checked import accepts_keyword
 from aizac.writer.extraction import Extracted, extract
 from aizac.writer.ports import Router
 from aizac.writer.prompts import PromptLibrary
@@ -145,15 +147,22 @@ def design_beat(
     *,
     known: Mapping[str, Sequence[str]],
     with_cast: bool | None = None,
+    fixed: Mapping[str, Any] | None = None,
 ) -> tuple[BeatDesign, list[CharacterProfile]]:
     """Ask the planner for a beat design (names that are sentences dropped) and, when the
     planner declares the capability (``with_cast=None``), the profiles of the characters it
-    introduces in the same call. Returns the design and those profiles."""
+    introduces in the same call. Returns the design and those profiles.
+
+    ``fixed``: the writer's locked fields, which replace the model's afterwards; a router that
+    checks quality (:class:`~aizac.writer.checked.CheckedRouter`) is told them, so the model's
+    values there refuse nothing."""
     if with_cast is None:
         with_cast = combined_extraction_ok(router, role="planner")
+    told = {"fixed": dict(fixed)} if fixed and accepts_keyword(router.structured, "fixed") else {}
     if not with_cast:
-        return keep_plausible_names(router.structured("planner", BeatDesign, messages)), []
-    reply = router.structured("planner", BeatDesignWithCast, messages)
+        return keep_plausible_names(router.structured("planner", BeatDesign, messages, **told)), []
+    reply = router.structured("planner", BeatDesignWithCast, messages, **told)
     design = keep_plausible_names(reply.design())
     cast = reply.model_copy(update={"characters": design.characters})
     return design, introduced_profiles(cast, known)
+

@@ -11,7 +11,7 @@ import warnings
 
 import pytest
 
-from aizac.errors import CancelledError, ConflictError, NotFoundError
+from aizac.errors import AizacError, CancelledError, ConflictError, NotFoundError
 from aizac.web import handlers as h
 from aizac.web import inspector
 from aizac.web.labels import labels
@@ -66,6 +66,25 @@ def test_regenerate_keeps_edited_fields_and_follows_the_instruction(
     # Unticked, the model's values come back.
     free = h.regenerate(service, name, regen.beat_id, regen.version, "", locked=[])
     assert free.fields["location"] != "불탄 예배당"
+
+
+def test_filler_in_a_locked_field_does_not_refuse_the_regeneration(
+    service: WebService, model: ScriptedChatModel
+) -> None:
+    """The embedded model wrote "12345678" as the place of every regenerated beat; the quality
+    check refused each one, though the writer had locked the place (bench/korean_walk.py)."""
+    model.speak_korean()
+    name = _planned(service, lang="ko")
+    view = h.next_beat(service, name)
+    edited = h.save_edit(service, name, view.beat_id, view.version,
+                         dict(view.fields, location="불탄 예배당"))
+    model.react("긴장감을 높여줘", {"location": "12345678", "conflicts": ["칼끝이 목에 닿는다."]})
+    regen = h.regenerate(service, name, edited.beat_id, edited.version, "긴장감을 높여줘",
+                         locked=["location"])
+    assert regen.fields["location"] == "불탄 예배당"
+    assert regen.fields["conflicts"] == "칼끝이 목에 닿는다."
+    with pytest.raises(AizacError, match="12345678"):  # unlocked, the filler is refused
+        h.regenerate(service, name, regen.beat_id, regen.version, "긴장감을 높여줘", locked=[])
 
 
 def test_switching_branches_never_commits_the_abandoned_cast(

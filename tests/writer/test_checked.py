@@ -117,3 +117,19 @@ def test_a_reply_that_never_parses_keeps_the_llm_layers_own_failure() -> None:
     with pytest.raises(StructuredOutputError) as err:
         router.structured("planner", BeatDesign, [HumanMessage("x")])
     assert not isinstance(err.value, UnusableReplyError) and not err.value.content_rejected
+
+
+def test_the_writers_locked_fields_stand_in_for_the_models_before_the_check() -> None:
+    """A regenerated beat's locked place is the writer's: the embedded model's "12345678" there
+    refused every regeneration (bench/korean_walk.py, 06-regenerate), though it is replaced."""
+    filler = GOOD.model_copy(update={"location": "12345678"})
+    fixed = {"location": "순양그룹 회장실"}
+    assert CheckedRouter(ScriptedRouter(filler), lambda: "ko").structured(
+        "planner", BeatDesign, [], fixed=fixed) == filler  # the caller puts the lock back
+    with pytest.raises(StructuredOutputError, match="12345678"):
+        CheckedRouter(ScriptedRouter(filler, filler, filler), lambda: "ko").structured(
+            "planner", BeatDesign, [])
+    elsewhere = filler.model_copy(update={"characters": BAD.characters})
+    with pytest.raises(StructuredOutputError):  # only the locked field is the writer's
+        CheckedRouter(ScriptedRouter(elsewhere, elsewhere, elsewhere), lambda: "ko").structured(
+            "planner", BeatDesign, [], fixed=fixed)
