@@ -21,6 +21,7 @@ from typing import Any
 import gradio as gr
 
 from aizac.errors import AizacError, CancelledError, UnusableReplyError
+from aizac.export.render import escape_markdown
 from aizac.web.labels import translate
 from aizac.web.service import WebService
 
@@ -79,13 +80,15 @@ class Ui:
         else:
             log.exception("unexpected error in a web handler", exc_info=error)
             text = self.L["unexpected"].format(detail=f"{type(error).__name__}: {str(error)[:200]}")
-        return self.L["error"].format(message=text)
+        # literal: the message may quote the model ('<name>' as a name hid the rest of it)
+        return self.L["error"].format(message=escape_markdown(text))
 
     def progress_line(self, what: str, detail: str = "") -> str:
         """The status while ``what`` runs: a CSS spinner (no emoji glyph, which a browser
         without an emoji font draws as a box) and the pipeline's latest progress line."""
         line = self.L["busy"].format(what=self.L[what])
-        return f"{SPINNER} {line} {translate(detail, self.language)}".rstrip()
+        detail = escape_markdown(translate(detail, self.language))  # may name the model's cast
+        return f"{SPINNER} {line} {detail}".rstrip()
 
     # -------------------------------------------------------------------------- buttons
     def states(self, project: str | None) -> list[Any]:

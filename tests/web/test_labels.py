@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from aizac.web.labels import EN, KO
 from aizac.web.runner import SPINNER, Ui
 
@@ -62,12 +64,32 @@ def test_a_refused_reply_names_its_fields_in_korean() -> None:
     check = checked.QualityCheck("ko", SMALL, "NovelPlot")
     check.problems = [quality.Problem("name", "characters[0].name", "Awesome! I'm,"),
                       quality.Problem("echo", "acts[2].goal", "exposition")]
-    said = ui.message(checked._failure("NovelPlot", check, 2))
+    said = _read(ui.message(checked._failure("NovelPlot", check, 2)))
     assert "'인물 1의 이름' 칸의 값은 이름이 아닙니다" in said
     assert "'막 3의 목표' 칸에 내용 대신 지시문의 표현을 옮겼습니다" in said
     assert "\"Awesome! I'm,\"" in said and "'exposition'" in said  # the model's words, quoted
     for english in ("characters", "acts[", "is not a name", "repeats the prompt"):
         assert english not in said
     english_page = Ui(service=None, L=labels("en"), language="en")  # type: ignore[arg-type]
-    assert "characters[0].name is not a name" in english_page.message(
-        checked._failure("NovelPlot", check, 2))
+    assert "characters[0].name is not a name" in _read(english_page.message(
+        checked._failure("NovelPlot", check, 2)))
+
+
+def _read(markdown: str) -> str:
+    """What the status area shows of ``markdown`` once its backslash escapes are rendered."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def test_a_model_quoted_in_a_message_shows_literally() -> None:
+    """The embedded model gave a character the name '<name>'; quoted in the refusal, Markdown
+    took it for an HTML tag and the status area showed nothing after "옮겼습니다: '"."""
+    from aizac.errors import InvalidInputError
+    from aizac.web.labels import labels
+
+    ui = Ui(service=None, L=labels("ko"), language="ko")  # type: ignore[arg-type]
+    said = ui.message(InvalidInputError("Bad name: '<name>' and **not bold** and [x](y)."))
+    assert "\\<name>" in said and "\\*\\*not bold\\*\\*" in said and "\\[x\\](y)" in said
+    assert said.startswith("⚠ **오류:**")  # the label's own emphasis stays
+    assert "'<name>'" in _read(said)
+    line = ui.progress_line("busy_next", "new character(s): <b>Mira</b>")
+    assert "\\<b>Mira\\</b>" in line and line.startswith(SPINNER)  # the spinner stays HTML
