@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from aizac.export.render import escape_markdown_cell, escape_markdown_lines
+
 TEXT: dict[str, dict[str, str]] = {
     "en": {
         "no_project": "no project open", "no_run": "no run yet",
@@ -162,7 +164,9 @@ def status_line(run_id: str, status: str, message: str, gate: Mapping[str, Any] 
         said = text(status, language)
     else:
         said = status
-    return f"**{run_id}**: {said} {error}".strip()
+    # literal: a failure or a steering note may quote the model or the writer
+    return f"**{escape_markdown_cell(run_id)}**: {escape_markdown_cell(said)} " \
+        f"{escape_markdown_cell(error)}".strip()
 
 
 def event_note(node: str, kind: str, detail: Mapping[str, Any], language: str) -> str:
@@ -184,7 +188,7 @@ def event_note(node: str, kind: str, detail: Mapping[str, Any], language: str) -
 
 
 def _cell(value: object) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    return escape_markdown_cell(str(value))
 
 
 def event_table(events: Sequence[Any], language: str) -> str:
@@ -210,11 +214,18 @@ _MEMORY = re.compile(r"^\[(\d+)\] (story|characters|relations|settings|summary):
 
 
 def _beat_line(line: str, language: str) -> str:
-    return _LABELED.sub(lambda m: f"{name(m.group(1), language)}: ", line)
+    """A line of a beat: its label in ``language``, the model's text after it literal."""
+    if match := _LABELED.match(line):
+        return f"{name(match.group(1), language)}: {escape_markdown_cell(line[match.end():])}"
+    return escape_markdown_cell(line)
 
 
 def _memory_line(line: str, language: str) -> str:
-    return _MEMORY.sub(lambda m: f"[{m.group(1)}] {name(m.group(2), language)}: ", line)
+    """A candidate memory: ``[n] tag:`` in ``language``, the model's text after it literal."""
+    if match := _MEMORY.match(line):
+        return (f"\\[{match.group(1)}\\] {name(match.group(2), language)}: "
+                f"{escape_markdown_cell(line[match.end():])}")
+    return escape_markdown_cell(line)
 
 
 def gate_markdown(gate: Mapping[str, Any] | None, language: str = "en") -> str:
@@ -230,19 +241,20 @@ def gate_markdown(gate: Mapping[str, Any] | None, language: str = "en") -> str:
                              for n, line in enumerate(str(beat).splitlines())))
     if gate.get("memories"):
         out.append(f"**{text('memories', language)}**")
-        out += [f"- {_memory_line(line, language)}" for line in gate["memories"]]
+        out += [f"- {_memory_line(str(line), language)}" for line in gate["memories"]]
     if gate.get("verdict"):
         verdict = gate["verdict"]
-        reasons = "; ".join(verdict.get("reasons", []))
+        reasons = escape_markdown_cell("; ".join(str(r) for r in verdict.get("reasons", [])))
         decision = name(str(verdict.get("decision")), language)
         out.append(f"**{text('verdict', language)}**: {decision}: {reasons}")
     return "\n".join(out)
 
 
 def _finding(f: Mapping[str, Any], language: str, quote: bool) -> str:
+    message = escape_markdown_cell(str(f.get("message")))
     said = (f"> **{name(str(f.get('severity')), language)}** "
-            f"({name(str(f.get('kind')), language)}): {f.get('message')}")
-    return f"{said} — “{f.get('quote', '')}”" if quote else said
+            f"({name(str(f.get('kind')), language)}): {message}")
+    return f"{said} — “{escape_markdown_cell(str(f.get('quote', '')))}”" if quote else said
 
 
 def prose_markdown(state: Mapping[str, Any], language: str = "en") -> str:
@@ -253,7 +265,9 @@ def prose_markdown(state: Mapping[str, Any], language: str = "en") -> str:
     findings = (state.get("report") or {}).get("findings", [])
     out = [f"### {text('episode', language, episode=state.get('episode'))}"]
     for key in sorted(prose, key=int):
-        out.append(f"**{text('beat', language, beat=key)}**\n\n{prose[key]}")
+        # the prose literal, paragraph by paragraph (its '# Episode 2' is no heading)
+        out.append(f"**{text('beat', language, beat=key)}**\n\n"
+                   f"{escape_markdown_lines(str(prose[key]))}")
         out += [_finding(f, language, True) for f in findings if str(f.get("beat")) == key]
     out += [_finding(f, language, False) for f in findings if f.get("beat") is None]
     return "\n\n".join(out)

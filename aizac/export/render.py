@@ -104,6 +104,22 @@ def escape_markdown(text: str, *, heading: bool = False) -> str:
     return _MD_ORDERED.sub(r"\1\\\2", text)
 
 
+def escape_markdown_lines(text: str) -> str:
+    """``text`` of any number of lines escaped line by line, so that Markdown shows it literally
+    with its line breaks (a later line starting with ``#`` or ``-`` is no heading or list item).
+
+    Leading blanks go (Markdown drops them from a paragraph, and four of them would start a code
+    block showing the escapes); ``|`` is escaped too, so that no two lines make a table.
+    """
+    return "\n".join(escape_markdown(line.lstrip()).replace("|", "\\|")
+                     for line in text.split("\n"))
+
+
+def escape_markdown_cell(text: str) -> str:
+    """``text`` escaped for one cell of a Markdown table: literal, ``|`` escaped, on one line."""
+    return " ".join(escape_markdown_lines(text).split("\n"))
+
+
 def _md_heading(level: int, text: str) -> str:
     return "#" * level + " " + escape_markdown(text, heading=True)
 

@@ -14,6 +14,7 @@ from aizac.autopilot import panel_text as pt
 from aizac.autopilot.panel import AutopilotPanel, View
 from tests.autopilot.fakes import JudgingModel, make_studio
 from tests.fakes.scripted import _schema_title
+from tests.web.markdown_kit import HEADING, MARKUP, assert_literal, tags_of
 
 
 class KoreanJudge(JudgingModel):
@@ -85,3 +86,35 @@ def test_pause_reasons_and_finding_kinds_in_korean() -> None:
                       "message": "복선이 기한을 넘겼습니다.", "quote": "", "beat": None}]}}
     text = pt.prose_markdown(state, "ko")
     assert "### 3화" in text and "**경고** (기한 지난 복선)" in text
+
+
+class _Event:
+    def __init__(self, node: str, kind: str, detail: dict[str, Any]) -> None:
+        self.node, self.kind, self.detail = node, kind, detail
+        self.episode, self.tokens, self.seconds = 2, 10, 0.5
+
+
+def test_the_models_markup_shows_literally_and_the_panels_own_stays() -> None:
+    said = f"{MARKUP} {HEADING}"
+    gate = {"gate": "gate_commit", "episode": 2,
+            "beats": [f"{HEADING}\ncharacters: {MARKUP}"],
+            "memories": [f"[1] story: {said}"],
+            "verdict": {"decision": "polish", "reasons": [said]}}
+    text = pt.gate_markdown(gate, "ko")
+    assert_literal(text, f"인물: {MARKUP}", f"[1] 사건: {said}", f"다듬기: {said}")
+    assert tags_of(text)[:1] == ["h3"] and tags_of(text).count("strong") == 2
+    state: dict[str, Any] = {"episode": 2, "prose": {"1": f"{HEADING}\n\n{MARKUP}\n- 그는 갔다"},
+                             "report": {"findings": [{"kind": "model", "severity": "warning",
+                                                      "message": said, "quote": MARKUP,
+                                                      "beat": "1"}]}}
+    text = pt.prose_markdown(state, "ko")
+    assert_literal(text, HEADING, MARKUP, "- 그는 갔다", f"(모델 검사): {said} — “{MARKUP}”")
+    assert tags_of(text).count("p") >= 4, text  # the paragraphs stay apart
+    assert "ul" not in tags_of(text) and tags_of(text).count("strong") == 2
+    events = pt.event_table([_Event("review", "end", {"decision": "accept", "reasons": [said]})],
+                            "ko")
+    assert_literal(events, f"수락: {said}"[:90])
+    assert tags_of(events).count("td") == 4, events  # '|' split no cell
+    line = pt.status_line("r1", "failed", said, None, "", "ko")
+    assert_literal(line, f"r1: 실패: {said}")
+    assert tags_of(line) == ["p", "strong"]
