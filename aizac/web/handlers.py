@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aizac.errors import InvalidInputError
+from aizac.export.render import escape_markdown, escape_markdown_cell, escape_markdown_lines
 from aizac.web import forms
 from aizac.web.exports import ExportResult
 from aizac.web.service import HistoryView, WebService
@@ -48,9 +49,12 @@ class StartView:
         t = {**forms.PLOT_TEXT, **(text or {})}
         if self.plot_version is None:
             return t["none"]
+        # the model's title and logline and the writer's words literal ('# Episode 2', '<name>')
+        title = escape_markdown(" ".join(self.title.split()), heading=True)
         return (
-            f"### {self.title}\n{self.logline}\n\n**{t['genre']}** {self.genre or '—'} · "
-            f"**{t['keywords']}** {self.keywords or '—'} · "
+            f"### {title}\n\n{escape_markdown_lines(self.logline)}\n\n"
+            f"**{t['genre']}** {escape_markdown_cell(self.genre) or '—'} · "
+            f"**{t['keywords']}** {escape_markdown_cell(self.keywords) or '—'} · "
             f"**{t['episodes']}** {self.planned_episodes}"
         )
 
@@ -81,7 +85,8 @@ class EditorView:
              "here": "← **you are here**", "earlier": "_… {n} earlier step(s)_", **(text or {})}
         if not self.history.path:
             return t["empty"]
-        path = [kind_word(label, kinds) for label in self.history.path]
+        # a label quotes the beat's first event as the model wrote it: literal
+        path = [kind_word(escape_markdown_cell(label), kinds) for label in self.history.path]
         start = max(0, len(path) - HISTORY_SHOWN)
         lines = [f"{i}. {label}" for i, label in enumerate(path[start:], start + 1)]
         lines[-1] += "  " + t["here"]
@@ -280,7 +285,9 @@ class Suggestion:
 
     @property
     def markdown(self) -> str:
-        return f"**{self.trope}** — {self.summary}" + (f" _({self.hook})_" if self.hook else "")
+        trope, summary, hook = (escape_markdown_cell(x) for x in (self.trope, self.summary,
+                                                                   self.hook))
+        return f"**{trope}** — {summary}" + (f" _({hook})_" if hook else "")
 
 
 def suggest(service: WebService, project: str | None, beat_id: int | None) -> list[Suggestion]:

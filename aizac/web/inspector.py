@@ -15,6 +15,7 @@ from typing import Any
 import gradio as gr
 
 from aizac.errors import InvalidInputError
+from aizac.export.render import escape_markdown_cell, escape_markdown_lines
 from aizac.memory.forgetting import memory_factor
 from aizac.web.service import WebService
 
@@ -228,7 +229,8 @@ def ask_memory(
     for d in docs:
         meta = getattr(d, "metadata", {}) or {}
         tag = meta.get("tag", "")
-        lines.append(f"- **{tag}** {getattr(d, 'page_content', str(d))}")
+        said = escape_markdown_lines(str(getattr(d, "page_content", d)))  # literal, indented
+        lines.append(f"- **{escape_markdown_cell(str(tag))}** " + said.replace("\n", "\n  "))
     return "\n".join(lines)
 
 

@@ -14,6 +14,7 @@ from aizac.web.service import WebService
 from aizac.writer.schemas import STAGES
 from aizac.writer.service import Studio
 from tests.fakes import ScriptedChatModel
+from tests.web.markdown_kit import BEAT_MARKUP, HEADING, MARKUP, assert_literal, tags_of
 
 
 def _project(service: WebService, name: str = "dawn") -> str:
@@ -270,3 +271,26 @@ def test_long_histories_show_the_latest_steps(service: WebService) -> None:
     assert text.count("\n") == h.HISTORY_SHOWN
     assert text.endswith("← **you are here**")
     assert f"{h.HISTORY_SHOWN + 3}. edited" in text
+
+
+# ------------------------------------------------------------------- literal model text
+def test_the_models_markup_shows_literally_in_history_overview_and_suggestions(
+    service: WebService, model: ScriptedChatModel,
+) -> None:
+    name = _planned(service)
+    model.react("", {"events": [BEAT_MARKUP]})
+    view = h.next_beat(service, name)
+    text = view.history_text({"designed": "설계"})
+    assert_literal(text, f"설계 {view.draft_position}: {BEAT_MARKUP}")
+    assert tags_of(text) == ["ol", "li", "strong"], text  # the list and "you are here" stay
+    plot = h.start_view(service, name)
+    start = h.StartView(**{**plot.__dict__, "title": f"{HEADING} <name>",
+                           "logline": f"{MARKUP}\n{HEADING}", "genre": "**dark** fantasy",
+                           "keywords": "[x](y), a|b"})
+    text = start.overview()
+    assert_literal(text, f"{HEADING} <name>", MARKUP, HEADING, "**dark** fantasy", "[x](y), a|b")
+    assert tags_of(text) == ["h3", "p", "p", "strong", "strong", "strong"], text
+    hint = h.Suggestion(trope=f"{HEADING} <name>", summary=MARKUP, hook="**hook** a|b")
+    text = "\n".join(f"{i}. {s.markdown}" for i, s in enumerate([hint, hint], 1))
+    assert_literal(text, f"{HEADING} <name> — {MARKUP} (**hook** a|b)", em=2)
+    assert tags_of(text) == ["ol", "li", "strong", "em", "li", "strong", "em"], text

@@ -18,6 +18,7 @@ from aizac.web import handlers as h
 from aizac.web import inspector
 from aizac.web.service import WebService
 from aizac.writer.service import Studio
+from tests.web.markdown_kit import HEADING, MARKUP, assert_literal, tags_of
 
 
 def _written(service: WebService, beats: int = 1) -> tuple[str, list[int]]:
@@ -202,3 +203,24 @@ def test_email_sends_the_export_as_an_attachment(
     assert attachment.get_filename().endswith(".txt")
     payload = attachment.get_payload(decode=True)
     assert isinstance(payload, bytes) and b"Red light" in payload
+
+
+class _Doc:
+    def __init__(self, text: str, tag: str) -> None:
+        self.page_content, self.metadata = text, {"tag": tag}
+
+
+class _Agent:
+    def ask(self, question: str) -> list[_Doc]:
+        return [_Doc(f"{MARKUP}\n{HEADING}\n- not a list", "story"), _Doc("<name>", "summary")]
+
+
+class _Service:
+    def agent(self, project: str | None) -> _Agent:
+        return _Agent()
+
+
+def test_a_memory_answer_shows_the_models_markup_literally() -> None:
+    answer = inspector.ask_memory(_Service(), "dawn", "Who?")  # type: ignore[arg-type]
+    assert_literal(answer, f"story {MARKUP} {HEADING} - not a list", "summary <name>")
+    assert tags_of(answer) == ["ul", "li", "strong", "li", "strong"], answer  # two items
