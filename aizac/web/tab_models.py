@@ -15,6 +15,7 @@ from typing import Any
 import gradio as gr
 from pydantic import SecretStr
 
+from aizac.export.render import escape_markdown_cell
 from aizac.llm.model_config import KEY_FIELDS, ModelConfig
 from aizac.settings import ROLES, Settings
 from aizac.web.labels import translate
@@ -49,6 +50,13 @@ def small_model_note(ui: Ui, project: str | None) -> str:
     embedded = [r for r in ("planner", "writer") if r in statuses
                 and statuses[r].provider == "local"]
     return L["m_small"].format(lang=L[f"m_lang_{language}"]) if embedded else ""
+
+
+def answered(t: dict[str, str], role: str, seconds: float, reply: str) -> str:
+    """What "test connection" says: the model's first words, literal in the Markdown status
+    (a model answering '<name>' or '**OK**' is shown as it answered)."""
+    text = escape_markdown_cell(reply.strip()[:80])
+    return t["ok"].format(role=role, s=seconds, reply=text)
 
 
 def build(ui: Ui) -> Callable[[], None]:
@@ -92,7 +100,8 @@ def build(ui: Ui) -> Callable[[], None]:
         clean = config.set_spec(role_v, spec_v)
         router: Any = studio.router
         router.reconfigure(with_stored(router.settings, config))
-        said = t["spec_set"].format(role=names.get(role_v, role_v), spec=clean)
+        said = t["spec_set"].format(role=names.get(role_v, role_v),
+                                    spec=escape_markdown_cell(clean))  # as typed
         return [small_model_note(ui, project), table()], said
 
     def save_key(project: str | None, provider_v: str, key_v: str) -> tuple[list[Any], str]:
@@ -107,9 +116,8 @@ def build(ui: Ui) -> Callable[[], None]:
         router: Any = studio.router
         started = time.perf_counter()
         reply = router.model(role_v).invoke([HumanMessage(content="Reply with the word OK.")])
-        text = str(reply.text).strip().replace("\n", " ")[:80]
-        return [], t["ok"].format(role=names.get(role_v, role_v),
-                                  s=time.perf_counter() - started, reply=text)
+        return [], answered(t, names.get(role_v, role_v), time.perf_counter() - started,
+                            str(reply.text))
 
     def wire() -> None:
         after = [ui.status, *ui.button_list]

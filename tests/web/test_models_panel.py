@@ -148,3 +148,14 @@ def test_the_models_tab_speaks_korean_why_column_and_connection_errors_included(
     assert "OPENAI_API_KEY" in said and _english_words(said) == set(), said
     english = role_rows(router, labels("en"), "en")
     assert english[0][4] == "OPENAI_API_KEY is not set"
+
+
+def test_test_connection_shows_the_models_reply_literally() -> None:
+    from aizac.web.labels import labels
+    from aizac.web.tab_models import answered
+    from tests.web.markdown_kit import HEADING, MARKUP, assert_literal, tags_of
+
+    t = {k[2:]: v for k, v in labels("ko").items() if k.startswith("m_")}
+    said = answered(t, "기획", 1.25, f"{MARKUP}\n{HEADING}")
+    assert_literal(said, f"기획 모델이 1.2초 만에 답했습니다: “{MARKUP} {HEADING}”")
+    assert tags_of(said) == ["p"], said
