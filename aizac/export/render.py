@@ -108,10 +108,11 @@ def escape_markdown_lines(text: str) -> str:
     """``text`` of any number of lines escaped line by line, so that Markdown shows it literally
     with its line breaks (a later line starting with ``#`` or ``-`` is no heading or list item).
 
-    Leading blanks go (Markdown drops them from a paragraph, and four of them would start a code
-    block showing the escapes); ``|`` is escaped too, so that no two lines make a table.
+    Leading spaces and tabs go (Markdown drops them from a paragraph, and four of them would
+    start a code block showing the escapes; an ideographic space indenting a Korean paragraph
+    stays); ``|`` is escaped too, so that no two lines make a table.
     """
-    return "\n".join(escape_markdown(line.lstrip()).replace("|", "\\|")
+    return "\n".join(escape_markdown(line.lstrip(" \t")).replace("|", "\\|")
                      for line in text.split("\n"))
 
 

@@ -103,13 +103,15 @@ def test_the_models_markup_shows_literally_and_the_panels_own_stays() -> None:
     text = pt.gate_markdown(gate, "ko")
     assert_literal(text, f"인물: {MARKUP}", f"[1] 사건: {said}", f"다듬기: {said}")
     assert tags_of(text)[:1] == ["h3"] and tags_of(text).count("strong") == 2
-    state: dict[str, Any] = {"episode": 2, "prose": {"1": f"{HEADING}\n\n{MARKUP}\n- 그는 갔다"},
+    prose = f"{HEADING}\n\n{MARKUP}\n- 그는 갔다\n\n\u3000들여쓴 문단"
+    state: dict[str, Any] = {"episode": 2, "prose": {"1": prose},
                              "report": {"findings": [{"kind": "model", "severity": "warning",
                                                       "message": said, "quote": MARKUP,
                                                       "beat": "1"}]}}
     text = pt.prose_markdown(state, "ko")
     assert_literal(text, HEADING, MARKUP, "- 그는 갔다", f"(모델 검사): {said} — “{MARKUP}”")
-    assert tags_of(text).count("p") >= 4, text  # the paragraphs stay apart
+    assert tags_of(text).count("p") >= 5, text  # the paragraphs stay apart
+    assert "\n\u3000들여쓴 문단" in text  # a Korean paragraph's indent stays
     assert "ul" not in tags_of(text) and tags_of(text).count("strong") == 2
     events = pt.event_table([_Event("review", "end", {"decision": "accept", "reasons": [said]})],
                             "ko")
