@@ -94,15 +94,22 @@ def _run(argv: list[str], env: dict[str, str], code: str = "") -> set[str]:
     return set(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def test_a_beat_loads_only_what_it_uses_before_its_first_model_call(tmp_path: Path) -> None:
+def _closed_models_env(data_dir: Path) -> dict[str, str]:
+    """The environment of a child ``aizac`` whose every role's model is a closed loopback port
+    (a call is refused at once), with this tree first on its path."""
     spec = "openai-compatible:http://127.0.0.1:9/v1:closed"  # nothing listens: refused at once
     env = {k: v for k, v in os.environ.items() if not k.startswith("AIZAC_")}
     env.update(
-        AIZAC_DATA_DIR=str(tmp_path),
+        AIZAC_DATA_DIR=str(data_dir),
         AIZAC_TRANSIENT_RETRIES="0",
         PYTHONPATH=str(ROOT),
         **{f"AIZAC_{role}_MODEL": spec for role in ("PLANNER", "WRITER", "EXTRACTOR", "REVIEWER")},
     )
+    return env
+
+
+def test_a_beat_loads_only_what_it_uses_before_its_first_model_call(tmp_path: Path) -> None:
+    env = _closed_models_env(tmp_path)
     _run(["new", "saga", "--keywords", "회귀, 복수"], env)
     setup = (
         "from pathlib import Path\nfrom aizac.writer.project import ProjectStore\n"
@@ -218,14 +225,7 @@ def test_registering_only_the_invoked_command_s_module_changes_no_output(
 def test_a_plot_reads_the_trope_index_from_its_file_once_built(tmp_path: Path) -> None:
     """``aizac plot`` builds the trope index of beats.csv (validation and stems, about 0.1 s)
     only when the CSV changed; later runs read it from the data directory (issue 10 item 6)."""
-    spec = "openai-compatible:http://127.0.0.1:9/v1:closed"  # nothing listens: refused at once
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AIZAC_")}
-    env.update(
-        AIZAC_DATA_DIR=str(tmp_path),
-        AIZAC_TRANSIENT_RETRIES="0",
-        PYTHONPATH=str(ROOT),
-        **{f"AIZAC_{role}_MODEL": spec for role in ("PLANNER", "WRITER", "EXTRACTOR", "REVIEWER")},
-    )
+    env = _closed_models_env(tmp_path)
     _run(["new", "saga", "--keywords", "회귀, 복수"], env)
     count = (  # counts the index builds of the command that follows
         "import atexit\nfrom aizac.cliches import index\nbuilt = []\n_build = index.build_index\n"
