@@ -35,6 +35,12 @@ class StartTab:
     replace: Any  # the writer's confirmation that a generated plot may replace theirs
 
     @property
+    def create_inputs(self) -> list[Any]:
+        """What "Create project" reads: name, genre, keywords, language, beats, length."""
+        return [self.new_name, self.new_genre, self.new_keywords, self.new_language,
+                self.new_beats, self.new_length]
+
+    @property
     def outputs(self) -> list[Any]:
         return [self.genre, self.keywords, self.overview, self.title, self.logline,
                 self.characters, self.settings, self.acts, self.cliches, self.version,
@@ -140,12 +146,6 @@ def _wire(ui: Ui, tab: StartTab) -> None:
     out = [*tab.outputs, ui.status, *ui.button_list]
     n = len(tab.outputs)
 
-    def create(_: str | None, name: str, genre: str, kw: str, lang: str, beats: Any,
-               length: Any) -> tuple[list[Any], str]:
-        created = h.create_project(service, name, genre, kw, lang, beats, length)
-        names = h.project_names(service)
-        return [gr.Dropdown(choices=names, value=created)], L["created"].format(name=created)
-
     def save_project(project: str | None, genre: str, kw: str) -> tuple[list[Any], str]:
         return values(ui, h.update_project(service, project, genre, kw)), L["project_saved"]
 
@@ -161,18 +161,10 @@ def _wire(ui: Ui, tab: StartTab) -> None:
     def cancel(project: str | None) -> str:
         return L["cancel_sent"] if service.cancel(project) else L["nothing_running"]
 
-    create_run = ui.act(create, 1)
-
-    def on_create(*args: Any) -> list[Any]:
-        return create_run(None, *args)
-
     def on_language(lang: str) -> list[Any]:
         beats_box, length_box = length_boxes(ui, lang or "en")
         return [gr.Textbox(**beats_box), gr.Textbox(**length_box)]
 
-    b["create"].click(on_create, [tab.new_name, tab.new_genre, tab.new_keywords,
-                                  tab.new_language, tab.new_beats, tab.new_length],
-                      [ui.project, ui.status, *ui.button_list])
     tab.new_language.change(on_language, tab.new_language, [tab.new_beats, tab.new_length])
     b["save-project"].click(ui.act(save_project, n), [ui.project, tab.genre, tab.keywords], out)
     b["generate-plot"].click(ui.long(plot, n, "busy_plot"), [ui.project, tab.replace], out,

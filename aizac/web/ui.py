@@ -114,29 +114,47 @@ def hide_gradio_progress(app: gr.Blocks) -> None:
 
 def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_beats.BeatsTab,
                   memory: inspector.MemoryTab) -> None:
-    """Opening a project (or Refresh) fills every tab and sets every button."""
+    """Opening a project (or Refresh) fills every tab and sets every button.
+
+    Only the writer's own pick of a project (``.input``), Refresh, page load and Create open
+    one; a value set by an event opens nothing by itself. Create opens the new project in the
+    same event: a second "open" event after it overwrote what the writer began typing meanwhile
+    (on the embedded model, a character row typed into the Start tab right after Create).
+    """
     service = ui.service
     out = [*start.outputs, *beats.outputs, ui.status, *ui.button_list]
     n = len(start.outputs) + len(beats.outputs)
+    refresh = (memory.refresh_fn, memory.refresh_inputs, memory.refresh_outputs)
 
     def on_load() -> Any:
         names = h.project_names(service)
         return gr.Dropdown(choices=names, value=names[-1] if names else None)
 
-    def on_open(name: str | None) -> list[Any]:
+    def opened(name: str | None, said: Any) -> list[Any]:
         if not name:
             blank_editor = [gr.skip()] * len(beats.outputs)
-            return [*tab_start.values(ui, None), *blank_editor, gr.skip(), *ui.states(None)]
+            return [*tab_start.values(ui, None), *blank_editor, said, *ui.states(None)]
         try:
             return [*tab_start.values(ui, h.start_view(service, name)),
-                    *tab_beats.values(ui, h.editor_view(service, name)), gr.skip(),
+                    *tab_beats.values(ui, h.editor_view(service, name)), said,
                     *ui.states(name)]
         except Exception as e:
             return [*[gr.skip()] * n, ui.message(e), *ui.states(None)]
 
-    app.load(on_load, None, ui.project)
-    refresh = (memory.refresh_fn, memory.refresh_inputs, memory.refresh_outputs)
-    ui.project.change(on_open, ui.project, out).then(*refresh)
+    def on_open(name: str | None) -> list[Any]:
+        return opened(name, gr.skip())
+
+    def on_create(*inputs: Any) -> list[Any]:
+        try:
+            created = h.create_project(service, *inputs)
+        except Exception as e:
+            return [gr.skip(), *[gr.skip()] * n, ui.message(e), *ui.states(None)]
+        choices = gr.Dropdown(choices=h.project_names(service), value=created)
+        return [choices, *opened(created, ui.L["created"].format(name=created))]
+
+    app.load(on_load, None, ui.project).then(on_open, ui.project, out).then(*refresh)
+    ui.project.input(on_open, ui.project, out).then(*refresh)
+    ui.buttons["create"].click(on_create, start.create_inputs, [ui.project, *out]).then(*refresh)
     ui.buttons["refresh"].click(on_open, ui.project, out).then(*refresh)
 
 

@@ -89,3 +89,26 @@ def test_app_py_parses_host_and_port() -> None:
     with pytest.raises(SystemExit) as info:
         module.main(["--help"])
     assert info.value.code == 0
+
+
+def test_creating_a_project_fills_every_tab_in_its_own_event(studio: Studio) -> None:
+    """Create opens the new project in the same event, and no event the project dropdown's
+    value change sets off writes the Start tab: a second "open" event after Create overwrote a
+    character row the writer had begun typing (chromium, embedded model, bench/korean_walk.py)."""
+    app, _ = create_app(studio)
+    config = app.config
+    elem = {c["id"]: c.get("props", {}).get("elem_id") for c in config["components"]}
+    ids = {v: k for k, v in elem.items() if v}
+    tables = {ids["aizac-characters"], ids["aizac-settings"], ids["aizac-acts"]}
+
+    def triggered_by(elem_id: str, event: str) -> list[dict[str, object]]:
+        return [d for d in config["dependencies"]
+                if [ids[elem_id], event] in [list(t) for t in d["targets"]]]
+
+    [create] = triggered_by("aizac-create", "click")
+    assert tables | {ids["aizac-project"], ids["aizac-status"], ids["aizac-location"]} <= set(
+        create["outputs"])
+    on_change = triggered_by("aizac-project", "change")
+    assert all(tables.isdisjoint(d["outputs"]) for d in on_change)
+    [picked] = triggered_by("aizac-project", "input")  # the writer's own pick opens a project
+    assert tables <= set(picked["outputs"])
