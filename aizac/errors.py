@@ -12,9 +12,14 @@ class AizacError(Exception):
 
     default_hint = ""
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, hint: str | None = None, localized: dict[str, str] | None = None
+    ) -> None:
         self.message = message
         self.hint = hint if hint is not None else self.default_hint
+        # message and hint in another interface language ("ko"), where the English one cannot be
+        # translated by pattern (it names fields a validator found wanting)
+        self.localized = dict(localized or {})
         super().__init__(f"{message} {self.hint}".strip() if self.hint else message)
 
 

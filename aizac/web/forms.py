@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from aizac import keywords
 from aizac.errors import InvalidInputError
+from aizac.writer.field_labels import invalid_fields
 from aizac.writer.schemas import STAGES, NovelBeat, NovelPlot
 
 # Hard ceilings on what a form may send, checked before any parsing (oversized input).
@@ -125,6 +126,8 @@ def fields_to_beat(base: NovelBeat, fields: dict[str, str | None]) -> NovelBeat:
         raise InvalidInputError(
             f"The beat is not valid: {_schema_message(e)}.",
             hint="A beat needs at least one character and one event; keep lines short.",
+            localized={"ko": f"비트가 올바르지 않습니다: {invalid_fields(e.errors(), 'ko')}. "
+                             "비트에는 인물과 사건이 하나 이상 있어야 하고, 줄은 짧게 쓰세요."},
         ) from e
 
 
@@ -212,6 +215,8 @@ def tables_to_plot(
         raise InvalidInputError(
             f"The plot is not valid: {_schema_message(e)}.",
             hint="Every character needs a name, role and profile; every act a goal and key events.",
+            localized={"ko": f"플롯이 올바르지 않습니다: {invalid_fields(e.errors(), 'ko')}. "
+                             "인물마다 이름·역할·소개를, 막마다 목표와 주요 사건을 쓰세요."},
         ) from e
 
 

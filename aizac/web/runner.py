@@ -66,7 +66,9 @@ class Ui:
         """The status line for ``error``: no stack trace, no CLI flags, in the UI language."""
         if isinstance(error, CancelledError):
             return self.L["cancelled"]
-        if isinstance(error, AizacError):
+        if isinstance(error, AizacError) and self.language in error.localized:
+            text = error.localized[self.language]  # says what to do, in the writer's words
+        elif isinstance(error, AizacError):
             said = translate(error.message, self.language)
             if isinstance(error, UnusableReplyError) and said != error.message:
                 # the translation kept the English account of the refused fields: use the

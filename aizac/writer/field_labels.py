@@ -8,6 +8,8 @@ English noise. :func:`field_label` turns it into the interface's words (``막 3�
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 # key: (Korean, Chinese); every field of the schemas in aizac.writer.schemas that a quality
 # problem can point at (a key missing here is shown as it is)
@@ -72,3 +74,27 @@ def field_label(path: str, language: str) -> str:
         word = _LABELS[key][column] if key in _LABELS else key
         steps.append(f"{word} {int(index) + 1}" if index is not None else word)
     return _JOIN[language].join(steps)
+
+
+# what a validator found wrong with a field the writer filled in (pydantic's error types)
+_WRONG = {
+    "ko": {"missing": "이(가) 없습니다", "too_short": "이(가) 비어 있습니다",
+           "string_too_short": "이(가) 비어 있습니다", "too_long": "이(가) 너무 깁니다",
+           "string_too_long": "이(가) 너무 깁니다", "": "이(가) 올바르지 않습니다"},
+    "zh": {"missing": "缺失", "too_short": "为空", "string_too_short": "为空",
+           "too_long": "太长", "string_too_long": "太长", "": "无效"},
+}
+
+
+def invalid_fields(errors: Sequence[Mapping[str, Any]], language: str, *, limit: int = 3) -> str:
+    """What a validator found wrong (pydantic's ``errors()``), in the writer's words:
+    ``'배경 1의 이름'이(가) 비어 있습니다`` (pure); English and unknown languages get ""."""
+    wrong = _WRONG.get(language)
+    if wrong is None:
+        return ""
+    parts = []
+    for err in list(errors)[:limit]:
+        path = "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in err.get("loc", ()))
+        label = field_label(path.lstrip(".") or "*", language)
+        parts.append(f"'{label}'{wrong.get(str(err.get('type', '')), wrong[''])}")
+    return "; ".join(parts)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from aizac.errors import InvalidInputError
@@ -93,3 +95,24 @@ def test_act_episode_counts_must_be_whole_numbers() -> None:
         forms.tables_to_plot(plot, "T", "L", chars, settings, acts)
     acts[2][2] = "4"
     assert forms.tables_to_plot(plot, "T", "L", chars, settings, acts).acts[2].episodes == 4
+
+
+def test_an_invalid_hand_written_plot_is_explained_in_korean_on_a_korean_page() -> None:
+    """A setting row with a description but no name: the Korean page said "The plot is not
+    valid: settings.0.name: String should have at least 1 character" (chromium, the walk)."""
+    from aizac.web.labels import labels
+    from aizac.web.runner import Ui
+
+    plot = NovelPlot.model_validate(PLOT)
+    chars, _, acts = forms.plot_tables(plot)
+    acts[0][3] = ""
+    with pytest.raises(InvalidInputError) as err:
+        forms.tables_to_plot(None, "T", "L", chars, [["", "버려진 재벌가의 회사."]], acts)
+    said = Ui(None, labels("ko"), "ko").message(err.value)  # type: ignore[arg-type]
+    said = re.sub(r"\\(.)", r"\1", said)  # as rendered
+    assert "플롯이 올바르지 않습니다" in said
+    assert "'배경 1의 이름'이(가) 비어 있습니다" in said
+    assert "'막 1의 주요 사건'이(가) 비어 있습니다" in said
+    assert not re.search(r"[A-Za-z]{3,}", said), said
+    english = Ui(None, labels("en"), "en").message(err.value)  # type: ignore[arg-type]
+    assert "The plot is not valid" in english and "settings" in english
