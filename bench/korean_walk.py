@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -39,10 +38,12 @@ from aizac.web.labels import labels  # noqa: E402
 from tests.web.browser_kit import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
+    add_table_row,
     field,
     free_port,
     gradio_words_seen,
     tab,
+    type_cell,
     watch_gradio_words,
 )
 
@@ -154,31 +155,15 @@ def plot_by_hand(w: Walk) -> str:
     page = w.page
     page.wait_for_function(
         "() => document.querySelector(\"#aizac-acts [data-testid='cell-4-0']\")")
-    _add_row(page, "aizac-characters", ["서준", "주인공", "재벌가에서 버려진 막내, 회귀했다."])
-    _add_row(page, "aizac-settings", ["한성그룹", "서준을 버린 재벌가의 회사."])
+    add_table_row(page, "aizac-characters", ["서준", "주인공", "재벌가에서 버려진 막내, 회귀했다."])
+    add_table_row(page, "aizac-settings", ["한성그룹", "서준을 버린 재벌가의 회사."])
     for row, (goal, event) in enumerate(HAND_ACTS):
         for col, text in ((1, goal), (3, event)):
-            page.locator(f"#aizac-acts [data-testid='cell-{row}-{col}']").dblclick()
-            page.keyboard.type(text)
-            page.keyboard.press("Enter")
+            type_cell(page, page.locator(f"#aizac-acts [data-testid='cell-{row}-{col}']"), text)
     field(page, "aizac-plot-title").fill("재벌집 막내의 회귀")
     field(page, "aizac-logline").fill("버려진 재벌가 막내가 10년 전으로 돌아와 복수한다.")
     page.wait_for_timeout(500)
     return w.act("save-plot", L["plot_saved"])
-
-
-def _add_row(page: Any, elem_id: str, cells: list[str]) -> None:
-    table = page.locator(f"#{elem_id}")
-    before = table.locator("tbody tr").count()
-    add = re.compile("add row|new row|새 행|행 추가|\\+", re.I)  # Gradio's own label, any locale
-    table.get_by_role("button", name=add).first.click()
-    page.wait_for_function(
-        "([id, n]) => document.querySelectorAll(`#${id} tbody tr`).length > n",
-        arg=[elem_id, before])
-    for col, text in enumerate(cells):
-        table.locator(f"[data-testid='cell-{before}-{col}']").dblclick()
-        page.keyboard.type(text)
-        page.keyboard.press("Enter")
 
 
 def beat(w: Walk, tab_name: str) -> str:

@@ -181,3 +181,39 @@ def pick(page: Any, elem_id: str, option: str | None = None) -> None:
 
 def tab(page: Any, name: str) -> None:
     page.get_by_role("tab", name=name).click()
+
+
+def type_cell(page: Any, cell: Any, text: str) -> None:
+    """Type ``text`` into a Gradio dataframe cell and see it there. A double click that lands
+    while Gradio redraws the table opens no editor and the typing goes nowhere (under load: CI,
+    the embedded model beside the browser); a writer would see the empty cell and click again."""
+    editor = cell.locator("textarea, input")
+    for _ in range(3):
+        cell.dblclick()
+        try:  # keys typed before the editor opens are lost ("Aren" became "ren")
+            editor.first.wait_for(timeout=5_000)
+        except Exception:  # Playwright's TimeoutError: no editor opened, click again
+            continue
+        page.keyboard.press("ControlOrMeta+a")  # what a previous attempt left, replaced
+        page.keyboard.type(text)
+        page.keyboard.press("Enter")
+        try:
+            cell.get_by_text(text, exact=True).wait_for(timeout=5_000)
+            return
+        except Exception:
+            continue
+    raise AssertionError(f"the cell never showed {text!r}: {cell.inner_text()!r}")
+
+
+def add_table_row(page: Any, elem_id: str, cells: list[str]) -> None:
+    """Add a row to the interactive dataframe ``elem_id`` and type its cells."""
+    table = page.locator(f"#{elem_id}")
+    before = table.locator("tbody tr").count()
+    add = re.compile("add row|new row|새 행|행 추가|\\+", re.I)  # Gradio's own label, any locale
+    table.get_by_role("button", name=add).first.click()
+    page.wait_for_function(
+        "([id, n]) => document.querySelectorAll(`#${id} tbody tr`).length > n",
+        arg=[elem_id, before],
+    )
+    for col, text in enumerate(cells):
+        type_cell(page, table.locator(f"[data-testid='cell-{before}-{col}']"), text)

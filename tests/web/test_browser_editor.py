@@ -18,6 +18,7 @@ from tests.fakes import ScriptedChatModel
 from tests.fakes import scripted as fakes
 from tests.web.browser_kit import (
     CHROMIUM,
+    add_table_row,
     beats_show,
     browser_page,
     click,
@@ -28,6 +29,7 @@ from tests.web.browser_kit import (
     shot,
     status_says,
     tab,
+    type_cell,
     wait_enabled,
 )
 
@@ -157,12 +159,12 @@ def test_a_plot_written_by_hand_is_saved(page: Any, model: ScriptedChatModel) ->
     wait_enabled(page, "aizac-save-plot")
     for elem, row in (("aizac-characters", ["Aren", "hero", "A knight."]),
                       ("aizac-settings", ["Eastwall", "A fort."])):
-        _type_row(page, elem, row)
+        add_table_row(page, elem, row)
     acts = page.locator("#aizac-acts")
     acts.locator("[data-testid='cell-4-0']").get_by_text("resolution").wait_for()  # ready rows
     for row in range(5):
         for col, text in ((1, "Goal"), (3, "Event")):
-            _type_cell(page, acts.locator(f"[data-testid='cell-{row}-{col}']"), text)
+            type_cell(page, acts.locator(f"[data-testid='cell-{row}-{col}']"), text)
     field(page, "aizac-plot-title").fill("Written by hand")
     field(page, "aizac-logline").fill("A knight goes back in time.")
     page.wait_for_timeout(500)
@@ -170,38 +172,6 @@ def test_a_plot_written_by_hand_is_saved(page: Any, model: ScriptedChatModel) ->
     status_says(page, "Plot saved")
     assert model.calls == []
     assert "Written by hand" in page.locator("#aizac-overview").inner_text()
-
-
-def _type_cell(page: Any, cell: Any, text: str) -> None:
-    """Type ``text`` into a dataframe cell and see it there. Under load (CI, the full suite
-    beside a browser) a double click that lands while Gradio redraws the table opens no editor
-    and the typing goes nowhere, as a writer would see and click again."""
-    for _ in range(3):
-        cell.dblclick()
-        page.keyboard.type(text)
-        page.keyboard.press("Enter")
-        try:
-            cell.get_by_text(text).wait_for(timeout=5_000)
-            return
-        except Exception:  # Playwright's TimeoutError: click again
-            continue
-    raise AssertionError(f"the cell never showed {text!r}: {cell.inner_text()!r}")
-
-
-def _type_row(page: Any, elem_id: str, cells: list[str]) -> None:
-    """Add a row to an interactive Gradio dataframe and type its cells."""
-    table = page.locator(f"#{elem_id}")
-    before = table.locator("tbody tr").count()
-    table.get_by_role("button", name=re.compile("add row|new row|\\+", re.I)).first.click()
-    page.wait_for_function(
-        "([id, n]) => document.querySelectorAll(`#${id} tbody tr`).length > n",
-        arg=[elem_id, before],
-    )
-    for col, text in enumerate(cells):
-        cell = table.locator(f"[data-testid='cell-{before}-{col}']")
-        cell.dblclick()
-        page.keyboard.type(text)
-        page.keyboard.press("Enter")
 
 
 def test_use_this_puts_a_cliche_suggestion_into_the_draft(page: Any) -> None:
