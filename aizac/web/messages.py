@@ -32,6 +32,74 @@ def _unusable(match: re.Match[str]) -> str:
     return said + "다시 시도하거나 모델 탭에서 다른 모델을 지정하세요."
 
 
+_FIELDS = {"Project name": "프로젝트 이름", "Genre": "장르", "The instruction": "지시문",
+           "The prose": "본문", "The file name": "파일 이름", "Keywords": "키워드",
+           "Title": "제목", "Logline": "로그라인", "Characters": "인물", "Settings": "설정 표",
+           "Acts": "막 표", "Location": "장소", "Time": "시간", "Events": "사건",
+           "Dialogue": "대사", "Emotions": "감정", "Conflicts": "갈등", "Sets up": "복선",
+           "Pays off": "회수", "Beats per episode": "화당 비트 수",
+           "Episode length": "한 화 분량", "Summary": "요약", "The question": "질문",
+           "The subject": "메일 제목", "The title": "제목"}
+_STAGES = {"exposition": "발단", "development": "전개", "crisis": "위기", "climax": "절정",
+           "resolution": "결말"}
+_STATUS = {"accepted": "이미 확정된", "rejected": "버려진", "draft": "초안인"}
+
+
+# what to do when the disk or the data folder failed (nothing was half-written)
+_DISK = "디스크 공간과 데이터 폴더(AIZAC_DATA_DIR)의 쓰기 권한을 확인한 뒤 다시 시도하세요."
+
+
+def _field(name: str) -> str:
+    """A form field's Korean label (the English one quoted when unknown)."""
+    return _FIELDS.get(name, f"'{name}'")
+
+
+def _subject(word: str) -> str:
+    """``word`` with 이 or 가: 이 after a final consonant (batchim), 가 after a vowel."""
+    last = word[-1:]
+    if "가" <= last <= "힣":
+        return word + ("이" if (ord(last) - ord("가")) % 28 else "가")
+    return word + "이(가)"
+
+
+def _too_long(match: re.Match[str]) -> str:
+    return (f"{_subject(_field(match[1]))} {match[2]}자로 너무 깁니다 (최대 {match[3]}자). "
+            "줄인 뒤 다시 시도하세요.")
+
+
+def _act_count(match: re.Match[str]) -> str:
+    return (f"{_STAGES.get(match[1], match[1])} 막의 화 수는 1 이상의 자연수여야 합니다 "
+            f"(입력: {match[2]}).")
+
+
+def _not_draft(match: re.Match[str]) -> str:
+    status = _STATUS.get(match[2], f"'{match[2]}' 상태인")
+    return (f"비트 {match[1]}은(는) {status} 비트라 고칠 수 없습니다. 새로고침해 지금 상태를 "
+            "보세요. 확정된 비트는 확정을 실행 취소한 뒤에만 바뀝니다.")
+
+
+def _not_accepted(match: re.Match[str]) -> str:
+    status = _STATUS.get(match[2], f"'{match[2]}' 상태인")
+    return (f"비트 {match[1]}은(는) {status} 비트입니다. 본문은 확정된 비트에만 씁니다. "
+            "먼저 확정하세요.")
+
+
+_SMTP_STAGES = {"connecting to": "접속", "starting TLS with": "TLS 시작",
+                "logging in to": "로그인", "sending through": "전송"}
+
+
+def _unsupported(match: re.Match[str]) -> str:
+    return (f"메일 서버 {match[1]}가 {_SMTP_STAGES.get(match[2], match[2])} 중 요청을 지원하지 "
+            f"않습니다: {match[3]}. AIZAC_SMTP_STARTTLS, AIZAC_SMTP_USER, AIZAC_SMTP_PORT 설정을 "
+            "확인하세요.")
+
+
+def _mail_failed(match: re.Match[str]) -> str:
+    return (f"메일 서버 {match[2]} {_SMTP_STAGES.get(match[1], match[1])} 중 메일 보내기에 "
+            f"실패했습니다 ({match[3]}). 보낸 것은 없습니다. AIZAC_SMTP_* 설정과 메일 서버 "
+            "접속을 확인하세요.")
+
+
 # Korean for the messages the web layer and the writer pipeline send in English (progress
 # lines and errors a writer meets in the editor). Anything unmatched is shown as it is.
 _KO_MESSAGES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
@@ -82,6 +150,180 @@ _KO_MESSAGES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # the check wrote them (they quote the model's text)
     (r"The (embedded demo model|model)'s (\w+) was unusable after (\d+) attempts: (.*)\.",
      _unusable),
+    # errors of the editor, the plot and the beats (writer/*, web/*)
+    (r"The (\w+) act's episode count must be a whole number from 1 up, got (.*)\.", _act_count),
+    (r"Dialogue line (.*) needs the form 'Speaker: line'\.",
+     r"대사 \1은(는) '화자: 대사' 형식으로 쓰세요."),
+    (r"The beat is not valid: (.*)\.", r"비트가 올바르지 않습니다: \1. 고친 뒤 다시 적용하세요."),
+    (r"The plot is not valid: (.*)\.", r"플롯이 올바르지 않습니다: \1. 고친 뒤 다시 적용하세요."),
+    (r"The edited beat is not valid: (.*)", r"고친 비트가 올바르지 않습니다: \1. 고친 뒤 다시 "
+     r"적용하세요."),
+    (r"Episode numbers are whole numbers from 1 up, got (.*)\.",
+     r"화 번호는 1 이상의 자연수입니다 (입력: \1)."),
+    (r"The question is longer than (\d+) characters\.",
+     r"질문이 너무 깁니다 (최대 \1자). 줄인 뒤 다시 물어보세요."),
+    (r"The question is empty\.", "먼저 질문을 입력하세요."),
+    (r"The question is ([\d,]+) characters long; the limit is ([\d,]+)\.",
+     r"질문이 \1자로 너무 깁니다 (최대 \2자). 줄인 뒤 다시 물어보세요."),
+    (r"Too many or too long keywords \(at most (\d+), (\d+) characters each\)\.",
+     r"키워드가 너무 많거나 깁니다 (최대 \1개, 각 \2자). 줄인 뒤 다시 시도하세요."),
+    (r"The genre is too long \(at most (\d+) characters\)\.",
+     r"장르가 너무 깁니다 (최대 \1자). 줄인 뒤 다시 시도하세요."),
+    (r"Pick a suggestion first\.", "먼저 제안을 하나 고르세요."),
+    (r"Beats were already accepted on this plot; replanning would orphan them\.",
+     "이 플롯에는 이미 확정된 비트가 있어, 플롯을 다시 생성하면 그 비트들이 플롯과 어긋납니다. "
+     "새 플롯은 새 프로젝트에서 생성하거나, 플롯 탭에서 이 플롯의 항목을 직접 고치세요."),
+    (r"Beat (\S+) is not the next beat of the story\.",
+     r"비트 \1은(는) 이야기의 다음 비트가 아닙니다. 새로고침한 뒤 다시 시도하세요."),
+    (r"Beat (\S+) is not the last accepted beat\.",
+     r"비트 \1은(는) 마지막으로 확정된 비트가 아닙니다. 확정은 마지막 비트부터 실행 취소할 수 "
+     r"있습니다. 새로고침한 뒤 다시 시도하세요."),
+    (r"The writer model returned no prose\.",
+     "집필 모델이 본문을 돌려주지 않았습니다. 다시 시도하거나 모델 탭에서 다른 모델을 지정하세요."),
+    (r"No accepted beat to write\.", "본문을 쓸 확정된 비트가 없습니다. 먼저 비트를 확정하세요."),
+    (r"No beat with id (\S+)\.", r"비트 \1이(가) 없습니다. 새로고침한 뒤 다시 고르세요."),
+    (r"Episode (\d+) already has (?:another )?a?\s?beat (\d+)\.",
+     r"\1화에는 이미 \2번 비트가 있습니다. 새로고침한 뒤 다시 시도하세요."),
+    (r"The beat (\S+) is (\w+); only a draft can be changed\.", _not_draft),
+    (r"The beat (\S+) is (\w+); prose is written for accepted beats\.", _not_accepted),
+    (r"The project (.*) is open in another aizac process(.*)\.",
+     r"프로젝트 \1을(를) 다른 aizac 프로세스가 열고 있습니다\2. 그쪽을 닫거나 끝날 때까지 "
+     r"기다린 뒤 다시 시도하세요. 바뀐 것은 없습니다."),
+    # storage: the disk or the data folder failed; nothing was half-written
+    (r"Accepting beat (\S+) failed while writing: (.*)\. Nothing was accepted\.",
+     r"비트 \1을(를) 확정하다가 저장에 실패했습니다 (\2). 확정된 것은 없습니다. " + _DISK),
+    (r"Accepting beat (\S+) failed \((.*)\) and could not be undone yet \((.*)\)\.",
+     r"비트 \1 확정이 실패했고 (\2) 아직 되돌리지 못했습니다 (\3). 디스크 공간을 확보한 뒤 이 "
+     r"프로젝트를 다시 열면 마무리됩니다."),
+    (r"Cannot open project database (.*): (.*)\.",
+     r"프로젝트 데이터베이스 \1을(를) 열 수 없습니다: \2. " + _DISK),
+    (r"(Writing|Reading) (.*) failed: (.*)\.",
+     r"\2 저장 또는 읽기에 실패했습니다: \3. " + _DISK),
+    (r"Cannot create (.*): (.*)\.", r"\1을(를) 만들 수 없습니다: \2. " + _DISK),
+    (r"Cannot record the current project in (.*): (.*)\.",
+     r"지금 프로젝트를 \1에 기록할 수 없습니다: \2. " + _DISK),
+    (r"Could not write (.*): (.*)\.", r"\1을(를) 쓸 수 없습니다: \2. " + _DISK),
+    (r"Could not create the export folder (.*): (.*)\.",
+     r"내보내기 폴더 \1을(를) 만들 수 없습니다: \2. " + _DISK),
+    # exports and email (export/*)
+    (r"The email address contains a line break or control character; it was rejected\.",
+     "이메일 주소에 줄바꿈이나 제어 문자가 있어 받지 않았습니다. 주소를 한 줄로 입력하세요."),
+    (r"The email address is empty\.", "이메일 주소를 입력하세요."),
+    (r"(.*) is not a single email address\.",
+     r"\1은(는) 이메일 주소 하나가 아닙니다. 주소를 하나만 입력하세요."),
+    (r"(.*) is not a valid email address \(the part before '@'\)\.",
+     r"\1은(는) 올바른 이메일 주소가 아닙니다 ('@' 앞부분). 주소를 확인하세요."),
+    (r"(.*) is not a valid email address \(the domain after '@'\)\.",
+     r"\1은(는) 올바른 이메일 주소가 아닙니다 ('@' 뒤 도메인). 주소를 확인하세요."),
+    (r"(.*) has an invalid domain\.", r"\1의 도메인이 올바르지 않습니다. 주소를 확인하세요."),
+    (r"The subject contains a line break or control character; it was rejected\.",
+     "제목에 줄바꿈이나 제어 문자가 있어 받지 않았습니다. 제목을 한 줄로 입력하세요."),
+    (r"The subject is empty\.", "메일 제목을 입력하세요."),
+    (r"The subject is ([\d,]+) characters long; the limit is ([\d,]+)\.",
+     r"메일 제목이 \1자로 너무 깁니다 (최대 \2자). 줄인 뒤 다시 보내세요."),
+    (r"The message body contains a NUL character\.",
+     "메일 본문에 NUL 문자가 있어 보낼 수 없습니다. 본문에서 그 문자를 지우세요."),
+    (r"Email is not configured: no SMTP server is set\.",
+     "메일 보내기가 설정되어 있지 않습니다 (SMTP 서버 없음). AIZAC_SMTP_HOST 등 AIZAC_SMTP_* "
+     "설정을 지정한 뒤 다시 시작하세요."),
+    (r"Email has no sender address\.",
+     "보내는 사람 주소가 설정되어 있지 않습니다. AIZAC_SMTP_SENDER에 주소를 지정하세요."),
+    (r"AIZAC_SMTP_USER is set but AIZAC_SMTP_PASSWORD is not\.",
+     "AIZAC_SMTP_USER는 있는데 AIZAC_SMTP_PASSWORD가 없습니다. 비밀번호를 설정하세요."),
+    (r"The (.*) header would contain a line break; the message was not sent\.",
+     r"메일 머리글 \1에 줄바꿈이 들어가 메일을 보내지 않았습니다. 줄바꿈을 지우세요."),
+    (r"The mail server (\S+) refused the login for (.*)\.",
+     r"메일 서버 \1가 \2 계정의 로그인을 거부했습니다. AIZAC_SMTP_USER와 AIZAC_SMTP_PASSWORD를 "
+     r"확인하세요."),
+    (r"The mail server (\S+) does not support what was asked while (.+?) it: (.*)\.",
+     _unsupported),
+    (r"The mail server (\S+) refused the recipient (.*); nothing was sent\.",
+     r"메일 서버 \1가 받는 사람 \2을(를) 거부해 아무것도 보내지 않았습니다. 주소를 확인하세요."),
+    (r"Email failed while (connecting to|starting TLS with|logging in to|sending through) "
+     r"(\S+): (.*)\.", _mail_failed),
+    (r"The sender address (.*) is not a valid email address\.",
+     r"보내는 사람 주소 \1이(가) 올바른 이메일 주소가 아닙니다. AIZAC_SMTP_SENDER(없으면 "
+     r"AIZAC_SMTP_USER)를 고치세요."),
+    (r"The export name is empty\.", "내보낼 파일 이름을 입력하세요."),
+    (r"The export name (.*) contains (.*), which a file name cannot hold\.",
+     r"파일 이름 \1에 파일 이름에 쓸 수 없는 문자(\2)가 있습니다. 그 문자를 빼고 입력하세요."),
+    (r"The export name (.*) contains '\.\.'\.",
+     r"파일 이름 \1에 '..'이 있습니다. 빼고 입력하세요."),
+    (r"The export name (.*) contains a control or invisible formatting character\.",
+     r"파일 이름 \1에 제어 문자나 보이지 않는 서식 문자가 있습니다. 다시 입력하세요."),
+    (r"The export name (.*) starts with a dot \(a hidden file\)\.",
+     r"파일 이름 \1이(가) 점으로 시작합니다 (숨김 파일). 점 없이 시작하세요."),
+    (r"The export name (.*) ends with a dot\.",
+     r"파일 이름 \1이(가) 점으로 끝납니다. 끝의 점을 빼세요."),
+    (r"The export name (.*) is a reserved device name\.",
+     r"파일 이름 \1은(는) 시스템이 쓰는 장치 이름이라 쓸 수 없습니다. 다른 이름을 입력하세요."),
+    (r"The export name is too long \((\d+) bytes in UTF-8; the limit is (\d+)\)\.",
+     r"파일 이름이 너무 깁니다 (UTF-8로 \1바이트, 최대 \2바이트). 줄여서 입력하세요."),
+    (r"The range is reversed: first episode (\d+) comes after last episode (\d+)\.",
+     r"범위가 뒤집혔습니다: 첫 화 \1이(가) 마지막 화 \2보다 뒤입니다. 범위를 고치세요."),
+    (r"There are no episodes to export yet\.",
+     "내보낼 화가 아직 없습니다. 비트를 확정하고 본문을 쓰세요."),
+    (r"(.*) has no episodes to export\.",
+     r"\1에는 내보낼 화가 없습니다. 비트를 확정하고 본문을 쓰세요."),
+    (r"No episode is numbered between (\d+) and (\d+)\.",
+     r"\1화에서 \2화 사이에 있는 화가 없습니다. 범위를 고치세요."),
+    (r"Episode (\d+): the title is (\d+) characters long; the limit is (\d+)\.",
+     r"\1화 제목이 \2자로 너무 깁니다 (최대 \3자). 줄인 뒤 다시 내보내세요."),
+    (r"The manuscript needs a title\.", "원고 제목을 입력하세요."),
+    (r"The title is (\d+) characters long; the limit is (\d+)\.",
+     r"제목이 \1자로 너무 깁니다 (최대 \2자). 줄인 뒤 다시 시도하세요."),
+    (r"Episode numbers must be unique; repeated: (.*)\.",
+     r"화 번호가 겹칩니다: \1. 화 번호를 하나씩만 쓰세요."),
+    (r"The (first|last) episode must be a whole number from 1 up, got (.*)\.",
+     r"내보낼 범위의 화 번호는 1 이상의 자연수여야 합니다 (입력: \2)."),
+    # the memory store and the inspector (memory/*, retrieval/*)
+    (r"Cannot reach the Chroma server at (\S+) \(AIZAC_CHROMA_HOST / AIZAC_CHROMA_PORT\): (.*)",
+     r"Chroma 서버 \1에 접속할 수 없습니다: \2. 서버가 켜져 있는지, AIZAC_CHROMA_HOST와 "
+     r"AIZAC_CHROMA_PORT가 맞는지 확인하세요."),
+    (r"Cannot open the (embedded memory store|memory store|memory commit journal|memory key "
+     r"index) at (.*): (.*)", r"기억 저장소 \2을(를) 열 수 없습니다: \3. " + _DISK),
+    (r"Cannot create the memory folder (.*): (.*)",
+     r"기억 폴더 \1을(를) 만들 수 없습니다: \2. " + _DISK),
+    (r"Unknown memory id\(s\): (.*)\.",
+     r"없는 기억입니다: \1. 새로고침한 뒤 기억 목록에서 다시 고르세요."),
+    (r"Memory (\S+) was superseded meanwhile; nothing was written\.",
+     r"기억 \1이(가) 그사이 다른 기억으로 바뀌어 아무것도 저장하지 않았습니다. 새로고침한 뒤 "
+     r"다시 시도하세요."),
+    (r"A failed commit could not be rolled back \((.*)\); ids (.*) may be half-written\.",
+     r"실패한 기억 저장을 되돌리지 못했습니다 (\1). 기억 \2이(가) 일부만 저장되었을 수 "
+     r"있습니다. " + _DISK),
+    (r"Commit (\S+) is already undone\.", "그 변경은 이미 실행 취소되었습니다. 새로고침하세요."),
+    (r"Memory (\S+) was superseded later by (\S+); undo that change first\.",
+     r"기억 \1은(는) 나중에 \2(으)로 바뀌었습니다. 그 변경을 먼저 실행 취소하세요."),
+    (r"There is no undone commit (.*) to redo\.",
+     "다시 할 실행 취소된 변경이 없습니다. 새로고침하세요."),
+    (r"The memory commit journal failed: (.*)",
+     r"기억 변경 기록에 실패했습니다: \1. " + _DISK),
+    (r"The memory key index could not be written: (.*)",
+     r"기억 색인을 저장하지 못했습니다: \1. " + _DISK),
+    (r"A character name cannot be empty\.", "인물 이름을 입력하세요."),
+    (r"A beat summary cannot be empty\.", "비트 요약이 비어 있습니다. 요약을 쓰세요."),
+    (r"AIZAC_EMBEDDING changed since this project was written \(written with (.*), now "
+     r"(.*)\); its memories cannot be searched with other embeddings\.",
+     r"이 프로젝트는 임베딩 \1(으)로 쓰였는데 지금 설정은 \2입니다. 다른 임베딩으로는 기억을 "
+     r"찾을 수 없으니 AIZAC_EMBEDDING을 원래대로 되돌리세요."),
+    (r"The memory (?:store|write) failed: the Chroma server did not answer \((.*)\)\.",
+     r"Chroma 서버가 응답하지 않아 기억 저장소 작업에 실패했습니다 (\1). 서버가 켜져 있는지 "
+     r"확인하세요."),
+    (r"The memory (?:store|write) failed: (.*)",
+     r"기억 저장소 작업에 실패했습니다: \1. " + _DISK),
+    (r"This memory was already superseded by (\S+)\.",
+     r"이 기억은 이미 \1(으)로 바뀌었습니다. 새로고침한 뒤 최신 기억을 고치세요."),
+    (r"The memory store's state record is corrupt: (.*)",
+     r"기억 저장소의 상태 기록이 손상되었습니다: \1. 백업에서 프로젝트를 복원하세요."),
+    (r"Embedding failed: (.*)",
+     r"임베딩에 실패했습니다: \1. AIZAC_EMBEDDING 설정을 확인한 뒤 다시 시도하세요."),
+    (r"Could not save the story turn and short-term memory: (.*)",
+     r"이야기 진행(턴)과 단기 기억을 저장하지 못했습니다: \1. " + _DISK),
+    (r"The model refused the key while reading your question \(HTTP 401/403\)\.",
+     "질문을 읽던 모델이 API 키를 거부했습니다 (HTTP 401/403). 모델 탭에서 키를 확인하세요."),
+    # a form field over its limit (forms.check_length); the specific ones come first
+    (r"(.+) is ([\d,]+) characters long; the limit is ([\d,]+)\.", _too_long),
     # why a role's model can or cannot run (the Models tab) and connection-test errors
     (r"injected", "테스트용으로 주입된 모델"),
     (r"(.+); fallback usable: (.+)", _both),
