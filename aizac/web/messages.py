@@ -189,6 +189,14 @@ _KO_MESSAGES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"The project (.*) is open in another aizac process(.*)\.",
      r"프로젝트 \1을(를) 다른 aizac 프로세스가 열고 있습니다\2. 그쪽을 닫거나 끝날 때까지 "
      r"기다린 뒤 다시 시도하세요. 바뀐 것은 없습니다."),
+    (r"(.*) is not a valid project name\.",
+     r"\1은(는) 프로젝트 이름으로 쓸 수 없습니다. 글자나 숫자로 시작하는 64자 이하의 이름을 "
+     r"쓰세요 (글자, 숫자, 빈칸, '.', '-', '_'; '/'와 '..'은 안 됩니다)."),
+    (r"No project named (.*) in (.*)\.",
+     r"프로젝트 \1이(가) \2에 없습니다. 새로고침한 뒤 목록에서 다시 고르세요."),
+    (r"The saved undo tree is damaged: (.*)\.",
+     r"저장된 기록(실행 취소 이력)이 손상되었습니다: \1. 백업에서 프로젝트 파일을 "
+     r"복원하거나 기록을 새로 시작하세요."),
     # storage: the disk or the data folder failed; nothing was half-written
     (r"Accepting beat (\S+) failed while writing: (.*)\. Nothing was accepted\.",
      r"비트 \1을(를) 확정하다가 저장에 실패했습니다 (\2). 확정된 것은 없습니다. " + _DISK),

@@ -158,8 +158,6 @@ SKIPPED = (
     "No undo-tree node",  # tree ids come from tree.path()
     "An edit cannot move a beat",
     "Cannot lock",
-    "{} is not a valid project name.",  # names are checked first (A project named ...)
-    "No project named {} in {}.",  # the web lists existing projects only
     "The author must be text",  # the web passes no author
     "Unknown language {}.",  # the web offers a fixed list
     # filters the model writes: the self-query retriever catches these and searches without them
@@ -178,8 +176,6 @@ SKIPPED = (
     # installation defects (the prompt templates ship with aizac)
     "Prompt template",
     "Unknown prompt kind",
-    # the memory inspector's key index and journal are internal files with their own recovery
-    "The saved undo tree is damaged",  # detail is an internal account of the JSON
 )
 
 
