@@ -45,6 +45,51 @@ _STAGES = {"exposition": "발단", "development": "전개", "crisis": "위기", 
 _STATUS = {"accepted": "이미 확정된", "rejected": "버려진", "draft": "초안인"}
 
 
+_MODEL_ADVICE = "제공자 상태와 키를 확인하거나 모델 탭에서 대체 모델을 지정하세요."
+_ROLES = {"planner": "기획", "writer": "집필", "extractor": "추출", "reviewer": "검토"}
+_CAUSES = [  # llm.errors.summarize: why a model call failed
+    (r"HTTP (\d+): the key was rejected", r"HTTP \1: 키가 거부되었습니다"),
+    (r"HTTP 429: rate limited", "HTTP 429: 요청 한도를 넘었습니다"),
+    (r"the request timed out", "응답 시간이 초과되었습니다"),
+    (r"could not connect to the server", "서버에 연결할 수 없습니다"),
+    (r"the provider returned a malformed \(non-JSON or unexpected\) response",
+     "제공자가 형식에 맞지 않는 응답을 보냈습니다"),
+    (r"the connection dropped", "연결이 끊겼습니다"),
+]
+
+
+def _cause(text: str) -> str:
+    for pattern, korean in _CAUSES:
+        if match := re.fullmatch(pattern, text):
+            return match.expand(korean)
+    return text  # an exception's own words (HTTP status, type and first line): quoted as is
+
+
+def _model_failed(match: re.Match[str]) -> str:
+    """A model call that failed after its retries (llm.resilient)."""
+    tries = f" ({match[3]}번 시도)" if match[3] else ""
+    return (f"{_ROLES.get(match[1], match[1])} 모델 {match[2]} 호출이 실패했습니다{tries}: "
+            f"{_cause(match[4])}. {_MODEL_ADVICE}")
+
+
+def _reply_cut(match: re.Match[str]) -> str:
+    """A reply that did not come to its end (llm.resilient); nothing was saved."""
+    said = {"the reply was cut at the model's token limit (finish reason: length)":
+            "응답이 모델의 토큰 한도에서 잘렸습니다",
+            "the reply stream stopped before its end (no finish reason)":
+            "응답이 끝나기 전에 멈췄습니다"}.get(match[3])
+    if said is None:
+        said = f"응답이 끝나기 전에 끊겼습니다 ({_cause(match[4] or '')})"
+    return (f"{_ROLES.get(match[1], match[1])} 모델 {match[2]}: {said}. 저장된 것은 없습니다. "
+            "다시 시도하고, 되풀이되면 역할의 토큰 한도를 늘리거나 출력 한도가 큰 모델을 "
+            "쓰세요.")
+
+
+def _then_fallback(match: re.Match[str]) -> str:
+    first = translate(match[1], "ko").replace(f" {_MODEL_ADVICE}", "")  # said once, at the end
+    return f"{first} 이어서 대체 모델도 실패: {translate(match[2], 'ko')}"
+
+
 # what to do when the disk or the data folder failed (nothing was half-written)
 _DISK = "디스크 공간과 데이터 폴더(AIZAC_DATA_DIR)의 쓰기 권한을 확인한 뒤 다시 시도하세요."
 
@@ -330,6 +375,47 @@ _KO_MESSAGES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
      r"이야기 진행(턴)과 단기 기억을 저장하지 못했습니다: \1. " + _DISK),
     (r"The model refused the key while reading your question \(HTTP 401/403\)\.",
      "질문을 읽던 모델이 API 키를 거부했습니다 (HTTP 401/403). 모델 탭에서 키를 확인하세요."),
+    # a model call that failed (llm.resilient, llm.candidates): role, model, then the cause
+    (r"(.+?\.) ?; then the fallback: (.+)", _then_fallback),
+    (r"(\w+): (\S+) failed(?: after (\d+) attempts)?: (.*)\.", _model_failed),
+    (r"(\w+): (\S+): (the reply was cut at the model's token limit \(finish reason: length\)|"
+     r"the reply stream stopped before its end \(no finish reason\)|"
+     r"the reply stream broke off before its end \((.*)\))\.", _reply_cut),
+    (r"That does not look like an API key \(empty, too long or with spaces\)\.",
+     "API 키로 보이지 않습니다 (비었거나, 너무 길거나, 빈칸이 있음). 발급받은 키를 그대로 "
+     "붙여 넣으세요. 저장된 것은 없습니다."),
+    (r"(.*) takes no key here\.", r"\1에는 키를 저장하지 않습니다. 목록의 제공자를 고르세요."),
+    (r"Cannot write (.*) in (.*): (.*)\.", r"\2에 \1을(를) 쓸 수 없습니다: \3. " + _DISK),
+    # model and embedding settings (llm/specs, llm/router, llm/embeddings, llm/model_config)
+    (r"([A-Z_]+) is empty\.", r"\1이(가) 비어 있습니다. 모델 탭에서 모델을 지정하세요."),
+    (r"([A-Z_]+)=(.*) names an unknown provider (.*)\.",
+     r"\1=\2: 알 수 없는 제공자 \3입니다. 모델 탭에서 목록에 있는 제공자의 모델을 지정하세요."),
+    (r"([A-Z_]+)=(.*) names no model\.",
+     r"\1=\2에 모델 이름이 없습니다. '제공자:모델' 형식으로 지정하세요."),
+    (r"([A-Z_]+)=(.*) is not (\w+):URL:MODEL\.",
+     r"\1=\2은(는) 형식이 맞지 않습니다. '\3:서버 주소:모델 이름' 형식으로 지정하세요."),
+    (r"([A-Z_]+) names no model\.",
+     r"\1에 모델이 지정되어 있지 않습니다. 모델 탭에서 모델을 지정하세요."),
+    (r"(.*) in the data directory cannot be read \((\w+)\)\.",
+     r"데이터 폴더의 \1을(를) 읽을 수 없습니다 (\2). 그 파일을 지운 뒤 모델 탭에서 모델과 키를 "
+     r"다시 지정하세요."),
+    (r"AIZAC_EMBEDDING=(.*): unknown embedding provider (.*)\.",
+     r"AIZAC_EMBEDDING=\1: 알 수 없는 임베딩 제공자 \2입니다. 설정을 고친 뒤 다시 시작하세요."),
+    (r"AIZAC_EMBEDDING=(.*) names no model; write e\.g\. '(.*):MODEL'\.",
+     r"AIZAC_EMBEDDING=\1에 모델 이름이 없습니다. '\2:모델' 형식으로 쓰고 다시 시작하세요."),
+    (r"AIZAC_EMBEDDING: sentence-transformers model path (.*) does not exist\.",
+     r"AIZAC_EMBEDDING의 sentence-transformers 모델 경로 \1이(가) 없습니다. 경로를 고친 뒤 "
+     r"다시 시작하세요."),
+    (r"Embedding dimension (\d+) is too small; use at least 8\.",
+     r"임베딩 차원 \1은(는) 너무 작습니다. 8 이상으로 설정하세요."),
+    (r"AIZAC_EMBEDDING uses OpenAI but no key is set\.",
+     "AIZAC_EMBEDDING이 OpenAI 임베딩을 쓰는데 키가 없습니다. OPENAI_API_KEY를 설정하거나 "
+     "AIZAC_EMBEDDING을 바꾸세요."),
+    (r"AIZAC_EMBEDDING asks for sentence-transformers, which is not installed\.",
+     "AIZAC_EMBEDDING이 sentence-transformers를 쓰는데 설치되어 있지 않습니다. 설치하거나 "
+     "AIZAC_EMBEDDING을 바꾸세요."),
+    (r"AIZAC_EMBEDDING=(.*): the dimension must be an integer\.",
+     r"AIZAC_EMBEDDING=\1: 차원은 정수여야 합니다. 설정을 고친 뒤 다시 시작하세요."),
     # a form field over its limit (forms.check_length); the specific ones come first
     (r"(.+) is ([\d,]+) characters long; the limit is ([\d,]+)\.", _too_long),
     # why a role's model can or cannot run (the Models tab) and connection-test errors

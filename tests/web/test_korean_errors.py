@@ -15,7 +15,7 @@ import aizac.errors
 from aizac.web.labels import translate
 
 ROOT = Path(aizac.errors.__file__).parent
-PACKAGES = ("web", "writer", "export", "memory", "retrieval")
+PACKAGES = ("web", "writer", "export", "memory", "retrieval", "llm")
 ERRORS = {
     name for name, value in vars(aizac.errors).items()
     if isinstance(value, type) and issubclass(value, aizac.errors.AizacError)
@@ -93,9 +93,24 @@ SAMPLES: dict[str, tuple[object, bool]] = {
     "beat.episode": (1, True),
     "beat.index": (2, True),
     "stage_label": ("first", False),
+    "self.role": ("writer", False),
+    "cand.label": ("openai:gpt-4o-mini", True),
+    "tries": (" after 3 attempts", False),
+    "summarize(error)": ("could not connect to the server", False),
+    "resilient.py:what": ("the reply was cut at the model's token limit (finish reason: length)",
+                          False),
+    "env": ("AIZAC_WRITER_MODEL", True),
+    "_setting(role)": ("AIZAC_WRITER_MODEL", True),
+    "provider": ("foo", True),
+    "spec": ("foo:bar", True),
+    "kind": ("foo", True),
+    "path.name": ("keys.json", True),
 }
 # Words a Korean message may keep as they are: settings, formats, protocols, the program's name.
-KEPT = re.compile(r"AIZAC_\w+|OPENAI_\w+|SMTP|UTF-8|JSON|Chroma|NUL|TLS|MB|API|HTTP|aizac")
+KEPT = re.compile(
+    r"AIZAC_\w+|OPENAI_\w+|SMTP|UTF-8|JSON|Chroma|NUL|TLS|MB|API|HTTP|aizac|OpenAI"
+    r"|sentence-transformers"
+)
 
 # Messages no writer meets in the web app, by the start of their template ("{}" per placeholder).
 SKIPPED = (
@@ -173,6 +188,9 @@ SKIPPED = (
     "{} can only be compared",
     "{} needs at least one value.",
     "'time' counts turns",
+    # a caller's programming error: roles come from a fixed list
+    "Unknown role",
+    "models= has an unknown role",
     # installation defects (the prompt templates ship with aizac)
     "Prompt template",
     "Unknown prompt kind",
@@ -194,6 +212,8 @@ def _render(
 ) -> tuple[str, str, list[str]] | None:
     """(template, sample message, the quoted values in it) for a message argument, or None
     for one that is not a literal (a parameter, ``str(e)``)."""
+    if isinstance(node, ast.Call) and ast.unparse(node.func) == "redact" and node.args:
+        node = node.args[0]  # secrets taken out of the message: the message itself
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value, node.value, []
     if isinstance(node, ast.Name) and node.id in constants:
