@@ -17,8 +17,13 @@ def _whole(match: re.Match[str]) -> str:
     return f"{what} 자연수로 입력하세요 (입력: {match[2]})."
 
 
-_SCHEMAS = {"NovelPlot": "플롯", "BeatDesign": "비트 설계", "BeatSummary": "비트 요약",
-            "CharacterProfile": "인물 소개"}
+# every schema a checked structured call asks for (writer, combined calls, autopilot episodes)
+_SCHEMAS = {"NovelPlot": "플롯", "BeatDesign": "비트 설계", "BeatDesignWithCast": "비트 설계",
+            "BeatSummary": "비트 요약", "CharacterProfile": "인물 소개",
+            "BeatExtraction": "기억 추출", "StoryExtraction": "사건 기억 추출",
+            "CharacterExtraction": "인물 기억 추출", "RelationExtraction": "관계 기억 추출",
+            "SettingExtraction": "설정 기억 추출", "EpisodeDesign": "회차 설계",
+            "EpisodeExtraction": "회차 기억 추출"}
 
 
 def _unusable(match: re.Match[str]) -> str:

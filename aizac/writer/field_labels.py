@@ -51,7 +51,12 @@ _LABELS: dict[str, tuple[str, str]] = {
     "summary": ("요약", "摘要"),
     "foreshadow": ("복선", "伏笔"),
     "rule": ("규칙", "规则"),
+    "new_characters": ("새 인물", "新人物"),
+    "story": ("사건 기억", "情节记忆"),
+    "relations": ("관계 기억", "关系记忆"),
 }
+_BEAT_N = re.compile(r"beat_(\d+)")  # an autopilot episode's beats, each its own field
+_BEAT_WORD = {"ko": "비트", "zh": "节拍"}
 _STEP = re.compile(r"([A-Za-z_]\w*)(?:\[(\d+)\])?")
 _JOIN = {"ko": "의 ", "zh": "的"}
 _ALL = {"ko": "여러 칸", "zh": "多个字段"}
@@ -71,7 +76,11 @@ def field_label(path: str, language: str) -> str:
         if match is None:
             return path  # not a path this module knows: shown as it is, never guessed
         key, index = match[1], match[2]
-        word = _LABELS[key][column] if key in _LABELS else key
+        beat = _BEAT_N.fullmatch(key)
+        if beat is not None:
+            word = f"{_BEAT_WORD[language]} {beat[1]}"
+        else:
+            word = _LABELS[key][column] if key in _LABELS else key
         steps.append(f"{word} {int(index) + 1}" if index is not None else word)
     return _JOIN[language].join(steps)
 

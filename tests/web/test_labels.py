@@ -93,3 +93,24 @@ def test_a_model_quoted_in_a_message_shows_literally() -> None:
     assert "'<name>'" in _read(said)
     line = ui.progress_line("busy_next", "new character(s): <b>Mira</b>")
     assert "\\<b>Mira\\</b>" in line and line.startswith(SPINNER)  # the spinner stays HTML
+
+
+def test_every_checked_schema_has_a_korean_name_in_a_refusal() -> None:
+    """Over the wire (the loopback OpenAI-compatible server, real SDK) a capable model's refused
+    beat read "모델의 BeatDesignWithCast 응답을 3번 받았지만…": the combined schemas had no name."""
+    from aizac.autopilot.episode_design import episode_schema
+    from aizac.autopilot.episode_extract import extraction_schema
+    from aizac.web.labels import labels
+    from aizac.writer import checked, combined, quality, schemas
+    from aizac.writer.model_policy import STRICT
+
+    ui = Ui(service=None, L=labels("ko"), language="ko")  # type: ignore[arg-type]
+    asked = [schemas.NovelPlot, schemas.BeatDesign, combined.BeatDesignWithCast,
+             schemas.BeatSummary, schemas.CharacterProfile, combined.BeatExtraction,
+             schemas.StoryExtraction, schemas.CharacterExtraction, schemas.RelationExtraction,
+             schemas.SettingExtraction, episode_schema(4), extraction_schema(4)]
+    for schema in asked:
+        check = checked.QualityCheck("ko", STRICT, schema.__name__)
+        check.problems = [quality.Problem("name", "beat_2.characters[0]", "Awesome! I'm,")]
+        said = _read(ui.message(checked._failure(schema.__name__, check, 3)))
+        assert schema.__name__ not in said and "'비트 2의 인물 1'" in said, said

@@ -7,13 +7,14 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from aizac.writer import schemas
+from aizac.writer import combined, schemas
 from aizac.writer.field_labels import _LABELS, field_label
 
 # every schema a structured call returns, whose fields the quality check can point at
 CHECKED = (schemas.NovelPlot, schemas.BeatDesign, schemas.StoryExtraction,
            schemas.CharacterExtraction, schemas.RelationExtraction, schemas.SettingExtraction,
-           schemas.BeatSummary, schemas.CharacterProfile)
+           schemas.BeatSummary, schemas.CharacterProfile, combined.BeatDesignWithCast,
+           combined.BeatExtraction)
 
 
 def _field_names(model: type[BaseModel], seen: set[str]) -> set[str]:
@@ -46,3 +47,8 @@ def test_every_field_a_check_can_name_has_korean_and_chinese_words() -> None:
 def test_a_path_reads_in_the_writers_words(path: str, ko: str, zh: str) -> None:
     assert (field_label(path, "ko"), field_label(path, "zh")) == (ko, zh)
     assert field_label(path, "en") == path
+
+
+def test_an_autopilot_episodes_beats_read_as_beats() -> None:
+    assert field_label("beat_2.characters[0]", "ko") == "비트 2의 인물 1"
+    assert field_label("beat_3.new_characters[1].name", "zh") == "节拍 3的新人物 2的名字"
