@@ -1,38 +1,93 @@
 """The errors aizac raises on purpose.
 
-Every error says what went wrong and what to do next (``hint``); adapters chain the underlying
-exception with ``raise ... from e`` so nothing is lost when debugging.
+An error is data: a catalogue key (:attr:`AizacError.key`, also the REST ``code``) and the
+values of its placeholders (:attr:`AizacError.params`). The words — what went wrong and what to
+do next — are rendered only at the edge that shows them (:func:`aizac.text.describe`), in that
+edge's language; ``str(error)`` is the English text, for logs and the CLI. Adapters chain the
+underlying exception with ``raise ... from e`` so nothing is lost when debugging.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from aizac.text.message import Text, Verbatim
+
+
+def _as_text(value: str | Text | Verbatim, params: dict[str, Any]) -> Text | Verbatim:
+    """A key (with ``params``) or, while call sites move to keys, an English sentence as is."""
+    if isinstance(value, Text | Verbatim):
+        return value
+    from aizac.text.catalogue import known
+
+    return Text(value, params) if known(value) else Verbatim(value)
+
 
 class AizacError(Exception):
-    """Base class: a message for the user plus a hint on what to do next."""
+    """Base class: what went wrong (a catalogue key and its parameters) and what to do next.
+
+    Args:
+        key: the catalogue key of the message (``"error.project.exists"``).
+        hint: the key (or text) of what to do next; by default ``<key>.hint`` when the
+            catalogue has one, else the class's :attr:`default_hint`.
+        **params: the message's placeholders (the hint's too).
+
+    Attributes:
+        default_hint: the catalogue key of the hint every error of the class shares ("" for
+            none).
+    """
 
     default_hint = ""
 
     def __init__(
-        self, message: str, *, hint: str | None = None, localized: dict[str, str] | None = None
+        self, key: str | Text | Verbatim, /, *, hint: str | Text | Verbatim | None = None,
+        localized: dict[str, str] | None = None, **params: Any,
     ) -> None:
-        self.message = message
-        self.hint = hint if hint is not None else self.default_hint
+        self.text = _as_text(key, params)
+        self.key = self.text.key if isinstance(self.text, Text) else "error.unkeyed"
+        self.params = dict(self.text.params) if isinstance(self.text, Text) else {}
+        self.hint_text: Text | Verbatim | None = (
+            _as_text(hint, self.params) if hint is not None else None)
         # message and hint in another interface language ("ko"), where the English one cannot be
-        # translated by pattern (it names fields a validator found wanting)
+        # translated by pattern (it names fields a validator found wanting); goes with the
+        # regex tables
         self.localized = dict(localized or {})
-        super().__init__(f"{message} {self.hint}".strip() if self.hint else message)
+        super().__init__(self.english())
+
+    @property
+    def message(self) -> str:
+        """The English message (no hint)."""
+        from aizac.text.render import render
+
+        return render(self.text, "en")
+
+    @property
+    def hint(self) -> str:
+        """The English hint for the command line ("" when there is none)."""
+        from aizac.text.describe import hint_text
+        from aizac.text.render import render
+
+        found = hint_text(self, "cli")
+        return render(found, "en") if found is not None else ""
+
+    def english(self) -> str:
+        """Message and hint in English, as ``str(error)`` gives them (logs, the CLI)."""
+        return f"{self.message} {self.hint}".strip()
+
+    def __str__(self) -> str:
+        return self.english()
 
 
 class ConfigError(AizacError):
     """A setting is missing, malformed or names something unknown."""
 
-    default_hint = "Fix the setting named above (environment variable, .env or aizac.toml)."
+    default_hint = "hint.config"
 
 
 class ModelError(AizacError):
     """A model provider failed after retries (network, HTTP status, bad payload)."""
 
-    default_hint = "Check the provider's status and your key, or set a fallback model for the role."
+    default_hint = "hint.model"
 
 
 class StructuredOutputError(ModelError):
@@ -43,14 +98,13 @@ class StructuredOutputError(ModelError):
             refused its content (the caller can then say what it found wanting).
     """
 
-    default_hint = (
-        "Try again, use a stronger model for this role, or raise AIZAC_STRUCTURED_RETRIES."
-    )
+    default_hint = "hint.structured"
 
     def __init__(
-        self, message: str, *, hint: str | None = None, content_rejected: bool = False
+        self, message: str | Text | Verbatim, *, hint: str | Text | Verbatim | None = None,
+        content_rejected: bool = False, **params: Any,
     ) -> None:
-        super().__init__(message, hint=hint)
+        super().__init__(message, hint=hint, **params)
         self.content_rejected = content_rejected
 
 
@@ -63,9 +117,10 @@ class UnusableReplyError(StructuredOutputError):
     """
 
     def __init__(
-        self, message: str, *, hint: str | None = None, described: dict[str, str] | None = None
+        self, message: str | Text | Verbatim, *, hint: str | Text | Verbatim | None = None,
+        described: dict[str, str] | None = None, **params: Any,
     ) -> None:
-        super().__init__(message, hint=hint)
+        super().__init__(message, hint=hint, **params)
         self.described = dict(described or {})
 
 
@@ -80,29 +135,27 @@ class IncompleteReplyError(ModelError):
             a retry would duplicate output).
     """
 
-    default_hint = (
-        "Nothing was saved. Try again; if it repeats, raise the role's token limit or use a "
-        "model with a larger output budget."
-    )
+    default_hint = "hint.incomplete"
 
     def __init__(
-        self, message: str, *, reason: str, started: bool, hint: str | None = None
+        self, message: str | Text | Verbatim, *, reason: str, started: bool,
+        hint: str | Text | Verbatim | None = None, **params: Any,
     ) -> None:
         self.reason = reason
         self.started = started
-        super().__init__(message, hint=hint)
+        super().__init__(message, hint=hint, **params)
 
 
 class InvalidInputError(AizacError, ValueError):
     """User or caller input was rejected at the boundary; nothing was written."""
 
-    default_hint = "Correct the input and try again."
+    default_hint = "hint.invalid_input"
 
 
 class NotFoundError(AizacError, KeyError):
     """An id, project or name does not exist."""
 
-    default_hint = "List what exists first (e.g. `aizac projects` or the memory inspector)."
+    default_hint = "hint.not_found"
 
     def __str__(self) -> str:  # KeyError would otherwise quote the message
         return Exception.__str__(self)
@@ -111,25 +164,25 @@ class NotFoundError(AizacError, KeyError):
 class StorageError(AizacError):
     """Reading or writing the data directory failed; the previous state is kept."""
 
-    default_hint = "Check that AIZAC_DATA_DIR is writable and has free space."
+    default_hint = "hint.storage"
 
 
 class CancelledError(AizacError):
     """A long operation was cancelled by the user; the project is left as it was."""
 
-    default_hint = "Start the operation again when ready."
+    default_hint = "hint.cancelled"
 
 
 class ConflictError(AizacError):
     """A stale edit: the record changed since it was read; nothing was written."""
 
-    default_hint = "Reload the latest version and apply your change again."
+    default_hint = "hint.conflict"
 
 
 class DeliveryError(AizacError):
     """Sending something out (an export by email) failed; nothing was delivered."""
 
-    default_hint = "Check the AIZAC_SMTP_* settings and that the mail server is reachable."
+    default_hint = "hint.delivery"
 
 
 class FilterError(InvalidInputError):
@@ -139,7 +192,7 @@ class FilterError(InvalidInputError):
     through direct calls to the translator or the alias resolver.
     """
 
-    default_hint = "Rephrase the question or drop the filter; plain similarity search still works."
+    default_hint = "hint.filter"
 
 
 class UnknownFieldError(FilterError):
@@ -153,7 +206,7 @@ class InvalidFilterValueError(FilterError):
 class UnknownCharacterError(FilterError):
     """A character name (or alias) matches no known character, or matches several."""
 
-    default_hint = "Use a name or alias of a character the story already knows."
+    default_hint = "hint.unknown_character"
 
 
 class LimitError(AizacError):
@@ -165,12 +218,12 @@ class LimitError(AizacError):
         capacity: the whole server is busy (not this user's own limit).
     """
 
-    default_hint = "Wait for your running generation to finish, or free some space."
+    default_hint = "hint.limit"
 
     def __init__(
-        self, message: str, *, retry_after: float = 0.0, capacity: bool = False,
-        hint: str | None = None,
+        self, message: str | Text | Verbatim, *, retry_after: float = 0.0,
+        capacity: bool = False, hint: str | Text | Verbatim | None = None, **params: Any,
     ) -> None:
         self.retry_after = retry_after
         self.capacity = capacity
-        super().__init__(message, hint=hint)
+        super().__init__(message, hint=hint, **params)

@@ -1,0 +1,80 @@
+"""Rendering a :class:`~aizac.text.message.Text` in one language (the only place words are
+chosen). Pure apart from reading the catalogue once."""
+
+from __future__ import annotations
+
+import logging
+import string
+from collections.abc import Iterable
+from typing import Any
+
+from aizac.text.catalogue import LANGUAGES, template
+from aizac.text.message import Text, Verbatim
+from aizac.text.particles import PARTICLES, attach
+
+log = logging.getLogger(__name__)
+
+_LIST_SEPARATOR = {"en": ", ", "ko": ", ", "zh": "、"}
+
+
+class _Formatter(string.Formatter):
+    """``str.format`` with two additions: a Korean particle as a format spec (``{name:이}``),
+    and parameters that are themselves texts or lists, rendered in the same language."""
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec in PARTICLES:
+            return attach(self.convert(value), format_spec)
+        if isinstance(value, Text | Verbatim | list | tuple):
+            return format(self.convert(value), format_spec)
+        return super().format_field(value, format_spec)
+
+    def convert(self, value: Any) -> str:
+        if isinstance(value, Text):
+            return render(value, self.language)
+        if isinstance(value, Verbatim):
+            return value.text
+        if isinstance(value, list | tuple):
+            return _LIST_SEPARATOR.get(self.language, ", ").join(self.convert(v) for v in value)
+        return str(value)
+
+
+def render(text: Text | Verbatim, language: str) -> str:
+    """``text`` in ``language`` (``en``, ``ko`` or ``zh``; another falls back to English).
+
+    A key no catalogue has renders as the key itself (and is logged): the catalogue test keeps
+    that from reaching a writer.
+    """
+    if isinstance(text, Verbatim):
+        return text.text
+    language = language if language in LANGUAGES else "en"
+    found = template(text.key, language)
+    if found is None:
+        log.warning("no catalogue entry for %r", text.key)
+        return text.key
+    try:
+        return _Formatter(language).vformat(found, (), dict(text.params))
+    except (KeyError, IndexError, ValueError) as e:  # a template and its caller disagree
+        log.warning("cannot fill %r in %s: %s", text.key, language, e)
+        return found
+
+
+def t(key: str, language: str, /, **params: Any) -> str:
+    """Shorthand for ``render(Text(key, **params), language)``."""
+    return render(Text(key, params), language)
+
+
+def placeholders(template_text: str) -> set[str]:
+    """The placeholder names a template uses (``{name:이}`` -> ``name``)."""
+    return {name.split(".")[0].split("[")[0]
+            for _, name, _, _ in string.Formatter().parse(template_text) if name}
+
+
+def render_all(texts: Iterable[Text | Verbatim], language: str, sep: str = "\n") -> str:
+    """Several texts, one after another."""
+    return sep.join(render(x, language) for x in texts)
+
+
+__all__ = ["placeholders", "render", "render_all", "t"]
