@@ -37,9 +37,7 @@ def check_format(fmt: str) -> ExportFormat:
     """``fmt`` as an export format, or :class:`InvalidInputError` naming the valid ones."""
     normalized = fmt.strip().lower().lstrip(".") if isinstance(fmt, str) else fmt
     if normalized not in FORMATS:
-        raise InvalidInputError(
-            f"Unknown export format {fmt!r}.", hint=f"Use one of: {', '.join(FORMATS)}."
-        )
+        raise InvalidInputError("error.export.format", fmt=str(fmt), choices=", ".join(FORMATS))
     return normalized  # type: ignore[return-value]
 
 
@@ -61,10 +59,7 @@ def book_identifier(manuscript: Manuscript) -> str:
 
 def _require_episodes(manuscript: Manuscript) -> None:
     if not manuscript.episodes:
-        raise InvalidInputError(
-            f"'{manuscript.title}' has no episodes to export.",
-            hint="Accept at least one episode, or choose a range that contains one.",
-        )
+        raise InvalidInputError("error.export.no_episodes", title=manuscript.title)
 
 
 # --- plain text ------------------------------------------------------------------------------
