@@ -85,9 +85,8 @@ def check_aspect(aspect: str | None) -> str:
     if aspect not in ASPECTS and aspect != RULE:
         from aizac.errors import InvalidInputError
 
-        raise InvalidInputError(
-            f"Unknown aspect {aspect!r}.", hint=f"Use one of: {', '.join(ASPECTS)} (or 'rule')."
-        )
+        raise InvalidInputError("error.memory.aspect", aspect=str(aspect),
+                                choices=", ".join(ASPECTS))
     return aspect
 
 
