@@ -53,9 +53,8 @@ def resolve_genre(name: str, known: Iterable[str]) -> str:
             lookup.update({_norm(a): slug for a in aliases})
     found = lookup.get(_norm(name))
     if found is None:
-        raise InvalidInputError(
-            f"Unknown genre {name!r}.", hint=f"Use one of: {', '.join(sorted(known))}."
-        )
+        raise InvalidInputError("error.cliches.genre", genre=str(name),
+                                choices=", ".join(sorted(known)))
     return found
 
 

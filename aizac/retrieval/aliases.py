@@ -130,8 +130,6 @@ class AliasResolver:
         if len(found) == 1:
             return next(iter(found))
         if found:
-            raise UnknownCharacterError(
-                f"The name {name!r} is ambiguous: it could be {', '.join(sorted(found))}.",
-                hint="Use the character's full name.",
-            )
-        raise UnknownCharacterError(f"No character called {name!r} is known.")
+            raise UnknownCharacterError("error.filter.ambiguous_name", name=name,
+                                        candidates=", ".join(sorted(found)))
+        raise UnknownCharacterError("error.filter.unknown_name", name=name)

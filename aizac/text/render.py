@@ -18,8 +18,9 @@ _LIST_SEPARATOR = {"en": ", ", "ko": ", ", "zh": "、"}
 
 
 class _Formatter(string.Formatter):
-    """``str.format`` with two additions: a Korean particle as a format spec (``{name:이}``),
-    and parameters that are themselves texts or lists, rendered in the same language."""
+    """``str.format`` with two additions: a Korean particle as a format spec (``{name:이}``;
+    ``{name:'이}`` quotes the value first: ``'검'이``), and parameters that are themselves texts
+    or lists, rendered in the same language."""
 
     def __init__(self, language: str) -> None:
         self.language = language
@@ -27,6 +28,8 @@ class _Formatter(string.Formatter):
     def format_field(self, value: Any, format_spec: str) -> str:
         if format_spec in PARTICLES:
             return attach(self.convert(value), format_spec)
+        if format_spec[:1] == "'" and format_spec[1:] in PARTICLES:  # '{x:'이}' -> 'x'이
+            return attach(f"'{self.convert(value)}'", format_spec[1:])
         if isinstance(value, Text | Verbatim | list | tuple):
             return format(self.convert(value), format_spec)
         return super().format_field(value, format_spec)
