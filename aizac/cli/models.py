@@ -39,7 +39,7 @@ def models_command(ctx: typer.Context) -> None:
     for s in statuses:
         spec = s.spec + (f" (fallback {s.fallback})" if s.fallback else "")
         usable = "yes" if s.usable else "no"
-        rows.append((s.role, redact(spec), s.provider, usable, redact(s.reason)))
+        rows.append((s.role, redact(spec), s.provider, usable, redact(str(s.reason))))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:
         cells = [row[i].ljust(widths[i]) for i in range(4)]

