@@ -138,7 +138,8 @@ def test_describe_reports_remote_providers_without_network() -> None:
     )
     statuses = {s.role: s for s in ModelRouter(settings).describe()}
     assert statuses["planner"].usable and str(statuses["planner"].reason) == "OPENAI_API_KEY is set"
-    assert statuses["writer"].usable and "reachability not checked" in str(statuses["writer"].reason)
+    writer = statuses["writer"]
+    assert writer.usable and "reachability not checked" in str(writer.reason)
     assert statuses["extractor"].provider == "openai-compatible"
     reviewer = statuses["reviewer"]
     assert reviewer.usable and "fallback usable" in str(reviewer.reason)
