@@ -41,17 +41,13 @@ class AizacError(Exception):
 
     def __init__(
         self, key: str | Text | Verbatim, /, *, hint: str | Text | Verbatim | None = None,
-        localized: dict[str, str] | None = None, **params: Any,
+        **params: Any,
     ) -> None:
         self.text = _as_text(key, params)
         self.key = self.text.key if isinstance(self.text, Text) else "error.unkeyed"
         self.params = dict(self.text.params) if isinstance(self.text, Text) else {}
         self.hint_text: Text | Verbatim | None = (
             _as_text(hint, self.params) if hint is not None else None)
-        # message and hint in another interface language ("ko"), where the English one cannot be
-        # translated by pattern (it names fields a validator found wanting); goes with the
-        # regex tables
-        self.localized = dict(localized or {})
         super().__init__(self.english())
 
     @property
@@ -109,19 +105,8 @@ class StructuredOutputError(ModelError):
 
 
 class UnusableReplyError(StructuredOutputError):
-    """A model's replies were valid JSON but degenerate (the quality check refused every one).
-
-    Attributes:
-        described: what was wrong, per interface language (``"en"``, ``"ko"``, ``"zh"``), in
-            the writer's words; ``message`` carries the English one.
-    """
-
-    def __init__(
-        self, message: str | Text | Verbatim, *, hint: str | Text | Verbatim | None = None,
-        described: dict[str, str] | None = None, **params: Any,
-    ) -> None:
-        super().__init__(message, hint=hint, **params)
-        self.described = dict(described or {})
+    """A model's replies were valid JSON but degenerate (the quality check refused every one);
+    its ``problems`` parameter says what was wrong, field by field, in the writer's words."""
 
 
 class IncompleteReplyError(ModelError):

@@ -17,6 +17,7 @@ import typer
 
 from aizac.cli.episode import BeatsOpt, LengthOpt
 from aizac.cli.errors import friendly
+from aizac.text import Text, render
 
 if TYPE_CHECKING:  # the writer (Chroma, LangChain) is imported only by commands that use it
     from aizac.writer.project import BeatRecord, ProjectInfo
@@ -262,8 +263,8 @@ def demo_command(
     _progress(f"done in {elapsed:.1f} s: " + ", ".join(str(p) for p in paths))
 
 
-def _progress(message: str) -> None:
-    typer.echo(f"» {message}", err=True)
+def _progress(message: Text | str) -> None:
+    typer.echo(f"» {message}", err=True)  # English: str() of a catalogue text
 
 
 def _model_note(agent: Any) -> None:
@@ -272,8 +273,8 @@ def _model_note(agent: Any) -> None:
     from aizac.writer.model_policy import demo_model_note
 
     note = demo_model_note(agent.router, agent.info.language)
-    if note:
-        typer.echo(note, err=True)
+    if note is not None:  # the project's language: the note is for the one writing it
+        typer.echo(render(note, agent.info.language), err=True)
 
 
 COMMANDS: dict[str, Callable[..., None]] = {

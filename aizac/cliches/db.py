@@ -45,8 +45,7 @@ def split_keywords(keywords: Iterable[str]) -> list[str]:
     one rule of :func:`aizac.keywords.split_keywords`; spellings that normalise alike
     (``Time-Travel``, ``time travel``) count once."""
     out: dict[str, str] = {}
-    hint = "Pass words such as ['회귀', '복수'] or ['regression']."
-    for word in split_typed_keywords(keywords, hint=hint):
+    for word in split_typed_keywords(keywords):
         out.setdefault(normalize_keyword(word), word)
     return list(out.values())
 

@@ -50,7 +50,31 @@ class Verbatim:
         return self.text
 
 
-Renderable = Text | Verbatim
+@dataclass(frozen=True)
+class Clauses:
+    """Several texts read as one sentence's clauses, joined by the language's semicolon
+    (``a; b`` in English and Korean, ``a；b`` in Chinese); a plain list parameter is joined as a
+    list instead (``a, b``, ``a、b``)."""
+
+    items: tuple[Text | Verbatim, ...]
+
+    def __str__(self) -> str:
+        from aizac.text.render import render
+
+        return render(self, "en")
+
+
+LANGUAGE_NAMES = {"en": "language.en", "ko": "language.ko", "zh": "language.zh"}
+"""Each story and interface language's name in the catalogue."""
+
+
+def language_name(code: str) -> Text | Verbatim:
+    """The language ``code`` (``ko``) as the reader calls it (Korean, 한국어, 韩语)."""
+    key = LANGUAGE_NAMES.get(code)
+    return Text(key) if key else Verbatim(code)
+
+
+Renderable = Text | Verbatim | Clauses
 """What an edge can render."""
 
-__all__ = ["Renderable", "Text", "Verbatim"]
+__all__ = ["LANGUAGE_NAMES", "Clauses", "Renderable", "Text", "Verbatim", "language_name"]

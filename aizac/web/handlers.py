@@ -14,6 +14,7 @@ from typing import Any
 
 from aizac.errors import InvalidInputError
 from aizac.export.render import escape_markdown, escape_markdown_cell, escape_markdown_lines
+from aizac.text import Text
 from aizac.web import forms
 from aizac.web.exports import ExportResult
 from aizac.web.service import HistoryView, WebService
@@ -21,7 +22,7 @@ from aizac.writer.project import BeatRecord
 from aizac.writer.prompts import LANGUAGES
 from aizac.writer.schemas import STAGES
 
-Progress = Callable[[str], None]
+Progress = Callable[[Text], None]
 BEAT_HEADERS = ["#", "Status", "Place", "Time", "What happens"]
 HISTORY_SHOWN = 12
 

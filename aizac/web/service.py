@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aizac.errors import ConflictError, InvalidInputError
+from aizac.text import Text
 from aizac.web import history as hist
 from aizac.web.cancel import CancelToken
 from aizac.web.effects import move
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from aizac.web.tree import UndoTree
 
 TREE_KEY = "web.undo_tree"
-Progress = Callable[[str], None]
+Progress = Callable[[Text], None]
 PLOT_EXISTS = "This project already has a plot; a generated one would replace it."
 PLOT_EXISTS_HINT = "Tick 'Replace the current plot' and generate again to replace it."
 __all__ = ["CancelToken", "HistoryView", "WebService"]

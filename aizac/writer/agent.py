@@ -15,6 +15,7 @@ from typing import Any
 from aizac.errors import InvalidInputError
 from aizac.llm.runtime import run_sync
 from aizac.settings import Settings
+from aizac.text import Text
 from aizac.writer import accepting, combined, extraction
 from aizac.writer import characters as dyn
 from aizac.writer.context import ContextBuilder, OnePackPerBeat, default_context
@@ -24,11 +25,12 @@ from aizac.writer.output import ProseWriter
 from aizac.writer.ports import Cliches, Memory, Router
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
 from aizac.writer.prompts import PromptLibrary
-from aizac.writer.rules import check_version, require_draft, require_plot, story_genre
+from aizac.writer.rules import beat_thing, check_version, require_draft, require_plot, story_genre
 from aizac.writer.schemas import BeatDesign, NovelBeat, NovelPlot
 from aizac.writer.tropes import plot_tropes, suggestion_lines
 
-Progress = Callable[[str], None]
+Progress = Callable[[Text], None]
+"""Where a long step reports what it is doing (a catalogue text, rendered by the edge)."""
 
 
 class WriterAgent:
@@ -137,12 +139,9 @@ class WriterAgent:
             if existing is not None and not force:
                 return existing
             if existing is not None and self.store.count_beats("accepted"):
-                raise InvalidInputError(
-                    "Beats were already accepted on this plot; replanning would orphan them.",
-                    hint="Create a new project for a new plot, or edit this plot's fields.",
-                )
+                raise InvalidInputError("error.plot.accepted_beats")
             info = self.info
-            say("retrieving clichés for: " + ", ".join(info.keywords))
+            say(Text("progress.cliches", keywords=", ".join(info.keywords)))
             tropes = plot_tropes(
                 self.cliches, info.keywords, info.genre, max_tokens=self.trope_tokens
             )
@@ -153,7 +152,7 @@ class WriterAgent:
                 keywords=", ".join(info.keywords),
                 tropes=tropes or "-",
             )
-            say("planning the plot (planner)")
+            say(Text("progress.plot"))
             plot = self.router.structured("planner", NovelPlot, messages)
             # The writer's genre and keywords are theirs: the model's never replace them.
             plot = plot.model_copy(update={
@@ -177,7 +176,7 @@ class WriterAgent:
                 self.store.save_plot(plot, memory_ids=ids, expected_version=0, step="plot-edit")
                 return self.require_plot()
             old = self.require_plot()
-            check_version("plot", old.version, expected_version)
+            check_version(Text("thing.plot"), old.version, expected_version)
             self.store.log_step("planning")
             ids = extraction.seed_plot(self.memory, plot, old_ids=old.memory_ids)
             self.store.save_plot(
@@ -235,7 +234,7 @@ class WriterAgent:
             data.update(episode=old.episode, index=old.index)
             new = NovelBeat.model_validate(data)
         except ValueError as e:
-            raise InvalidInputError(f"The edited beat is not valid: {e}") from e
+            raise InvalidInputError("error.beat.edit_invalid", cause=str(e)) from e
         keep = [p for p in old.new_characters if p.name in new.characters]
         return self.store.update_draft(
             beat_id, new, expected_version=old.version, new_characters=keep
@@ -261,12 +260,13 @@ class WriterAgent:
     ) -> tuple[NovelBeat, list[Any]]:
         from aizac.writer.locks import apply_locks
         messages = self.design_messages(episode, index, instruction, locked)
-        say(f"designing beat {episode}-{index} (planner)")
+        say(Text("progress.design", where=f"{episode}-{index}"))
         design, given = combined.design_beat(self.router, messages, known=self.memory.characters(),
                                              with_cast=self.combined_extraction, fixed=locked)
         beat = apply_locks(NovelBeat.place(design, episode, index), locked or {})
         profiles = self._new_characters(beat, given, say)
-        say(f"designed beat {episode}-{index}")  # a cancelled design stops here, before storing
+        # a cancelled design stops here, before storing
+        say(Text("progress.designed", where=f"{episode}-{index}"))
         return beat, profiles
 
     def design_messages(
@@ -311,7 +311,7 @@ class WriterAgent:
         missing = dyn.unknown_names(beat.characters, known)
         if not missing:
             return list(pending)
-        say("new character(s): " + ", ".join(missing))
+        say(Text("progress.new_characters", names=", ".join(missing)))
         created = dyn.create_profiles(
             self.router, beat, known, story_so_far=self._short_term(),
             genre=self._genre(), language=self.info.language, prompts=self.prompts,
@@ -389,12 +389,9 @@ class WriterAgent:
             accepting.recover(self.store, self.memory)
             record = self._draft(beat_id, expected_version)
             if (record.episode, record.index) != self.next_position():
-                raise InvalidInputError(
-                    f"Beat {beat_id} is not the next beat of the story.",
-                    hint="Accept beats in order; reject this draft and design the next one.",
-                )
+                raise InvalidInputError("error.beat.not_next", id=beat_id)
             profiles = self._new_characters(record.beat, record.new_characters, say)
-            say(f"extracting memories of beat {record.episode}-{record.index} (extractor)")
+            say(Text("progress.extract", where=f"{record.episode}-{record.index}"))
             known = list(self.memory.characters()) + [p.name for p in profiles]
             found = run_sync(  # one model loop per process
                 combined.extract_beat(
@@ -423,11 +420,9 @@ class WriterAgent:
             record = self.store.beat(beat_id)
             last = self.store.last_accepted()
             if record.status != "accepted" or last is None or last.id != beat_id:
-                raise InvalidInputError(
-                    f"Beat {beat_id} is not the last accepted beat.",
-                    hint="Undo later beats first.",
-                )
-            check_version(f"beat {record.episode}-{record.index}", record.version, expected_version)
+                raise InvalidInputError("error.beat.not_last", id=beat_id)
+            check_version(beat_thing(record.episode, record.index), record.version,
+                          expected_version)
             self.memory.undo_commit(record.memory_ids)
             self.memory.short_term.pop()
             self.memory.set_turn(max(0, int(self.memory.turn) - 1))
@@ -445,5 +440,5 @@ class WriterAgent:
     _recover = reconcile
 
 
-def _quiet(_: str) -> None:
+def _quiet(_: Text) -> None:
     return None

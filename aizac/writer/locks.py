@@ -40,10 +40,8 @@ def locked_values(beat: NovelBeat, fields: Iterable[str]) -> dict[str, Any]:
     chosen = set(fields)
     unknown = chosen - set(LOCKABLE)
     if unknown:
-        raise InvalidInputError(
-            f"Cannot lock {', '.join(sorted(unknown))}.",
-            hint="Lock any of: " + ", ".join(LOCKABLE) + ".",
-        )
+        raise InvalidInputError("error.beat.lock", fields=", ".join(sorted(unknown)),
+                                lockable=", ".join(LOCKABLE))
     data = beat.model_dump(mode="json")
     return {f: data[f] for f in LOCKABLE if f in chosen}
 

@@ -26,7 +26,7 @@ from aizac.writer.killpoints import checkpoint
 from aizac.writer.ports import Memory, Router
 from aizac.writer.project import BeatRecord, ProjectStore
 from aizac.writer.prompts import PromptLibrary
-from aizac.writer.rules import check_accepted, require_plot, story_genre
+from aizac.writer.rules import beat_thing, check_accepted, require_plot, story_genre
 
 LOOP_WINDOW = 800
 """Characters at the end of streamed prose checked for a degenerate loop."""
@@ -168,9 +168,7 @@ class ProseWriter:
                 close()
         text = text.strip()
         if not text:
-            raise AizacError(
-                "The writer model returned no prose.", hint="Try again or use another model."
-            )
+            raise AizacError("error.prose.empty")
         checkpoint("write:streamed")
         self.store.save_prose(record.id, text, expected_version=record.version)
         reinforce(self.memory, context_ids(context))  # the prose that used them is stored
@@ -184,13 +182,11 @@ class ProseWriter:
     def _prose_target(self, beat_id: int | None) -> BeatRecord:
         if beat_id is not None:
             record = self.store.beat(beat_id)
-            check_accepted(f"beat {record.episode}-{record.index}", record.status)
+            check_accepted(beat_thing(record.episode, record.index), record.status)
             return record
         last = self.store.last_accepted()
         if last is None:
-            raise NotFoundError(
-                "No accepted beat to write.", hint="Accept a beat first (`aizac beat --accept`)."
-            )
+            raise NotFoundError("error.prose.no_accepted")
         return last
 
     # ----------------------------------------------------------------------------- export
@@ -207,10 +203,7 @@ class ProseWriter:
             ):
                 episodes.setdefault(b.episode, []).append(b.prose)
         if not episodes:
-            raise InvalidInputError(
-                "There is no prose to export yet.",
-                hint="Accept beats and write their prose first (`aizac write`).",
-            )
+            raise InvalidInputError("error.prose.none_to_export")
         return Manuscript(
             title=plot.title,
             language=self.store.info().language,  # type: ignore[arg-type]

@@ -56,16 +56,11 @@ class PromptTemplate:
             system = Template(self.system).substitute(text).strip()
             user = Template(self.user).substitute(text).strip()
         except KeyError as e:
-            raise ConfigError(
-                f"Prompt template {self.language}/{self.kind} uses ${e.args[0]}, "
-                "which the pipeline does not provide.",
-                hint="Edit the template to use only the documented placeholders.",
-            ) from e
+            raise ConfigError("error.prompt.placeholder", template=f"{self.language}/{self.kind}",
+                              name=str(e.args[0])) from e
         except ValueError as e:
-            raise ConfigError(
-                f"Prompt template {self.language}/{self.kind} is malformed: {e}.",
-                hint="Write a literal dollar sign as $$.",
-            ) from e
+            raise ConfigError("error.prompt.malformed", template=f"{self.language}/{self.kind}",
+                              cause=str(e)) from e
         messages: list[BaseMessage] = []
         if system:
             messages.append(SystemMessage(system))
@@ -85,10 +80,7 @@ def parse_template(kind: str, language: str, source: str) -> PromptTemplate:
         elif current is not None:
             sections[current].append(line)
     if "user" not in sections:
-        raise ConfigError(
-            f"Prompt template {language}/{kind} has no '### user' section.",
-            hint="Start the user part of the template with a line '### user'.",
-        )
+        raise ConfigError("error.prompt.no_user", template=f"{language}/{kind}")
     return PromptTemplate(
         kind=kind,
         language=language,
@@ -106,7 +98,7 @@ class PromptLibrary:
 
     def get(self, kind: str, language: str) -> PromptTemplate:
         if kind not in KINDS:
-            raise ConfigError(f"Unknown prompt kind {kind!r}; kinds are {', '.join(KINDS)}.")
+            raise ConfigError("error.prompt.kind", kind=kind, kinds=", ".join(KINDS))
         lang = language if language in LANGUAGES else "en"
         key = (kind, lang)
         if key not in self._cache:
@@ -125,7 +117,4 @@ class PromptLibrary:
         try:
             return resource.read_text(encoding="utf-8")
         except FileNotFoundError as e:
-            raise ConfigError(
-                f"Prompt template {lang}/{kind}.txt is missing from the installation.",
-                hint="Reinstall aizac (pip install -e .) so package data is included.",
-            ) from e
+            raise ConfigError("error.prompt.missing", template=f"{lang}/{kind}") from e
