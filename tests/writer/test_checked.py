@@ -88,6 +88,7 @@ def test_when_the_llm_layers_retries_run_out_first_the_checks_account_is_reporte
     from aizac.errors import UnusableReplyError
     from aizac.llm.router import ModelRouter
     from aizac.settings import Settings
+    from aizac.text import describe
 
     model = FakeListChatModel(responses=[BAD.model_dump_json()] * 5)
     router = CheckedRouter(
