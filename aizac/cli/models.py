@@ -15,6 +15,7 @@ import typer
 
 from aizac.cli.errors import fail, friendly
 from aizac.errors import AizacError, InvalidInputError
+from aizac.text import render
 
 models_app = typer.Typer(
     help="Which model serves each role; set a role's model or a provider's key.",
@@ -39,7 +40,7 @@ def models_command(ctx: typer.Context) -> None:
     for s in statuses:
         spec = s.spec + (f" (fallback {s.fallback})" if s.fallback else "")
         usable = "yes" if s.usable else "no"
-        rows.append((s.role, redact(spec), s.provider, usable, redact(str(s.reason))))
+        rows.append((s.role, redact(spec), s.provider, usable, redact(render(s.reason, "en"))))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:
         cells = [row[i].ljust(widths[i]) for i in range(4)]

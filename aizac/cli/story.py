@@ -264,7 +264,8 @@ def demo_command(
 
 
 def _progress(message: Text | str) -> None:
-    typer.echo(f"» {message}", err=True)  # English: str() of a catalogue text
+    said = render(message, "en") if isinstance(message, Text) else message  # the CLI: English
+    typer.echo(f"» {said}", err=True)
 
 
 def _model_note(agent: Any) -> None:

@@ -52,11 +52,6 @@ class Clauses:
 
     items: tuple[Text | Verbatim, ...]
 
-    def __str__(self) -> str:
-        from aizac.text.render import render
-
-        return render(self, "en")
-
 
 LANGUAGE_NAMES = {"en": "language.en", "ko": "language.ko", "zh": "language.zh"}
 """Each story and interface language's name in the catalogue."""
