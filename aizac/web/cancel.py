@@ -23,7 +23,7 @@ from aizac.errors import CancelledError
 from aizac.text import Text
 
 Progress = Callable[[Text], None]
-CANCELLED = "Cancelled; the project was left as it was."
+CANCELLED = "error.cancelled"
 
 
 class _StopOnCancel(BaseCallbackHandler):

@@ -221,9 +221,3 @@ def _episode_count(stage: str, text: str) -> int:
 def _cell(row: Sequence[str], i: int) -> str:
     return row[i] if i < len(row) else ""
 
-
-PLOT_TEXT = {
-    "none": "_No plot yet. Press **Generate plot**, or write it in the tables below and press "
-            "**Save plot**._",
-    "genre": "Genre", "keywords": "Keywords", "episodes": "Planned episodes",
-}

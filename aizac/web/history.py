@@ -20,12 +20,13 @@ DRAFT = "generate"
 EDIT = "edit"
 REGENERATE = "regenerate"
 ACCEPT = "accept"
-KIND_LABELS = {
-    DRAFT: "designed",
-    EDIT: "edited",
-    REGENERATE: "regenerated",
-    ACCEPT: "accepted",
+KIND_KEYS = {
+    DRAFT: "ui.k.generate",
+    EDIT: "ui.k.edit",
+    REGENERATE: "ui.k.regenerate",
+    ACCEPT: "ui.k.accept",
 }
+"""What each kind of node did, as the history list says it."""
 Cast = list[CharacterProfile]
 
 

@@ -23,7 +23,7 @@ import gradio as gr
 from aizac.errors import AizacError, CancelledError
 from aizac.export.render import escape_markdown
 from aizac.text import Text, describe, render
-from aizac.web.labels import translate
+from aizac.web.labels import Labels
 from aizac.web.service import WebService
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ class Ui:
     """What every tab builder shares: the service, the labels, the project box, the status."""
 
     service: WebService
-    L: dict[str, str]
+    L: Labels
     language: str
     project: Any = None
     status: Any = None
@@ -65,21 +65,20 @@ class Ui:
     def message(self, error: BaseException) -> str:
         """The status line for ``error``: no stack trace, no CLI flags, in the UI language."""
         if isinstance(error, CancelledError):
-            return self.L["cancelled"]
+            return self.L["ui.cancelled"]
         if isinstance(error, AizacError):
             text = describe(error, self.language, "web").line()
         else:
             log.exception("unexpected error in a web handler", exc_info=error)
-            text = self.L["unexpected"].format(detail=f"{type(error).__name__}: {str(error)[:200]}")
+            text = self.L.t("ui.unexpected", detail=f"{type(error).__name__}: {str(error)[:200]}")
         # literal: the message may quote the model ('<name>' as a name hid the rest of it)
-        return self.L["error"].format(message=escape_markdown(text))
+        return self.L.t("ui.error", message=escape_markdown(text))
 
     def progress_line(self, what: str, detail: Text | str = "") -> str:
         """The status while ``what`` runs: a CSS spinner (no emoji glyph, which a browser
         without an emoji font draws as a box) and the pipeline's latest progress line."""
-        line = self.L["busy"].format(what=self.L[what])
-        said = render(detail, self.language) if isinstance(detail, Text) else translate(
-            detail, self.language)
+        line = self.L.t("ui.busy", what=self.L[what])
+        said = render(detail, self.language) if isinstance(detail, Text) else detail
         detail = escape_markdown(said)  # may name the model's cast
         return f"{SPINNER} {line} {detail}".rstrip()
 

@@ -62,33 +62,33 @@ def theme() -> Any:
 def build_app(
     service: WebService, *, language: str = "en", models_tab: bool = True
 ) -> gr.Blocks:
-    """The whole app over ``service`` (labels in ``language``: ``"en"`` or ``"ko"``).
+    """The whole app over ``service`` (labels in ``language``: ``en``, ``ko`` or ``zh``).
 
     ``models_tab=False`` leaves out the Models tab (``aizac serve``: the models are the
     server's, set by its administrator, not by each user)."""
     L = labels(language)
     ui = Ui(service, L, language)
-    with gr.Blocks(title=L["title"], fill_width=True) as app:
+    with gr.Blocks(title=L["ui.title"], fill_width=True) as app:
         with gr.Row(equal_height=False, elem_id="aizac-header"):
-            gr.Markdown(f"## {L['title']}", elem_id="aizac-brand")
-            ui.project = gr.Dropdown(label=L["project"], choices=[], value=None, scale=1,
+            gr.Markdown(f"## {L['ui.title']}", elem_id="aizac-brand")
+            ui.project = gr.Dropdown(label=L["ui.project"], choices=[], value=None, scale=1,
                                      allow_custom_value=False, elem_id="aizac-project")
-            ui.button("refresh", L["refresh"], scale=0, size="sm")
+            ui.button("refresh", L["ui.refresh"], scale=0, size="sm")
         ui.status = gr.Markdown("", elem_id="aizac-status")
         with gr.Tabs():
-            with gr.Tab(L["tab_start"], id="start"):
+            with gr.Tab(L["ui.tab.start"], id="start"):
                 start, wire_start = tab_start.build(ui, language)
-            with gr.Tab(L["tab_beats"], id="beats"):
+            with gr.Tab(L["ui.tab.beats"], id="beats"):
                 beats, wire_beats = tab_beats.build(ui)
-            with gr.Tab(L["tab_memory"], id="memory") as memory_tab:
+            with gr.Tab(L["ui.tab.memory"], id="memory") as memory_tab:
                 memory, wire_memory = inspector.build(ui)
-            with gr.Tab(L["tab_export"], id="export"):
+            with gr.Tab(L["ui.tab.export"], id="export"):
                 wire_export = tab_export.build(ui)
             wires = [wire_start, wire_beats, wire_memory, wire_export]
-            with gr.Tab("Autopilot" if language != "ko" else "자동 연재", id="autopilot"):
+            with gr.Tab(L["ui.tab.autopilot"], id="autopilot"):
                 wires.append(tab_autopilot.build(ui))
             if models_tab:
-                with gr.Tab(L["tab_models"], id="models"):
+                with gr.Tab(L["ui.tab.models"], id="models"):
                     wires.append(tab_models.build(ui))
         for wire in wires:
             wire()
@@ -150,7 +150,7 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
         except Exception as e:
             return [gr.skip(), *[gr.skip()] * n, ui.message(e), *ui.states(None)]
         choices = gr.Dropdown(choices=h.project_names(service), value=created)
-        return [choices, *opened(created, ui.L["created"].format(name=created))]
+        return [choices, *opened(created, ui.L.t("ui.created", name=created))]
 
     app.load(on_load, None, ui.project).then(on_open, ui.project, out).then(*refresh)
     ui.project.input(on_open, ui.project, out).then(*refresh)
