@@ -81,7 +81,8 @@ def test_a_refused_reply_names_its_fields_in_korean() -> None:
     assert "name of characters 1 is not a name" in _read(english_page.message(
         checked._failure("NovelPlot", check, 2)))
     chinese = Ui(service=None, L=labels("zh"), language="zh")  # type: ignore[arg-type]
-    assert "“人物 1的名字”不是名字" in _read(chinese.message(checked._failure("NovelPlot", check, 2)))
+    refused = checked._failure("NovelPlot", check, 2)
+    assert "“人物 1的名字”不是名字" in _read(chinese.message(refused))
 
 
 def _read(markdown: str) -> str:
