@@ -73,10 +73,7 @@ def _lang(language: str) -> str:
 def _check_episodes(episodes: Sequence[int]) -> list[int]:
     numbers = list(episodes)
     if not numbers or len(numbers) > MAX_ARC_EPISODES or any(n < 1 for n in numbers):
-        raise InvalidInputError(
-            f"An arc spans 1 to {MAX_ARC_EPISODES} episodes numbered from 1, got {numbers!r}.",
-            hint="Outline a long stretch as several arcs.",
-        )
+        raise InvalidInputError("error.autopilot.arc", most=MAX_ARC_EPISODES, got=repr(numbers))
     return numbers
 
 
@@ -173,10 +170,8 @@ class OutlineStore:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
             return [ArcOutline.model_validate(a) for a in raw["arcs"]]
         except (OSError, ValueError, KeyError, TypeError, ValidationError) as e:
-            raise StorageError(
-                f"The outline file {self.path} cannot be read: {e}.",
-                hint="Restore it from a backup, or delete it to outline again from memory.",
-            ) from e
+            raise StorageError("error.autopilot.outline_file", path=str(self.path),
+                               cause=str(e)) from e
 
     def add(self, arc: ArcOutline) -> None:
         """Append ``arc``; goals it gives for already outlined episodes replace the old ones."""

@@ -89,7 +89,7 @@ def unset_command(
     from aizac.settings import ROLES, load_settings
 
     if role not in ROLES:
-        raise InvalidInputError(f"Unknown role {role!r}.", hint=f"Use one of: {', '.join(ROLES)}.")
+        raise InvalidInputError("error.model.role", role=role, roles=", ".join(ROLES))
     ModelConfig(load_settings().data_dir).clear_spec(role)
     typer.echo(f"{role}: stored spec removed")
 
@@ -105,9 +105,8 @@ def key_command(
     from aizac.settings import load_settings
 
     if provider not in KEY_FIELDS:
-        raise InvalidInputError(
-            f"{provider!r} takes no key here.", hint=f"Providers: {', '.join(KEY_FIELDS)}."
-        )
+        raise InvalidInputError("error.model.no_key_provider", provider=provider,
+                                providers=", ".join(KEY_FIELDS))
     config = ModelConfig(load_settings().data_dir)
     if delete:
         config.delete_key(provider)
