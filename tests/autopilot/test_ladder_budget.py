@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from aizac.text import Text, render
 from aizac.autopilot.budget import Spent, over_budget
 from aizac.autopilot.ladder import on_failure, on_repeat
 from aizac.autopilot.state import Options
 from aizac.errors import ModelError, StructuredOutputError
+from aizac.text import Text, render
 
 
 def test_provider_faults_do_not_count() -> None:

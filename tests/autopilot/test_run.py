@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from aizac.text import Text, render
 from aizac.autopilot.committing import commit_episode
 from aizac.autopilot.outline import OutlineStore
 from aizac.autopilot.runner import Autopilot
 from aizac.autopilot.state import Options
 from aizac.errors import ModelError, StructuredOutputError
+from aizac.text import Text, render
 from tests.acceptance.invariants import check_project
 from tests.autopilot.fakes import JudgingModel, planned_project
 
