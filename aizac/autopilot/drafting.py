@@ -12,6 +12,7 @@ from typing import Any
 from aizac.errors import AizacError
 from aizac.writer.context import scene_brief, tail_tokens
 from aizac.writer.output import prose_stop
+from aizac.writer.prompt_words import instruction_line, prompt_words
 from aizac.writer.rules import story_genre
 from aizac.writer.schemas import NovelBeat
 
@@ -36,16 +37,18 @@ def draft_prose(agent: Any, beat: NovelBeat, previous: str, instruction: str = "
         agent.memory, characters=beat.characters, query=" ".join(beat.events), act_goal=None,
         location=beat.location, budget=context_budget,
     )
+    language = agent.store.info().language
+    words = prompt_words(language)
     messages = writer.prompts.render(
         "prose",
-        agent.store.info().language,
-        genre=story_genre(agent.store),
+        language,
+        genre=story_genre(agent.store, words.genre),
         context=context or "-",
         previous=tail_tokens(previous, previous_budget) if previous else "-",
-        beat=beat.render(position=False),
+        beat=beat.render(position=False, labels=words.labels),
         scene=scene_brief(beat),
         length=writer.prose_words,
-        instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
+        instruction=instruction_line(instruction, words),
     )
     text = _collect(writer.router.stream("writer", messages), writer.prose_words)
     if not text:

@@ -24,6 +24,7 @@ from aizac.writer.killpoints import checkpoint
 from aizac.writer.output import ProseWriter
 from aizac.writer.ports import Cliches, Memory, Router
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
+from aizac.writer.prompt_words import prompt_words
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.rules import beat_thing, check_version, require_draft, require_plot, story_genre
 from aizac.writer.schemas import BeatDesign, NovelBeat, NovelPlot
@@ -84,7 +85,8 @@ class WriterAgent:
         self.prompts = prompts or PromptLibrary()
         self.context_tokens = context_tokens
         self.trope_tokens = trope_tokens
-        self.context_builder = OnePackPerBeat(context_builder or default_context)
+        self.context_builder = OnePackPerBeat(context_builder or default_context,
+                                              lambda: self.info.language)
         self.concurrent_extraction = concurrent_extraction
         self._used_context = ""
         self.combined_extraction, self._prose_words = combined_extraction, prose_words
@@ -123,7 +125,7 @@ class WriterAgent:
         return self.store.draft_at(*self.next_position())
 
     def _genre(self) -> str:
-        return story_genre(self.store)
+        return story_genre(self.store, prompt_words(self.info.language).genre)
 
     # ------------------------------------------------------------------------------- plan
     def plan(self, *, force: bool = False, progress: Progress | None = None) -> PlotRecord:
@@ -287,11 +289,12 @@ class WriterAgent:
         )
         self._used_context = context  # reinforced only if this design is stored and accepted
         info = self.info
+        words = prompt_words(info.language)
         return self.prompts.render(
             kind,
             info.language,
             genre=self._genre(),
-            stage=act.stage,
+            stage=words.stage(act.stage),
             act_goal=act.goal,
             episode=episode,
             index=index,
@@ -300,7 +303,7 @@ class WriterAgent:
             suggestions=suggestion_lines(
                 self.cliches, last.beat.render() if last else plan_line, act.stage
             ),
-            instruction=render_request(instruction, locked or {}, info.language),
+            instruction=render_request(instruction, locked or {}, words),
             **values,
         )
 

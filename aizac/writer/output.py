@@ -25,6 +25,7 @@ from aizac.writer.context import (
 from aizac.writer.killpoints import checkpoint
 from aizac.writer.ports import Memory, Router
 from aizac.writer.project import BeatRecord, ProjectStore
+from aizac.writer.prompt_words import instruction_line, prompt_words
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.rules import beat_thing, check_accepted, require_plot, story_genre
 
@@ -140,16 +141,18 @@ class ProseWriter:
         previous = ""
         if last is not None:
             previous = tail_tokens(last.prose, previous_budget) if last.prose else last.summary
+        language = self.store.info().language
+        words = prompt_words(language)
         messages = self.prompts.render(
             "prose",
-            self.store.info().language,
-            genre=story_genre(self.store),
+            language,
+            genre=story_genre(self.store, words.genre),
             context=context or "-",
             previous=previous or "-",
-            beat=beat.render(position=False),
+            beat=beat.render(position=False, labels=words.labels),
             scene=scene_brief(beat),
             length=self.prose_words,
-            instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
+            instruction=instruction_line(instruction, words),
         )
         text = ""
         stream = self.router.stream("writer", messages)

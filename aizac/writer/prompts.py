@@ -4,7 +4,8 @@ Templates ship as package data in ``aizac/writer/prompts/<lang>/<kind>.txt``. A 
 name under an override directory (``<data_dir>/prompts/<lang>/<kind>.txt``) wins, so a writer can
 edit prompts in place. A template has a ``### system`` and a ``### user`` section and
 ``$name`` placeholders (``string.Template``); a missing variable is an error, never a silent gap.
-Values are rendered in the template's language (:mod:`aizac.writer.prompt_labels`).
+Values arrive already in the template's language: each renderer takes its words from
+``prompts/<lang>/words.toml`` (:mod:`aizac.writer.prompt_words`); nothing rendered is rewritten.
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ from string import Template
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from aizac.errors import ConfigError
-from aizac.writer.prompt_labels import localize
+from aizac.writer.prompt_words import prompt_words
 
 LANGUAGES: tuple[str, ...] = ("ko", "en", "zh")
-LANGUAGE_NAMES: dict[str, str] = {"ko": "한국어", "en": "English", "zh": "中文"}
 KINDS: tuple[str, ...] = (
     "plot",
     "beat",
@@ -48,10 +48,8 @@ class PromptTemplate:
 
     def render(self, **values: object) -> list[BaseMessage]:
         """Messages with every ``$placeholder`` filled (pure)."""
-        # Values may arrive with the pipeline's English scaffolding (pack headings, beat labels,
-        # the stage slug): a Korean or Chinese prompt gets them in its own language.
-        text = localize(values, self.language)
-        text.setdefault("language_name", LANGUAGE_NAMES.get(self.language, self.language))
+        text = {name: str(value) for name, value in values.items()}
+        text.setdefault("language_name", prompt_words(self.language).language_name)
         try:
             system = Template(self.system).substitute(text).strip()
             user = Template(self.user).substitute(text).strip()

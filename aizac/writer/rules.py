@@ -14,8 +14,6 @@ from aizac.text import Text, Verbatim
 if TYPE_CHECKING:  # the store itself uses the checks below
     from aizac.writer.project import BeatRecord, PlotRecord, ProjectStore
 
-DEFAULT_GENRE = "web novel"
-"""The genre named in prompts when neither the project nor its plot names one."""
 
 
 def require_plot(store: ProjectStore) -> PlotRecord:
@@ -30,10 +28,11 @@ def require_plot(store: ProjectStore) -> PlotRecord:
     return record
 
 
-def story_genre(store: ProjectStore) -> str:
-    """The genre prompts name: the project's, else the plot's, else :data:`DEFAULT_GENRE`."""
+def story_genre(store: ProjectStore, default: str) -> str:
+    """The genre prompts name: the project's, else the plot's, else ``default`` (the prompt
+    language's word for a web novel, :attr:`aizac.writer.prompt_words.PromptWords.genre`)."""
     record = store.plot()
-    return store.info().genre or (record.plot.genre if record else "") or DEFAULT_GENRE
+    return store.info().genre or (record.plot.genre if record else "") or default
 
 
 STATUS_NAMES = {"draft": "beat.status.draft", "accepted": "beat.status.accepted",
