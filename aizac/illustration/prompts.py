@@ -20,6 +20,7 @@ from importlib import resources
 from typing import Any, Literal
 
 from aizac.illustration.looks import Fact, Look
+from aizac.llm.images.base import Card
 
 Kind = Literal["cover", "scene"]
 KINDS: tuple[str, ...] = ("cover", "scene")
@@ -35,16 +36,6 @@ def words(language: str) -> dict[str, str]:
         encoding="utf-8"))
     chosen: dict[str, str] = data.get(language, data["en"])
     return chosen
-
-
-@dataclass(frozen=True)
-class Card:
-    """The words a typographic image is set with (the offline default draws these)."""
-
-    title: str
-    subtitle: str = ""
-    author: str = ""
-    genre: str = ""
 
 
 @dataclass(frozen=True)
