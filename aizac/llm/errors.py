@@ -126,7 +126,7 @@ def summarize(error: BaseException) -> Text | Verbatim:
 
 
 ROLE_NAMES = {"planner": "role.planner", "writer": "role.writer", "extractor": "role.extractor",
-              "reviewer": "role.reviewer"}
+              "reviewer": "role.reviewer", "image": "role.image"}
 """Each model role's name in the catalogue."""
 
 

@@ -64,15 +64,21 @@ class HistoryStep:
     kind: str
     where: str
     first: str
+    placed: bool = True  # a picture's step: placed, or removed
 
     def text(self, quote: Callable[[str], str] = str) -> Text | Verbatim:
         """The step as the history list says it: ``designed 1-2: Mira opens the door``;
         ``quote`` makes what the model or the writer wrote safe where it is shown."""
+        first = Verbatim(quote(self.first))
+        if self.kind == hist.PLACE and self.where:
+            cover = self.where == hist.COVER_WHERE
+            said = (("ui.history.cover_placed" if cover else "ui.history.placed") if self.placed
+                    else ("ui.history.cover_removed" if cover else "ui.history.removed"))
+            return Text(said, where=self.where, first=first)
         key = hist.KIND_KEYS.get(self.kind)
         if key is None or not self.where:
             return Verbatim(quote(self.first or self.kind))
-        return Text("ui.history.step", kind=Text(key), where=self.where,
-                    first=Verbatim(quote(self.first)))
+        return Text("ui.history.step", kind=Text(key), where=self.where, first=first)
 
 
 @dataclass(frozen=True)
@@ -391,6 +397,32 @@ class WebService:
             self._save_tree(agent, tree, version)
             return _history_view(tree)
 
+    # ---------------------------------------------------------------------- illustrations
+    def place_image(self, name: str | None, slot: str, image_id: str | None) -> str | None:
+        """Place a stored picture in ``slot`` (``None``: remove it); returns what was there.
+
+        A node of the undo tree: undo puts the previous picture back, redo this one (the same
+        file; nothing is generated again)."""
+        from aizac.illustration.service import Illustrator
+        from aizac.illustration.store import COVER
+
+        with self._locked(name) as agent:
+            before = Illustrator(agent).place(slot, image_id)
+            if before == image_id:
+                return before
+            beat_id = 0 if slot == COVER else int(slot.split(":", 1)[1])
+            if slot == COVER:
+                plot = agent.plot()
+                where, first = hist.COVER_WHERE, plot.plot.title[:40] if plot else ""
+            else:
+                record = agent.store.beat(beat_id)
+                where, first = f"{record.episode}-{record.index}", record.beat.location[:40]
+            tree, version = self._load_tree(agent)
+            tree.add(hist.image_payload(slot, image_id, before, beat_id), hist.PLACE,
+                     where=where, first=first, placed=image_id is not None)
+            self._save_tree(agent, tree, version)
+            return before
+
     # --------------------------------------------------------------------------- memory
     def all_memories(self, name: str | None) -> list[Any]:
         """Every memory of the project (forgotten and superseded ones included)."""
@@ -444,6 +476,7 @@ def _step_meta(record: BeatRecord) -> dict[str, str]:
 
 
 _OLD_LABEL = re.compile(r"(designed|edited|regenerated|accepted) (\d+-\d+): (.*)", re.S)
+_OLD_PLACE = re.compile(r"(placed|removed) (?:cover ?(.*)|(\d+-\d+): (.*))", re.S)
 _OLD_KINDS = {"designed": hist.DRAFT, "edited": hist.EDIT, "regenerated": hist.REGENERATE,
               "accepted": hist.ACCEPT}
 
@@ -453,10 +486,17 @@ def _step(node: Any) -> HistoryStep:
     (``designed 1-2: ...``), read once here into the same fields."""
     meta = node.meta
     if "where" in meta:
-        return HistoryStep(node.kind, str(meta["where"]), str(meta.get("first", "")))
-    match = _OLD_LABEL.fullmatch(str(meta.get("label", "")))
+        return HistoryStep(node.kind, str(meta["where"]), str(meta.get("first", "")),
+                           bool(meta.get("placed", True)))
+    label = str(meta.get("label", ""))
+    match = _OLD_LABEL.fullmatch(label)
     if match is not None and _OLD_KINDS[match[1]] == node.kind:
         return HistoryStep(node.kind, match[2], match[3])
+    placed = _OLD_PLACE.fullmatch(label)
+    if placed is not None and node.kind == hist.PLACE:
+        where = placed[3] or hist.COVER_WHERE
+        first = placed[4] if placed[3] else (placed[2] or "")
+        return HistoryStep(node.kind, where, first, placed[1] == "placed")
     return HistoryStep(node.kind, "", str(meta.get("label") or node.kind))
 
 

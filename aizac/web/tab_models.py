@@ -18,7 +18,7 @@ from pydantic import SecretStr
 from aizac.export.render import escape_markdown_cell
 from aizac.llm.errors import role_name
 from aizac.llm.model_config import KEY_FIELDS, ModelConfig
-from aizac.settings import ROLES, Settings
+from aizac.settings import IMAGE_ROLE, ROLES, Settings
 from aizac.text import language_name
 from aizac.web.labels import Labels
 from aizac.web.runner import Ui
@@ -34,8 +34,13 @@ def with_stored(settings: Settings, config: ModelConfig) -> Settings:
 
 def role_rows(router: Any, L: Labels) -> list[list[str]]:
     """The roles table: role, model, provider, ready, why (in the interface language)."""
+    def why(status: Any) -> str:
+        if status.role == IMAGE_ROLE and status.provider == "typographic" and status.usable:
+            return L["ui.models.image_offline"]
+        return L.say(status.reason)
+
     return [[L.say(role_name(s.role)), s.spec, s.provider,
-             L["ui.m.yes" if s.usable else "ui.m.no"], L.say(s.reason)]
+             L["ui.m.yes" if s.usable else "ui.m.no"], why(s)]
             for s in router.describe()]
 
 
@@ -64,13 +69,14 @@ def answered(L: Labels, role: str, seconds: float, reply: str) -> str:
 def build(ui: Ui) -> Callable[[], None]:
     """Lay out the tab (inside an open ``gr.Tab``); returns its wiring."""
     L = ui.L
-    names = {r: L.say(role_name(r)) for r in ROLES}
+    names = {r: L.say(role_name(r)) for r in (*ROLES, IMAGE_ROLE)}
     note = gr.Markdown("", elem_id="aizac-model-note")
     gr.Markdown(L["ui.m.intro"])
     roles = gr.Dataframe(headers=L["ui.h.roles"].split("|"), interactive=False, wrap=True,
                          type="array", elem_id="aizac-roles")
     with gr.Row():
-        role = gr.Dropdown(label=L["ui.m.role"], choices=[(names.get(r, r), r) for r in ROLES],
+        role = gr.Dropdown(label=L["ui.m.role"],
+                           choices=[(names.get(r, r), r) for r in (*ROLES, IMAGE_ROLE)],
                            value="writer", elem_id="aizac-model-role")
         spec = gr.Textbox(label=L["ui.m.spec"], elem_id="aizac-model-spec", scale=2)
         ui.button("set-model", L["ui.m.set"])
@@ -116,6 +122,11 @@ def build(ui: Ui) -> Callable[[], None]:
 
         router: Any = studio.router
         started = time.perf_counter()
+        if role_v == IMAGE_ROLE:  # reaches the image server; makes no picture
+            said = router.image_model().check()
+            return [], L.t("ui.models.image_ok", role=names[IMAGE_ROLE],
+                           s=f"{time.perf_counter() - started:.1f}",
+                           reply=escape_markdown_cell(said))
         reply = router.model(role_v).invoke([HumanMessage(content="Reply with the word OK.")])
         return [], answered(L, names.get(role_v, role_v), time.perf_counter() - started,
                             str(reply.text))
