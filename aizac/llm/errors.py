@@ -8,6 +8,7 @@ import re
 import sys
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import overload
 
 from aizac.text import Text, Verbatim
 
@@ -186,6 +187,10 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     return _KEYLIKE.sub("***", text)
 
 
+@overload
+def redact_text(text: Text, secrets: Iterable[str]) -> Text: ...
+@overload
+def redact_text(text: Verbatim, secrets: Iterable[str]) -> Verbatim: ...
 def redact_text(text: Text | Verbatim, secrets: Iterable[str]) -> Text | Verbatim:
     """``text`` with :func:`redact` applied to what it quotes (its string parameters, nested
     texts, a verbatim value); the catalogue's own words hold no secret."""

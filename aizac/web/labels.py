@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from aizac.text import LANGUAGES, Text, Verbatim, render
+from aizac.text import LANGUAGES, Text, Verbatim, known, render
 from aizac.text.message import Clauses
 
 __all__ = ["TAG_KEYS", "UNIT_KEYS", "UNIT_NAME_KEYS", "Labels", "headers", "labels"]
@@ -32,6 +32,8 @@ class Labels(Mapping[str, str]):
         self.language = language if language in LANGUAGES else "en"
 
     def __getitem__(self, key: str) -> str:
+        if not known(key):  # a page's word is always a literal key of the catalogue
+            raise KeyError(key)
         return render(Text(key), self.language)
 
     def __iter__(self) -> Iterator[str]:  # a view over keys, not a table: nothing to list

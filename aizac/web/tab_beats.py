@@ -163,24 +163,24 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
     def next_beat(project: str | None, progress: Any) -> tuple[list[Any], str]:
         view = h.next_beat(service, project, progress)
         if not view.reused_draft:
-            return view_of(view, "designed")
+            return view_of(view, "ui.designed")
         return values(ui, view), L.t("ui.draft_pending", where=view.draft_position)
 
     def save_edit(project: str | None, bid: int | None, ver: int | None,
                   *fields: str) -> tuple[list[Any], str]:
-        return view_of(h.save_edit(service, project, bid, ver, _fields(fields)), "edit_saved")
+        return view_of(h.save_edit(service, project, bid, ver, _fields(fields)), "ui.edit_saved")
 
     def accept(project: str | None, bid: int | None, ver: int | None, *fields: str,
                progress: Any) -> Any:
         view = h.accept(service, project, bid, ver, progress, fields=_fields(fields))
-        return view_of(view, "accepted_done")
+        return view_of(view, "ui.accepted_done")
 
     def regenerate(project: str | None, bid: int | None, ver: int | None, *rest: Any,
                    progress: Any) -> Any:
         *fields, locked, instr = rest
         view = h.regenerate(service, project, bid, ver, instr, progress,
                             fields=_fields(tuple(fields)), locked=locked or [])
-        return view_of(view, "regenerated")
+        return view_of(view, "ui.regenerated")
 
     def mover(fn: Callable[..., h.EditorView], key: str) -> Callable[..., Any]:
         def run(project: str | None, *args: Any) -> tuple[list[Any], str]:
@@ -198,9 +198,9 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
     b["regenerate"].click(ui.long(regenerate, n, "ui.busy.regen"),
                           [*draft_in, tab.locked, tab.instruction], out, **hidden)
     b["cancel-beat"].click(cancel, ui.project, ui.status, **hidden)
-    b["undo"].click(ui.act(mover(h.undo, "undone"), n), ui.project, out)
-    b["redo"].click(ui.act(mover(h.redo, "redone"), n), ui.project, out)
-    b["switch"].click(ui.act(mover(h.switch_branch, "switched"), n), [ui.project, tab.branches],
+    b["undo"].click(ui.act(mover(h.undo, "ui.undone"), n), ui.project, out)
+    b["redo"].click(ui.act(mover(h.redo, "ui.redone"), n), ui.project, out)
+    b["switch"].click(ui.act(mover(h.switch_branch, "ui.switched"), n), [ui.project, tab.branches],
                       out)
     _wire_suggestions(ui, tab)
     _wire_prose(ui, tab, cancel)
