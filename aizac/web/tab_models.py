@@ -63,7 +63,7 @@ def answered(L: Labels, role: str, seconds: float, reply: str) -> str:
     """What "test connection" says: the model's first words, literal in the Markdown status
     (a model answering '<name>' or '**OK**' is shown as it answered)."""
     text = escape_markdown_cell(reply.strip()[:80])
-    return L.t("ui.m.ok", role=role, s=seconds, reply=text)
+    return L.t("ui.m.ok", role=role, s=f"{seconds:.1f}", reply=text)
 
 
 def build(ui: Ui) -> Callable[[], None]:
