@@ -37,8 +37,8 @@ def open_checkpointer(directory: Path, spec: str = "sqlite") -> Any:
             )
         except ImportError as e:
             raise ConfigError("error.autopilot.postgres_saver") from e
-        conn = psycopg.connect(rest, autocommit=True, prepare_threshold=0)
-        saver = PostgresSaver(conn)
+        pg: Any = psycopg.connect(rest, autocommit=True, prepare_threshold=0)
+        saver = PostgresSaver(pg)
         saver.setup()
         return saver
     raise ConfigError("error.autopilot.checkpointer", spec=spec)

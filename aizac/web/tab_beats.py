@@ -11,7 +11,7 @@ import gradio as gr
 from aizac.errors import InvalidInputError
 from aizac.web import episodes
 from aizac.web import handlers as h
-from aizac.web.forms import BEAT_FIELDS
+from aizac.web.forms import BEAT_FIELDS, BEAT_LABELS
 from aizac.web.labels import UNIT_KEYS, UNIT_NAME_KEYS, headers
 from aizac.web.runner import Ui
 
@@ -113,7 +113,7 @@ def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
                                                  elem_id=f"aizac-{elem.replace('_', '-')}")
             locked = gr.CheckboxGroup(
                 label=L["ui.locked"], elem_id="aizac-locked",
-                choices=[(L[FIELD_LABELS[f]].split(" (")[0], f) for f in BEAT_FIELDS],
+                choices=[(L[BEAT_LABELS[f]], f) for f in BEAT_FIELDS],
             )
             with gr.Row(elem_classes="aizac-actions"):
                 ui.button("next-beat", L["ui.next_beat"], variant="primary")
@@ -133,8 +133,10 @@ def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
                 ui.button("use-this", L["ui.use_this"], scale=0)
     gr.Markdown(f"#### {L['ui.prose']}")
     with gr.Row():
+        # a value the page still holds after its beat was undone is no Gradio error (its
+        # English toast): the handlers find the beat gone and say so in the status
         prose_beat = gr.Dropdown(label=L["ui.prose_beat"], choices=[], scale=2,
-                                 elem_id="aizac-prose-beat")
+                                 allow_custom_value=True, elem_id="aizac-prose-beat")
         ui.button("write-prose", L["ui.write_prose"], variant="primary")
         ui.button("cancel-prose", L["ui.cancel"], variant="stop", scale=0)
         ui.button("save-prose", L["ui.save_prose"])
@@ -218,8 +220,8 @@ def episode_values(ui: Ui, view: episodes.EpisodeView | None) -> list[Any]:
         return L.t("ui.ep.amount", n=f"{n:,}", unit=L[UNIT_KEYS[view.unit]])
 
     own = view.own_beats is not None or view.own_length is not None
-    source = (L["ui.ep.own"] if own else L["ui.ep.base"]).format(
-        beats=view.default_beats, amount=amount(view.default_length))
+    source = L.t("ui.ep.own" if own else "ui.ep.base", beats=view.default_beats,
+                 amount=amount(view.default_length))
     note = L.t("ui.ep.now", beats=view.beats, amount=amount(view.length),
                               per_beat=amount(view.per_beat), source=source)
     return [

@@ -11,10 +11,12 @@ browser may download from).
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 from aizac.web import handlers as h
 from aizac.web import (
@@ -107,6 +109,7 @@ def build_app(
         _wire_project(ui, app, start, beats, memory)
         memory_tab.select(memory.refresh_fn, memory.refresh_inputs, memory.refresh_outputs)
         hide_gradio_progress(app)  # inside the block: Gradio computes the page config on exit
+    app.aizac_language = L.language  # launch() speaks it too
     return app
 
 
@@ -170,11 +173,116 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
     ui.buttons["refresh"].click(on_open, ui.project, out).then(*refresh)
 
 
+GRADIO_LOCALES = {"en": "en", "ko": "ko", "zh": "zh-CN"}
+"""The locale of Gradio's own translations that matches each interface language."""
+_PAGE_SCRIPT = """<script>(() => {
+  const locale = LOCALE, words = WORDS, nav = window.navigator;
+  Object.defineProperty(nav, 'language', {get: () => locale, configurable: true});
+  Object.defineProperty(nav, 'languages', {get: () => [locale], configurable: true});
+  const named = ['title', 'aria-label', 'placeholder'];
+  const fix = (el) => {
+    for (const a of named) {
+      const v = el.getAttribute(a);
+      if (v && Object.hasOwn(words, v)) el.setAttribute(a, words[v]);
+    }
+    // a choice's tooltip is its value (a field's name): show its label instead
+    const label = el.tagName === 'INPUT' ? el.closest('label') : null;
+    const said = label ? label.textContent.trim() : '';
+    if (said && el.hasAttribute('title') && el.getAttribute('title') !== said)
+      el.setAttribute('title', said);
+  };
+  const sweep = (node) => {
+    if (node.nodeType !== 1) return;
+    fix(node);
+    node.querySelectorAll('[title], [aria-label], [placeholder]').forEach(fix);
+  };
+  sweep(document.documentElement);
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === 'attributes') fix(r.target); else r.addedNodes.forEach(sweep);
+    }
+  }).observe(document.documentElement, {subtree: true, childList: true, attributes: true,
+                                        attributeFilter: named});
+})();</script>"""
+GRADIO_WORDS = {"dataframe.filter": "ui.gradio.filter",
+                "dataframe.clear_filter": "ui.gradio.clear_filter"}
+"""Gradio's own words its Korean and Chinese translations lack, as catalogue keys."""
+GRADIO_ENGLISH = {
+    "Copy table data": "ui.gradio.copy_table", "Copied to clipboard": "ui.gradio.copied",
+    "Fullscreen": "ui.gradio.fullscreen", "Exit fullscreen mode": "ui.gradio.exit_fullscreen",
+    "Table actions": "ui.gradio.table_actions", "Copy": "ui.gradio.copy",
+    "Copied": "ui.gradio.copied_short", "Empty value": "ui.gradio.empty",
+    "Dataframe": "ui.gradio.dataframe", "Download": "ui.gradio.download",
+    "Clear": "ui.gradio.clear", "Add row": "ui.gradio.add_row",
+    "Add column": "ui.gradio.add_column", "Open cell menu": "ui.gradio.cell_menu",
+}
+"""Words Gradio writes in English whatever the locale (tooltips and screen-reader labels of
+its buttons), as catalogue keys: the page script puts them in the interface language."""
+
+
+def page_chrome(language: str) -> dict[str, Any]:
+    """What makes Gradio's own chrome (a table's filter menu, upload prompts, its buttons'
+    tooltips) speak the interface language whatever the browser's: its translations keyed by
+    the interface's locale (the words Gradio's own lack, from the catalogue), and a head script
+    that gives Gradio that locale as the browser's (Gradio picks its locale from
+    ``navigator.language`` when the page loads; gr.I18n alone follows the browser) and puts
+    the words Gradio hard-codes in English in the interface language. ``launch()`` options
+    (``gr.mount_gradio_app`` takes the same)."""
+    L = labels(language)
+    locale = GRADIO_LOCALES.get(L.language, "en")
+    words = {gradio_key: L[key] for gradio_key, key in GRADIO_WORDS.items()}
+    english = {said: L[key] for said, key in GRADIO_ENGLISH.items()}
+    script = (_PAGE_SCRIPT.replace("LOCALE", json.dumps(locale))
+              .replace("WORDS", json.dumps(english, ensure_ascii=False)))
+    return {"i18n": gr.I18n(**{locale: words}),
+            "app_kwargs": {"middleware": [Middleware(PageScript, script=script)]}}
+
+
+class PageScript:
+    """ASGI middleware that puts ``script`` first in the ``<head>`` of every HTML page: it
+    must run before Gradio's own code, which reads the browser's locale as it starts (a
+    launch ``head`` is added after that)."""
+
+    def __init__(self, app: Any, script: str) -> None:
+        self.app = app
+        self.script = script.encode("utf-8")
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "GET":
+            await self.app(scope, receive, send)
+            return
+        start: dict[str, Any] = {}
+        body: list[bytes] = []
+
+        async def relay(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                kinds = dict(message.get("headers") or [])
+                if not kinds.get(b"content-type", b"").startswith(b"text/html"):
+                    await send(message)
+                    return
+                start.update(message)
+                return
+            if not start:  # not an HTML page: passed through as it comes
+                await send(message)
+                return
+            body.append(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            page = b"".join(body).replace(b"<head>", b"<head>" + self.script, 1)
+            kept = [(k, v) for k, v in start.get("headers", []) if k != b"content-length"]
+            kept.append((b"content-length", str(len(page)).encode()))
+            await send({**start, "headers": kept})
+            await send({"type": "http.response.body", "body": page})
+
+        await self.app(scope, receive, relay)
+
+
 def launch(
     app: gr.Blocks, *, host: str, port: int, allowed_paths: list[str], **kwargs: Any
 ) -> Any:
-    """Serve ``app`` (Gradio 6: theme and CSS are launch options)."""
+    """Serve ``app`` (Gradio 6: theme, CSS, translations and head are launch options)."""
     app.queue(default_concurrency_limit=4)
+    options = {**page_chrome(getattr(app, "aizac_language", "en")), **kwargs}
     return app.launch(
         server_name=host,
         server_port=port,
@@ -183,5 +291,5 @@ def launch(
         css=CSS,
         footer_links=[],
         show_error=False,
-        **kwargs,
+        **options,
     )
