@@ -26,11 +26,12 @@ import csv
 import hashlib
 import io
 import re
+import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -76,14 +77,14 @@ _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
-# The Korean names of the same five-stage structure (발단-전개-위기-절정-결말).
-STAGE_ALIASES: dict[str, str] = {
-    "발단": "exposition",
-    "전개": "development",
-    "위기": "crisis",
-    "절정": "climax",
-    "결말": "resolution",
-}
+def read_names() -> dict[str, Any]:
+    """The genre and stage names writers type (``names.toml`` beside this module)."""
+    with (resources.files("aizac.cliches") / "names.toml").open("rb") as handle:
+        return tomllib.load(handle)
+
+
+STAGE_ALIASES: dict[str, str] = dict(read_names()["stages"])
+"""The Korean names of the same five-stage structure, to the stage they name."""
 
 
 def resolve_stage(stage: str) -> str:
@@ -155,7 +156,7 @@ class BeatRow(BaseModel):
     @classmethod
     def _bilingual(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         if not any(_HANGUL.search(k) for k in value):
-            raise ValueError("needs at least one Korean keyword (e.g. '회귀')")
+            raise ValueError("needs at least one Korean keyword (in Hangul)")
         if not any(_LATIN.search(k) for k in value):
             raise ValueError("needs at least one English keyword (e.g. 'regression')")
         return value

@@ -8,6 +8,7 @@ which works without word segmentation in every language; names compare by
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 import unicodedata
@@ -18,13 +19,14 @@ from typing import Any
 from aizac.memory.facts import name_key, text_key
 
 
-def _words() -> dict[str, Any]:
+@functools.cache
+def words() -> dict[str, Any]:
     """The check's word lists (``words.toml`` beside this module: language data, not code)."""
     with (resources.files("aizac.continuity") / "words.toml").open("rb") as handle:
         return tomllib.load(handle)
 
 
-_WORDS = _words()
+_WORDS = words()
 DEATH: tuple[str, ...] = tuple(_WORDS["death"])
 ALIVE: tuple[str, ...] = tuple(_WORDS["alive"])
 ABSENT: tuple[str, ...] = tuple(_WORDS["absent"])
