@@ -17,6 +17,7 @@ import re
 import unicodedata
 import zlib
 from functools import lru_cache
+from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
@@ -38,7 +39,27 @@ def embedding_fingerprint(emb: object) -> str:
     return ":".join(parts)
 
 
+def _class_print(cls: type[Any]) -> str:
+    """The fingerprint of a local model class's instances (they carry ``dim`` and ``model``
+    as class attributes), without building one."""
+    return f"{cls.__module__}:{cls.__qualname__}:dim={cls.dim}:model={cls.model}"
+
+
 _HASH_PRINT = re.compile(r"aizac\.llm\.embeddings:HashingEmbeddings:dim=(\d+)")
+
+
+def embedding_label(fingerprint: str) -> str:
+    """A short name for the embedding of ``fingerprint``, for messages: its spec where aizac
+    has one (``hash:256``, ``e5``, ``use``), else the fingerprint itself (pure)."""
+    from aizac.llm import local_embeddings as local
+
+    found = _HASH_PRINT.fullmatch(fingerprint)
+    if found:
+        return f"hash:{found.group(1)}"
+    for cls in (local.E5Embeddings, local.UseEmbeddings):
+        if fingerprint == _class_print(cls):
+            return f"{cls.spec} ({cls.model})"
+    return fingerprint
 
 
 def embeddings_for_fingerprint(fingerprint: str) -> Embeddings | None:
@@ -52,8 +73,7 @@ def embeddings_for_fingerprint(fingerprint: str) -> Embeddings | None:
     if found:
         return HashingEmbeddings(int(found.group(1)))
     for cls in (local.E5Embeddings, local.UseEmbeddings):
-        probe = f"{cls.__module__}:{cls.__qualname__}:dim={cls.dim}:model={cls.model}"
-        if fingerprint == probe:
+        if fingerprint == _class_print(cls):
             try:
                 return cls()
             except ConfigError:
