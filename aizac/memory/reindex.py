@@ -64,11 +64,11 @@ def active_collection(path: str | Path | None, logical: str) -> str:
     except FileNotFoundError:
         return logical
     except OSError as e:
-        raise StorageError(f"Cannot read the memory pointer {where}: {e}") from e
+        raise StorageError("error.memory.pointer_unreadable", where=str(where), cause=str(e)) from e
     try:
         pointers = json.loads(raw)
     except json.JSONDecodeError as e:
-        raise StorageError(f"The memory pointer {where} is corrupt: {e}") from e
+        raise StorageError("error.memory.pointer_unreadable", where=str(where), cause=str(e)) from e
     found = pointers.get(logical) if isinstance(pointers, dict) else None
     return found if isinstance(found, str) and found else logical
 
@@ -96,7 +96,9 @@ def switch_collection(path: Path, logical: str, physical: str) -> None:
             finally:
                 os.close(fd)
     except OSError as e:
-        raise StorageError(f"Cannot switch the memory to its new collection ({target}): {e}") from e
+        raise StorageError(
+            "error.memory.reindex_failed", cause=f"{target}: {e}"
+        ) from e
 
 
 def target_name(logical: str, fingerprint: str) -> str:
@@ -156,7 +158,7 @@ def reindex(
                 metadata={FINGERPRINT_KEY: target_print, REPLACES_KEY: source.name},
             )
         except Exception as e:
-            raise StorageError(f"Cannot create the collection {name!r}: {e}") from e
+            raise StorageError("error.memory.reindex_failed", cause=str(e)) from e
         embedded, rows = _copy_rows(memory, target, embeddings, progress, batch)
         _copy_journal(memory, path, name, embeddings)
         meta = {k: v for k, v in (source.metadata or {}).items() if k != FINGERPRINT_KEY}
@@ -170,12 +172,14 @@ def reindex(
 
 
 def _chroma(call: Callable[[], Any], what: str) -> Any:
+    """``call()``, a failure of the store (``what`` it was doing, for the log) as the reindex's
+    keyed error."""
     try:
         return call()
     except StorageError:
         raise
     except Exception as e:
-        raise StorageError(f"The reindex failed while {what}: {e}") from e
+        raise StorageError("error.memory.reindex_failed", cause=f"{what}: {e}") from e
 
 
 def _copy_rows(

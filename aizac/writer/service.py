@@ -47,6 +47,24 @@ MAX_QUESTION_CHARS = 500
 MemoryFactory = Callable[[ProjectStore], Memory]
 
 
+def cliche_embeddings(embeddings: Any) -> Any:
+    """The embeddings of the trope index: the configured ones, except that an in-process
+    model (``e5``, ``use``) gives way to the hash there.
+
+    The index is rebuilt whenever ``beats.csv`` changes and must be ready at the first plot;
+    its 612 documents are long (about 190 e5 tokens each, English and Korean columns) and it
+    is searched by genre keywords and trope names, which the hash matches. e5 took 140 s of
+    CPU (329 s wall at load 10) to build it here, the hash 1.6 s (both with the Chroma
+    writes); story memories are short facts (about 20 ms each) and get the semantic model.
+    """
+    from aizac.llm.embeddings import HashingEmbeddings
+    from aizac.llm.local_embeddings import E5Embeddings, UseEmbeddings
+
+    if isinstance(embeddings, E5Embeddings | UseEmbeddings):
+        return HashingEmbeddings()
+    return embeddings
+
+
 def memory_notice(agent: WriterAgent) -> Text | None:
     """What to run when the project's memory still uses other embeddings than the configured
     ones (it opened with its own; ``aizac reindex`` converts it), else ``None``."""
@@ -185,7 +203,7 @@ class Studio:
 
                 self._cliches = ClicheDB(
                     self.settings.cliches_dir or self.settings.data_dir / "cliches",
-                    embeddings=self.embeddings,
+                    embeddings=cliche_embeddings(self.embeddings),
                 )
             return self._cliches
 
