@@ -106,7 +106,8 @@ def test_the_memory_tab_shows_the_note_and_its_button_reindexes(
     assert "다시 색인" in note and name in note
     lines: list[str] = []
     said = inspector.reindex_memory(service, name, "ko", lines.append)
-    assert said == f"프로젝트 {name}의 기억 {len(ids)}개가 이제 hash:64를 씁니다(이번에 {len(ids)}개 임베딩)."
+    n = len(ids)
+    assert said == f"프로젝트 {name}의 기억 {n}개가 이제 hash:64를 씁니다(이번에 {n}개 임베딩)."
     assert lines[-1] == f"기억 다시 임베딩 중: {len(ids)}개 중 {len(ids)}개"
     assert inspector.reindex_notice(service, name, "ko") == ""
     assert sorted(h.id for h in service.all_memories(name)) == ids
@@ -118,4 +119,5 @@ def test_the_trope_index_keeps_the_hash_under_an_in_process_model(tmp_path: Path
     studio = Studio(Settings(data_dir=tmp_path), embeddings=E5Embeddings())
     assert type(studio.cliches.embeddings) is HashingEmbeddings  # type: ignore[attr-defined]
     other = HashingEmbeddings(64)  # an API embedding stands here: it is kept
-    assert Studio(Settings(data_dir=tmp_path), embeddings=other).cliches.embeddings is other  # type: ignore[attr-defined]
+    kept = Studio(Settings(data_dir=tmp_path), embeddings=other).cliches
+    assert kept.embeddings is other  # type: ignore[attr-defined]
