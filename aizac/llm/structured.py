@@ -136,7 +136,7 @@ class StructuredSchema:
 
         self.original = schema
         self._adapter: Any = None
-        self._v1 = _is_pydantic_v1(schema)
+        self._v1 = is_pydantic_v1(schema)
         if self._v1 or isinstance(schema, dict):
             self._json: dict[str, Any] = convert_to_json_schema(schema)
         else:  # a TypedDict
@@ -166,7 +166,8 @@ class StructuredSchema:
         return value
 
 
-def _is_pydantic_v1(schema: Any) -> bool:
+def is_pydantic_v1(schema: Any) -> bool:
+    """Whether ``schema`` is a ``pydantic.v1`` model class."""
     try:
         from pydantic import v1
     except ImportError:  # pragma: no cover - pydantic 2 ships it

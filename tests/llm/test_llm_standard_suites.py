@@ -243,6 +243,9 @@ class TestResilientBareOverWire(_OverWire, ChatModelIntegrationTests):
     """Built directly, without the router (no profile attached: it reads its primary's)."""
 
 
+WEAK = "SmolLM2-135M does not copy the prompt's argument into the call"
+
+
 @needs_local
 @pytest.mark.local_model
 @pytest.mark.timeout(1500)
@@ -264,3 +267,24 @@ class TestChatLocalLlamaIntegration(TextOnly, ChatModelIntegrationTests):
     @property
     def supports_json_mode(self) -> bool:
         return True
+
+    @property
+    def supports_model_override(self) -> bool:
+        return False  # one GGUF file per instance: a per-call ``model`` cannot switch it
+
+    # The grammar makes every call well formed (the tool's name, its argument names and
+    # types), but SmolLM2-135M does not copy the number or the Chinese name the prompt gives:
+    # it writes {"input": 256} for magic_function(3) and Latin filler for '你好啊集团'. These
+    # check the model, not the class (the same suites pass over the wire, above). Decoding is
+    # deterministic (temperature 0, seed 0), so they are strict: a pass fails the run.
+    @pytest.mark.xfail(strict=True, reason=WEAK)
+    def test_tool_calling(self, model: BaseChatModel) -> None:
+        super().test_tool_calling(model)
+
+    @pytest.mark.xfail(strict=True, reason=WEAK)
+    async def test_tool_calling_async(self, model: BaseChatModel) -> None:
+        await super().test_tool_calling_async(model)
+
+    @pytest.mark.xfail(strict=True, reason=WEAK)
+    def test_unicode_tool_call_integration(self, model: BaseChatModel) -> None:
+        super().test_unicode_tool_call_integration(model)

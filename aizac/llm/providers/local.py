@@ -385,10 +385,12 @@ class ChatLocalLlama(BaseChatModel):
         from langchain_core.utils.function_calling import convert_to_json_schema
         from pydantic import BaseModel
 
+        from aizac.llm.structured import is_pydantic_v1
         from aizac.llm.wire_schema import compact_schema, small_bounds, tighten_schema
 
-        pydantic_class = isinstance(schema, type) and issubclass(schema, BaseModel)
-        full = schema.model_json_schema() if pydantic_class else convert_to_json_schema(schema)
+        pydantic_class = isinstance(schema, type) and (
+            issubclass(schema, BaseModel) or is_pydantic_v1(schema))
+        full = convert_to_json_schema(schema)
         share, items = small_bounds("en")
         wire = tighten_schema(compact_schema(full), length_share=share, max_items=items)
         llm = self.bind(
