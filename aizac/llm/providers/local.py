@@ -536,7 +536,8 @@ STRUCTURED_BUDGET = 1024
 def _as_chunks(result: ChatResult) -> Iterator[ChatGenerationChunk]:
     """A whole reply as a stream: its text (or tool calls) and usage in one chunk."""
     message = result.generations[0].message
-    assert isinstance(message, AIMessage)
+    if not isinstance(message, AIMessage):  # _generate makes AIMessages only
+        raise ModelError(f"The local model returned a {type(message).__name__}.")
     calls = [
         tool_call_chunk(name=c["name"], args=json.dumps(c["args"], ensure_ascii=False),
                         id=c.get("id"), index=n)
