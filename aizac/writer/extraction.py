@@ -13,6 +13,7 @@ from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from aizac.dialogue.memory import stage_voices
 from aizac.errors import AizacError
 from aizac.llm.runtime import run_sync as run_sync  # one model loop per process
 from aizac.memory import facts
@@ -96,6 +97,7 @@ def stage(
     beat: NovelBeat,
     *,
     new_characters: Sequence[CharacterProfile] = (),
+    language: str | None = None,
 ) -> tuple[Any, list[str]]:
     """A candidate batch holding the beat's new characters and extracted facts (not committed),
     and the ids its new memories will have once committed.
@@ -103,8 +105,10 @@ def stage(
     Names are mapped to canonical names through aliases; a relation of a character with itself
     is dropped. Every fact goes through the memory's one rule (``batch.note``): a restated fact
     reinforces the memory that holds it, a changed state / relation / world rule supersedes the
-    current one. Foreshadowing the extractor reports as paid off is closed. The caller commits
-    (atomic) or discards the batch.
+    current one. Foreshadowing the extractor reports as paid off is closed. The voices the
+    beat's lines show (speech level, form of address; :mod:`aizac.dialogue.memory`) and those
+    the extractor reported are staged like relations (``language``: the project's, else read
+    from the lines). The caller commits (atomic) or discards the batch.
     """
     where = {"chapter": beat.episode, "beat": beat.index}
     known = dict(memory.characters())
@@ -149,6 +153,11 @@ def stage(
                 st.text, "NovelSetting", keyword=st.keyword,
                 aspect=facts.RULE if st.rule and st.keyword else None, **where,
             ))
+        for voice_id in stage_voices(
+            memory, batch, beat, language=language, where=where,
+            reported_pairs=extracted.relations.speech, reported_cards=extracted.characters.voices,
+        ):
+            keep(voice_id)
         _pay_off(memory, batch, extracted, where)
     except BaseException:
         batch.discard()

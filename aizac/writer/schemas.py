@@ -241,6 +241,32 @@ class SettingFact(_Schema):
     )
 
 
+SpeechLevel = Literal["formal", "polite", "plain", ""]
+
+
+class VoiceFact(_Schema):
+    """How a character speaks (their voice card)."""
+
+    character_name: Name
+    manner: Short = Field(default="", description="how they speak: blunt, flowery, archaic")
+    tics: list[Short] = Field(default_factory=list, max_length=2)
+    catchphrases: list[Short] = Field(default_factory=list, max_length=2,
+                                      description="words only this character says")
+    dialect: Short = ""
+
+
+class AddressFact(_Schema):
+    """How one character speaks to another (one direction)."""
+
+    speaker: Name
+    listener: Name
+    speech_level: SpeechLevel = Field(
+        default="", description="formal (Korean hasipsio-che), polite (haeyo-che) or plain "
+        "(banmal)")
+    address: Short = Field(default="", description="what the speaker calls the listener: a "
+                           "title or their name")
+
+
 class StoryExtraction(_Schema):
     """What happened in the beat that later episodes must remember."""
 
@@ -252,12 +278,14 @@ class CharacterExtraction(_Schema):
     """Changes of a character's state, psychology or status."""
 
     facts: list[CharacterFact] = Field(default_factory=list, max_length=4)
+    voices: list[VoiceFact] = Field(default_factory=list, max_length=2)
 
 
 class RelationExtraction(_Schema):
     """How two characters stand with each other after the beat."""
 
     facts: list[RelationFact] = Field(default_factory=list, max_length=4)
+    speech: list[AddressFact] = Field(default_factory=list, max_length=4)
 
 
 class SettingExtraction(_Schema):
