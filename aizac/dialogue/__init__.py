@@ -17,12 +17,13 @@
 
 from aizac.dialogue.canon import VoiceCanon, read_voices
 from aizac.dialogue.cards import PairVoice, VoiceCard
-from aizac.dialogue.checks import KINDS, check_lines
+from aizac.dialogue.checks import KINDS, VOICE_FINDINGS, check_lines
 from aizac.dialogue.episode import check_dialogue, merge_reports
 from aizac.dialogue.plan import DialoguePlan, needs_plan
 
 __all__ = [
     "KINDS",
+    "VOICE_FINDINGS",
     "DialoguePlan",
     "PairVoice",
     "VoiceCanon",

@@ -34,10 +34,12 @@ KINDS: tuple[str, ...] = (
     "speaker_absent", "dead_speaker", "speech_level", "address_form", "wrong_speaker",
     "catchphrase",
 )
+VOICE_FINDINGS: frozenset[str] = frozenset({"speech_level", "address_form", "wrong_speaker"})
+"""Findings against a pair's stored voice (their ``memory_id`` is the pair voice)."""
 MIN_CATCHPHRASE_CHARS = 3
 """A catchphrase shorter than this (normalised) is too common to attribute a line by."""
 
-__all__ = ["KINDS", "check_lines", "dialogue_report", "listener_of"]
+__all__ = ["KINDS", "VOICE_FINDINGS", "check_lines", "dialogue_report", "listener_of"]
 
 
 def _msg(kind: str, language: str, **params: object) -> str:

@@ -11,7 +11,7 @@ new form of address. Formal and polite are one honorific level here: a junior wh
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from aizac.dialogue.canon import VoiceCanon
 from aizac.dialogue.cards import PairVoice, VoiceCard
@@ -64,17 +64,22 @@ def _same_level(a: str, b: str) -> bool:
     return (a in HONORIFIC) == (b in HONORIFIC)
 
 
-def merge_pairs(canon: VoiceCanon, observed: Iterable[PairVoice],
-                language: str) -> list[PairVoice]:
+def merge_pairs(canon: VoiceCanon, observed: Iterable[PairVoice], language: str,
+                hold: Collection[str] = ()) -> list[PairVoice]:
     """The pair voices that change canon: each observation over the stored voice (a level of
-    the same honorific kind, a form of the same key keep the stored wording)."""
+    the same honorific kind, a form of the same key keep the stored wording). A stored voice
+    whose memory id is in ``hold`` (a check flagged a line against it and no writer said the
+    change is meant) is left as it is."""
     out: dict[tuple[str, str], PairVoice] = {}
     for seen in observed:
         speaker, listener = canon.canonical(seen.speaker), canon.canonical(seen.listener)
         if not name_key(speaker) or name_key(speaker) == name_key(listener):
             continue
         key = (name_key(speaker), name_key(listener))
-        stored = out.get(key) or canon.pair(speaker, listener)
+        held = canon.pair(speaker, listener)
+        if held is not None and held.memory_id in hold:
+            continue
+        stored = out.get(key) or held
         base = stored or PairVoice(speaker, listener)
         level = base.level
         if seen.level and (not level or not _same_level(level, seen.level)):

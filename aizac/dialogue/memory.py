@@ -10,7 +10,7 @@ writer's own edits (the CLI and the web panel), committed at once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from aizac.dialogue.canon import read_voices
@@ -55,18 +55,20 @@ def stage_voices(
     reported_pairs: Iterable[Any] = (),
     reported_cards: Iterable[Any] = (),
     where: Mapping[str, int] | None = None,
+    hold: Collection[str] = (),
 ) -> list[str]:
     """Stage the voice facts of an accepted ``beat``; the ids of the new memories.
 
     ``reported_pairs`` / ``reported_cards``: what the extractor said (``AddressFact`` /
-    ``VoiceFact`` values); the beat's own lines win over them for a pair they decide."""
+    ``VoiceFact`` values); the beat's own lines win over them for a pair they decide.
+    ``hold``: pair-voice memories to keep as they are (see :func:`merge_pairs`)."""
     lang = language or beat_language(beat)
     place = dict(where or {"chapter": beat.episode, "beat": beat.index})
     canon = read_voices(memory, [*beat.characters, *beat_speakers(beat)])
     lines = spoken_lines([beat], None, language=lang, cast=canon.cast)
     told = [PairVoice(str(p.speaker), str(p.listener), str(p.speech_level or ""),
                       str(p.address or "")) for p in reported_pairs]
-    pairs = merge_pairs(canon, [*told, *observe(lines, canon, lang)], lang)
+    pairs = merge_pairs(canon, [*told, *observe(lines, canon, lang)], lang, hold)
     cards = merge_cards(canon, [
         VoiceCard(str(c.character_name), str(c.manner or ""), tuple(c.tics),
                   tuple(c.catchphrases), str(c.dialect or "")) for c in reported_cards

@@ -11,19 +11,15 @@ speakers only (:mod:`aizac.dialogue.prompt`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any
-
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from typing import Any
 
 from aizac.dialogue.lines import beat_speakers
 from aizac.memory.facts import name_key
+from aizac.writer.schemas import MAX_PLAN_TURNS as MAX_TURNS
+from aizac.writer.schemas import DialoguePlan, PlanTurn
 
 MIN_SPEAKERS = 3
 """Speakers from which a beat's dialogue is planned as its own step."""
-MAX_TURNS = 8
-
-_Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
-_Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=60)]
 
 __all__ = [
     "MIN_SPEAKERS",
@@ -33,25 +29,6 @@ __all__ = [
     "plan_dialogue",
     "settle_plan",
 ]
-
-
-class PlanTurn(BaseModel):
-    """One turn of the exchange."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    speaker: _Name
-    to: _Name = Field(description="who the line is said to (a speaker of the scene)")
-    wants: _Short = Field(description="what the speaker wants from the exchange")
-    gist: _Short = Field(description="what the line says, in a few words")
-
-
-class DialoguePlan(BaseModel):
-    """The exchange of a scene with many speakers, turn by turn."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    turns: list[PlanTurn] = Field(min_length=1, max_length=MAX_TURNS)
 
 
 def needs_plan(beat: Any) -> bool:

@@ -53,6 +53,7 @@ class Lexicon:
     name_suffixes: tuple[str, ...] = ()
     speech_verbs: tuple[str, ...] = ()
     subject_particles: tuple[str, ...] = ()
+    interjections: tuple[str, ...] = ()
     same_form: tuple[tuple[str, ...], ...] = ()
 
     def form(self, title: str) -> str:
@@ -167,6 +168,14 @@ def _marker_level(sentence: str, lex: Lexicon) -> Level | None:
     return None
 
 
+def sentence_level(sentence: str, language: str) -> Level | None:
+    """The level one sentence's ending shows (Korean; markers elsewhere), or ``None``."""
+    lex = lexicon(language)
+    if lex.language == "ko":
+        return _korean_level(sentence, lex, ())
+    return _marker_level(sentence, lex)
+
+
 def level_of(line: str, language: str, vocative_words: Iterable[str] = ()) -> Reading | None:
     """The speech level of a line, or ``None`` when nothing in it decides (a lone vocative,
     a noun, a mixed line). ``vocative_words`` are names that may stand alone as a call."""
@@ -219,12 +228,12 @@ def _title_base(title: str, lex: Lexicon) -> str:
 
 def _given_names(name: str, aliases: Sequence[str]) -> list[str]:
     """Forms a name is called by: itself, its aliases, a Korean given name (윤수아 -> 수아),
-    an English first name (Mira Kang -> Mira)."""
+    the first or last part of a name in Latin letters (Mira Kang -> Mira, Kang Jun -> Jun)."""
     out = [name, *aliases]
     for n in (name, *aliases):
         parts = n.split()
-        if len(parts) > 1:
-            out.append(parts[0])
+        if len(parts) > 1:  # "Mira Kang" is Mira; a romanised "Kang Jun" is Jun
+            out += [parts[0], parts[-1]]
         elif _HANGUL.fullmatch(n[:1] or "x") and len(n) == 3:
             out.append(n[1:])
     return list(dict.fromkeys(o for o in out if o))
@@ -264,6 +273,10 @@ def _candidates(line: str, language: str) -> list[str]:
 
 def _match(candidate: str, lex: Lexicon,
            cast: Mapping[str, Sequence[str]]) -> Address | None:
+    for word in lex.interjections:  # "Hey Jun", "Oh, sir"
+        if candidate.casefold().startswith(word.casefold() + " "):
+            candidate = candidate[len(word) + 1:].strip()
+            break
     low = candidate.casefold()
     language = lex.language
     # Names first: "수아 선배" is a title; "수아야" and "민호 씨" are names.
@@ -352,6 +365,7 @@ __all__ = [
     "lexicon",
     "parse_address",
     "quoted",
+    "sentence_level",
     "sentences",
     "vocatives",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Collection, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -98,6 +98,7 @@ def stage(
     *,
     new_characters: Sequence[CharacterProfile] = (),
     language: str | None = None,
+    held_voices: Collection[str] = (),
 ) -> tuple[Any, list[str]]:
     """A candidate batch holding the beat's new characters and extracted facts (not committed),
     and the ids its new memories will have once committed.
@@ -108,7 +109,8 @@ def stage(
     current one. Foreshadowing the extractor reports as paid off is closed. The voices the
     beat's lines show (speech level, form of address; :mod:`aizac.dialogue.memory`) and those
     the extractor reported are staged like relations (``language``: the project's, else read
-    from the lines). The caller commits (atomic) or discards the batch.
+    from the lines; ``held_voices``: pair voices a check flagged, kept as they are). The caller
+    commits (atomic) or discards the batch.
     """
     where = {"chapter": beat.episode, "beat": beat.index}
     known = dict(memory.characters())
@@ -154,7 +156,7 @@ def stage(
                 aspect=facts.RULE if st.rule and st.keyword else None, **where,
             ))
         for voice_id in stage_voices(
-            memory, batch, beat, language=language, where=where,
+            memory, batch, beat, language=language, where=where, hold=held_voices,
             reported_pairs=extracted.relations.speech, reported_cards=extracted.characters.voices,
         ):
             keep(voice_id)

@@ -197,6 +197,24 @@ class NovelBeat(BeatDesign):
         return "\n".join(lines)
 
 
+MAX_PLAN_TURNS = 8
+
+
+class PlanTurn(_Schema):
+    """One turn of a planned exchange."""
+
+    speaker: Name
+    to: Name = Field(description="who the line is said to (a speaker of the scene)")
+    wants: Short = Field(description="what the speaker wants from the exchange")
+    gist: Short = Field(description="what the line says, in a few words")
+
+
+class DialoguePlan(_Schema):
+    """The exchange of a scene with three or more speakers, turn by turn."""
+
+    turns: list[PlanTurn] = Field(min_length=1, max_length=MAX_PLAN_TURNS)
+
+
 # --------------------------------------------------------------------------------- extraction
 Keyword = Annotated[str, StringConstraints(strip_whitespace=True, max_length=30)]
 
