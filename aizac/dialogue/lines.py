@@ -117,6 +117,13 @@ def attributed(prose: str, language: str,
     return out
 
 
+def _planned_listener(turns: Sequence[Any], speaker: str) -> str:
+    """Who the plan has ``speaker`` talk to, when it is one character in every turn."""
+    to = {name_key(str(t.to)): str(t.to) for t in turns
+          if name_key(str(t.speaker)) == name_key(speaker)}
+    return next(iter(to.values())) if len(to) == 1 else ""
+
+
 def spoken_lines(
     beats: Sequence[BeatLike],
     prose: Mapping[int, str] | None = None,
@@ -144,5 +151,6 @@ def spoken_lines(
         text = (prose or {}).get(beat.index, "")
         for n, (speaker, words) in enumerate(attributed(text, language, cast), start):
             if name_key(words) not in planned:  # the planned line, written out: checked once
-                out.append(SpokenLine(speaker, words, beat.index, n, scene, "prose", flashback))
+                out.append(SpokenLine(speaker, words, beat.index, n, scene, "prose", flashback,
+                                      _planned_listener(turns, speaker)))
     return out

@@ -54,6 +54,7 @@ class Lexicon:
     speech_verbs: tuple[str, ...] = ()
     subject_particles: tuple[str, ...] = ()
     interjections: tuple[str, ...] = ()
+    not_calls: tuple[str, ...] = ()
     same_form: tuple[tuple[str, ...], ...] = ()
 
     def form(self, title: str) -> str:
@@ -252,27 +253,21 @@ def _is_vocative_word(text: str, lex: Lexicon, names: Iterable[str]) -> bool:
     return False
 
 
-def _candidates(line: str, language: str) -> list[str]:
-    """Words at the start or end of a sentence set off by punctuation (where a call stands),
-    and short sentences that are a call by themselves."""
-    out: list[str] = []
+def _candidates(line: str, language: str) -> list[tuple[str, bool]]:
+    """The parts of a sentence set off by punctuation (where a call stands: "선배, …",
+    "…, sir.", "Yes, Ms. Lin, right away."), and short sentences that are a call by
+    themselves; a part of more than three words is never a call. The flag says whether the
+    part was set off from the rest of its sentence."""
+    out: list[tuple[str, bool]] = []
     separators = "[,，、!！?？…]" if language != "en" else "[,!?]"
     for sentence in sentences(line):
-        text = sentence.strip()
-        parts = [p.strip() for p in re.split(separators, text) if _strip(p)]
-        if not parts:
-            continue
-        if len(parts) == 1:
-            if len(_strip(parts[0]).split()) <= 3:
-                out.append(_strip(parts[0]))
-            continue
-        out.append(_strip(parts[0]))
-        out.append(_strip(parts[-1]))
-    return [c for c in out if c]
+        parts = [_strip(p) for p in re.split(separators, sentence.strip()) if _strip(p)]
+        out += [(p, len(parts) > 1) for p in parts if len(p.split()) <= 3]
+    return out
 
 
-def _match(candidate: str, lex: Lexicon,
-           cast: Mapping[str, Sequence[str]]) -> Address | None:
+def _match(candidate: str, lex: Lexicon, cast: Mapping[str, Sequence[str]],
+           set_off: bool = False) -> Address | None:
     for word in lex.interjections:  # "Hey Jun", "Oh, sir"
         if candidate.casefold().startswith(word.casefold() + " "):
             candidate = candidate[len(word) + 1:].strip()
@@ -296,6 +291,14 @@ def _match(candidate: str, lex: Lexicon,
                 if any(low == f"{hon} {c}" for c in forms):
                     return Address("title", lex.form(hon), candidate, canonical)
     words = low.split()
+    if set_off and language == "en" and len(words) <= 2 and candidate[:1].isupper() and all(
+            w.isalpha() for w in words) and low not in lex.not_calls and words[0] not in (
+            lex.not_calls):
+        # a capitalised word or two set off as a call, neither a known name nor a title:
+        # a nickname ("Vic") or a name the memory does not know -- a form of its own
+        known = [t for t in lex.titles if low == t.casefold()]
+        if not known:
+            return Address("title", candidate, candidate)
     for title in lex.titles:
         t = title.casefold()
         if low == t or (language != "zh" and low.endswith(" " + t) and len(words) <= 3) or (
@@ -309,8 +312,8 @@ def vocatives(line: str, language: str, cast: Mapping[str, Sequence[str]]) -> li
     """The forms of address a line calls someone by, in order (see the module docstring)."""
     lex = lexicon(language)
     found: list[Address] = []
-    for candidate in _candidates(line, lex.language):
-        address = _match(candidate, lex, cast)
+    for candidate, set_off in _candidates(line, lex.language):
+        address = _match(candidate, lex, cast, set_off)
         if address is not None and address not in found:
             found.append(address)
     return found
