@@ -1,8 +1,9 @@
 """The dialogue notes of the prose prompt (pure): the speakers' voices and the dialogue plan.
 
-Only the speakers of the beat are shown — their voice cards and how each speaks to each other
-one — never the rest of the cast, and the whole block fits its token budget (lines are dropped
-from the end: the plan's last turns, then pair voices, then cards).
+Only the speakers of the beat are shown — their voice cards and how each speaks to the others
+in the scene — never the rest of the cast, and the whole block fits its token budget (lines
+are dropped from the end: the plan's turns first, then pair voices, then cards: how a pair
+speaks is what a scene most easily gets wrong).
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ from aizac.tokens import count_tokens
 __all__ = ["dialogue_block", "plan_lines", "voice_lines"]
 
 
-def voice_lines(canon: VoiceCanon, speakers: Sequence[str], language: str) -> list[str]:
-    """The voice cards of ``speakers`` and their pair voices among themselves."""
+def voice_lines(canon: VoiceCanon, speakers: Sequence[str], language: str,
+                present: Sequence[str] = ()) -> list[str]:
+    """The voice cards of ``speakers`` and how each speaks to the others ``present`` (the
+    scene's characters; the speakers themselves by default)."""
     people = list(dict.fromkeys(canon.canonical(s) for s in speakers))
+    others = list(dict.fromkeys([*people, *(canon.canonical(p) for p in present)]))
     cards = [card_text(c, language) for s in people if (c := canon.card(s)) and not c.empty]
-    pairs = [pair_text(p, language) for a, b in itertools.permutations(people, 2)
-             if (p := canon.pair(a, b)) is not None and not p.empty]
+    pairs = [pair_text(p, language) for a, b in itertools.product(people, others)
+             if a != b and (p := canon.pair(a, b)) is not None and not p.empty]
     return [*cards, *pairs]
 
 
@@ -50,8 +54,5 @@ def dialogue_block(voices: Sequence[str], plan: Sequence[str], language: str,
         return "\n\n".join(parts)
 
     while (voices or plan) and count_tokens(text()) > budget:
-        if len(plan) > 1 or (plan and not voices):
-            plan.pop()
-        else:
-            voices.pop()
+        (plan or voices).pop()
     return text() if (voices or plan) else ""

@@ -237,7 +237,7 @@ class ProseWriter:
         if not speakers or getattr(self.memory, "lookups", None) is None:
             return "", None
         canon = read_voices(self.memory, [*beat.characters, *speakers])  # type: ignore[arg-type]
-        voices = voice_lines(canon, speakers, language)
+        voices = voice_lines(canon, speakers, language, beat.characters)
         plan = self.plan_for(beat, language, scene, voices) if needs_plan(beat) else None
         return dialogue_block(voices, plan_lines(plan, language), language, budget), plan
 
