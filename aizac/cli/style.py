@@ -102,7 +102,7 @@ def voices_command(
     agent, language = _open(ctx, project, lang)
     if set_pair is not None:
         ids = set_voice(agent.memory, set_pair[0], set_pair[1], level=level, address=address,
-                        language=agent.info.language)
+                        language=agent.info.language, chapter=agent.next_position()[0])
         if ids:
             typer.echo(t("ui.voices.saved", language, text=agent.memory.get(ids[0]).text))
         else:
