@@ -17,12 +17,14 @@ from aizac.writer import accepting, extraction
 from aizac.writer.killpoints import checkpoint
 from aizac.writer.project import BeatRecord
 from aizac.writer.schemas import (
+    AddressFact,
     CharacterExtraction,
     CharacterProfile,
     NovelBeat,
     RelationExtraction,
     SettingExtraction,
     StoryExtraction,
+    VoiceFact,
 )
 
 COMMIT_STEPS = ("autopilot:drafted", "autopilot:accepted", "autopilot:prose-saved")
@@ -33,7 +35,8 @@ def dump_extracted(found: extraction.Extracted) -> dict[str, Any]:
     return {
         "story": found.story.model_dump(), "characters": found.characters.model_dump(),
         "relations": found.relations.model_dump(), "settings": found.settings.model_dump(),
-        "summary": found.summary,
+        "summary": found.summary, "voices": [v.model_dump() for v in found.voices],
+        "speech": [s.model_dump() for s in found.speech],
     }
 
 
@@ -44,6 +47,8 @@ def load_extracted(data: Mapping[str, Any]) -> extraction.Extracted:
         RelationExtraction.model_validate(data.get("relations", {})),
         SettingExtraction.model_validate(data.get("settings", {})),
         str(data.get("summary", "")),
+        [VoiceFact.model_validate(v) for v in data.get("voices", [])],
+        [AddressFact.model_validate(s) for s in data.get("speech", [])],
     )
 
 

@@ -20,6 +20,7 @@ from aizac.memory import facts
 from aizac.writer.ports import Memory, Router
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import (
+    AddressFact,
     BeatSummary,
     CharacterExtraction,
     CharacterProfile,
@@ -28,6 +29,7 @@ from aizac.writer.schemas import (
     RelationExtraction,
     SettingExtraction,
     StoryExtraction,
+    VoiceFact,
 )
 
 T = TypeVar("T")
@@ -42,6 +44,8 @@ class Extracted:
     relations: RelationExtraction = field(default_factory=RelationExtraction)
     settings: SettingExtraction = field(default_factory=SettingExtraction)
     summary: str = ""
+    voices: list[VoiceFact] = field(default_factory=list)
+    speech: list[AddressFact] = field(default_factory=list)
 
 
 async def extract(
@@ -157,7 +161,7 @@ def stage(
             ))
         for voice_id in stage_voices(
             memory, batch, beat, language=language, where=where, hold=held_voices,
-            reported_pairs=extracted.relations.speech, reported_cards=extracted.characters.voices,
+            reported_pairs=extracted.speech, reported_cards=extracted.voices,
         ):
             keep(voice_id)
         _pay_off(memory, batch, extracted, where)

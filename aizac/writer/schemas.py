@@ -263,26 +263,24 @@ SpeechLevel = Literal["formal", "polite", "plain", ""]
 
 
 class VoiceFact(_Schema):
-    """How a character speaks (their voice card)."""
+    """How a character speaks (their voice card; the prompt says what each field is: the
+    schema stays small, it is sent with every combined extraction)."""
 
     character_name: Name
-    manner: Short = Field(default="", description="how they speak: blunt, flowery, archaic")
+    manner: Short = ""
     tics: list[Short] = Field(default_factory=list, max_length=2)
-    catchphrases: list[Short] = Field(default_factory=list, max_length=2,
-                                      description="words only this character says")
+    catchphrases: list[Short] = Field(default_factory=list, max_length=2)
     dialect: Short = ""
 
 
 class AddressFact(_Schema):
-    """How one character speaks to another (one direction)."""
+    """How one character speaks to another (one direction): formal (hasipsio-che), polite
+    (haeyo-che) or plain (banmal), and what the speaker calls the listener."""
 
     speaker: Name
     listener: Name
-    speech_level: SpeechLevel = Field(
-        default="", description="formal (Korean hasipsio-che), polite (haeyo-che) or plain "
-        "(banmal)")
-    address: Short = Field(default="", description="what the speaker calls the listener: a "
-                           "title or their name")
+    speech_level: SpeechLevel = ""
+    address: Short = ""
 
 
 class StoryExtraction(_Schema):
@@ -296,14 +294,12 @@ class CharacterExtraction(_Schema):
     """Changes of a character's state, psychology or status."""
 
     facts: list[CharacterFact] = Field(default_factory=list, max_length=4)
-    voices: list[VoiceFact] = Field(default_factory=list, max_length=2)
 
 
 class RelationExtraction(_Schema):
     """How two characters stand with each other after the beat."""
 
     facts: list[RelationFact] = Field(default_factory=list, max_length=4)
-    speech: list[AddressFact] = Field(default_factory=list, max_length=4)
 
 
 class SettingExtraction(_Schema):

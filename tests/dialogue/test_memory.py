@@ -16,10 +16,8 @@ from aizac.settings import Settings
 from aizac.writer import extraction
 from aizac.writer.schemas import (
     AddressFact,
-    CharacterExtraction,
     DialogueLine,
     NovelBeat,
-    RelationExtraction,
     VoiceFact,
 )
 
@@ -44,8 +42,8 @@ def beat(index: int, *lines: tuple[str, str], cast: tuple[str, ...] = ("강민�
 
 def accept(memory: WriterMemory, b: NovelBeat, **reported: object) -> list[str]:
     found = extraction.Extracted(
-        characters=CharacterExtraction(voices=reported.get("voices", [])),  # type: ignore[arg-type]
-        relations=RelationExtraction(speech=reported.get("speech", [])),  # type: ignore[arg-type]
+        voices=list(reported.get("voices", [])),  # type: ignore[call-overload]
+        speech=list(reported.get("speech", [])),  # type: ignore[call-overload]
     )
     batch, _ = extraction.stage(memory, found, b, language="ko")
     return batch.commit()
@@ -119,3 +117,20 @@ def test_stage_voices_reads_the_language_from_the_lines_when_not_told(
     ids = stage_voices(memory, batch, beat(1, ("강민호", "선배, 가요.")))
     assert len(ids) == 1
     batch.discard()
+
+
+def test_a_combined_reply_carries_the_voices_through_the_autopilots_checkpoint() -> None:
+    from aizac.autopilot.committing import dump_extracted, load_extracted
+    from aizac.writer.combined import BeatExtraction
+    from aizac.writer.schemas import CharacterExtraction, RelationExtraction
+
+    reply = BeatExtraction.model_validate({
+        "summary": "s", "voices": [{"character_name": "박지훈", "catchphrases": ["귀찮게 하네"]}],
+        "speech": [{"speaker": "강민호", "listener": "윤수아", "speech_level": "polite",
+                    "address": "선배"}]})
+    found = load_extracted(dump_extracted(reply.extracted()))
+    assert found.voices[0].catchphrases == ["귀찮게 하네"]
+    assert (found.speech[0].speaker, found.speech[0].address) == ("강민호", "선배")
+    # the per-tag schemas a small model answers stay as they were (no voice fields)
+    assert "voices" not in CharacterExtraction.model_fields
+    assert "speech" not in RelationExtraction.model_fields
