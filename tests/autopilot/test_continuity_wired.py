@@ -119,3 +119,21 @@ def test_a_line_that_flips_a_pairs_speech_level_is_a_dialogue_finding_of_the_che
                           "prose": {"1": '"Hey, you gonna stand there?" Mira said.'}}, deps)
     found = [(f["kind"], f["memory_id"]) for f in report["report"]["findings"]]
     assert ("address_form", pair) in found and ("speech_level", pair) in found
+
+
+def test_a_beat_with_three_speakers_is_planned_before_the_autopilot_drafts_it(
+        tmp_path: Path) -> None:
+    model = JudgingModel()
+    _, agent = planned_project(tmp_path / "data", model)
+    model.react("", {"characters": ["Aren", "Mira", "Duke Veil"], "dialogue": [
+        {"speaker": "Aren", "line": "We ride at dawn."},
+        {"speaker": "Mira", "line": "Not without the seal."},
+        {"speaker": "Duke Veil", "line": "You will not leave this hall."}]})
+    autopilot = Autopilot(agent)
+    assert autopilot.start(Options(episodes=1)).status == "finished"
+    assert "DialoguePlan" in model.calls
+    plan_at = model.calls.index("DialoguePlan")
+    prose = [p for c, p in zip(model.calls, model.prompts, strict=True) if c == ""]
+    assert any("## Dialogue plan" in p and "1. Aren to Mira" in p for p in prose)
+    assert model.calls.index("", plan_at) > plan_at  # planned, then drafted
+    autopilot.close()
