@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from aizac.continuity.canon import Canon
 from aizac.dialogue.cards import PairVoice, VoiceCard, card_of, pair_of
 from aizac.errors import AizacError
 from aizac.memory.facts import ADDRESS, LISTENER_KEY, SPEAKER_KEY, VOICE, name_key
@@ -48,12 +49,9 @@ class VoiceCanon:
     dead: Mapping[str, Death] = field(default_factory=dict)
 
     def canonical(self, name: str) -> str:
-        """The canonical name of ``name`` or one of its aliases (else ``name``)."""
-        key = name_key(name)
-        for canonical, aliases in self.cast.items():
-            if name_key(canonical) == key or any(name_key(a) == key for a in aliases):
-                return canonical
-        return name
+        """The canonical name of ``name`` or one of its aliases (else ``name``): the rule of
+        the continuity canon, which holds the same cast."""
+        return Canon(cast=self.cast).canonical(name)
 
     def key(self, name: str) -> str:
         return name_key(self.canonical(name))
