@@ -17,10 +17,10 @@ from tests.fakes import ScriptedChatModel
 EDITED = "아렌은 문을 열었어.\n바람이 거셌어.\n“미라, 잠깐만.”\n쿵. 심장이 뛰었어."
 
 
-def _studio(data_dir: Path) -> Studio:
+def _studio(data_dir: Path, line: str = "선배, 잠깐만요.") -> Studio:
     model = ScriptedChatModel()
     model.speak_korean()
-    model.react("", {"dialogue": [{"speaker": "아렌", "line": "선배, 잠깐만요."}]})
+    model.react("", {"dialogue": [{"speaker": "아렌", "line": line}]})
     settings = Settings(data_dir=data_dir, language="ko", structured_retries=1)
     roles = ("planner", "writer", "extractor", "reviewer")
     return Studio(settings, models=dict.fromkeys(roles, model), embeddings=HashingEmbeddings(),
@@ -60,3 +60,21 @@ def test_style_and_voices_show_what_the_writer_and_the_dialogue_taught(tmp_path:
     assert bad.exit_code != 0 and "아무개" in bad.output
     scope = runner.invoke(app, ["style", "--scope", "writer", "--lang", "en"])
     assert "learned from all my projects" in scope.output
+
+
+
+def test_aizac_beat_shows_the_drafts_dialogue_findings_before_accepting(
+        tmp_path: Path) -> None:
+    from aizac.cli.story import register as register_story
+
+    studio = _studio(tmp_path)
+    agent = studio.create("novel", "회귀, 복수", language="ko")
+    agent.plan()
+    agent.accept(agent.next_beat().id)  # 아렌 -> 미라: 해요체, 선배
+    studio.close()
+    app = typer.Typer()
+    register_story(app, lambda: _studio(tmp_path, "미라, 어디 가?"))
+    app.command("noop")(lambda: None)
+    out = CliRunner().invoke(app, ["beat"])
+    assert out.exit_code == 0, out.output
+    assert "Error: 2번 비트: 아렌의 미라에 대한 말투가 반말입니다" in out.output
