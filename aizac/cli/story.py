@@ -138,7 +138,6 @@ def plot_command(
             typer.echo(f"    - {line}")
 
 
-@friendly
 def _show_dialogue_findings(agent: Any, draft: Any) -> None:
     """The draft's dialogue findings (a flipped speech level, a swapped form of address ...)."""
     from aizac.dialogue.view import finding_lines
@@ -149,6 +148,7 @@ def _show_dialogue_findings(agent: Any, draft: Any) -> None:
             typer.echo(line)
 
 
+@friendly
 def beat_command(
     ctx: typer.Context,
     project: ProjectOpt = None,
