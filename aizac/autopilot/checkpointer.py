@@ -35,9 +35,11 @@ def open_checkpointer(directory: Path, spec: str = "sqlite") -> Any:
             from langgraph.checkpoint.postgres import (  # type: ignore[import-not-found, unused-ignore]
                 PostgresSaver,
             )
+            from psycopg.rows import dict_row  # type: ignore[import-not-found, unused-ignore]
         except ImportError as e:
             raise ConfigError("error.autopilot.postgres_saver") from e
-        pg: Any = psycopg.connect(rest, autocommit=True, prepare_threshold=0)
+        # the saver reads rows as dicts
+        pg = psycopg.connect(rest, autocommit=True, prepare_threshold=0, row_factory=dict_row)
         saver = PostgresSaver(pg)
         saver.setup()
         return saver

@@ -99,7 +99,7 @@ def new_command(
     )
     info = agent.info
     typer.echo(f"created project {info.name!r} ({info.language}) in {info.path}")
-    _model_note(agent)
+    _notices(agent)
     typer.echo("next: aizac plot")
 
 
@@ -126,7 +126,7 @@ def plot_command(
 ) -> None:
     """Generate the plot from the project's keywords (or show it)."""
     agent = _make(ctx).open(project)
-    _model_note(agent)
+    _notices(agent)
     record = agent.plan(force=force, progress=_progress)
     p = record.plot
     typer.echo(f"# {p.title}\n{p.logline}\ngenre: {p.genre}  keywords: {', '.join(p.keywords)}")
@@ -138,6 +138,16 @@ def plot_command(
         typer.echo(f"[{act.stage}] ({act.episodes} episodes) {act.goal}")
         for line in act.key_events:
             typer.echo(f"    - {line}")
+
+
+def _show_dialogue_findings(agent: Any, draft: Any) -> None:
+    """The draft's dialogue findings (a flipped speech level, a swapped form of address ...)."""
+    from aizac.dialogue.view import finding_lines
+
+    report = agent.check_dialogue(draft.id)
+    if report.findings:
+        for line in finding_lines(report, str(getattr(agent.settings, "ui_language", "en"))):
+            typer.echo(line)
 
 
 @friendly
@@ -153,7 +163,7 @@ def beat_command(
     """Design the next beat (or show the pending draft); --accept commits it."""
     agent = _make(ctx).open(project)
     agent.require_plot()
-    _model_note(agent)
+    _notices(agent)
     draft = agent.current_draft()
     if reject:
         if draft is None:
@@ -166,6 +176,7 @@ def beat_command(
         draft = agent.regenerate(draft.id, regenerate, progress=_progress)
     elif draft is None:
         draft = agent.next_beat(regenerate or "", progress=_progress)
+    _show_dialogue_findings(agent, draft)  # before it is accepted: the writer decides
     if accept:
         draft = agent.accept(draft.id, progress=_progress)
     _show_beat(draft)
@@ -181,7 +192,7 @@ def write_command(
 ) -> None:
     """Write (stream) the prose of the last accepted beat."""
     agent = _make(ctx).open(project)
-    _model_note(agent)
+    _notices(agent)
     for chunk in agent.write_prose(beat_id):
         typer.echo(chunk, nl=False)
     typer.echo("")
@@ -196,7 +207,9 @@ def ask_command(
     """Ask the project's memory (self-query: the model builds the filter)."""
     from aizac.writer.service import check_question
 
-    docs = _make(ctx).open(project).ask(check_question(question))
+    agent = _make(ctx).open(project)
+    _notices(agent)
+    docs = agent.ask(check_question(question))
     if not docs:
         typer.echo("nothing current in memory answers that")
     for d in docs:
@@ -286,14 +299,34 @@ def _demo_story(language: str) -> dict[str, str]:
     return dict(stories.get(language, stories["en"]))
 
 
-def _model_note(agent: Any) -> None:
+def _notices(agent: Any) -> None:
     """Say, in the project's language, when a ko/zh project is written by the small embedded
-    demo model (:func:`aizac.writer.model_policy.demo_model_note`)."""
+    demo model (:func:`aizac.writer.model_policy.demo_model_note`); say what to run when its
+    memory still uses other embeddings than the configured ones."""
+    from aizac.text import render
     from aizac.writer.model_policy import demo_model_note
+    from aizac.writer.service import memory_notice
 
     note = demo_model_note(agent.router, agent.info.language)
     if note is not None:  # the project's language: the note is for the one writing it
         typer.echo(render(note, agent.info.language), err=True)
+    memory = memory_notice(agent)
+    if memory is not None:
+        typer.echo(render(memory, "en"), err=True)
+
+
+@friendly
+def reindex_command(ctx: typer.Context, project: ProjectOpt = None) -> None:
+    """Re-embed the project's memory with AIZAC_EMBEDDING, in place (resumable: run it again
+    after an interruption)."""
+    from aizac.llm.embeddings import embedding_label
+
+    studio = _make(ctx)
+    name = studio.open(project).info.name
+    result = studio.reindex(name, progress=lambda text: _progress(render(text, "en")))
+    key = "ui.memory.reindex_done" if result.switched else "ui.memory.reindex_current"
+    typer.echo(render(Text(key, project=name, rows=result.rows, embedded=result.embedded,
+                           target=embedding_label(result.target)), "en"))
 
 
 COMMANDS: dict[str, Callable[..., None]] = {
@@ -305,6 +338,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "ask": ask_command,
     "export": export_command,
     "demo": demo_command,
+    "reindex": reindex_command,
 }
 
 

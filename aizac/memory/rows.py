@@ -78,15 +78,41 @@ def keep_log_short(coll: Any) -> None:
             coll.modify(configuration={"hnsw": {"sync_threshold": SYNC_THRESHOLD}})
 
 
+def embed_texts(embeddings: Any, texts: Sequence[str]) -> list[list[float]]:
+    """Vectors of ``texts`` in ONE call to ``embeddings`` (one HTTP request, one batch of a
+    local model), checked: as many as texts, as floats.
+
+    Raises:
+        StorageError: the embeddings failed or returned the wrong number of vectors.
+    """
+    if not texts:
+        return []
+    try:
+        vectors = [[float(x) for x in v] for v in embeddings.embed_documents(list(texts))]
+    except Exception as e:
+        raise StorageError("error.memory.embed", cause=str(e)) from e
+    if len(vectors) != len(texts):
+        raise StorageError("error.memory.embed_count", vectors=len(vectors), texts=len(texts))
+    return vectors
+
+
+def stored_fingerprint(collection: Any) -> str:
+    """The embedding fingerprint a collection records (``""`` for a new one)."""
+    stored = (collection.metadata or {}).get(FINGERPRINT_KEY)
+    return stored if isinstance(stored, str) else ""
+
+
 def check_fingerprint(collection: Any, fingerprint: str) -> None:
     """Refuse a store written with other embeddings; record the fingerprint on a new one.
 
     Raises:
         StorageError: ``AIZAC_EMBEDDING`` changed since the project was written.
     """
-    stored = (collection.metadata or {}).get(FINGERPRINT_KEY)
+    stored = stored_fingerprint(collection)
     if stored and stored != fingerprint:
-        raise StorageError("error.memory.embedding_changed", stored=stored, now=fingerprint)
+        raise StorageError(
+            "error.memory.embedding_changed", written=stored, configured=fingerprint,
+        )
     if not stored:
         with contextlib.suppress(Exception):
             merged = {**(collection.metadata or {}), FINGERPRINT_KEY: fingerprint}

@@ -17,13 +17,14 @@ import gradio as gr
 from aizac.errors import InvalidInputError
 from aizac.export.render import escape_markdown_cell, escape_markdown_lines
 from aizac.memory.forgetting import memory_factor
+from aizac.plotting import use_cjk_fonts
+from aizac.text import Text, render
 from aizac.web.labels import TAG_KEYS, Labels
 from aizac.web.service import WebService
 
 TAGS = ("Story", "Character", "CharacterRelation", "NovelSetting")
 MEMORY_HEADERS = ["ID", "Tag", "Memory", "Who", "Ch.", "Strength", "Factor", "Pinned", "Live"]
 SHORT_ID = 8
-CJK_FONTS = ["Noto Sans CJK KR", "Noto Sans CJK JP", "Noto Sans CJK SC", "DejaVu Sans"]
 MAX_CURVES = 8
 MAX_ROWS = 300  # the table and the selection box show the most vivid memories first
 MAX_QUESTION_CHARS = 500
@@ -143,18 +144,6 @@ def curves(
     return out
 
 
-def use_cjk_fonts() -> None:
-    """Make matplotlib draw Hangul and Hanzi (Noto Sans CJK when installed)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    matplotlib.rcParams["font.family"] = "sans-serif"
-    matplotlib.rcParams["font.sans-serif"] = [
-        *CJK_FONTS, *[f for f in matplotlib.rcParams["font.sans-serif"] if f not in CJK_FONTS]
-    ]
-    matplotlib.rcParams["axes.unicode_minus"] = False
-
-
 def curve_figure(
     service: WebService, project: str | None, ids: Sequence[str] | None,
     L: Labels | None = None,
@@ -232,6 +221,27 @@ def ask_memory(
     return "\n".join(lines)
 
 
+# ----------------------------------------------------------------------------- reindex
+def reindex_notice(service: WebService, project: str | None, language: str) -> str:
+    """The Memory tab's note when the project's memory still uses other embeddings than
+    the configured ones ("" otherwise): what it uses, and that Reindex converts it."""
+    notice = service.memory_notice(project) if project else None
+    return render(notice, language) if notice is not None else ""
+
+
+def reindex_memory(
+    service: WebService, project: str | None, language: str,
+    progress: Callable[[str], None] | None = None,
+) -> str:
+    """Re-embed the project's memory with the configured embeddings; what was done."""
+
+    def said(text: Text) -> None:
+        if progress is not None:
+            progress(render(text, language))
+
+    return render(service.reindex(project, progress=said), language)
+
+
 # --------------------------------------------------------------------------------- UI
 @dataclass
 class MemoryTab:
@@ -240,13 +250,14 @@ class MemoryTab:
     refresh_outputs: list[Any]
 
 
-def _refresher(service: WebService, L: Labels) -> Callable[..., list[Any]]:
-    """The Memory tab's refresh: table, character filter, selection box, relationship matrix."""
+def _refresher(service: WebService, L: Labels, language: str) -> Callable[..., list[Any]]:
+    """The Memory tab's refresh: table, character filter, selection box, relationship matrix,
+    the reindex note."""
 
     def refresh(name: str | None, tag_v: str, who: str,
                 keep: list[str] | None = None) -> list[Any]:
         if not name:
-            return [gr.skip()] * 4
+            return [gr.skip()] * 5
         try:
             heads, rows = relation_table(service, name, L["ui.no_two"])
             people = character_names(service, name)
@@ -256,9 +267,10 @@ def _refresher(service: WebService, L: Labels) -> Callable[..., list[Any]]:
                             value=who if who in people else ""),
                 gr.Dropdown(choices=memory_choices(service, name, L), value=keep or []),
                 gr.Dataframe(value=rows, headers=heads),
+                reindex_notice(service, name, language),
             ]
         except Exception:
-            return [gr.skip()] * 4
+            return [gr.skip()] * 5
 
     return refresh
 
@@ -268,6 +280,9 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
     from aizac.web.labels import headers
 
     service, L = ui.service, ui.L
+    with gr.Row():
+        notice = gr.Markdown("", elem_id="aizac-reindex-notice")
+        ui.button("reindex", L["ui.memory.reindex"], scale=0, size="sm")
     with gr.Row():
         tag = gr.Dropdown(label=L["ui.tag"], value="", elem_id="aizac-tag",
                           choices=[(L["ui.all"], ""), *[(L[TAG_KEYS[t]], t) for t in TAGS]])
@@ -296,8 +311,8 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
         ui.button("ask", L["ui.ask_button"], scale=0)
     answer = gr.Markdown("", elem_id="aizac-answer")
 
-    refresh = _refresher(service, L)
-    outputs = [table, character, selected, matrix]
+    refresh = _refresher(service, L, ui.language)
+    outputs = [table, character, selected, matrix, notice]
     inputs = [ui.project, tag, character]
 
     def wire() -> None:
@@ -316,6 +331,11 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
         def on_ask(name: str | None, q: str) -> Any:
             return [ask_memory(service, name, q, L["ui.memory_nothing"])], ""
 
+        def on_reindex(name: str | None, tag_v: str, who: str, *,
+                       progress: Callable[[str], None]) -> Any:
+            said = reindex_memory(service, name, ui.language, progress)
+            return refresh(name, tag_v, who), said
+
         after = [ui.status, *ui.button_list]
         b["mem-refresh"].click(refresh, inputs, outputs)
         tag.change(refresh, inputs, outputs)
@@ -326,5 +346,7 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
         b["curves"].click(ui.act(on_curves, 1), [ui.project, selected], [plot, *after])
         b["ask"].click(ui.act(on_ask, 1), [ui.project, question], [answer, *after])
         question.submit(ui.act(on_ask, 1), [ui.project, question], [answer, *after])
+        b["reindex"].click(ui.long(on_reindex, len(outputs), "ui.memory.reindex"),
+                           [ui.project, tag, character], [*outputs, *after])
 
     return MemoryTab(refresh, inputs, outputs), wire

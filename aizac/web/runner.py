@@ -22,7 +22,7 @@ import gradio as gr
 
 from aizac.errors import AizacError, CancelledError
 from aizac.export.render import escape_markdown
-from aizac.text import Text, describe, render
+from aizac.text import Text, describe, known, render
 from aizac.web.labels import Labels
 from aizac.web.service import WebService
 
@@ -77,7 +77,8 @@ class Ui:
     def progress_line(self, what: str, detail: Text | str = "") -> str:
         """The status while ``what`` runs: a CSS spinner (no emoji glyph, which a browser
         without an emoji font draws as a box) and the pipeline's latest progress line."""
-        line = self.L.t("ui.busy", what=self.L[what])
+        label = self.L[what] if known(what) else render(Text(what), self.language)
+        line = self.L.t("ui.busy", what=label)
         said = render(detail, self.language) if isinstance(detail, Text) else detail
         detail = escape_markdown(said)  # may name the model's cast
         return f"{SPINNER} {line} {detail}".rstrip()

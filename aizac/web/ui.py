@@ -27,6 +27,7 @@ from aizac.web import (
     tab_illustrations,
     tab_models,
     tab_start,
+    tab_style,
 )
 from aizac.web.labels import labels
 from aizac.web.runner import Ui
@@ -97,8 +98,10 @@ def build_app(
                 wire_export = tab_export.build(ui)
             with gr.Tab(L["ui.illustration.tab"], id="gallery"):
                 wire_gallery = tab_illustrations.build_gallery(ui)
+            with gr.Tab(L["ui.tab.style"], id="style"):
+                wire_style = tab_style.build(ui, beats)
             wires = [wire_start, wire_beats, wire_memory, wire_export, wire_illustration,
-                     wire_gallery]
+                     wire_gallery, wire_style]
             with gr.Tab(L["ui.tab.autopilot"], id="autopilot"):
                 wires.append(tab_autopilot.build(ui))
             if models_tab:
@@ -157,7 +160,12 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
             return [*[gr.skip()] * n, ui.message(e), *ui.states(None)]
 
     def on_open(name: str | None) -> list[Any]:
-        return opened(name, gr.skip())
+        # a project whose memory still uses other embeddings says what to do on open
+        try:
+            said: Any = inspector.reindex_notice(service, name, ui.language) or gr.skip()
+        except Exception:  # opening reports its own error below
+            said = gr.skip()
+        return opened(name, said)
 
     def on_create(*inputs: Any) -> list[Any]:
         try:

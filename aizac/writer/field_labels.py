@@ -30,7 +30,10 @@ FIELD_KEYS: dict[str, str] = {
     "text": "field.text", "aspect": "field.aspect", "summary": "field.summary",
     "foreshadow": "field.foreshadow", "rule": "field.rule",
     "new_characters": "field.new_characters", "story": "field.story",
-    "relations": "field.relations"
+    "relations": "field.relations", "voices": "field.voices", "manner": "field.manner",
+    "tics": "field.tics", "catchphrases": "field.catchphrases", "dialect": "field.dialect",
+    "speech": "field.speech", "listener": "field.listener", "speech_level": "field.speech_level",
+    "address": "field.address",
 }
 """Every field of the schemas in :mod:`aizac.writer.schemas` (and the combined and episode
 schemas) that a quality problem can point at, and its catalogue key (``field.<name>``, listed
