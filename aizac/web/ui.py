@@ -191,7 +191,9 @@ _PAGE_SCRIPT = """<script>(() => {
   const fix = (el) => {
     for (const a of named) {
       const v = el.getAttribute(a);
-      if (v && Object.hasOwn(words, v)) el.setAttribute(a, words[v]);
+      // only when it changes: an attribute set to itself is a mutation again (an endless
+      // loop that hangs the page where a word says itself, as English does)
+      if (v && Object.hasOwn(words, v) && words[v] !== v) el.setAttribute(a, words[v]);
     }
     // a choice's tooltip is its value (a field's name): show its label instead
     const label = el.tagName === 'INPUT' ? el.closest('label') : null;
