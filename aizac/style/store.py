@@ -111,7 +111,8 @@ def _record(db: sqlite3.Connection, project: str, beat_id: int, kind: str, *, mo
         db.execute("INSERT INTO passages VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', 0, ?)",
                    (project, beat_id, kind, seq, language, episode, index, model, now))
         return
-    assert writer is not None
+    if writer is None:  # neither text given: nothing to record
+        return
     if held is None:
         db.execute("INSERT INTO passages VALUES (?, ?, ?, 0, ?, ?, ?, '', ?, 1, ?)",
                    (project, beat_id, kind, language, episode, index, writer, now))
@@ -170,7 +171,8 @@ class StyleBook:
 
     def _writer_db(self) -> _Db:
         if self._writer is None:
-            assert self._writer_path is not None
+            if self._writer_path is None:
+                raise InvalidInputError("error.style.no_writer_scope")
             self._writer = _Db(self._writer_path)
         return self._writer
 
