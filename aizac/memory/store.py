@@ -108,6 +108,7 @@ class WriterMemory:
         self.clock = clock
         self._ephemeral = client is None and path is None
         client_given = client is not None
+        self._owns_client = not client_given
         self.client, self.collection, name = open_collection(path, collection, client)
         self._fingerprint = embedding_fingerprint(embeddings)
         check_fingerprint(self.collection, self._fingerprint)
@@ -321,6 +322,17 @@ class WriterMemory:
     def reinforce(self, ids: Sequence[str]) -> list[MemoryHit]:
         """Recall effect without a query: strength += 1 and time restarts. Returns the hits."""
         return self.recaller.reinforce(ids)
+
+    def release(self) -> None:
+        """Close every file this memory holds open (its key index, its journal and, when
+        embedded, its Chroma store), before its folder is deleted. The memory is unusable
+        afterwards."""
+        if self.rows.index is not None:
+            self.rows.index.close()
+        self.commits.journal.close()
+        if self._owns_client:
+            with contextlib.suppress(Exception):
+                self.client.close()
 
     def close(self) -> None:
         """Release an in-memory store (persistent stores need no closing)."""
