@@ -212,15 +212,28 @@ def _aizac_error(request: Request, error: Exception) -> JSONResponse:
     return for_request(request, error)
 
 
+def flat_routes(routes: Iterable[Any]) -> list[Any]:
+    """``routes`` with included routers opened up (FastAPI keeps ``include_router``'s routers
+    as one entry each)."""
+    out: list[Any] = []
+    for route in routes:
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            out.extend(flat_routes(inner.routes))
+        else:
+            out.append(route)
+    return out
+
+
 def allowed_methods(app: Any, scope: dict[str, Any]) -> list[str]:
     """Every method some route of ``app`` answers at the request's path (for ``Allow``)."""
     methods: set[str] = set()
-    for route in getattr(app, "routes", []):
+    for route in flat_routes(getattr(app, "routes", [])):
+        if getattr(route, "methods", None) is None:
+            continue  # a mount: its own routes answer for themselves
         match, _ = route.matches({**scope, "method": "__NONE__"})
         if match in (Match.PARTIAL, Match.FULL):
             methods.update(getattr(route, "methods", None) or ())
-    if "GET" in methods:
-        methods.add("HEAD")
     return sorted(methods)
 
 

@@ -95,7 +95,11 @@ class UiGate:
             path = f"{self.path}{API}/heartbeat/{bound_hash(self.key, user.id, raw)}"
             await app({**scope, "path": path, "raw_path": path.encode()}, receive, send)
         elif method == "GET" and sub == f"{API}/queue/data":
-            await app(self._bound_query(scope, user.id), receive, send)
+            bound = self._bound_query(scope, user.id)
+            if not self._session_open(bound):  # Gradio would fail half way into its stream
+                await refuse(scope, receive, send, NotFoundError("error.server.no_events"))
+                return
+            await app(bound, receive, send)
         elif method == "POST" and sub in (f"{API}/queue/join", f"{API}/cancel"):
             await self.event(scope, receive, send, user.id, app, cancel=sub.endswith("cancel"))
         elif sub.startswith((f"{API}/upload", f"{API}/process_recording")):
@@ -171,6 +175,15 @@ class UiGate:
             return await receive()
 
         await app({**scope, "headers": headers}, replay, send)
+
+    def _session_open(self, scope: Scope) -> bool:
+        """Whether the (bound) session hash of a ``queue/data`` request has events waiting."""
+        queue = getattr(self.blocks, "_queue", None)
+        waiting = getattr(queue, "pending_messages_per_session", None)
+        if not isinstance(waiting, dict):
+            return True  # not a queue this gate knows: let Gradio answer
+        pairs = dict(urllib.parse.parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+        return pairs.get("session_hash", "") in waiting
 
     def _owns(self, session_hash: str, event_id: str) -> bool:
         queue = getattr(self.blocks, "_queue", None)
