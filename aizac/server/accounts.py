@@ -405,17 +405,18 @@ class AccountStore:
                                (token_id, user_id)).fetchone()
             if found is None:
                 raise NotFoundError("error.server.token_not_found")
-            gone = db.execute(
+            tree = [r[0] for r in db.execute(
                 "WITH RECURSIVE tree(id) AS (SELECT ? UNION SELECT t.id FROM tokens t "
-                "JOIN tree ON t.parent_id = tree.id) "
-                "DELETE FROM tokens WHERE user_id = ? AND id IN (SELECT id FROM tree)",
-                (token_id, user_id),
-            ).rowcount
-        return int(gone)
+                "JOIN tree ON t.parent_id = tree.id) SELECT id FROM tree", (token_id,))]
+            db.executemany("DELETE FROM tokens WHERE user_id = ? AND id = ?",
+                           [(user_id, i) for i in tree])
+        return len(tree)
 
     def revoke_tokens(self, user_id: str) -> int:
         """Delete every token of ``user_id``; how many went."""
         with self._writing() as db:
+            db.execute("DELETE FROM tokens WHERE user_id = ? AND expires_at IS NOT NULL "
+                       "AND expires_at <= ?", (user_id, self.clock()))
             return int(db.execute("DELETE FROM tokens WHERE user_id = ?", (user_id,)).rowcount)
 
     def token_user(self, token: str) -> tuple[User, TokenInfo] | None:
