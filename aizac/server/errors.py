@@ -35,7 +35,7 @@ from aizac.errors import (
     NotFoundError,
     StorageError,
 )
-from aizac.text import LANGUAGES, describe
+from aizac.text import LANGUAGES, Text, describe, known, render
 
 log = logging.getLogger("aizac.server")
 
@@ -175,11 +175,21 @@ def body_of(error: AizacError, language: str, roots: Sequence[str] = ()) -> dict
         said = describe(error, language, surface="api")
         error = UnavailableError("error.server.memory_down", detail=clip(said.message, 300))
     said = describe(error, language, surface="api")
+    hint = said.hint
+    if _names_a_command(hint) and error.default_hint:
+        # A hint written for the command line (an English sentence not yet in the catalogue):
+        # the class's own hint, in its API variant, says what to do over HTTP instead.
+        key = error.default_hint + (".api" if known(error.default_hint + ".api") else "")
+        hint = render(Text(key, error.params), language)
     return {
         "code": said.code,
         "message": clip(_hide_paths(said.message, roots), MAX_MESSAGE),
-        "hint": clip(_hide_paths(said.hint, roots), MAX_MESSAGE),
+        "hint": clip(_hide_paths(hint, roots), MAX_MESSAGE),
     }
+
+
+def _names_a_command(hint: str) -> bool:
+    return "`aizac " in hint or "--project" in hint or "aizac new" in hint
 
 
 def error_response(
