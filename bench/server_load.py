@@ -19,7 +19,6 @@ lost or duplicated memories, turns and summaries (all must be 0).
 from __future__ import annotations
 
 import argparse
-import shutil
 import socket
 import statistics
 import subprocess
@@ -90,14 +89,13 @@ def free_port() -> int:
 
 def start_chroma(path: Path) -> tuple[subprocess.Popen[bytes], int]:
     """``chroma run`` on a free loopback port, once its heartbeat answers."""
-    chroma = shutil.which("chroma")
-    if chroma is None:
-        raise SystemExit("the `chroma` command (from the chromadb package) is not on PATH")
+    from tests.memory_server.conftest import chroma_command
+
     port = free_port()
     path.parent.mkdir(parents=True, exist_ok=True)
     log = (path.parent / "chroma.log").open("wb")
     proc = subprocess.Popen(
-        ["timeout", str(CHROMA_LIFETIME), chroma, "run", "--host", "127.0.0.1",
+        ["timeout", str(CHROMA_LIFETIME), *chroma_command(), "run", "--host", "127.0.0.1",
          "--port", str(port), "--path", str(path)], stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     deadline = time.monotonic() + 90
