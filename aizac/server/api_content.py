@@ -16,7 +16,7 @@ from fastapi.responses import FileResponse
 from sse_starlette.sse import EventSourceResponse
 
 from aizac.errors import AizacError, ConflictError, NotFoundError
-from aizac.server.api_projects import MODEL, READ, WRITE, BeatId, Project
+from aizac.server.api_projects import MODEL, READ, WRITE, BeatId, Project, plot_needed
 from aizac.server.auth import CurrentBox, state_of
 from aizac.server.errors import InternalError, UnavailableError, body_of, clip, language_of
 from aizac.server.models import (
@@ -198,7 +198,8 @@ def ask(name: Project, body: AskIn, request: Request, box: CurrentBox) -> list[A
              responses=WRITE)
 def export(name: Project, body: ExportIn, request: Request, box: CurrentBox) -> ExportOut:
     state_of(request).sandboxes.check_storage(box)
-    result = box.service.export(name, body.format, body.first, body.last, body.filename)
+    with plot_needed(box, name):
+        result = box.service.export(name, body.format, body.first, body.last, body.filename)
     return ExportOut(file=FilePath(result.target).name, without_prose=result.without_prose)
 
 

@@ -9,11 +9,13 @@ generation slot (:meth:`~aizac.server.sandbox.Sandboxes.generation`).
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Request, Response
 
-from aizac.errors import ConflictError, NotFoundError
+from aizac.errors import ConflictError, InvalidInputError, NotFoundError
 from aizac.server.auth import CurrentBox, state_of
 from aizac.server.models import (
     PROJECT_NAME,
@@ -50,6 +52,18 @@ def project_name(
 
 Project = Annotated[str, Depends(project_name)]
 router = APIRouter(prefix="/api/v1", tags=["projects"])
+
+
+@contextlib.contextmanager
+def plot_needed(box: CurrentBox, name: str) -> Iterator[None]:
+    """A refusal inside the block because the project has no plot (checked after it failed,
+    so a plan still running in another session is waited for, not refused) is a 409."""
+    try:
+        yield
+    except InvalidInputError as e:
+        if box.service.plot(name) is None:
+            raise ConflictError("error.server.plot_first") from e
+        raise
 
 
 @router.get("/projects", response_model=list[ProjectOut], responses=responses(401))
@@ -140,9 +154,9 @@ def get_beat(name: Project, beat_id: BeatId, box: CurrentBox) -> BeatOut:
 
 @router.post("/projects/{name}/beats/next", response_model=BeatOut, responses=MODEL)
 def design_beat(name: Project, request: Request, box: CurrentBox) -> BeatOut:
-    """Design the next beat (a pending draft is returned as it is)."""
+    """Design the next beat (a pending draft is returned as it is). Without a plot: 409."""
     box.service.agent(name)
-    with state_of(request).sandboxes.generation(box):
+    with plot_needed(box, name), state_of(request).sandboxes.generation(box):
         return BeatOut.of(box.service.next_beat(name))
 
 
@@ -175,17 +189,30 @@ def accept_beat(
 
 @router.post("/projects/{name}/undo", response_model=HistoryOut, responses=WRITE)
 def undo(name: Project, box: CurrentBox) -> HistoryOut:
+    """Step back in the history (nothing to undo: 409)."""
+    if not box.service.history(name).can_undo:
+        raise ConflictError("error.server.nothing_to_undo")
     return HistoryOut.of(box.service.undo(name))
 
 
 @router.post("/projects/{name}/redo", response_model=HistoryOut, responses=WRITE)
 def redo(name: Project, box: CurrentBox) -> HistoryOut:
+    """Step forward again (nothing to redo: 409)."""
+    if not box.service.history(name).can_redo:
+        raise ConflictError("error.server.nothing_to_redo")
     return HistoryOut.of(box.service.redo(name))
 
 
 @router.post("/projects/{name}/switch", response_model=HistoryOut, responses=WRITE)
 def switch(name: Project, body: SwitchIn, box: CurrentBox) -> HistoryOut:
-    return HistoryOut.of(box.service.switch(name, body.node_id))
+    """Jump to another branch of the history (an unknown node: 404)."""
+    view = box.service.history(name)
+    if body.node_id == view.node_id:
+        raise ConflictError("error.server.on_that_branch")
+    try:
+        return HistoryOut.of(box.service.switch(name, body.node_id))
+    except InvalidInputError as e:  # the service's "that branch does not exist"
+        raise NotFoundError("error.server.no_branch") from e
 
 
 @router.post("/projects/{name}/cancel", responses=READ)

@@ -13,7 +13,8 @@ from aizac.writer.schemas import NovelBeat, NovelPlot
 
 class Body(BaseModel):
     # Python's regex engine: the schema's patterns mean what the server's own checks mean.
-    model_config = ConfigDict(extra="forbid", regex_engine="python-re")
+    # strict: a JSON 0 is not false, "3" is not 3 (what the schema says is what is accepted).
+    model_config = ConfigDict(extra="forbid", regex_engine="python-re", strict=True)
 
 
 # The rules of names, written as schema (Python regex syntax: letters are Unicode letters), so

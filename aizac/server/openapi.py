@@ -40,6 +40,20 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
             for code in codes}
 
 
+def _not_blank(node: Any) -> None:
+    """Every string that must not be empty must hold a non-space character: the models strip
+    their strings before counting (``"  "`` is too short), and the schema says so too."""
+    if isinstance(node, dict):
+        if node.get("type") == "string" and node.get("minLength", 0) >= 1 and (
+                "pattern" not in node and "enum" not in node and "format" not in node):
+            node["pattern"] = r"\S"
+        for value in node.values():
+            _not_blank(value)
+    elif isinstance(node, list):
+        for value in node:
+            _not_blank(value)
+
+
 def install(app: FastAPI) -> None:
     """Give ``app`` an OpenAPI document with the error shape, the codes every route may
     answer and the two ways to authenticate."""
@@ -73,6 +87,7 @@ def install(app: FastAPI) -> None:
                     elif code in {"422"}:
                         answer["content"] = {"application/json": {"schema": ERROR_REF}}
                         answer["description"] = DESCRIPTIONS[422]
+        _not_blank(schema)
         components["schemas"].pop("HTTPValidationError", None)
         components["schemas"].pop("ValidationError", None)
         app.openapi_schema = schema
