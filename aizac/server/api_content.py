@@ -44,7 +44,12 @@ STREAM: dict[int | str, dict[str, Any]] = {200: {
     "description": "Server-Sent Events: ``run`` (its id), ``chunk`` (``delta``), then "
     "``done`` (the whole ``text``) or ``error`` (``code``, ``message``, ``hint``; also when "
     "the server shuts down).",
-    "content": {"text/event-stream": {"schema": {"type": "string"}}}}}
+    "content": {"text/event-stream": {"schema": {
+        "type": "object", "required": ["event", "data"],
+        "properties": {"event": {"enum": ["run", "chunk", "done", "error"]},
+                       "data": {"type": "string", "contentMediaType": "application/json",
+                                "description": "run: {id}; chunk: {delta}; done: {text}; "
+                                "error: the error body {code, message, hint}."}}}}}}}
 
 
 def _run_out(run: Run) -> RunOut:
@@ -157,10 +162,13 @@ def get_run(run_id: RunId, box: CurrentBox) -> RunOut:
 
 @router.delete("/runs/{run_id}", response_model=RunOut, responses=READ)
 def cancel_run(run_id: RunId, box: CurrentBox) -> RunOut:
+    """Remove the run, cancelling it if it still runs; its last state is the reply."""
     run = box.run(run_id)
     if run.status == "running":
         run.status = "cancelling"
         box.service.cancel(run.project)
+    with box.lock:
+        box.runs.pop(run.id, None)
     return _run_out(run)
 
 

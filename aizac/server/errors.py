@@ -41,6 +41,9 @@ log = logging.getLogger("aizac.server")
 
 MAX_MESSAGE = 600
 """Characters of a rendered message or hint sent back at most (a 900 KB id is not echoed)."""
+SCHEMA_KEYS = ("error.server.",)
+"""Input errors the server itself raises (a body against its schema, a password or name that
+fails its rules): 422. The writer's rules on a well-formed request answer 409."""
 MAX_PARAM = 120
 """Characters of one value a caller sent that a message may repeat."""
 
@@ -82,7 +85,8 @@ STATUS: list[tuple[type[AizacError], int]] = [
     (ModelError, 502), (DeliveryError, 502), (UnavailableError, 503), (StorageError, 507),
 ]
 """Error kind -> status, first match wins (a :class:`LimitError` is 429, or 503 when the whole
-server is busy; a memory server that does not answer is 503 whatever raised it)."""
+server is busy; a memory server that does not answer is 503 whatever raised it; an input error
+of the writer's rules, raised for a request that fit the schema, is 409: see :func:`status_of`)."""
 
 
 def clip(value: object, limit: int = MAX_PARAM) -> str:
@@ -145,6 +149,10 @@ def status_of(error: AizacError) -> int:
         return 503 if error.capacity else 429
     if memory_server_failed(error):
         return 503
+    if isinstance(error, InvalidInputError) and not error.key.startswith(SCHEMA_KEYS):
+        # The body fit the schema (else FastAPI refused it first): what the project's rules
+        # refuse now (an accepted beat edited, no prose to export yet) conflicts with its state.
+        return 409
     return next((code for kind, code in STATUS if isinstance(error, kind)), 400)
 
 

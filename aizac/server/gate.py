@@ -106,13 +106,15 @@ class Caller:
     token_id: str = ""
 
 
+_PUBLIC_PATHS = frozenset(path for _, path in PUBLIC_EXACT)
+
+
 def is_public(method: str, path: str) -> bool:
-    """Whether ``method path`` may be answered without an account (pure)."""
-    if method == "HEAD":
-        method = "GET"
-    if (method, path) in PUBLIC_EXACT or (method, path.rstrip("/") or "/") in PUBLIC_EXACT:
+    """Whether ``method path`` may be answered without an account (pure): a public path, by
+    any method (the router answers a wrong one with 405; only the listed one does anything)."""
+    if path in _PUBLIC_PATHS or (path.rstrip("/") or "/") in _PUBLIC_PATHS:
         return True
-    return method == "GET" and path.startswith(PUBLIC_PREFIXES)
+    return method in ("GET", "HEAD") and path.startswith(PUBLIC_PREFIXES)
 
 
 def request_origin(scope: Scope) -> str:

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from aizac.web.service import HistoryView
 from aizac.writer.project import BeatRecord, ProjectInfo
-from aizac.writer.schemas import NovelBeat, NovelPlot
+from aizac.writer.schemas import MAX_ACT_EPISODES, NovelBeat, NovelPlot
+
+
+def _whole(value: Any) -> Any:
+    """``3.0`` is the integer 3 (JSON Schema's ``integer``); ``"3"`` and ``true`` stay what
+    they are and are refused by the strict check."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
+Int = Annotated[int, BeforeValidator(_whole)]
 
 
 class Body(BaseModel):
@@ -149,7 +160,20 @@ class PlotOut(Body):
 
 class PlotIn(Body):
     plot: NovelPlot
-    version: int | None = None
+    version: Int | None = None
+
+    @field_validator("plot", mode="before")
+    @classmethod
+    def _episodes_as_sent(cls, value: Any) -> Any:
+        """The plot model rounds and clamps a model's act lengths (decoding cannot bound an
+        integer); a caller's must already be whole numbers in range, as the schema says."""
+        acts = value.get("acts") if isinstance(value, dict) else None
+        for act in acts if isinstance(acts, list) else []:
+            n = act.get("episodes") if isinstance(act, dict) else None
+            n = _whole(n)
+            if type(n) is not int or not 1 <= n <= MAX_ACT_EPISODES:
+                raise ValueError(f"each act's episodes must be a whole number 1-{MAX_ACT_EPISODES}")
+        return value
 
 
 # --------------------------------------------------------------------------------- beats
@@ -168,17 +192,24 @@ class BeatOut(Body):
                    version=r.version, beat=r.beat, prose=r.prose)
 
 
+class Sibling(Body):
+    label: str
+    node_id: str
+
+
 class HistoryOut(Body):
     node_id: str | None
     can_undo: bool
     can_redo: bool
     path: list[str]
-    siblings: list[tuple[str, str]]
+    siblings: list[Sibling] = Field(description="Other branches at this point (switch to one "
+                                    "with POST .../switch).")
 
     @classmethod
     def of(cls, h: HistoryView) -> HistoryOut:
         return cls(node_id=h.node_id, can_undo=h.can_undo, can_redo=h.can_redo,
-                   path=list(h.path), siblings=list(h.siblings))
+                   path=list(h.path),
+                   siblings=[Sibling(label=label, node_id=node) for label, node in h.siblings])
 
 
 class BeatsOut(Body):
@@ -189,19 +220,19 @@ class BeatsOut(Body):
 
 
 class BeatEdit(Body):
-    version: int | None = None
+    version: Int | None = None
     beat: NovelBeat
 
 
 class RegenerateIn(Body):
-    version: int | None = None
+    version: Int | None = None
     instruction: str = Field(default="", max_length=500)
     locked: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list,
                                                                max_length=20)
 
 
 class VersionIn(Body):
-    version: int | None = None
+    version: Int | None = None
 
 
 class SwitchIn(Body):
@@ -248,8 +279,8 @@ class Answer(Body):
 # -------------------------------------------------------------------------- export, runs
 class ExportIn(Body):
     format: Literal["txt", "md", "epub"] = "txt"
-    first: int | None = Field(default=None, ge=1, le=100_000)
-    last: int | None = Field(default=None, ge=1, le=100_000)
+    first: Int | None = Field(default=None, ge=1, le=100_000)
+    last: Int | None = Field(default=None, ge=1, le=100_000)
     filename: str | None = Field(
         default=None, pattern=EXPORT_NAME, max_length=40,
         description="A plain file name without extension or folders (default: the title).")
