@@ -119,13 +119,9 @@ class WriterMemory:
         """The memory's name; its Chroma collection is this, or what a reindex switched to."""
         self._ephemeral = client is None and path is None
         client_given = client is not None
-<<<<<<< HEAD
         self._owns_client = not client_given
-        self.client, self.collection, name = open_collection(path, collection, client)
-=======
         physical = active_collection(path, collection)
         self.client, self.collection, name = open_collection(path, physical, client)
->>>>>>> main
         self._fingerprint = embedding_fingerprint(embeddings)
         self.reindex_needed: tuple[str, str] | None = None
         """``(recorded, configured)`` fingerprints when the store was written with other
