@@ -151,6 +151,7 @@ def create_app(
     docs.install(app)
     secret = config.session_secret(settings.data_dir)
     slot = UiSlot(UI_PATH)
+    app.state.ui_slot = slot
     if ui:
         from aizac.server.mount import mount_ui
 

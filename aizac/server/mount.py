@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from pathlib import Path
 from typing import cast
 
 from fastapi import FastAPI, Request
@@ -94,7 +95,10 @@ def mount_ui(app: FastAPI, state: ServerState, slot: UiSlot, *, language: str,
         head=head, footer_links=[], show_error=False, ssr_mode=False,
         max_file_size=state.config.max_body_bytes,
     )
-    slot.gate = UiGate(state, slot.path, session_hash_key(secret), blocks)
+    from gradio.utils import get_upload_folder
+
+    slot.gate = UiGate(state, slot.path, session_hash_key(secret), blocks,
+                       cache=Path(get_upload_folder()))
 
 
 __all__ = ["mount_ui", "session_hash_key"]

@@ -12,8 +12,10 @@ under ``/ui``, lets through only what the page needs and denies the rest (404):
   (:func:`bound_hash`), so a hash copied from another user's page names a session of one's own:
   another account's events can be neither read nor cancelled;
 * **files** (``gradio_api/file=...`` and the ``file/...`` form): served by the gate itself,
-  and only from the signed-in user's own export folder; Gradio's file route (which serves its
-  shared cache and every allowed path to anyone signed in) is never reached;
+  only from the signed-in user's own export folder, or a file of Gradio's cache that the gate
+  saw go to this very account in one of its event streams (the gallery's pictures: Gradio
+  writes an image it shows into its cache); Gradio's file route (which serves its shared cache
+  and every allowed path to anyone signed in) is never reached;
 * **uploads** are refused: the app has no upload component.
 """
 
@@ -23,7 +25,10 @@ import hashlib
 import hmac
 import json
 import mimetypes
+import re
+import threading
 import urllib.parse
+from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +47,9 @@ PUBLIC_PREFIXES = ("/assets/", "/static/", "/svelte/")
 PUBLIC_FILES = frozenset({"/theme.css", f"{API}/theme.css", "/favicon.ico", "/manifest.json",
                           "/robots.txt"})
 PAGE = frozenset({"", "/", "/config", "/config/"})
+SENT_FILES = 20_000
+"""Files of Gradio's cache remembered as sent to an account (the oldest are forgotten)."""
+_PATH = re.compile(rb'"path":\s*"((?:[^"\\]|\\.)+)"')
 
 
 def bound_hash(key: bytes, user_id: str, session_hash: str) -> str:
@@ -61,11 +69,15 @@ class UiGate:
         blocks: the Gradio app (its queue: which events belong to which session).
     """
 
-    def __init__(self, state: ServerState, path: str, key: bytes, blocks: Any = None) -> None:
+    def __init__(self, state: ServerState, path: str, key: bytes, blocks: Any = None,
+                 cache: Path | None = None) -> None:
         self.state = state
         self.path = path
         self.key = key
         self.blocks = blocks
+        self.cache = cache.resolve() if cache is not None else None
+        self._sent: OrderedDict[Path, str] = OrderedDict()
+        self._sent_lock = threading.Lock()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send, caller: Caller,
                        app: ASGIApp) -> None:
@@ -99,7 +111,7 @@ class UiGate:
             if not self._session_open(bound):  # Gradio would fail half way into its stream
                 await refuse(scope, receive, send, NotFoundError("error.server.no_events"))
                 return
-            await app(bound, receive, send)
+            await app(bound, receive, self._noting(send, user.id))
         elif method == "POST" and sub in (f"{API}/queue/join", f"{API}/cancel"):
             await self.event(scope, receive, send, user.id, app, cancel=sub.endswith("cancel"))
         elif sub.startswith((f"{API}/upload", f"{API}/process_recording")):
@@ -130,9 +142,41 @@ class UiGate:
             resolved = path.resolve(strict=True)  # symlinks followed: the target must be inside
         except (OSError, ValueError, RuntimeError):
             return None
-        if not resolved.is_relative_to(exports) or not resolved.is_file():
+        if not resolved.is_file():
             return None
-        return resolved
+        if resolved.is_relative_to(exports):
+            return resolved
+        with self._sent_lock:
+            return resolved if self._sent.get(resolved) == user_id else None
+
+    def _noting(self, send: Send, user_id: str) -> Send:
+        """``send`` that notes which files of Gradio's cache an event stream hands this user."""
+        carry = b""
+
+        async def noting(message: Message) -> None:
+            nonlocal carry
+            if message["type"] == "http.response.body" and self.cache is not None:
+                chunk = carry + message.get("body", b"")
+                for found in _PATH.finditer(chunk):
+                    self._note(found.group(1), user_id)
+                carry = chunk[-2048:]  # a path cut between two chunks is found in the next
+            await send(message)
+
+        return noting
+
+    def _note(self, raw: bytes, user_id: str) -> None:
+        try:
+            text = json.loads(b'"' + raw + b'"')
+            path = Path(text).resolve()
+        except (ValueError, OSError, RuntimeError):
+            return
+        if self.cache is None or not path.is_relative_to(self.cache):
+            return
+        with self._sent_lock:
+            self._sent[path] = self._sent.get(path, user_id)  # the first account it went to
+            self._sent.move_to_end(path)
+            while len(self._sent) > SENT_FILES:
+                self._sent.popitem(last=False)
 
     # ----------------------------------------------------------------------------- events
     def _bound_query(self, scope: Scope, user_id: str) -> Scope:

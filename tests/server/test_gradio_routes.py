@@ -191,3 +191,36 @@ def test_only_the_routes_the_page_needs_are_reachable(ui_app: FastAPI) -> None:
             reply = mina.request(method, path, json={})
             assert reply.status_code in (403, 404), (method, path, reply.status_code)
             assert set(reply.json()) == {"code", "message", "hint"}
+
+
+def test_a_picture_in_gradios_cache_goes_only_to_the_account_it_was_sent_to(
+        ui_app: FastAPI) -> None:
+    """The gallery's pictures are PIL images Gradio writes into its cache: the gate serves
+    such a file only to the account whose event stream carried it."""
+    import asyncio
+
+    gate = ui_app.state.ui_slot.gate
+    folder = Path(gate.cache) / f"test-{os.getpid()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    picture = folder / "picture.png"
+    picture.write_bytes(b"\x89PNG mina's picture")
+    with browser(ui_app) as mina, browser(ui_app) as jun:
+        mina_id = signup(mina, "mina")
+        signup(jun, "jun")
+        url = f"/ui/gradio_api/file={picture}"
+        assert mina.get(url).status_code == 404  # not sent to anyone yet
+        sent: list[Any] = []
+
+        async def sink(message: Any) -> None:
+            sent.append(message)
+
+        event = json.dumps({"msg": "process_completed", "output": {"data": [
+            {"path": str(picture), "url": url}]}}).encode()
+        noting = gate._noting(sink, mina_id)
+        asyncio.run(noting({"type": "http.response.body",
+                            "body": b"data: " + event[:40], "more_body": True}))
+        asyncio.run(noting({"type": "http.response.body", "body": event[40:] + b"\n\n"}))
+        assert len(sent) == 2  # the stream itself goes on unchanged
+        assert mina.get(url).content == b"\x89PNG mina's picture"
+        assert jun.get(url).status_code == 404
+    picture.unlink()
