@@ -158,12 +158,13 @@ def timed(client: httpx.Client, timings: Timings, label: str, method: str, url: 
 def one_user(base: str, n: int, beats: int, timings: Timings) -> int:
     """One writer's session over the API; returns the beats accepted."""
     project = f"두번째 삶 {n}"
-    with httpx.Client(base_url=base, timeout=600) as client:
+    # The page's Origin rides along, as a browser's would (the server's origin check).
+    with httpx.Client(base_url=base, timeout=600, headers={"Origin": base}) as client:
         call: Callable[..., Any] = lambda label, method, url, **kw: timed(  # noqa: E731
             client, timings, label, method, url, **kw
         )
         call("POST auth/signup", "POST", "/api/v1/auth/signup",
-             json={"name": f"writer{n}", "password": f"pw-{n}-secret"})  # fmt: skip
+             json={"name": f"writer{n}", "password": f"load bench writer {n} passphrase"})
         call("GET auth/me", "GET", "/api/v1/auth/me")
         call("POST projects", "POST", "/api/v1/projects",
              json={"name": project, "keywords": "회귀, 복수", "language": "en"})  # fmt: skip
@@ -214,8 +215,10 @@ def drive(result: Result, settings: Settings, users: int, beats: int, cliches: C
             chroma_namespace=user_id, chroma_clients=clients,
         )
 
+    # Twenty sign-ups at one instant: each waits its turn for one of the two password-hash
+    # slots (argon2 at its default cost) instead of the server's default 10 s, then a 503.
     config = ServerConfig(secret_key=SecretStr("load-bench-" + "x" * 32), generation_wait_s=600,
-                          max_projects=5)  # fmt: skip
+                          max_projects=5, hash_wait_s=300)  # fmt: skip
     app = create_app(settings, config=config, studio_factory=studio, ui=False)
     with LiveServer(app) as base, ThreadPoolExecutor(users) as pool:
         start = time.perf_counter()
