@@ -493,6 +493,30 @@ class LoginLimiter:
                 return 0.0
             return max(0.0, self.window_s - (now - recent[-self.attempts]))
 
+    def take(self, key: str) -> float:
+        """Count an attempt now, before its outcome is known (so attempts made at once cannot
+        all slip under the limit); returns the seconds to wait instead when over it (nothing
+        counted then). :meth:`forgive` takes it back when the attempt succeeds."""
+        now = self._now()
+        with self._lock:
+            recent = self._recent(key, now)
+            if len(recent) >= self.attempts:
+                return max(0.0, self.window_s - (now - recent[-self.attempts]))
+            self._failures[key] = [*recent, now]
+            self._failures[key] = self._failures.pop(key)
+            while len(self._failures) > self.max_keys:
+                self._failures.pop(next(iter(self._failures)))
+            return 0.0
+
+    def forgive(self, key: str) -> None:
+        """Take back the newest attempt of ``key`` (it succeeded)."""
+        with self._lock:
+            kept = self._failures.get(key, [])
+            if kept:
+                kept.pop()
+            if not kept:
+                self._failures.pop(key, None)
+
     def failed(self, key: str) -> None:
         now = self._now()
         with self._lock:

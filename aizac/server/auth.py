@@ -142,17 +142,27 @@ def login(body: Credentials, request: Request) -> UserOut:
     """Log in: the reply sets the session cookie (``aizac_session``)."""
     state = state_of(request)
     limits = _login_limits(state, body.name, client_address(request))
-    wait = max(limiter.retry_after(key) for limiter, key in limits)
-    if wait > 0:
-        raise _wait(wait, "error.server.login_limited")
-    user = state.accounts.verify(body.name, body.password)
+    taken: list[tuple[LoginLimiter, str]] = []
+    for limiter, key in limits:  # counted before the password is checked (see take())
+        wait = limiter.take(key)
+        if wait > 0:
+            for done, done_key in taken:
+                done.forgive(done_key)
+            raise _wait(wait, "error.server.login_limited")
+        taken.append((limiter, key))
+    try:
+        user = state.accounts.verify(body.name, body.password)
+    except BaseException:  # no answer (the hash slots were busy): not a failed guess
+        for limiter, key in taken:
+            limiter.forgive(key)
+        raise
     if user is None:
-        for limiter, key in limits:
-            limiter.failed(key)
         raise UnauthorizedError("error.server.wrong_login")
+    for limiter, key in taken[1:]:
+        limiter.forgive(key)
+    state.limiter.succeeded(limits[0][1])
     if user.disabled:
         raise ForbiddenError("error.server.account_disabled")
-    state.limiter.succeeded(limits[0][1])
     start_session(request, user)
     return user_out(user)
 

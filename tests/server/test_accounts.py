@@ -59,6 +59,44 @@ def test_a_flood_of_random_names_from_one_address_is_limited(
     assert len(limited) == 1  # one key for the address, not one per name tried
 
 
+def test_simultaneous_tries_cannot_slip_under_the_limit(
+        make_app: Callable[..., FastAPI]) -> None:
+    """Twenty tries at once (the flood bench's shape): each is counted before its password is
+    checked, so no more than the limit are hashed even while the first ones are still hashing;
+    a try the server could not check (hash slots busy) is not counted as a guess."""
+    app = make_app(login_attempts_per_address=5, login_window_s=60, hash_slots=4)
+    hasher = CountingHasher(delay=0.3)
+    app.state.aizac.accounts.hasher = hasher
+    statuses: list[int] = []
+    lock = threading.Lock()
+    with browser(app) as c:
+        def attempt() -> None:
+            reply = c.post("/api/v1/auth/login",
+                           json={"name": f"u{uuid.uuid4().hex[:10]}", "password": "whatever1"})
+            with lock:
+                statuses.append(reply.status_code)
+
+        threads = [threading.Thread(target=attempt) for _ in range(20)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+    assert len(statuses) == 20
+    assert hasher.verified <= 5
+    assert statuses.count(401) == hasher.verified
+    assert statuses.count(429) == 20 - hasher.verified
+
+
+def test_a_try_that_was_never_checked_is_not_counted(tmp_path: Path) -> None:
+    limiter = LoginLimiter(2, 60)
+    assert limiter.take("a") == 0.0
+    limiter.forgive("a")  # e.g. the hash slots were busy: no answer, no guess
+    assert limiter.take("a") == 0.0
+    assert limiter.take("a") == 0.0
+    assert limiter.take("a") > 0  # the third within the window waits
+    assert len(limiter) == 1
+
+
 def test_one_name_is_limited_across_addresses(make_app: Callable[..., FastAPI]) -> None:
     app = make_app(login_attempts=100, login_attempts_per_address=100,
                    login_attempts_per_name=4)

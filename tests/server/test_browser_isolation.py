@@ -79,7 +79,7 @@ def attacker(server_url: str) -> Iterator[str]:  # noqa: F811
     page = ATTACK.format(aizac=server_url, project=urllib.parse.quote(PROJECT)).encode()
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.end_headers()
