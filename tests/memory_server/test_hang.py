@@ -173,3 +173,115 @@ def test_the_chroma_command_is_found_without_path() -> None:
     assert done.returncode == 0 and "run" in done.stdout, done.stderr[-500:]
     assert command[0] == str(Path(sys.executable).with_name("chroma")) or (
         command[0] == sys.executable)
+
+
+SERVE_CHILD = """
+import sys, types, uvicorn
+tests = types.ModuleType("tests"); tests.__path__ = [{root!r} + "/tests"]
+sys.modules["tests"] = tests
+from pathlib import Path
+from argon2 import PasswordHasher
+from pydantic import SecretStr
+from aizac.cliches import ClicheDB
+from aizac.llm.embeddings import HashingEmbeddings
+from aizac.memory.chroma_client import ChromaClients
+from aizac.server import ServerConfig, create_app
+from aizac.server.accounts import AccountStore
+from aizac.settings import Settings
+from aizac.writer.service import Studio
+from tests.fakes import ScriptedChatModel
+
+data = Path({data!r})
+settings = Settings(data_dir=data, language="en", structured_retries=1, transient_retries=0,
+                    chroma_host="127.0.0.1", chroma_port={chroma_port}, chroma_timeout_s={limit})
+clients = ChromaClients(settings)
+cliches = ClicheDB(embeddings=HashingEmbeddings())
+
+def factory(user_settings, user_id):
+    return Studio(user_settings, models=dict.fromkeys(
+        ("planner", "writer", "extractor", "reviewer"), ScriptedChatModel()),
+        embeddings=HashingEmbeddings(), cliches=cliches, beats_per_episode=3,
+        chroma_namespace=user_id, chroma_clients=clients, owner_wait=0.5)
+
+accounts = AccountStore(data / "server" / "accounts.sqlite3",
+                        hasher=PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+config = ServerConfig(secret_key=SecretStr("t"), shutdown_timeout_s={grace})
+app = create_app(settings, config=config, studio_factory=factory, accounts=accounts, ui=False)
+# as `aizac serve` runs it
+uvicorn.run(app, host="127.0.0.1", port={port}, log_level="warning",
+            timeout_graceful_shutdown=int(config.shutdown_timeout_s))
+"""
+
+
+def test_sigterm_while_the_memory_server_hangs_stops_in_bounded_time(
+        own_chroma: ChromaServer, tmp_path: Path) -> None:
+    """The issue: SIGTERM waited until Chroma resumed. A real child server, its memory server
+    SIGSTOPped with requests waiting on it: the child exits within the Chroma limit plus its
+    grace period, the memory server still stopped, and the waiting requests were answered."""
+    import httpx
+
+    from tests.web.browser_kit import free_port
+
+    root = Path(__file__).resolve().parents[2]
+    port, grace = free_port(), 5
+    script = tmp_path / "child.py"
+    script.write_text(SERVE_CHILD.format(
+        root=str(root), data=str(tmp_path / "d"), chroma_port=own_chroma.port, limit=LIMIT_S,
+        grace=grace, port=port), encoding="utf-8")
+    child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT,
+                             env={**os.environ, "PYTHONPATH": str(root)})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert child.poll() is None and time.monotonic() < deadline, "the child did not start"
+            time.sleep(0.3)
+        with httpx.Client(base_url=base, headers={"Origin": base}, timeout=120) as c:
+            assert c.post("/api/v1/auth/signup", json={
+                "name": "mina", "password": PASSWORD}).status_code == 201
+            assert c.post("/api/v1/projects", json={
+                "name": "novel", "keywords": "ring", "language": "en"}).status_code == 201
+            assert c.post("/api/v1/projects/novel/plot/generate").status_code == 200
+            beat = c.post("/api/v1/projects/novel/beats/next").json()
+            cookie = c.cookies["aizac_session"]
+
+        os.kill(own_chroma.server_pid(), signal.SIGSTOP)
+        replies: list[int] = []
+
+        def ask(method: str, url: str, **kw: Any) -> None:
+            try:
+                with httpx.Client(base_url=base, headers={"Origin": base}, timeout=120,
+                                  cookies={"aizac_session": cookie}) as c:
+                    replies.append(c.request(method, url, **kw).status_code)
+            except httpx.TransportError:
+                replies.append(0)  # cut off: counted, and fails the assertion below
+
+        waiting = [
+            threading.Thread(target=ask, args=("POST", f"/api/v1/projects/novel/beats/"
+                                               f"{beat['id']}/accept"),
+                             kwargs={"json": {"version": beat["version"]}}),
+            threading.Thread(target=ask, args=("GET", "/api/v1/projects/novel/memories")),
+        ]
+        for thread in waiting:
+            thread.start()
+        time.sleep(0.5)  # both are inside a Chroma call now
+        child.send_signal(signal.SIGTERM)
+        stopped = time.monotonic()
+        child.wait(timeout=4 * LIMIT_S + grace + 30)
+        took = time.monotonic() - stopped
+        for thread in waiting:
+            thread.join(30)
+        assert took < 4 * LIMIT_S + grace + 5, took
+        assert Path(f"/proc/{own_chroma.server_pid()}/status").read_text().count(
+            "(stopped)") == 1  # still hung: the child did not wait for it
+        assert sorted(replies) == [503, 503], replies
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=30)
