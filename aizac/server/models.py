@@ -279,8 +279,10 @@ class Answer(Body):
 # -------------------------------------------------------------------------- export, runs
 class ExportIn(Body):
     format: Literal["txt", "md", "epub"] = "txt"
-    first: Int | None = Field(default=None, ge=1, le=100_000)
-    last: Int | None = Field(default=None, ge=1, le=100_000)
+    # The bounds before the whole-number validator, inside the optional: elsewhere they reach
+    # the schema as pydantic's own keys (``ge``), which no JSON Schema reader knows.
+    first: Annotated[int, Field(ge=1, le=100_000), BeforeValidator(_whole)] | None = None
+    last: Annotated[int, Field(ge=1, le=100_000), BeforeValidator(_whole)] | None = None
     filename: str | None = Field(
         default=None, pattern=EXPORT_NAME, max_length=40,
         description="A plain file name without extension or folders (default: the title).")
