@@ -223,7 +223,7 @@ def test_sigterm_while_the_memory_server_hangs_stops_in_bounded_time(
     from tests.web.browser_kit import free_port
 
     root = Path(__file__).resolve().parents[2]
-    port, grace = free_port(), 5
+    port, grace = free_port(), 15  # the shipped shutdown_timeout_s
     script = tmp_path / "child.py"
     script.write_text(SERVE_CHILD.format(
         root=str(root), data=str(tmp_path / "d"), chroma_port=own_chroma.port, limit=LIMIT_S,
