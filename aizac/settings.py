@@ -154,6 +154,9 @@ class Settings(BaseSettings):
     chroma_ssl: bool = False
     chroma_tenant: str = Field(default="default_tenant", pattern=CHROMA_NAME)
     chroma_database: str = Field(default="default_database", pattern=CHROMA_NAME)
+    # Seconds one request to the Chroma server may take (its own client waits forever: a hung
+    # server would hang every caller and the shutdown).
+    chroma_timeout_s: float = Field(default=30.0, gt=0, le=3600)
 
     # Memory: initial strength per tag and the forgetting threshold (see README "Memory").
     memory_threshold: float = Field(default=1.0, gt=0, lt=10)

@@ -19,7 +19,6 @@ lost or duplicated memories, turns and summaries (all must be 0).
 from __future__ import annotations
 
 import argparse
-import shutil
 import socket
 import statistics
 import subprocess
@@ -90,14 +89,13 @@ def free_port() -> int:
 
 def start_chroma(path: Path) -> tuple[subprocess.Popen[bytes], int]:
     """``chroma run`` on a free loopback port, once its heartbeat answers."""
-    chroma = shutil.which("chroma")
-    if chroma is None:
-        raise SystemExit("the `chroma` command (from the chromadb package) is not on PATH")
+    from tests.memory_server.conftest import chroma_command
+
     port = free_port()
     path.parent.mkdir(parents=True, exist_ok=True)
     log = (path.parent / "chroma.log").open("wb")
     proc = subprocess.Popen(
-        ["timeout", str(CHROMA_LIFETIME), chroma, "run", "--host", "127.0.0.1",
+        ["timeout", str(CHROMA_LIFETIME), *chroma_command(), "run", "--host", "127.0.0.1",
          "--port", str(port), "--path", str(path)], stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     deadline = time.monotonic() + 90
@@ -160,12 +158,13 @@ def timed(client: httpx.Client, timings: Timings, label: str, method: str, url: 
 def one_user(base: str, n: int, beats: int, timings: Timings) -> int:
     """One writer's session over the API; returns the beats accepted."""
     project = f"두번째 삶 {n}"
-    with httpx.Client(base_url=base, timeout=600) as client:
+    # The page's Origin rides along, as a browser's would (the server's origin check).
+    with httpx.Client(base_url=base, timeout=600, headers={"Origin": base}) as client:
         call: Callable[..., Any] = lambda label, method, url, **kw: timed(  # noqa: E731
             client, timings, label, method, url, **kw
         )
         call("POST auth/signup", "POST", "/api/v1/auth/signup",
-             json={"name": f"writer{n}", "password": f"pw-{n}-secret"})  # fmt: skip
+             json={"name": f"writer{n}", "password": f"load bench writer {n} passphrase"})
         call("GET auth/me", "GET", "/api/v1/auth/me")
         call("POST projects", "POST", "/api/v1/projects",
              json={"name": project, "keywords": "회귀, 복수", "language": "en"})  # fmt: skip
@@ -216,8 +215,10 @@ def drive(result: Result, settings: Settings, users: int, beats: int, cliches: C
             chroma_namespace=user_id, chroma_clients=clients,
         )
 
+    # Twenty sign-ups at one instant: each waits its turn for one of the two password-hash
+    # slots (argon2 at its default cost) instead of the server's default 10 s, then a 503.
     config = ServerConfig(secret_key=SecretStr("load-bench-" + "x" * 32), generation_wait_s=600,
-                          max_projects=5)  # fmt: skip
+                          max_projects=5, hash_wait_s=300)  # fmt: skip
     app = create_app(settings, config=config, studio_factory=studio, ui=False)
     with LiveServer(app) as base, ThreadPoolExecutor(users) as pool:
         start = time.perf_counter()

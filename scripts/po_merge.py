@@ -25,17 +25,44 @@ _MSGID = re.compile(r'^msgid "(.*)"$', re.MULTILINE)
 
 
 def split(text: str) -> tuple[str, dict[str, str]]:
-    """The header block and the entry blocks by key (each block verbatim, no trailing blank)."""
-    blocks = [b.strip("\n") for b in re.split(r"\n\s*\n", text.strip("\n")) if b.strip()]
+    """The header and the entries by key, each entry verbatim: its comment lines, its msgid,
+    msgstr and continuation lines (an entry ends at a blank line or at the next comment)."""
     header: list[str] = []
     entries: dict[str, str] = {}
-    for block in blocks:
-        found = _MSGID.search(block)
-        key = found.group(1) if found else ""
-        if key == "":
-            header.append(block)
-        else:
-            entries[key] = block  # a duplicate (the union driver's leftovers): the last one
+    pending: list[str] = []  # comment lines waiting for their msgid
+    current: list[str] | None = None
+    key = ""
+
+    def close() -> None:
+        if current is not None:
+            if key:
+                entries[key] = "\n".join(current)  # a duplicate (union leftovers): the last
+            else:
+                header.append("\n".join(current))
+
+    for line in text.splitlines():
+        if line.startswith("#"):
+            if current is not None and not pending:
+                close()
+                current = None
+            pending.append(line)
+        elif line.startswith("msgid "):
+            close()
+            found = _MSGID.match(line)
+            key = found.group(1) if found else line
+            current = [*pending, line]
+            pending = []
+        elif line.strip() == "":
+            close()
+            current = None
+            if pending and not entries and not header:
+                header.append("\n".join(pending))  # the file's opening comment
+                pending = []
+        elif current is not None:
+            current.append(line)
+    close()
+    if pending:
+        header.append("\n".join(pending))
     return "\n\n".join(header), entries
 
 

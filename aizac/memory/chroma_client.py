@@ -120,6 +120,7 @@ class ChromaClients:
         self._clients: dict[str, Any] = {}
         self._admin_client: Any = None
         self._lock = threading.Lock()
+        self._connecting: dict[str, threading.Lock] = {}
 
     @property
     def server(self) -> bool:
@@ -146,9 +147,18 @@ class ChromaClients:
         database = self.database(namespace)
         with self._lock:
             client = self._clients.get(database)
+            if client is not None:
+                return client
+            connecting = self._connecting.setdefault(database, threading.Lock())
+        # One connect per database at a time, but never behind another database's: a server
+        # that does not answer holds each caller for one time limit, not for everyone's.
+        with connecting:
+            with self._lock:
+                client = self._clients.get(database)
             if client is None:
                 client = self._connect(database)
-                self._clients[database] = client
+                with self._lock:
+                    self._clients[database] = client
             return client
 
     def _connect(self, database: str) -> Any:
@@ -157,11 +167,11 @@ class ChromaClients:
         tenant = self.settings.chroma_tenant
         try:
             self._ensure_database(tenant, database)
-            return chromadb.HttpClient(
+            return self._limited(chromadb.HttpClient(
                 host=str(self.settings.chroma_host), port=self.settings.chroma_port,
                 ssl=self.settings.chroma_ssl, settings=_chroma_settings(self.settings),
                 tenant=tenant, database=database,
-            )
+            ))
         except StorageError:
             raise
         except Exception as e:
@@ -171,9 +181,35 @@ class ChromaClients:
         """One admin client per process (each new one sets up its own HTTP session)."""
         import chromadb
 
-        if self._admin_client is None:
-            self._admin_client = chromadb.AdminClient(_chroma_settings(self.settings))
-        return self._admin_client
+        with self._lock:
+            if self._admin_client is None:
+                self._admin_client = self._limited(
+                    chromadb.AdminClient(_chroma_settings(self.settings)))
+            return self._admin_client
+
+    def _limited(self, client: Any) -> Any:
+        """``client`` with a time limit on each request (``AIZAC_CHROMA_TIMEOUT_S``): Chroma's
+        HTTP client waits forever, so a server that hangs would hang every caller."""
+        import httpx
+
+        session = getattr(getattr(client, "_server", None), "_session", None)
+        if isinstance(session, httpx.Client):
+            session.timeout = httpx.Timeout(self.settings.chroma_timeout_s)
+        return client
+
+    def drop_collection(self, namespace: str | None, collection: str) -> None:
+        """Delete one collection of ``namespace`` (a deleted project); gone already is fine.
+
+        Raises:
+            StorageError: the server cannot be reached, or refused the deletion.
+        """
+        client = self.client(namespace=namespace)
+        try:
+            client.delete_collection(collection)
+        except Exception as e:
+            if "not found" in str(e).lower() or "does not exist" in str(e).lower():
+                return
+            raise _unreachable(self.settings, e) from e
 
     def _ensure_database(self, tenant: str, database: str) -> None:
         """Create ``tenant`` and ``database`` on the server unless they exist (several aizac
@@ -200,13 +236,13 @@ class ChromaClients:
         database = namespace_database(namespace)
         with self._lock:
             self._clients.pop(database, None)
-            try:
-                admin = self._admin()
-                admin.delete_database(database, tenant=self.settings.chroma_tenant)
-            except Exception as e:
-                if "not found" in str(e).lower():
-                    return
-                raise _unreachable(self.settings, e) from e
+        try:
+            admin = self._admin()
+            admin.delete_database(database, tenant=self.settings.chroma_tenant)
+        except Exception as e:
+            if "not found" in str(e).lower():
+                return
+            raise _unreachable(self.settings, e) from e
 
 
 def _created_or_exists(create: Any) -> None:

@@ -115,6 +115,7 @@ class WriterMemory:
         """The memory's name; its Chroma collection is this, or what a reindex switched to."""
         self._ephemeral = client is None and path is None
         client_given = client is not None
+        self._owns_client = not client_given
         physical = active_collection(path, collection)
         self.client, self.collection, name = open_collection(path, physical, client)
         self._fingerprint = embedding_fingerprint(embeddings)
@@ -330,6 +331,17 @@ class WriterMemory:
     def reinforce(self, ids: Sequence[str]) -> list[MemoryHit]:
         """Recall effect without a query: strength += 1 and time restarts. Returns the hits."""
         return self.recaller.reinforce(ids)
+
+    def release(self) -> None:
+        """Close every file this memory holds open (its key index, its journal and, when
+        embedded, its Chroma store), before its folder is deleted. The memory is unusable
+        afterwards."""
+        if self.rows.index is not None:
+            self.rows.index.close()
+        self.commits.journal.close()
+        if self._owns_client:
+            with contextlib.suppress(Exception):
+                self.client.close()
 
     def close(self) -> None:
         """Release an in-memory store (persistent stores need no closing)."""

@@ -6,17 +6,19 @@ import asyncio
 import json
 import threading
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
-from typing import Any
+from pathlib import Path as FilePath
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+import anyio
+from fastapi import APIRouter, Path, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse
 from sse_starlette.sse import EventSourceResponse
 
-from aizac.errors import AizacError, InvalidInputError, NotFoundError
-from aizac.server.api_projects import Project
+from aizac.errors import AizacError, ConflictError, NotFoundError
+from aizac.server.api_projects import MODEL, READ, WRITE, BeatId, Project, plot_needed
 from aizac.server.auth import CurrentBox, state_of
+from aizac.server.errors import InternalError, UnavailableError, body_of, clip, language_of
 from aizac.server.models import (
     Answer,
     AskIn,
@@ -28,10 +30,26 @@ from aizac.server.models import (
     ProseIn,
     RunOut,
 )
+from aizac.server.openapi import responses
 from aizac.server.sandbox import Run, Sandbox, hold_slot
 
 router = APIRouter(prefix="/api/v1", tags=["content"])
 _END = object()
+_SHUTDOWN = object()
+SHUTDOWN_GRACE_S = 5.0
+"""On SIGTERM, how long a prose stream gets to say so before it is cut."""
+RunId = Annotated[str, Path(min_length=1, max_length=64)]
+FileName = Annotated[str, Path(min_length=1, max_length=220)]
+STREAM: dict[int | str, dict[str, Any]] = {200: {
+    "description": "Server-Sent Events: ``run`` (its id), ``chunk`` (``delta``), then "
+    "``done`` (the whole ``text``) or ``error`` (``code``, ``message``, ``hint``; also when "
+    "the server shuts down).",
+    "content": {"text/event-stream": {"schema": {
+        "type": "object", "required": ["event", "data"],
+        "properties": {"event": {"enum": ["run", "chunk", "done", "error"]},
+                       "data": {"type": "string", "contentMediaType": "application/json",
+                                "description": "run: {id}; chunk: {delta}; done: {text}; "
+                                "error: the error body {code, message, hint}."}}}}}}}
 
 
 def _run_out(run: Run) -> RunOut:
@@ -45,8 +63,7 @@ def _start_prose(request: Request, box: Sandbox, name: str, beat_id: int) -> Cal
     release (errors here are plain HTTP errors, before any event is sent)."""
     record = box.service.agent(name).store.beat(beat_id)
     if record.status != "accepted":
-        raise InvalidInputError(f"Beat {beat_id} is not accepted yet.",
-                                hint="Accept the beat first; prose is written for canon only.")
+        raise ConflictError("error.server.beat_not_accepted", beat=beat_id)
     return state_of(request).sandboxes.acquire(box)
 
 
@@ -54,16 +71,20 @@ def _event(kind: str, **data: Any) -> dict[str, str]:
     return {"event": kind, "data": json.dumps(data, ensure_ascii=False)}
 
 
-@router.post("/projects/{name}/beats/{beat_id}/prose")
+@router.post("/projects/{name}/beats/{beat_id:int}/prose", response_class=EventSourceResponse,
+             responses={**STREAM, **MODEL})
 async def write_prose(
-    name: Project, beat_id: int, request: Request, box: CurrentBox
+    name: Project, beat_id: BeatId, request: Request, box: CurrentBox
 ) -> EventSourceResponse:
     """Stream the beat's prose: events ``run`` (its id), ``chunk`` (``delta``), then ``done``
-    (the whole ``text``) or ``error``. Closing the stream cancels the generation."""
+    (the whole ``text``) or ``error`` (the error body). Closing the stream cancels the
+    generation; so does a server shutdown, which the stream says in an ``error`` event."""
     release = await run_in_threadpool(_start_prose, request, box, name, beat_id)
     run = box.new_run("prose", name, beat_id)
+    language = language_of(request)
     loop = asyncio.get_running_loop()
     items: asyncio.Queue[Any] = asyncio.Queue()
+    shutdown = anyio.Event()
 
     def work() -> None:  # the whole stream in one thread (its cancel watch lives there)
         hold_slot()  # taken above for this stream
@@ -80,15 +101,32 @@ async def write_prose(
             release()
             loop.call_soon_threadsafe(items.put_nowait, _END)
 
+    async def next_item() -> Any:
+        got = asyncio.ensure_future(items.get())
+        stop = asyncio.ensure_future(shutdown.wait())
+        done, pending = await asyncio.wait({got, stop}, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        return got.result() if got in done else _SHUTDOWN
+
     async def events() -> AsyncIterator[dict[str, str]]:
         threading.Thread(target=work, daemon=True, name=f"aizac-prose-{run.id[:8]}").start()
         yield _event("run", id=run.id)
         sent = 0
         try:
-            while (item := await items.get()) is not _END:
+            while (item := await next_item()) is not _END:
+                if item is _SHUTDOWN:
+                    run.status = "cancelling"
+                    box.service.cancel(name)
+                    down = UnavailableError("error.server.shutting_down")
+                    yield {"event": "error", "data": json.dumps(body_of(down, language),
+                                                                ensure_ascii=False)}
+                    return
                 if isinstance(item, BaseException):
-                    hint = item.hint if isinstance(item, AizacError) else ""
-                    yield _event("error", error=run.error, hint=hint)
+                    said = item if isinstance(item, AizacError) else InternalError(
+                        "error.server.internal", request_id=clip(run.id, 40))
+                    yield {"event": "error", "data": json.dumps(body_of(said, language),
+                                                                ensure_ascii=False)}
                     continue
                 yield _event("chunk", delta=item[sent:])
                 sent = len(item)
@@ -99,57 +137,62 @@ async def write_prose(
                 run.status = "cancelling"
                 box.service.cancel(name)
 
-    return EventSourceResponse(events(), ping=15)
+    return EventSourceResponse(events(), ping=15, shutdown_event=shutdown,
+                               shutdown_grace_period=SHUTDOWN_GRACE_S)
 
 
-@router.put("/projects/{name}/beats/{beat_id}/prose", response_model=BeatOut)
-def save_prose(name: Project, beat_id: int, body: ProseIn, box: CurrentBox) -> BeatOut:
+@router.put("/projects/{name}/beats/{beat_id:int}/prose", response_model=BeatOut,
+            responses=WRITE)
+def save_prose(name: Project, beat_id: BeatId, body: ProseIn, box: CurrentBox) -> BeatOut:
     return BeatOut.of(box.service.save_prose(name, beat_id, body.text))
 
 
 # ---------------------------------------------------------------------------------- runs
-@router.get("/runs", response_model=list[RunOut])
+@router.get("/runs", response_model=list[RunOut], responses=READ)
 def list_runs(box: CurrentBox) -> list[RunOut]:
     with box.lock:
         runs = list(box.runs.values())
     return [_run_out(r) for r in runs]
 
 
-@router.get("/runs/{run_id}", response_model=RunOut)
-def get_run(run_id: str, box: CurrentBox) -> RunOut:
+@router.get("/runs/{run_id}", response_model=RunOut, responses=READ)
+def get_run(run_id: RunId, box: CurrentBox) -> RunOut:
     return _run_out(box.run(run_id))
 
 
-@router.delete("/runs/{run_id}", response_model=RunOut)
-def cancel_run(run_id: str, box: CurrentBox) -> RunOut:
+@router.delete("/runs/{run_id}", response_model=RunOut, responses=READ)
+def cancel_run(run_id: RunId, box: CurrentBox) -> RunOut:
+    """Remove the run, cancelling it if it still runs; its last state is the reply."""
     run = box.run(run_id)
     if run.status == "running":
         run.status = "cancelling"
         box.service.cancel(run.project)
+    with box.lock:
+        box.runs.pop(run.id, None)
     return _run_out(run)
 
 
 # -------------------------------------------------------------------------------- memory
-@router.get("/projects/{name}/memories", response_model=list[MemoryOut])
+@router.get("/projects/{name}/memories", response_model=list[MemoryOut],
+            responses=responses(401, 404, 503))
 def memories(name: Project, box: CurrentBox) -> list[MemoryOut]:
     return [MemoryOut.of(m) for m in box.service.all_memories(name)]
 
 
-@router.post("/projects/{name}/memories/pin", response_model=list[MemoryOut])
+@router.post("/projects/{name}/memories/pin", response_model=list[MemoryOut], responses=WRITE)
 def pin(name: Project, body: PinIn, box: CurrentBox) -> list[MemoryOut]:
     """Pin (or unpin) memories of this project; an id it does not hold is 404, nothing
     changed."""
     known = {m.id for m in box.service.all_memories(name)}
     unknown = [i for i in body.ids if i not in known]
     if unknown:
-        raise NotFoundError(f"No memory {unknown[0]!r} in this project.",
-                            hint="List the project's memories first.")
+        raise NotFoundError("error.server.memory_not_found", id=clip(unknown[0], 60))
     box.service.set_pinned(name, body.ids, body.pinned)
     chosen = set(body.ids)
     return [MemoryOut.of(m) for m in box.service.all_memories(name) if m.id in chosen]
 
 
-@router.post("/projects/{name}/memories/ask", response_model=list[Answer])
+@router.post("/projects/{name}/memories/ask", response_model=list[Answer], responses=MODEL)
 def ask(name: Project, body: AskIn, request: Request, box: CurrentBox) -> list[Answer]:
     agent = box.service.agent(name)
     with state_of(request).sandboxes.generation(box):
@@ -159,34 +202,34 @@ def ask(name: Project, body: AskIn, request: Request, box: CurrentBox) -> list[A
 
 
 # -------------------------------------------------------------------------------- export
-@router.post("/projects/{name}/exports", response_model=ExportOut, status_code=201)
+@router.post("/projects/{name}/exports", response_model=ExportOut, status_code=201,
+             responses=WRITE)
 def export(name: Project, body: ExportIn, request: Request, box: CurrentBox) -> ExportOut:
     state_of(request).sandboxes.check_storage(box)
-    result = box.service.export(name, body.format, body.first, body.last, body.filename)
-    return ExportOut(file=Path(result.target).name, without_prose=result.without_prose)
+    with plot_needed(box, name):
+        result = box.service.export(name, body.format, body.first, body.last, body.filename)
+    return ExportOut(file=FilePath(result.target).name, without_prose=result.without_prose)
 
 
-def _export_folder(box: Sandbox, name: str) -> Path:
+def _export_folder(box: Sandbox, name: str) -> FilePath:
     return (box.export_dir / box.service.agent(name).info.name).resolve()
 
 
-@router.get("/projects/{name}/exports", response_model=list[str])
+@router.get("/projects/{name}/exports", response_model=list[str], responses=READ)
 def list_exports(name: Project, box: CurrentBox) -> list[str]:
     folder = _export_folder(box, name)
     return sorted(p.name for p in folder.glob("*") if p.is_file()) if folder.is_dir() else []
 
 
-@router.get("/projects/{name}/exports/{filename}")
-def download(name: Project, filename: str, box: CurrentBox) -> FileResponse:
-    from aizac.export.files import safe_export_name
-
-    _, dot, ext = filename.rpartition(".")
-    if not dot:
-        raise InvalidInputError(f"{filename!r} is not an export file name.",
-                                hint="Use a name listed by GET .../exports.")
-    clean = safe_export_name(filename, ext)
+@router.get("/projects/{name}/exports/{filename}", response_class=FileResponse, responses={
+    **READ, 200: {"description": "The export file.", "content": {
+        "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}}})
+def download(name: Project, filename: FileName, box: CurrentBox) -> FileResponse:
+    """An export file of the project, by a name ``GET .../exports`` listed (anything else,
+    whatever it names, is 404)."""
     folder = _export_folder(box, name)
-    path = (folder / clean).resolve()
-    if not path.is_relative_to(folder) or not path.is_file():
-        raise NotFoundError(f"No export {clean!r} in this project.")
-    return FileResponse(path, filename=clean)
+    listed = {p.name: p for p in folder.glob("*") if p.is_file()} if folder.is_dir() else {}
+    path = listed.get(filename)
+    if path is None or not path.resolve().is_relative_to(folder):
+        raise NotFoundError("error.server.export_not_found", file=clip(filename, 80))
+    return FileResponse(path, filename=path.name)

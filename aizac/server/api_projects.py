@@ -9,13 +9,16 @@ generation slot (:meth:`~aizac.server.sandbox.Sandboxes.generation`).
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Path, Request, Response
 
-from aizac.errors import NotFoundError
+from aizac.errors import ConflictError, InvalidInputError, NotFoundError
 from aizac.server.auth import CurrentBox, state_of
 from aizac.server.models import (
+    PROJECT_NAME,
     BeatEdit,
     BeatOut,
     BeatsOut,
@@ -29,11 +32,20 @@ from aizac.server.models import (
     SwitchIn,
     VersionIn,
 )
+from aizac.server.openapi import responses
 from aizac.writer.project_dirs import validate_project_name
 from aizac.writer.service import parse_keywords
 
+BeatId = Annotated[int, Path(ge=1, le=2**53, description="A beat's id.")]
+READ = responses(401, 404)
+WRITE = responses(401, 404, 409, 422, 429, 503)
+MODEL = responses(401, 404, 409, 422, 429, 502, 503)
 
-def project_name(name: str) -> str:
+
+def project_name(
+    name: Annotated[str, Path(pattern=PROJECT_NAME, min_length=1, max_length=64,
+                              description="The project's name.")],
+) -> str:
     """The project named in the path, checked (separators, '..', control characters: 422)."""
     return validate_project_name(name)
 
@@ -42,42 +54,73 @@ Project = Annotated[str, Depends(project_name)]
 router = APIRouter(prefix="/api/v1", tags=["projects"])
 
 
-@router.get("/projects", response_model=list[ProjectOut])
+@contextlib.contextmanager
+def plot_needed(box: CurrentBox, name: str) -> Iterator[None]:
+    """A refusal inside the block because the project has no plot (checked after it failed,
+    so a plan still running in another session is waited for, not refused) is a 409."""
+    try:
+        yield
+    except InvalidInputError as e:
+        if box.service.plot(name) is None:
+            raise ConflictError("error.server.plot_first") from e
+        raise
+
+
+@router.get("/projects", response_model=list[ProjectOut], responses=responses(401))
 def list_projects(box: CurrentBox) -> list[ProjectOut]:
     return [ProjectOut.of(info) for info in box.studio.projects()]
 
 
-@router.post("/projects", response_model=ProjectOut, status_code=201)
+@router.post("/projects", response_model=ProjectOut, status_code=201,
+             responses=responses(401, 409, 422, 429, 503, 507))
 def create_project(body: ProjectIn, request: Request, box: CurrentBox) -> ProjectOut:
+    """Create a project. A name in use is 409; with the memory server down it is 503 and no
+    project is left behind."""
+    name = validate_project_name(body.name)
+    if name in box.service.list_projects():
+        raise ConflictError("error.server.project_exists", name=name)
     state_of(request).sandboxes.check_new_project(box)
     agent = box.service.create_project(
-        body.name, genre=body.genre, keywords=parse_keywords(body.keywords),
+        name, genre=body.genre, keywords=parse_keywords(body.keywords),
         language=body.language or box.studio.settings.language,
     )
     return ProjectOut.of(agent.info)
 
 
-@router.get("/projects/{name}", response_model=ProjectOut)
+@router.get("/projects/{name}", response_model=ProjectOut, responses=READ)
 def get_project(name: Project, box: CurrentBox) -> ProjectOut:
     return ProjectOut.of(box.service.agent(name).info)
 
 
-@router.patch("/projects/{name}", response_model=ProjectOut)
+@router.patch("/projects/{name}", response_model=ProjectOut, responses=WRITE)
 def edit_project(name: Project, body: ProjectEdit, box: CurrentBox) -> ProjectOut:
     words = parse_keywords(body.keywords)
     return ProjectOut.of(box.service.update_project(name, genre=body.genre, keywords=words))
 
 
+@router.delete("/projects/{name}", status_code=204, responses=responses(401, 404, 409, 503))
+def delete_project(name: Project, box: CurrentBox) -> Response:
+    """Delete the project for good: its plot, beats, prose, history, memory (on the Chroma
+    server too) and exports. A project with a generation running is 409 (cancel it first:
+    ``POST /api/v1/projects/{name}/cancel``)."""
+    delete = getattr(box.service, "delete_project", None)
+    if delete is None:
+        raise ConflictError("error.server.project_busy", name=name)
+    box.service.agent(name)  # 404 for a project that is not the user's
+    delete(name)
+    return Response(status_code=204)
+
+
 # ---------------------------------------------------------------------------------- plot
-@router.get("/projects/{name}/plot", response_model=PlotOut)
+@router.get("/projects/{name}/plot", response_model=PlotOut, responses=READ)
 def get_plot(name: Project, box: CurrentBox) -> PlotOut:
     record = box.service.plot(name)
     if record is None:
-        raise NotFoundError("The project has no plot yet.", hint="Generate or write one.")
+        raise NotFoundError("error.server.no_plot")
     return PlotOut(version=record.version, plot=record.plot, tropes=record.tropes)
 
 
-@router.post("/projects/{name}/plot/generate", response_model=PlotOut)
+@router.post("/projects/{name}/plot/generate", response_model=PlotOut, responses=MODEL)
 def generate_plot(name: Project, request: Request, box: CurrentBox) -> PlotOut:
     box.service.agent(name)  # an unknown project is 404 before a slot is taken
     with state_of(request).sandboxes.generation(box):
@@ -85,7 +128,7 @@ def generate_plot(name: Project, request: Request, box: CurrentBox) -> PlotOut:
     return PlotOut(version=record.version, plot=record.plot, tropes=record.tropes)
 
 
-@router.put("/projects/{name}/plot", response_model=PlotOut)
+@router.put("/projects/{name}/plot", response_model=PlotOut, responses=WRITE)
 def save_plot(name: Project, body: PlotIn, box: CurrentBox) -> PlotOut:
     record = box.service.save_plot(name, body.plot, body.version)
     return PlotOut(version=record.version, plot=record.plot, tropes=record.tropes)
@@ -96,34 +139,36 @@ def _history(box: CurrentBox, name: str) -> HistoryOut:
     return HistoryOut.of(box.service.history(name))
 
 
-@router.get("/projects/{name}/beats", response_model=BeatsOut)
+@router.get("/projects/{name}/beats", response_model=BeatsOut, responses=READ)
 def list_beats(name: Project, box: CurrentBox) -> BeatsOut:
     episode, beats, draft = box.service.beats(name)
     return BeatsOut(episode=episode, beats=[BeatOut.of(b) for b in beats],
                     draft=BeatOut.of(draft) if draft else None, history=_history(box, name))
 
 
-@router.get("/projects/{name}/beats/{beat_id}", response_model=BeatOut)
-def get_beat(name: Project, beat_id: int, box: CurrentBox) -> BeatOut:
+@router.get("/projects/{name}/beats/{beat_id:int}", response_model=BeatOut,
+            responses=responses(401, 404, 422))
+def get_beat(name: Project, beat_id: BeatId, box: CurrentBox) -> BeatOut:
     return BeatOut.of(box.service.agent(name).store.beat(beat_id))
 
 
-@router.post("/projects/{name}/beats/next", response_model=BeatOut)
+@router.post("/projects/{name}/beats/next", response_model=BeatOut, responses=MODEL)
 def design_beat(name: Project, request: Request, box: CurrentBox) -> BeatOut:
-    """Design the next beat (a pending draft is returned as it is)."""
+    """Design the next beat (a pending draft is returned as it is). Without a plot: 409."""
     box.service.agent(name)
-    with state_of(request).sandboxes.generation(box):
+    with plot_needed(box, name), state_of(request).sandboxes.generation(box):
         return BeatOut.of(box.service.next_beat(name))
 
 
-@router.put("/projects/{name}/beats/{beat_id}", response_model=BeatOut)
-def edit_beat(name: Project, beat_id: int, body: BeatEdit, box: CurrentBox) -> BeatOut:
+@router.put("/projects/{name}/beats/{beat_id:int}", response_model=BeatOut, responses=WRITE)
+def edit_beat(name: Project, beat_id: BeatId, body: BeatEdit, box: CurrentBox) -> BeatOut:
     return BeatOut.of(box.service.edit_beat(name, beat_id, body.version, body.beat))
 
 
-@router.post("/projects/{name}/beats/{beat_id}/regenerate", response_model=BeatOut)
+@router.post("/projects/{name}/beats/{beat_id:int}/regenerate", response_model=BeatOut,
+             responses=MODEL)
 def regenerate_beat(
-    name: Project, beat_id: int, body: RegenerateIn, request: Request, box: CurrentBox
+    name: Project, beat_id: BeatId, body: RegenerateIn, request: Request, box: CurrentBox
 ) -> BeatOut:
     box.service.agent(name).store.beat(beat_id)
     with state_of(request).sandboxes.generation(box):
@@ -132,31 +177,45 @@ def regenerate_beat(
     return BeatOut.of(record)
 
 
-@router.post("/projects/{name}/beats/{beat_id}/accept", response_model=BeatOut)
+@router.post("/projects/{name}/beats/{beat_id:int}/accept", response_model=BeatOut,
+             responses=MODEL)
 def accept_beat(
-    name: Project, beat_id: int, body: VersionIn, request: Request, box: CurrentBox
+    name: Project, beat_id: BeatId, body: VersionIn, request: Request, box: CurrentBox
 ) -> BeatOut:
     box.service.agent(name).store.beat(beat_id)
     with state_of(request).sandboxes.generation(box):
         return BeatOut.of(box.service.accept(name, beat_id, body.version))
 
 
-@router.post("/projects/{name}/undo", response_model=HistoryOut)
+@router.post("/projects/{name}/undo", response_model=HistoryOut, responses=WRITE)
 def undo(name: Project, box: CurrentBox) -> HistoryOut:
+    """Step back in the history (nothing to undo: 409)."""
+    if not box.service.history(name).can_undo:
+        raise ConflictError("error.server.nothing_to_undo")
     return HistoryOut.of(box.service.undo(name))
 
 
-@router.post("/projects/{name}/redo", response_model=HistoryOut)
+@router.post("/projects/{name}/redo", response_model=HistoryOut, responses=WRITE)
 def redo(name: Project, box: CurrentBox) -> HistoryOut:
+    """Step forward again (nothing to redo: 409)."""
+    if not box.service.history(name).can_redo:
+        raise ConflictError("error.server.nothing_to_redo")
     return HistoryOut.of(box.service.redo(name))
 
 
-@router.post("/projects/{name}/switch", response_model=HistoryOut)
+@router.post("/projects/{name}/switch", response_model=HistoryOut, responses=WRITE)
 def switch(name: Project, body: SwitchIn, box: CurrentBox) -> HistoryOut:
-    return HistoryOut.of(box.service.switch(name, body.node_id))
+    """Jump to another branch of the history (an unknown node: 404)."""
+    view = box.service.history(name)
+    if body.node_id == view.node_id:
+        raise ConflictError("error.server.on_that_branch")
+    try:
+        return HistoryOut.of(box.service.switch(name, body.node_id))
+    except InvalidInputError as e:  # the service's "that branch does not exist"
+        raise NotFoundError("error.server.no_branch") from e
 
 
-@router.post("/projects/{name}/cancel")
+@router.post("/projects/{name}/cancel", responses=READ)
 def cancel(name: Project, box: CurrentBox) -> dict[str, int]:
     """Cancel the project's running generations (in any of the user's sessions)."""
     box.service.agent(name)

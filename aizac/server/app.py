@@ -1,34 +1,33 @@
 """The multi-user server: :func:`create_app` builds the FastAPI app of ``aizac serve``.
 
-``/api/v1`` is the REST API (OpenAPI docs at ``/docs``), ``/ui/`` the Gradio beat editor,
-``/login`` the sign-in page. Both the API and the web app call the same per-user
+``/api/v1`` is the REST API (OpenAPI at ``/openapi.json``, docs at ``/docs``), ``/ui/`` the
+Gradio beat editor, ``/login`` the sign-in page, ``/healthz`` and ``/readyz`` the operator's
+probes. Both the API and the web app call the same per-user
 :class:`~aizac.web.service.WebService` (see :mod:`aizac.server.sandbox`).
+
+From the outside in, every request passes: :class:`~aizac.server.gate.Envelope` (request id,
+security headers, access log), :class:`BodyLimit` (413), the signed session cookie, and
+:class:`~aizac.server.gate.Gate` (who is asking; deny by default; the origin check; the web
+app's own routes through :class:`~aizac.server.ui_gate.UiGate`). Every error is answered in
+one shape (:mod:`aizac.server.errors`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from aizac.errors import (
-    AizacError,
-    CancelledError,
-    ConflictError,
-    InvalidInputError,
-    LimitError,
-    ModelError,
-    NotFoundError,
-    StorageError,
-)
-from aizac.server import api_content, api_projects, auth, pages
+from aizac.server import api_admin, api_content, api_projects, auth, docs, errors, health, pages
+from aizac.server import openapi as openapi_doc
 from aizac.server.accounts import AccountStore, LoginLimiter, SessionStore
 from aizac.server.config import ServerConfig
+from aizac.server.errors import TooLargeError
+from aizac.server.gate import Envelope, Gate, UiSlot, refuse
 from aizac.server.sandbox import Sandboxes, StudioFactory
 from aizac.settings import Settings
 
@@ -50,7 +49,7 @@ class BodyLimit:
             return
         declared = dict(scope.get("headers", [])).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            await _too_large(send, self.limit)
+            await self._too_large(scope, send)
             return
         seen = 0
         started = False
@@ -73,7 +72,11 @@ class BodyLimit:
             await self.app(scope, counted, tracked)
         except _TooLarge:
             if not started:
-                await _too_large(send, self.limit)
+                await self._too_large(scope, send)
+
+    async def _too_large(self, scope: Scope, send: Send) -> None:
+        await refuse(scope, _no_receive, send,
+                     TooLargeError("error.server.body_too_large", limit=self.limit))
 
 
 class _TooLarge(BaseException):
@@ -81,45 +84,8 @@ class _TooLarge(BaseException):
     way (FastAPI answers any parsing Exception with 400) turns it into another status."""
 
 
-async def _too_large(send: Send, limit: int) -> None:
-    await JSONResponse(
-        {"error": f"The request body is larger than {limit} bytes.",
-         "hint": "Send less at once (AIZAC_SERVER_MAX_BODY_BYTES)."},
-        status_code=413,
-    )({"type": "http"}, _no_receive, send)
-
-
 async def _no_receive() -> Message:
     return {"type": "http.disconnect"}
-
-
-_STATUS: list[tuple[type[AizacError], int]] = [
-    (NotFoundError, 404), (InvalidInputError, 422), (ConflictError, 409),
-    (CancelledError, 409), (StorageError, 507), (ModelError, 502),
-]
-
-
-def _hide_paths(text: str, roots: list[str]) -> str:
-    """``text`` without the server's folders (a message may name a file in the sandbox)."""
-    for root in roots:
-        text = re.sub(re.escape(root) + r"[^\s'\"]*", "<data>", text)
-    return text
-
-
-def _error_response(request: Request, error: Exception) -> JSONResponse:
-    if not isinstance(error, AizacError):  # registered for AizacError only
-        raise error
-    data_dir = request.app.state.aizac.sandboxes.settings.data_dir
-    roots = sorted({str(data_dir.resolve()), str(data_dir.absolute())}, key=len, reverse=True)
-    headers: dict[str, str] = {}
-    if isinstance(error, LimitError):
-        code = 503 if error.capacity else 429
-        if error.retry_after:
-            headers["Retry-After"] = str(max(1, round(error.retry_after)))
-    else:
-        code = next((c for kind, c in _STATUS if isinstance(error, kind)), 400)
-    said = {"error": _hide_paths(error.message, roots), "hint": _hide_paths(error.hint, roots)}
-    return JSONResponse(said, status_code=code, headers=headers)
 
 
 def create_app(
@@ -130,6 +96,8 @@ def create_app(
     accounts: AccountStore | None = None,
     ui: bool = True,
     ui_language: str | None = None,
+    on_ready: Callable[[float], None] | None = None,
+    started: float | None = None,
 ) -> FastAPI:
     """The server app over ``settings.data_dir`` (users live in ``users/<id>/``, accounts and
     the session key in ``server/``).
@@ -141,38 +109,60 @@ def create_app(
         accounts: the account store (default: ``<data_dir>/server/accounts.sqlite3``).
         ui: mount the Gradio beat editor at ``/ui`` (off: API only).
         ui_language: the web app's language (default: the ``ui_language`` setting).
+        on_ready: called once the start-up work is done, with the seconds it took.
+        started: when the process started (``time.monotonic()``), for that figure.
     """
+    started = time.monotonic() if started is None else started
     config = config or ServerConfig()
     server_dir = settings.data_dir / "server"
-    accounts = accounts or AccountStore(server_dir / "accounts.sqlite3")
+    accounts = accounts or AccountStore(
+        server_dir / "accounts.sqlite3", hash_slots=config.hash_slots,
+        hash_wait_s=config.hash_wait_s, min_password_score=config.min_password_score)
+    accounts.min_password_score = config.min_password_score
     max_age = int(config.session_days * 86400)
+    window = config.login_window_s
     state = auth.ServerState(
         config=config, accounts=accounts, sessions=SessionStore(accounts, max_age),
         sandboxes=Sandboxes(settings, config, studio_factory),
-        limiter=LoginLimiter(config.login_attempts, config.login_window_s),
+        limiter=LoginLimiter(config.login_attempts, window),
         signups=LoginLimiter(config.signup_attempts, config.signup_window_s),
+        per_address=LoginLimiter(config.login_attempts_per_address, window),
+        per_name=LoginLimiter(config.login_attempts_per_name, window),
     )
+    state.health = health.Readiness(state, started=started, on_ready=on_ready)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        state.health.start()
         yield
         state.sandboxes.close()  # let other processes open the users' projects
 
-    app = FastAPI(title="aizac", lifespan=lifespan, version="1", docs_url="/docs", redoc_url=None,
+    app = FastAPI(title="aizac", lifespan=lifespan, version="1", docs_url=None, redoc_url=None,
                   description="The aizac co-writing server: projects, plot, beats, prose, "
-                  "memory and exports of the signed-in user.")
+                  "memory and exports of the signed-in user. Every error is "
+                  "`{code, message, hint}` in the caller's language (the account's setting, "
+                  "else Accept-Language: en, ko, zh).")
     app.state.aizac = state
-    app.add_exception_handler(AizacError, _error_response)
-    for router in (auth.router, api_projects.router, api_content.router, pages.router):
+    errors.install(app)
+    openapi_doc.install(app)
+    for router in (auth.router, api_admin.router, api_projects.router, api_content.router,
+                   health.router, pages.router):
         app.include_router(router)
+    docs.install(app)
+    secret = config.session_secret(settings.data_dir)
+    slot = UiSlot(UI_PATH)
+    app.state.ui_slot = slot
     if ui:
         from aizac.server.mount import mount_ui
 
-        mount_ui(app, state, path=UI_PATH, language=ui_language or settings.ui_language)
+        mount_ui(app, state, slot, language=ui_language or settings.ui_language, secret=secret)
+    # add_middleware wraps the outside: the last one added sees a request first.
+    app.add_middleware(Gate, state=state, ui=slot)
     app.add_middleware(
-        SessionMiddleware, secret_key=config.session_secret(settings.data_dir),
-        session_cookie=SESSION_COOKIE, max_age=max_age, same_site="lax",
-        https_only=config.https_only,
+        SessionMiddleware, secret_key=secret, session_cookie=SESSION_COOKIE, max_age=max_age,
+        same_site="lax", https_only=config.https_only,
     )
     app.add_middleware(BodyLimit, limit=config.max_body_bytes)
+    app.add_middleware(Envelope, https=config.https_only, data_dir=settings.data_dir,
+                       default_language=settings.ui_language)
     return app

@@ -1,21 +1,39 @@
-"""Sign-up, log-in, log-out, API tokens, and who is asking (the ``current_user`` dependency).
+"""Sign-up, log-in, log-out, one's own account and API tokens (``/api/v1/auth``), and who is
+asking (the ``current_user`` dependency).
 
-A browser holds a signed session cookie (Starlette ``SessionMiddleware``) carrying a random
-session id kept server-side; a script sends ``Authorization: Bearer <token>``. Anything else is
-401. Failed logins are counted per (name, address) and refused with 429 past the limit.
+Who a request speaks for is decided once, by the gate (:class:`aizac.server.gate.Gate`): a
+bearer token, else the session cookie's server-side session. Failed logins are limited per
+(name, address), per address and per name (429 past a limit, before any password is hashed);
+every password check takes one of a few hash slots.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request, status
+from fastapi import APIRouter, Depends, Path, Request, Response
+from fastapi.responses import FileResponse
+from starlette.background import BackgroundTask
 
 from aizac.errors import LimitError
 from aizac.server.accounts import AccountStore, LoginLimiter, SessionStore, User, name_key
 from aizac.server.config import ServerConfig
-from aizac.server.models import Credentials, Me, TokenIn, TokenOut, UserOut
+from aizac.server.errors import ForbiddenError, UnauthorizedError, clip
+from aizac.server.gate import caller_of
+from aizac.server.models import (
+    Count,
+    Credentials,
+    Me,
+    MeEdit,
+    PasswordIn,
+    SignupIn,
+    TokenIn,
+    TokenOut,
+    UserOut,
+)
+from aizac.server.openapi import responses
 from aizac.server.sandbox import Sandbox, Sandboxes, describe
 
 SESSION_KEY = "sid"
@@ -29,8 +47,11 @@ class ServerState:
     accounts: AccountStore
     sessions: SessionStore
     sandboxes: Sandboxes
-    limiter: LoginLimiter
-    signups: LoginLimiter
+    limiter: LoginLimiter  # failed logins per (name, address)
+    signups: LoginLimiter  # sign-ups per address
+    per_address: LoginLimiter | None = None  # failed logins per address, any name
+    per_name: LoginLimiter | None = None  # failed logins per name, any address
+    health: Any = None  # aizac.server.health.Readiness
 
 
 def state_of(request: Request) -> ServerState:
@@ -39,24 +60,14 @@ def state_of(request: Request) -> ServerState:
 
 
 def user_from_request(request: Request, state: ServerState | None = None) -> User | None:
-    """The user a request speaks for (bearer token or session cookie), else ``None``.
-    ``state`` is needed where ``request.app`` is a mounted app (the web app)."""
-    state = state or state_of(request)
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return state.accounts.user_of_token(token.strip())
-    sid = request.session.get(SESSION_KEY) if "session" in request.scope else None
-    if isinstance(sid, str) and sid:
-        return state.sessions.user(sid)
-    return None
+    """The user the gate found for ``request`` (``None``: nobody)."""
+    return caller_of(request).user
 
 
 def current_user(request: Request) -> User:
-    user = user_from_request(request)
-    if user is None:
-        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "Log in first (or send an API token).",
-                            headers={"WWW-Authenticate": "Bearer"})
+    user = caller_of(request).user
+    if user is None:  # the gate refuses first; this holds for routes mounted elsewhere too
+        raise UnauthorizedError("error.server.not_signed_in")
     return user
 
 
@@ -64,82 +75,196 @@ def current_sandbox(request: Request, user: Annotated[User, Depends(current_user
     return state_of(request).sandboxes.of(user)
 
 
+def admin_user(user: Annotated[User, Depends(current_user)]) -> User:
+    if user.role != "admin":
+        raise ForbiddenError("error.server.admin_only")
+    return user
+
+
 CurrentUser = Annotated[User, Depends(current_user)]
 CurrentBox = Annotated[Sandbox, Depends(current_sandbox)]
+AdminUser = Annotated[User, Depends(admin_user)]
 router = APIRouter(prefix="/api/v1/auth", tags=["accounts"])
 
 
-def _start_session(request: Request, user: User) -> None:
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "-"
+
+
+def user_out(user: User) -> UserOut:
+    return UserOut(id=user.id, name=user.name, role=user.role,  # type: ignore[arg-type]
+                   language=user.language)  # type: ignore[arg-type]
+
+
+def start_session(request: Request, user: User) -> None:
     state = state_of(request)
     old = request.session.get(SESSION_KEY)
     if isinstance(old, str):
         state.sessions.end(old)
     request.session.clear()
     request.session[SESSION_KEY] = state.sessions.start(user.id)
+    request.scope.setdefault("aizac", {})["user"] = user
 
 
-@router.post("/signup", response_model=UserOut, status_code=201)
-def signup(body: Credentials, request: Request) -> UserOut:
-    """Create an account and log in (unless sign-up is turned off)."""
+def _wait(seconds: float, key: str) -> LimitError:
+    return LimitError(key, retry_after=seconds, seconds=max(1, math.ceil(seconds)))
+
+
+@router.post("/signup", response_model=UserOut, status_code=201,
+             responses=responses(403, 409, 422, 429, 503))
+def signup(body: SignupIn, request: Request) -> UserOut:
+    """Create an account and log in (unless sign-up is turned off: then an admin creates
+    accounts, ``POST /api/v1/admin/users``)."""
     state = state_of(request)
     if not state.config.signup:
-        raise HTTPException(status.HTTP_403_FORBIDDEN,
-                            "Sign-up is turned off; ask the administrator for an account.")
-    key = f"signup|{request.client.host if request.client else '-'}"
+        raise ForbiddenError("error.server.signup_off")
+    key = f"signup|{client_address(request)}"
     wait = state.signups.retry_after(key)
     if wait > 0:
-        raise LimitError("Too many sign-ups from this address.", retry_after=wait,
-                         hint=f"Try again in {wait:.0f} seconds.")
+        raise _wait(wait, "error.server.signup_limited")
     state.signups.failed(key)
     user = state.accounts.add_user(body.name, body.password)
-    _start_session(request, user)
-    return UserOut(id=user.id, name=user.name)
+    start_session(request, user)
+    return user_out(user)
 
 
-@router.post("/login", response_model=UserOut)
+def _login_limits(state: ServerState, name: str, address: str) -> list[tuple[LoginLimiter, str]]:
+    limits = [(state.limiter, f"{name_key(name)}|{address}")]
+    if state.per_address is not None:
+        limits.append((state.per_address, address))
+    if state.per_name is not None:
+        limits.append((state.per_name, name_key(name)))
+    return limits
+
+
+@router.post("/login", response_model=UserOut, responses=responses(401, 403, 422, 429, 503))
 def login(body: Credentials, request: Request) -> UserOut:
+    """Log in: the reply sets the session cookie (``aizac_session``)."""
     state = state_of(request)
-    address = request.client.host if request.client else "-"
-    key = f"{name_key(body.name)}|{address}"
-    wait = state.limiter.retry_after(key)
-    if wait > 0:
-        raise LimitError("Too many failed logins.", retry_after=wait,
-                         hint=f"Try again in {wait:.0f} seconds.")
-    user = state.accounts.verify(body.name, body.password)
+    limits = _login_limits(state, body.name, client_address(request))
+    taken: list[tuple[LoginLimiter, str]] = []
+    for limiter, key in limits:  # counted before the password is checked (see take())
+        wait = limiter.take(key)
+        if wait > 0:
+            for done, done_key in taken:
+                done.forgive(done_key)
+            raise _wait(wait, "error.server.login_limited")
+        taken.append((limiter, key))
+    try:
+        user = state.accounts.verify(body.name, body.password)
+    except BaseException:  # no answer (the hash slots were busy): not a failed guess
+        for limiter, key in taken:
+            limiter.forgive(key)
+        raise
     if user is None:
-        state.limiter.failed(key)
-        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "Wrong user name or password.")
-    state.limiter.succeeded(key)
-    _start_session(request, user)
-    return UserOut(id=user.id, name=user.name)
+        raise UnauthorizedError("error.server.wrong_login")
+    for limiter, key in taken[1:]:
+        limiter.forgive(key)
+    state.limiter.succeeded(limits[0][1])
+    if user.disabled:
+        raise ForbiddenError("error.server.account_disabled")
+    start_session(request, user)
+    return user_out(user)
 
 
-@router.post("/logout", status_code=204)
+@router.post("/logout", status_code=204, responses=responses(403))
 def logout(request: Request) -> None:
+    """End this session (a request without one does nothing)."""
     sid = request.session.get(SESSION_KEY)
     if isinstance(sid, str):
         state_of(request).sessions.end(sid)
     request.session.clear()
 
 
-@router.get("/me", response_model=Me)
+@router.delete("/sessions", response_model=Count, responses=responses(401, 403))
+def logout_everywhere(request: Request, user: CurrentUser) -> Count:
+    """End every session of the account, this one too (API tokens stay: revoke them with
+    ``DELETE /api/v1/auth/tokens``)."""
+    ended = state_of(request).accounts.end_sessions(user.id)
+    request.session.clear()
+    return Count(count=ended)
+
+
+@router.get("/me", response_model=Me, responses=responses(401))
 def me(box: CurrentBox) -> Me:
-    return Me(id=box.user.id, name=box.user.name, **describe(box))
+    user = box.user
+    return Me(**user_out(user).model_dump(), **describe(box))
 
 
-@router.post("/tokens", response_model=TokenOut, status_code=201)
+@router.patch("/me", response_model=UserOut, responses=responses(401, 403, 422))
+def edit_me(body: MeEdit, request: Request, user: CurrentUser) -> UserOut:
+    """Choose the language of the server's messages to you (``null``: the browser's)."""
+    accounts = state_of(request).accounts
+    accounts.set_language(user.id, body.language)
+    return user_out(accounts.user(user.id))
+
+
+@router.post("/password", status_code=204, responses=responses(401, 403, 422, 503))
+def change_password(body: PasswordIn, request: Request, user: CurrentUser) -> None:
+    """Change your password: every other session of the account ends."""
+    state = state_of(request)
+    if state.accounts.verify(user.name, body.current) is None:
+        raise ForbiddenError("error.server.password_wrong")
+    state.accounts.set_password(user.id, body.new)
+    sid = request.session.get(SESSION_KEY)
+    state.accounts.end_sessions(user.id, keep=sid if isinstance(sid, str) else None)
+
+
+@router.get("/export", response_class=FileResponse, responses={
+    **responses(401, 503), 200: {"content": {"application/zip": {}},
+                                 "description": "A zip of the account's data."}})
+def export_me(request: Request, box: CurrentBox) -> FileResponse:
+    """Everything of yours, as one zip: each project's database and memories, your exports,
+    your account (see ``aizac/server/lifecycle.py``)."""
+    from aizac.server.lifecycle import export_user
+
+    state = state_of(request)
+    path = export_user(state.accounts, state.sandboxes, box.user)
+    return FileResponse(path, media_type="application/zip",
+                        filename=f"aizac-{box.user.name}.zip",
+                        background=BackgroundTask(path.unlink, missing_ok=True))
+
+
+# ---------------------------------------------------------------------------------- tokens
+@router.post("/tokens", response_model=TokenOut, status_code=201,
+             responses=responses(401, 403, 422, 429))
 def new_token(body: TokenIn, request: Request, user: CurrentUser) -> TokenOut:
-    """A new API token for scripts (``Authorization: Bearer ...``); the secret is shown once."""
-    secret, info = state_of(request).accounts.new_token(user.id, body.label)
-    return TokenOut(id=info.id, label=info.label, created_at=info.created_at, token=secret)
+    """A new API token for scripts (``Authorization: Bearer ...``); the secret is shown once.
+    Only a signed-in browser session mints tokens (a token cannot make more of itself)."""
+    caller = caller_of(request)
+    if caller.via != "session":
+        raise ForbiddenError("error.server.token_needs_session")
+    state = state_of(request)
+    expires = body.expires_in_days * 86400 if body.expires_in_days else None
+    secret, info = state.accounts.new_token(
+        user.id, body.label, scope=body.scope, expires_in_s=expires,
+        cap=state.config.max_tokens_per_user)
+    return _token_out(info, secret)
 
 
-@router.get("/tokens", response_model=list[TokenOut])
+def _token_out(info: Any, secret: str | None = None) -> TokenOut:
+    return TokenOut(id=info.id, label=clip(info.label, 80), created_at=info.created_at,
+                    scope=info.scope, expires_at=info.expires_at, token=secret)
+
+
+@router.get("/tokens", response_model=list[TokenOut], responses=responses(401))
 def tokens(request: Request, user: CurrentUser) -> list[TokenOut]:
-    return [TokenOut(id=t.id, label=t.label, created_at=t.created_at)
-            for t in state_of(request).accounts.tokens(user.id)]
+    return [_token_out(t) for t in state_of(request).accounts.tokens(user.id)]
 
 
-@router.delete("/tokens/{token_id}", status_code=204)
-def revoke_token(token_id: str, request: Request, user: CurrentUser) -> None:
+@router.delete("/tokens", response_model=Count, responses=responses(401, 403))
+def revoke_all_tokens(request: Request, user: CurrentUser) -> Count:
+    """Revoke every API token of the account at once."""
+    return Count(count=state_of(request).accounts.revoke_tokens(user.id))
+
+
+@router.delete("/tokens/{token_id}", status_code=204, responses=responses(401, 403, 404))
+def revoke_token(token_id: Annotated[str, Path(min_length=1, max_length=64)],
+                 request: Request, user: CurrentUser) -> Response:
+    """Revoke one token (and any minted from it)."""
     state_of(request).accounts.revoke_token(user.id, token_id)
+    return Response(status_code=204)
+
+
+__all__ = ["SESSION_KEY", "CurrentBox", "CurrentUser", "ServerState", "current_user", "router",
+           "state_of", "user_from_request"]

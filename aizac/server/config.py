@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field, SecretStr, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from aizac.errors import ConfigError, StorageError
 
@@ -29,8 +30,19 @@ class ServerConfig(BaseSettings):
         max_generations: model generations running at once over all users.
         max_body_bytes: larger request bodies (and uploads) are refused with 413.
         login_attempts, login_window_s: failed logins allowed per name and address per window.
+        login_attempts_per_address: failed logins allowed from one address per window, whatever
+            the names (a flood of random names is refused before any password is hashed).
+        login_attempts_per_name: failed logins allowed for one name per window, from any
+            address (guessing spread over many addresses).
+        hash_slots, hash_wait_s: password hashes computed at once, and how long a login or
+            sign-up waits for one before a 503 (argon2 is costly on purpose: bounded work).
+        min_password_score: the zxcvbn score (0-4) a new password needs (0: length only).
+        max_tokens_per_user: API tokens a user may hold at once.
         signup_attempts, signup_window_s: sign-ups allowed per address per window.
         generation_wait_s: how long a generation waits for a free slot before a 503.
+        allowed_origins: origins (``https://aizac.example``) besides the request's own host
+            that state-changing browser requests may come from (a proxy that rewrites Host).
+        shutdown_timeout_s: on SIGTERM, how long open requests and streams get to finish.
     """
 
     model_config = SettingsConfigDict(
@@ -49,11 +61,27 @@ class ServerConfig(BaseSettings):
     max_body_bytes: int = Field(default=1_000_000, ge=1024)
     login_attempts: int = Field(default=5, ge=1)
     login_window_s: float = Field(default=60.0, gt=0)
+    login_attempts_per_address: int = Field(default=20, ge=1)
+    login_attempts_per_name: int = Field(default=30, ge=1)
+    hash_slots: int = Field(default=2, ge=1, le=64)
+    hash_wait_s: float = Field(default=10.0, gt=0)
+    min_password_score: int = Field(default=3, ge=0, le=4)
+    max_tokens_per_user: int = Field(default=20, ge=1, le=1000)
+    allowed_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    shutdown_timeout_s: float = Field(default=15.0, gt=0, le=600)
     signup_attempts: int = Field(default=30, ge=1)  # sign-ups per address per window
     signup_window_s: float = Field(default=3600.0, gt=0)
     # Proxies whose X-Forwarded-For/-Proto uvicorn trusts (the client address feeds the login
     # limit; the scheme, secure cookies).
     forwarded_allow_ips: str = "127.0.0.1"
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _origins(cls, value: object) -> object:
+        """``a, b`` in the environment is two origins."""
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
 
     def session_secret(self, data_dir: Path) -> str:
         """The cookie-signing key: the setting, else one kept under ``data_dir``."""
@@ -65,7 +93,7 @@ class ServerConfig(BaseSettings):
         except FileNotFoundError:
             pass
         except OSError as e:
-            raise StorageError(f"Cannot read the session key {path}: {e}.") from e
+            raise StorageError("error.server.secret_unreadable", detail=str(e)[:200]) from e
         key = secrets.token_urlsafe(48)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -75,7 +103,7 @@ class ServerConfig(BaseSettings):
                 f.write(key)
             os.replace(tmp, path)
         except OSError as e:
-            raise StorageError(f"Cannot store the session key in {path}: {e}.") from e
+            raise StorageError("error.server.secret_unwritable", detail=str(e)[:200]) from e
         return key
 
 
@@ -88,6 +116,6 @@ def load_server_config(**overrides: object) -> ServerConfig:
         parts = []
         for item in e.errors():
             field = str(item["loc"][0]) if item["loc"] else ""
-            shown = "" if field == "secret_key" else f"={item.get('input')!r}"
-            parts.append(f"AIZAC_SERVER_{field.upper()}{shown} is not valid: {item['msg']}")
-        raise ConfigError("; ".join(parts) + ".") from e
+            shown = "" if field == "secret_key" else f"={str(item.get('input'))[:80]!r}"
+            parts.append(f"AIZAC_SERVER_{field.upper()}{shown}: {item['msg']}")
+        raise ConfigError("error.server.config_invalid", problems="; ".join(parts)) from e

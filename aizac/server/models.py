@@ -2,29 +2,73 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from aizac.text import render
 from aizac.web.service import HistoryView
 from aizac.writer.project import BeatRecord, ProjectInfo
-from aizac.writer.schemas import NovelBeat, NovelPlot
+from aizac.writer.schemas import MAX_ACT_EPISODES, NovelBeat, NovelPlot
+
+
+def _whole(value: Any) -> Any:
+    """``3.0`` is the integer 3 (JSON Schema's ``integer``); ``"3"`` and ``true`` stay what
+    they are and are refused by the strict check."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
+Int = Annotated[int, BeforeValidator(_whole)]
 
 
 class Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Python's regex engine: the schema's patterns mean what the server's own checks mean.
+    # strict: a JSON 0 is not false, "3" is not 3 (what the schema says is what is accepted).
+    model_config = ConfigDict(extra="forbid", regex_engine="python-re", strict=True)
+
+
+# The rules of names, written as schema (Python regex syntax: letters are Unicode letters), so
+# that anything the schema accepts the server accepts too: a 422 means the body broke these.
+USER_NAME = r"^\s*[^\W_][\w.\-]{1,39}\s*$"
+PROJECT_NAME = r"^[^\W_](?:[\w \-]|\.[\w \-])*\.?$"  # no "..": a dot is never doubled
+_SEPARATORS = ",，、;；\n"
+KEYWORD = rf"^\s*[^\s{_SEPARATORS}](?:[^{_SEPARATORS}]{{0,28}}[^\s{_SEPARATORS}])?\s*$"
+KEYWORDS_TEXT = (rf"^\s*[^\s{_SEPARATORS}](?:[^{_SEPARATORS}]{{0,28}}[^\s{_SEPARATORS}])?\s*"
+                 rf"(?:[{_SEPARATORS}]\s*[^\s{_SEPARATORS}](?:[^{_SEPARATORS}]{{0,28}}"
+                 rf"[^\s{_SEPARATORS}])?\s*){{0,11}}$")
+EXPORT_NAME = (r"^(?!(?:[Cc][Oo][Nn]|[Pp][Rr][Nn]|[Aa][Uu][Xx]|[Nn][Uu][Ll]|[Cc][Oo][Mm][1-9]|"
+               r"[Ll][Pp][Tt][1-9])$)[^\W_][\w\- ]{0,39}$")
+Keyword = Annotated[str, Field(pattern=KEYWORD, max_length=40)]
+Keywords = Annotated[
+    list[Keyword] | Annotated[str, Field(pattern=KEYWORDS_TEXT, max_length=500)],
+    Field(description="1-12 keywords of 1-30 characters: a list, or one text separated by "
+          "commas, semicolons or line breaks (full-width and ideographic ones too)."),
+]
+Language = Literal["ko", "en", "zh"]
 
 
 # ------------------------------------------------------------------------------ accounts
 class Credentials(Body):
-    name: str = Field(min_length=1, max_length=40)
+    name: str = Field(min_length=2, max_length=40)
     password: str = Field(min_length=1, max_length=256)
+
+
+class SignupIn(Body):
+    name: str = Field(pattern=USER_NAME, max_length=48,
+                      description="2-40 letters, digits, '.', '-' or '_', starting with a letter "
+                      "or digit; NFKC-normalised, and refused if it looks like a name in use.")
+    password: str = Field(min_length=8, max_length=256,
+                          description="8-256 characters, not easy to guess (common passwords, "
+                          "the user name, repeats and keyboard runs are refused).")
 
 
 class UserOut(Body):
     id: str
     name: str
+    role: Literal["user", "admin"] = "user"
+    language: Language | None = None
 
 
 class Me(UserOut):
@@ -32,23 +76,63 @@ class Me(UserOut):
     storage_mb: float
 
 
+class MeEdit(Body):
+    language: Language | None = Field(
+        description="The language of the server's messages to you (null: the browser's).")
+
+
+class PasswordIn(Body):
+    current: str = Field(min_length=1, max_length=256)
+    new: str = Field(min_length=8, max_length=256)
+
+
 class TokenIn(Body):
     label: str = Field(default="", max_length=80)
+    scope: Literal["write", "read"] = Field(
+        default="write", description="read: the token may only read (GET).")
+    expires_in_days: float | None = Field(default=None, gt=0, le=3650,
+                                          description="Unset: the token never expires.")
 
 
 class TokenOut(Body):
     id: str
     label: str
     created_at: float
+    scope: Literal["write", "read"] = "write"
+    expires_at: float | None = None
     token: str | None = Field(default=None, description="The secret, shown only once.")
+
+
+class Count(Body):
+    count: int = Field(description="How many were ended or revoked.")
+
+
+class AdminUserIn(SignupIn):
+    role: Literal["user", "admin"] = "user"
+
+
+class AdminUserOut(UserOut):
+    disabled: bool
+    created_at: float
+
+
+class AdminUserEdit(Body):
+    disabled: bool | None = None
+    role: Literal["user", "admin"] | None = None
+
+
+class NewPassword(Body):
+    password: str = Field(min_length=8, max_length=256)
 
 
 # ------------------------------------------------------------------------------ projects
 class ProjectIn(Body):
-    name: str = Field(min_length=1, max_length=64)
-    keywords: list[str] | str
+    name: str = Field(pattern=PROJECT_NAME, min_length=1, max_length=64,
+                      description="1-64 letters, digits, spaces, '.', '-' or '_', starting with "
+                      "a letter or digit, without '..'.")
+    keywords: Keywords
     genre: str = Field(default="", max_length=40)
-    language: str | None = None
+    language: Language | None = None
 
 
 class ProjectOut(Body):
@@ -66,7 +150,7 @@ class ProjectOut(Body):
 
 class ProjectEdit(Body):
     genre: str = Field(default="", max_length=40)
-    keywords: list[str] | str
+    keywords: Keywords
 
 
 class PlotOut(Body):
@@ -77,7 +161,20 @@ class PlotOut(Body):
 
 class PlotIn(Body):
     plot: NovelPlot
-    version: int | None = None
+    version: Int | None = None
+
+    @field_validator("plot", mode="before")
+    @classmethod
+    def _episodes_as_sent(cls, value: Any) -> Any:
+        """The plot model rounds and clamps a model's act lengths (decoding cannot bound an
+        integer); a caller's must already be whole numbers in range, as the schema says."""
+        acts = value.get("acts") if isinstance(value, dict) else None
+        for act in acts if isinstance(acts, list) else []:
+            n = act.get("episodes") if isinstance(act, dict) else None
+            n = _whole(n)
+            if type(n) is not int or not 1 <= n <= MAX_ACT_EPISODES:
+                raise ValueError(f"each act's episodes must be a whole number 1-{MAX_ACT_EPISODES}")
+        return value
 
 
 # --------------------------------------------------------------------------------- beats
@@ -96,12 +193,18 @@ class BeatOut(Body):
                    version=r.version, beat=r.beat, prose=r.prose)
 
 
+class Sibling(Body):
+    label: str
+    node_id: str
+
+
 class HistoryOut(Body):
     node_id: str | None
     can_undo: bool
     can_redo: bool
     path: list[str]
-    siblings: list[tuple[str, str]]
+    siblings: list[Sibling] = Field(description="Other branches at this point (switch to one "
+                                    "with POST .../switch).")
 
     @classmethod
     def of(cls, h: HistoryView) -> HistoryOut:
@@ -109,7 +212,8 @@ class HistoryOut(Body):
         # as the API said them before
         return cls(node_id=h.node_id, can_undo=h.can_undo, can_redo=h.can_redo,
                    path=[render(s.text(), "en") for s in h.path],
-                   siblings=[(render(label, "en"), node) for label, node in h.siblings])
+                   siblings=[Sibling(label=render(label, "en"), node_id=node)
+                             for label, node in h.siblings])
 
 
 class BeatsOut(Body):
@@ -120,18 +224,19 @@ class BeatsOut(Body):
 
 
 class BeatEdit(Body):
-    version: int | None = None
+    version: Int | None = None
     beat: NovelBeat
 
 
 class RegenerateIn(Body):
-    version: int | None = None
+    version: Int | None = None
     instruction: str = Field(default="", max_length=500)
-    locked: list[str] = Field(default_factory=list, max_length=20)
+    locked: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list,
+                                                               max_length=20)
 
 
 class VersionIn(Body):
-    version: int | None = None
+    version: Int | None = None
 
 
 class SwitchIn(Body):
@@ -160,12 +265,13 @@ class MemoryOut(Body):
 
 
 class PinIn(Body):
-    ids: list[str] = Field(min_length=1, max_length=200)
+    ids: list[Annotated[str, Field(min_length=1, max_length=100)]] = Field(
+        min_length=1, max_length=200)
     pinned: bool = True
 
 
 class AskIn(Body):
-    question: str = Field(min_length=1, max_length=500)
+    question: str = Field(min_length=1, max_length=500, pattern=r"\S")
 
 
 class Answer(Body):
@@ -176,10 +282,14 @@ class Answer(Body):
 
 # -------------------------------------------------------------------------- export, runs
 class ExportIn(Body):
-    format: str = Field(default="txt", max_length=8)
-    first: int | None = Field(default=None, ge=1)
-    last: int | None = Field(default=None, ge=1)
-    filename: str | None = Field(default=None, max_length=200)
+    format: Literal["txt", "md", "epub"] = "txt"
+    # The bounds before the whole-number validator, inside the optional: elsewhere they reach
+    # the schema as pydantic's own keys (``ge``), which no JSON Schema reader knows.
+    first: Annotated[int, Field(ge=1, le=100_000), BeforeValidator(_whole)] | None = None
+    last: Annotated[int, Field(ge=1, le=100_000), BeforeValidator(_whole)] | None = None
+    filename: str | None = Field(
+        default=None, pattern=EXPORT_NAME, max_length=40,
+        description="A plain file name without extension or folders (default: the title).")
 
 
 class ExportOut(Body):

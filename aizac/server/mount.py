@@ -1,78 +1,61 @@
 """The Gradio beat editor inside the server, one app for every user.
 
 The app is built once over a :class:`~aizac.web.per_user.UserScopedService`; Gradio's
-``auth_dependency`` names the user from the session cookie (``gr.Request.username``), and every
-event runs against that user's own WebService. Files a user may download are served only from
-their own sandbox: a ``/file=`` request for a path in another user's root is 404.
+``auth_dependency`` names the user the gate found (``gr.Request.username``), and every event
+runs against that user's own WebService. What of Gradio's own routes a request reaches is
+decided by :class:`~aizac.server.ui_gate.UiGate`: files are served only from the user's own
+export folder (each user's folder is one of Gradio's *static* paths, so an export is linked
+where it was written, never copied into Gradio's shared cache), uploads are refused, and event
+streams are bound to the account.
 """
 
 from __future__ import annotations
 
-import urllib.parse
+import hashlib
+import hmac
 from pathlib import Path
 from typing import cast
 
 from fastapi import FastAPI, Request
-from fastapi.responses import RedirectResponse
-from starlette.responses import PlainTextResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
 
-from aizac.server.auth import ServerState, user_from_request
+from aizac.server.auth import ServerState
+from aizac.server.gate import UiSlot
+from aizac.server.sandbox import Sandbox
+from aizac.server.ui_gate import UiGate
+from aizac.text import t
 from aizac.web.service import WebService
 
 _LOGOUT_HEAD = """<script>
 (function addLogout() {
-  // Gradio inserts head scripts after the page has loaded: add the link now (or once the
-  // body exists), not on the 'load' event.
+  // Gradio inserts head scripts after the page has loaded: add the button now (or once the
+  // body exists), not on the 'load' event. A form POST: the origin check applies to it.
   if (!document.body) { setTimeout(addLogout, 100); return; }
   if (document.getElementById('aizac-logout')) return;
-  const a = document.createElement('a');
-  a.href = '/logout'; a.id = 'aizac-logout'; a.textContent = 'Log out';
-  a.style.cssText = 'position:fixed;bottom:10px;right:14px;z-index:1000;font-size:0.9em;'
-    + 'padding:4px 10px;border-radius:6px;background:var(--background-fill-secondary);';
-  document.body.appendChild(a);
+  const form = document.createElement('form');
+  form.method = 'post'; form.action = '/logout';
+  form.style.cssText = 'position:fixed;bottom:10px;right:14px;z-index:1000;margin:0;';
+  const button = document.createElement('button');
+  button.type = 'submit'; button.id = 'aizac-logout'; button.textContent = LABEL;
+  button.style.cssText = 'font-size:0.9em;padding:4px 10px;border-radius:6px;border:0;'
+    + 'cursor:pointer;background:var(--background-fill-secondary);color:inherit;';
+  form.appendChild(button);
+  document.body.appendChild(form);
 })();
 </script>"""
 
 
-class UiGuard:
-    """In front of the mounted app: ``/ui`` without a session goes to ``/login``; a file
-    request naming another user's sandbox is 404."""
-
-    def __init__(self, app: ASGIApp, state: ServerState, path: str) -> None:
-        self.app = app
-        self.state = state
-        self.path = path
-        self.users_root = state.sandboxes.users_root
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        route = str(scope.get("path", ""))
-        if scope["type"] != "http" or not route.startswith(self.path):
-            await self.app(scope, receive, send)
-            return
-        request = Request(scope)
-        user = user_from_request(request, self.state)
-        if user is None and route in (self.path, self.path + "/"):
-            await RedirectResponse("/login", status_code=303)(scope, receive, send)
-            return
-        if "/file=" in route and not self._may_read(route, user.id if user else None):
-            await PlainTextResponse("Not found", status_code=404)(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
-
-    def _may_read(self, route: str, user_id: str | None) -> bool:
-        asked = urllib.parse.unquote(route.split("/file=", 1)[1])
-        try:
-            path = Path(asked).resolve()
-        except (OSError, ValueError):
-            return False
-        if not path.is_relative_to(self.users_root):
-            return True  # Gradio's own checks apply (cache, static files)
-        return user_id is not None and path.is_relative_to(self.users_root / user_id)
+def session_hash_key(secret: str) -> bytes:
+    """The key Gradio session hashes are bound to accounts with (derived from the session
+    secret: it changes when the secret is rotated)."""
+    return hmac.new(secret.encode(), b"aizac gradio session hash", hashlib.sha256).digest()
 
 
-def mount_ui(app: FastAPI, state: ServerState, *, path: str, language: str) -> None:
-    """Build the beat editor once and mount it at ``path``, bound to the signed-in user."""
+def mount_ui(app: FastAPI, state: ServerState, slot: UiSlot, *, language: str,
+             secret: str) -> None:
+    """Build the beat editor once and mount it at ``slot.path``, bound to the signed-in user;
+    its gate goes into ``slot``."""
+    import json
+
     from aizac.offline import apply_offline_defaults
 
     apply_offline_defaults()  # before Gradio builds anything
@@ -80,6 +63,7 @@ def mount_ui(app: FastAPI, state: ServerState, *, path: str, language: str) -> N
 
     from aizac.web.per_user import UserScopedService, bind_request_user
     from aizac.web.ui import CSS, build_app, theme
+    from aizac.writer.service import Studio
 
     def service_of(user_id: str) -> WebService:
         box = state.sandboxes.cached(user_id)
@@ -88,22 +72,33 @@ def mount_ui(app: FastAPI, state: ServerState, *, path: str, language: str) -> N
         return box.service
 
     def who(request: Request) -> str | None:
-        user = user_from_request(request, state)
+        user = (request.scope.get("aizac") or {}).get("user")
         return user.id if user is not None else None
 
+    def serve_exports(box: Sandbox) -> None:
+        box.export_dir.mkdir(parents=True, exist_ok=True)
+        gr.set_static_paths([box.export_dir])  # linked where written; served by the gate
+
+    state.sandboxes.hooks.append(serve_exports)
     scoped = UserScopedService(service_of)
     template_root = state.sandboxes.settings.data_dir / "server" / "template"
-    template = state.sandboxes.factory()(
-        state.sandboxes.settings.model_copy(update={"data_dir": template_root}), "template")
+    # The template only answers what the page shows before anyone signs in (defaults): its
+    # models, embeddings and trope index are never built.
+    template = Studio(state.sandboxes.settings.model_copy(update={"data_dir": template_root}))
     with scoped.building(WebService(template, export_dir=template_root / "exports")):
         blocks = build_app(cast(WebService, scoped), language=language, models_tab=False)
     blocks.queue(default_concurrency_limit=state.config.max_generations)
     bind_request_user(blocks)
-    state.sandboxes.users_root.mkdir(parents=True, exist_ok=True)
+    head = _LOGOUT_HEAD.replace("LABEL", json.dumps(t("ui.logout.button", language)))
     gr.mount_gradio_app(
-        app, blocks, path=path, auth_dependency=who,
-        allowed_paths=[str(state.sandboxes.users_root)], theme=theme(), css=CSS,
-        head=_LOGOUT_HEAD, footer_links=[], show_error=False, ssr_mode=False,
+        app, blocks, path=slot.path, auth_dependency=who, allowed_paths=[], theme=theme(), css=CSS,
+        head=head, footer_links=[], show_error=False, ssr_mode=False,
         max_file_size=state.config.max_body_bytes,
     )
-    app.add_middleware(UiGuard, state=state, path=path)
+    from gradio.utils import get_upload_folder
+
+    slot.gate = UiGate(state, slot.path, session_hash_key(secret), blocks,
+                       cache=Path(get_upload_folder()))
+
+
+__all__ = ["mount_ui", "session_hash_key"]

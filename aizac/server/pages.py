@@ -1,5 +1,10 @@
 """The few plain pages of the server: the sign-in page, log-out, and ``/`` (no framework: the
-page posts JSON to ``/api/v1/auth/...`` and goes to the beat editor)."""
+page posts JSON to ``/api/v1/auth/...`` and goes to the beat editor).
+
+Their words come from the catalogue in the browser's language (``Accept-Language``). Log-out
+ends a session only on ``POST`` (from the page itself: the origin check applies); a ``GET`` of
+``/logout`` (a link from anywhere) only shows a button that does it.
+"""
 
 from __future__ import annotations
 
@@ -8,27 +13,31 @@ import html
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from aizac.server.auth import SESSION_KEY, state_of, user_from_request
+from aizac.server.auth import SESSION_KEY, state_of
+from aizac.server.errors import negotiate
+from aizac.server.gate import caller_of
+from aizac.text import t
 
 router = APIRouter(include_in_schema=False)
+UI = "/ui"
 
-_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>aizac — sign in</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-body {{font-family: system-ui, 'Noto Sans KR', sans-serif; max-width: 26em; margin: 4em auto;
-  padding: 0 1em; color: #1e293b;}}
-label {{display: block; margin-top: 1em;}}
-input {{width: 100%; padding: 0.5em; font-size: 1em; box-sizing: border-box;}}
-button {{margin-top: 1.2em; padding: 0.55em 1.2em; font-size: 1em;}}
-#message {{min-height: 1.5em; margin-top: 1em; color: #b91c1c;}}
-</style></head><body>
+_STYLE = """<style>
+body {font-family: system-ui, 'Noto Sans KR', 'Noto Sans CJK KR', sans-serif; max-width: 26em;
+  margin: 4em auto; padding: 0 1em; color: #1e293b;}
+label {display: block; margin-top: 1em;}
+input {width: 100%; padding: 0.5em; font-size: 1em; box-sizing: border-box;}
+button {margin-top: 1.2em; padding: 0.55em 1.2em; font-size: 1em;}
+#message {min-height: 1.5em; margin-top: 1em; color: #b91c1c;}
+</style>"""
+_LOGIN = """<!doctype html>
+<html lang="{lang}"><head><meta charset="utf-8"><title>aizac — {title}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">{style}</head><body>
 <h1>aizac</h1>
 <form id="auth" onsubmit="return false;">
-<label>User name <input id="name" name="name" autocomplete="username" required></label>
-<label>Password <input id="password" name="password" type="password"
+<label>{name_label} <input id="name" name="name" autocomplete="username" required></label>
+<label>{password_label} <input id="password" name="password" type="password"
   autocomplete="current-password" required></label>
-<button id="login" type="submit" data-action="login">Log in</button>
+<button id="login" type="submit" data-action="login">{login}</button>
 {signup}
 </form>
 <div id="message" role="alert"></div>
@@ -40,8 +49,8 @@ async function send(action) {{
     headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify(body)}});
   if (reply.ok) {{ window.location.href = '{ui}/'; return; }}
   let said = reply.statusText;
-  try {{ const data = await reply.json(); said = data.error || data.detail || said;
-        if (typeof said !== 'string') said = JSON.stringify(said); }} catch (e) {{}}
+  try {{ const data = await reply.json();
+        said = [data.message, data.hint].filter(Boolean).join(' ') || said; }} catch (e) {{}}
   document.getElementById('message').textContent = said;
 }}
 for (const b of document.querySelectorAll('button[data-action]')) {{
@@ -49,26 +58,60 @@ for (const b of document.querySelectorAll('button[data-action]')) {{
 }}
 </script></body></html>
 """
-_SIGNUP = '<button id="signup" type="button" data-action="signup">Sign up</button>'
-UI = "/ui"
+_LOGOUT = """<!doctype html>
+<html lang="{lang}"><head><meta charset="utf-8"><title>aizac — {title}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">{style}</head><body>
+<h1>aizac</h1>
+<form method="post" action="/logout"><button id="logout" type="submit">{button}</button></form>
+<p><a href="{ui}/">{back}</a></p>
+</body></html>
+"""
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+def page_language(request: Request) -> str:
+    user = caller_of(request).user
+    chosen = getattr(user, "language", None)
+    if chosen:
+        return str(chosen)
+    return negotiate(request.headers.get("accept-language"),
+                     state_of(request).sandboxes.settings.ui_language)
 
 
 @router.get("/login", response_class=HTMLResponse)
 def login_page(request: Request) -> HTMLResponse:
-    signup = _SIGNUP if state_of(request).config.signup else ""
-    return HTMLResponse(_PAGE.format(signup=signup, ui=html.escape(UI)),
-                        headers={"Cache-Control": "no-store"})
+    lang = page_language(request)
+
+    def say(key: str) -> str:
+        return html.escape(t(key, lang))
+
+    signup = (f'<button id="signup" type="button" data-action="signup">{say("ui.login.signup")}'
+              "</button>" if state_of(request).config.signup else "")
+    return HTMLResponse(_LOGIN.format(
+        lang=lang, title=say("ui.login.title"), style=_STYLE, name_label=say("ui.login.name"),
+        password_label=say("ui.login.password"), login=say("ui.login.login"), signup=signup,
+        ui=html.escape(UI)), headers=NO_STORE)
 
 
 @router.get("/")
 def home(request: Request) -> RedirectResponse:
-    target = f"{UI}/" if user_from_request(request) is not None else "/login"
+    target = f"{UI}/" if caller_of(request).user is not None else "/login"
     return RedirectResponse(target, status_code=303)
 
 
-@router.api_route("/logout", methods=["GET", "POST"])
+@router.get("/logout", response_class=HTMLResponse)
+def logout_page(request: Request) -> HTMLResponse:
+    """A page with a log-out button: a link (from anywhere) never ends a session itself."""
+    lang = page_language(request)
+    return HTMLResponse(_LOGOUT.format(
+        lang=lang, title=html.escape(t("ui.logout.title", lang)), style=_STYLE,
+        button=html.escape(t("ui.logout.button", lang)),
+        back=html.escape(t("ui.logout.back", lang)), ui=html.escape(UI)), headers=NO_STORE)
+
+
+@router.post("/logout")
 def logout(request: Request) -> RedirectResponse:
-    """End the session (the link in the web app's corner) and go back to the sign-in page."""
+    """End the session (the button in the web app's corner) and go to the sign-in page."""
     sid = request.session.get(SESSION_KEY)
     if isinstance(sid, str):
         state_of(request).sessions.end(sid)

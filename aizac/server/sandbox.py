@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aizac.errors import LimitError, NotFoundError
+from aizac.errors import ConflictError, LimitError, NotFoundError
 from aizac.server.accounts import User
 from aizac.server.config import ServerConfig
 from aizac.settings import Settings
@@ -72,6 +73,22 @@ class LimitedService(WebService):
         with self._slot():
             yield from super().write_prose(name, beat_id)
 
+    def delete_project(self, name: str) -> None:
+        """Delete the project: refused while one of its generations runs (cancel it first);
+        its memory, files and exports go."""
+        from aizac.writer.project_dirs import validate_project_name
+
+        clean = validate_project_name(name)
+        if self.running(clean):
+            raise ConflictError("error.server.project_busy", name=clean)
+        with self._guard:
+            self._agents.pop(clean, None)
+        delete = getattr(self.studio, "delete", None)
+        if delete is None:
+            raise ConflictError("error.server.project_busy", name=clean)
+        delete(clean)
+        shutil.rmtree(self.export_dir / clean, ignore_errors=True)
+
 
 def shared_studio_factory(settings: Settings) -> StudioFactory:
     """Studios that share the server's model router, embeddings and cliché index (one local
@@ -85,6 +102,7 @@ def shared_studio_factory(settings: Settings) -> StudioFactory:
                       cliches=server.cliches, chroma_namespace=user_id,
                       chroma_clients=server.chroma_clients)
 
+    make.shared = server  # type: ignore[attr-defined]  # the start-up work warms it
     return make
 
 
@@ -132,7 +150,7 @@ class Sandbox:
         with self.lock:
             run = self.runs.get(run_id)
         if run is None:
-            raise NotFoundError("No such run.", hint="Start a generation first.")
+            raise NotFoundError("error.server.run_not_found")
         return run
 
     def storage_bytes(self) -> int:
@@ -164,6 +182,7 @@ class Sandboxes:
         self._boxes: dict[str, Sandbox] = {}
         self._lock = threading.Lock()
         self.capacity = threading.BoundedSemaphore(config.max_generations)
+        self.hooks: list[Callable[[Sandbox], None]] = []
 
     def factory(self) -> StudioFactory:
         with self._lock:
@@ -173,8 +192,8 @@ class Sandboxes:
 
     def root_of(self, user: User) -> Path:
         # User ids are server-made hex uuids; a hand-made one never leaves users_root.
-        if not user.id.isalnum():
-            raise NotFoundError("No such user.")
+        if not user.id.isalnum() or not user.id.isascii():
+            raise NotFoundError("error.server.user_not_found")
         return self.users_root / user.id
 
     def cached(self, user_id: str) -> Sandbox | None:
@@ -199,7 +218,13 @@ class Sandboxes:
                           threading.BoundedSemaphore(self.config.max_generations_per_user))
             holder.append(box)
             self._boxes[user.id] = box
-            return box
+        self.on_new_box(box)
+        return box
+
+    def on_new_box(self, box: Sandbox) -> None:
+        """Called once per sandbox built (the web app registers its export folder)."""
+        for hook in self.hooks:
+            hook(box)
 
     def close(self) -> None:
         with self._lock:
@@ -208,23 +233,27 @@ class Sandboxes:
         for box in boxes:
             box.studio.close()
 
+    def evict(self, user_id: str) -> Sandbox | None:
+        """Forget ``user_id``'s sandbox (its projects closed and released)."""
+        with self._lock:
+            box = self._boxes.pop(user_id, None)
+        if box is not None:
+            box.studio.close()
+        return box
+
     # ----------------------------------------------------------------------------- limits
     def check_new_project(self, box: Sandbox) -> None:
         have = len(box.service.list_projects())
         if have >= self.config.max_projects:
-            raise LimitError(
-                f"You have {have} projects; the limit is {self.config.max_projects}.",
-                hint="Delete or archive a project first, or ask the administrator.",
-            )
+            raise LimitError("error.server.project_limit", count=have,
+                             limit=self.config.max_projects)
         self.check_storage(box)
 
     def check_storage(self, box: Sandbox) -> None:
         used = box.storage_bytes() / 1e6
         if used >= self.config.max_storage_mb:
-            raise LimitError(
-                f"Your projects use {used:.0f} MB; the limit is {self.config.max_storage_mb:.0f}"
-                " MB.", hint="Delete exports or old projects first.",
-            )
+            raise LimitError("error.server.storage_limit", used=f"{used:.0f}",
+                             limit=f"{self.config.max_storage_mb:.0f}")
 
     def acquire(self, box: Sandbox) -> Callable[[], None]:
         """A slot for one model generation of ``box``'s user; returns its release.
@@ -233,14 +262,11 @@ class Sandboxes:
         once) and ``max_generations`` over all users (waits up to ``generation_wait_s``)."""
         self.check_storage(box)
         if not box.slots.acquire(blocking=False):
-            raise LimitError(
-                f"You already run {self.config.max_generations_per_user} generation(s).",
-                retry_after=5.0,
-            )
+            raise LimitError("error.server.generation_limit", retry_after=5.0,
+                             count=self.config.max_generations_per_user)
         if not self.capacity.acquire(timeout=self.config.generation_wait_s):
             box.slots.release()
-            raise LimitError("The server is busy with other writers' generations.",
-                             retry_after=10.0, capacity=True, hint="Try again shortly.")
+            raise LimitError("error.server.capacity", retry_after=10.0, capacity=True)
         released = threading.Event()
 
         def release() -> None:

@@ -30,6 +30,10 @@ from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo
 from aizac.writer.rules import require_draft
 from aizac.writer.schemas import NovelBeat, NovelPlot
 
+PLOT_KEYWORDS: int = next(m.max_length for m in NovelPlot.model_fields["keywords"].metadata
+                          if getattr(m, "max_length", None))
+"""How many keywords a plot holds (a project may have more)."""
+
 if TYPE_CHECKING:
     from aizac.web.tree import UndoTree
 
@@ -158,8 +162,11 @@ class WebService:
             if record is not None and (record.plot.genre, record.plot.keywords) != (
                 genre.strip(), words
             ):
-                plot = record.plot.model_copy(update={"genre": genre.strip() or record.plot.genre,
-                                                      "keywords": words})
+                # Validated, not copied: a plot holds fewer keywords than a project (the first
+                # ones), and a plot stored unvalidated could not be read back.
+                plot = NovelPlot.model_validate({
+                    **record.plot.model_dump(), "genre": genre.strip() or record.plot.genre,
+                    "keywords": words[:PLOT_KEYWORDS]})
                 agent.store.save_plot(plot, tropes=record.tropes, memory_ids=record.memory_ids,
                                       expected_version=record.version, step="project-edit")
             return agent.info

@@ -32,7 +32,7 @@ from aizac.writer.project import BeatRecord, ProjectStore, Step
 
 RECENT_STEPS = 20
 """Steps read by :func:`recover` (a pending step is always among the last few)."""
-ACCEPT_STEPS = ("accepting", "accept-undone")
+ACCEPT_STEPS = ("accepting", "accept-undone", "accept-failed")
 PLAN_STEPS = ("planning", "plot", "plot-edit", "plan-undone")
 
 
@@ -63,6 +63,10 @@ def commit_accept(
     except BaseException as e:
         with contextlib.suppress(Exception):
             batch.discard()
+        # A memory server that timed out may still apply the write later: recover() takes any
+        # of these memories back on the next write, so "nothing was accepted" stays true.
+        with contextlib.suppress(Exception):
+            store.log_step("accept-failed", {"id": record.id, "ids": future})
         error = storage_error(what, e)
         if error is None:
             raise
@@ -130,6 +134,9 @@ def _latest(steps: Sequence[Step], kinds: Sequence[str]) -> Step | None:
 
 def _finish_pending_accept(store: ProjectStore, memory: Memory, steps: Sequence[Step]) -> None:
     step = _latest(steps, ACCEPT_STEPS)
+    if step is not None and step.kind == "accept-failed":
+        _take_back_late_memories(store, memory, step)
+        return
     if step is None or step.kind != "accepting":
         return
     try:
@@ -142,6 +149,15 @@ def _finish_pending_accept(store: ProjectStore, memory: Memory, steps: Sequence[
     turn = int(step.detail.get("turn", memory.turn))
     if (ids and _committed(memory, ids[0])) or int(memory.turn) > turn:
         finish_accept(store, memory, record, ids, str(step.detail.get("summary", "")), turn)
+
+
+def _take_back_late_memories(store: ProjectStore, memory: Memory, step: Step) -> None:
+    """A failed accept's memories that reached the memory server after all (a write that timed
+    out there and was applied later): delete them, so the accept stays undone."""
+    late = [str(i) for i in step.detail.get("ids", []) if _present(memory, str(i))]
+    if late:
+        memory.undo_commit(late)
+    store.log_step("accept-undone", {"id": step.detail.get("id"), "late": late})
 
 
 def _drop_unsaved_plot_memories(
@@ -173,6 +189,18 @@ def _realign_turn(store: ProjectStore, memory: Memory) -> None:
         if items and (last is None or items[-1] != last.summary):
             memory.short_term.pop()
         memory.set_turn(accepted)
+
+
+def _present(memory: Memory, memory_id: str) -> bool:
+    """Whether the memory exists; a memory server that cannot say raises (so nothing is
+    concluded from its silence)."""
+    from aizac.errors import NotFoundError
+
+    try:
+        memory.get(memory_id)
+    except (NotFoundError, KeyError):
+        return False
+    return True
 
 
 def _committed(memory: Memory, memory_id: str) -> bool:

@@ -8,8 +8,11 @@ how tests and the web app's tests run without a provider.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import threading
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -23,6 +26,7 @@ from aizac.memory.chroma_client import (
     ChromaClients,
     namespace_database,
     open_server_memory,
+    project_collection,
     server_mode,
 )
 from aizac.settings import Settings, get_settings
@@ -282,9 +286,50 @@ class Studio:
         store = ProjectStore.create(
             self.root, name, language=lang, genre=genre.strip(), keywords=words
         )
-        if beats_per_episode is not None or episode_length is not None:
-            episode.save(store, beats=beats_per_episode, length=episode_length)
-        return self.open(store.info().name)
+        try:
+            if beats_per_episode is not None or episode_length is not None:
+                episode.save(store, beats=beats_per_episode, length=episode_length)
+            return self.open(store.info().name)
+        except BaseException:
+            # A create that could not open its memory (a Chroma server that is down) leaves no
+            # project behind: the writer was told it failed.
+            with contextlib.suppress(Exception):
+                self._forget(store.info().name, store)
+            raise
+
+    def delete(self, name: str) -> None:
+        """Delete the project ``name`` for good: its memory (its collection on a Chroma
+        server too) and its folder. Waits for the project's running writes.
+
+        Raises:
+            NotFoundError: no such project.
+            StorageError: the Chroma server cannot delete its memory (nothing was deleted).
+        """
+        clean = validate_project_name(name)
+        with self._lock:
+            store = ProjectStore.open(self.root, clean)
+            with store.lock():
+                if server_mode(self.settings):
+                    info = store.info()
+                    self.chroma_clients.drop_collection(
+                        self.chroma_namespace, project_collection(info.name, info.created_at))
+                self._forget(clean, store)
+
+    def _forget(self, name: str, store: ProjectStore) -> None:
+        """Close the project's open files, give up its claim, remove its folder (renamed
+        aside first, so a half-removed folder is never taken for a project)."""
+        agent = self._agents.pop(name, None)
+        if agent is not None:
+            release = getattr(agent.memory, "release", None)
+            if release is not None:
+                release()
+        release_project(store.directory)
+        aside = self.root / f".deleted-{uuid.uuid4().hex[:12]}"
+        try:
+            os.rename(store.directory, aside)
+        except OSError as e:
+            raise StorageError("error.project.delete_failed", name=name, detail=str(e)) from e
+        shutil.rmtree(aside, ignore_errors=True)
 
     def open(self, name: str | None = None) -> WriterAgent:
         """The agent of project ``name`` (default: the current project); made current."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -40,6 +41,12 @@ class ChromaServer:
         update = {"chroma_host": "127.0.0.1", "chroma_port": self.port, **overrides}
         return (base or Settings()).model_copy(update=update)
 
+    def server_pid(self) -> int:
+        """The ``chroma`` process itself (``timeout`` is its parent)."""
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        found = children.read_text().split() if children.exists() else []
+        return int(found[0]) if found else self.process.pid
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.terminate()  # `timeout` passes SIGTERM on to chroma
@@ -56,13 +63,23 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def chroma_command() -> list[str]:
+    """How to run Chroma's own CLI: the ``chroma`` script installed beside this Python (a venv's
+    ``bin``, which need not be on PATH), else the one on PATH, else its module."""
+    beside = Path(sys.executable).with_name("chroma")
+    if beside.is_file():
+        return [str(beside)]
+    found = shutil.which("chroma")
+    if found is not None:
+        return [found]
+    return [sys.executable, "-c", "import sys; from chromadb.cli.cli import app; "
+            "sys.argv[0] = 'chroma'; app()"]
+
+
 def start_chroma(path: Path, log: Path) -> ChromaServer:
     """Start ``chroma run`` on a free loopback port and wait for its heartbeat."""
-    chroma = shutil.which("chroma")
-    if chroma is None:
-        pytest.skip("the `chroma` command (installed with the chromadb package) is not on PATH")
     port = free_port()
-    command = ["timeout", str(LIFETIME), chroma, "run", "--host", "127.0.0.1",
+    command = ["timeout", str(LIFETIME), *chroma_command(), "run", "--host", "127.0.0.1",
                "--port", str(port), "--path", str(path)]  # fmt: skip
     with log.open("wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)

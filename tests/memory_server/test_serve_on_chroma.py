@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from argon2 import PasswordHasher
-from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from aizac.server import ServerConfig, create_app
 from aizac.server.accounts import AccountStore
 from aizac.settings import Settings
+from tests.server.conftest import browser
 
 from .conftest import ChromaServer
 from .test_studio_server import collections
@@ -29,7 +29,7 @@ def test_serve_keeps_each_users_memories_in_their_own_database(
     app = create_app(settings, config=ServerConfig(secret_key=SecretStr("test-secret")),
                      accounts=accounts, ui=False)  # the default, shared Studio factory
     ids: dict[str, str] = {}
-    clients = {name: TestClient(app) for name in ("alice", "bob")}  # a cookie jar each
+    clients = {name: browser(app) for name in ("alice", "bob")}  # a cookie jar each
     for name, client in clients.items():
         reply = client.post("/api/v1/auth/signup", json={"name": name, "password": PASSWORD})
         assert reply.status_code == 201, reply.text

@@ -167,7 +167,7 @@ def test_an_unreachable_server_says_what_to_do(tmp_path: Path, cliches: ClicheDB
     message = str(info.value)
     assert f"Cannot reach the Chroma server at http://127.0.0.1:{port}" in message
     assert "AIZAC_CHROMA_HOST" in message and "chroma run" in message
-    assert ProjectStore.list_names(studio.root) == ["novel"]  # the project; memory on retry
+    assert ProjectStore.list_names(studio.root) == []  # a create that failed leaves no project
 
 
 def test_a_server_that_stops_mid_session_is_a_clear_error(tmp_path: Path) -> None:

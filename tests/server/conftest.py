@@ -22,6 +22,16 @@ from tests.fakes import ScriptedChatModel
 
 ROLES = ("planner", "writer", "extractor", "reviewer")
 PASSWORD = "correct horse battery"
+ORIGIN = "http://testserver"
+"""What a browser on the server's own page sends with every state-changing request."""
+
+
+def browser(app: FastAPI, **options: object) -> TestClient:
+    """A client that behaves like the server's own page in a browser: a cookie jar of its
+    own, and the page's ``Origin`` on every request (the server's origin check)."""
+    base = str(options.get("base_url", "http://testserver"))
+    headers = {"Origin": base.rstrip("/"), **dict(options.pop("headers", {}) or {})}  # type: ignore[call-overload]
+    return TestClient(app, headers=headers, **options)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session")
@@ -81,7 +91,7 @@ def app(make_app: Callable[..., FastAPI]) -> FastAPI:
 
 @pytest.fixture
 def client(app: FastAPI) -> Iterator[TestClient]:
-    with TestClient(app) as c:
+    with browser(app) as c:
         yield c
 
 
@@ -93,7 +103,7 @@ def signup(client: TestClient, name: str, password: str = PASSWORD) -> str:
 
 def new_client(app: FastAPI, name: str) -> TestClient:
     """A fresh browser-like client signed up as ``name`` (its own cookie jar)."""
-    c = TestClient(app)
+    c = browser(app)
     c.__enter__()
     signup(c, name)
     return c

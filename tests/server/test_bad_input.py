@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from aizac.server.app import SESSION_COOKIE
-from tests.server.conftest import PASSWORD, new_client, signup, write_one_beat
+from tests.server.conftest import PASSWORD, browser, new_client, signup, write_one_beat
 
 BAD_NAMES = ["../x", "a/b", "a\\b", "..", ".hidden", "a\x00b", "a\nb", "%2e%2e", "~root",
              "x" * 65]
@@ -52,9 +52,9 @@ def test_forged_foreign_and_logged_out_cookies_are_refused(app: FastAPI) -> None
     foreign = itsdangerous.TimestampSigner("another-secret").sign(
         base64.b64encode(json.dumps({"sid": "x"}).encode())).decode()
     for cookie in (good[:-3] + "abc", forged_sid + good[len(payload):], foreign, "garbage"):
-        with TestClient(app, cookies={SESSION_COOKIE: cookie}) as other:
+        with browser(app, cookies={SESSION_COOKIE: cookie}) as other:
             assert other.get("/api/v1/projects").status_code == 401
-    copied = TestClient(app, cookies={SESSION_COOKIE: good})
+    copied = browser(app, cookies={SESSION_COOKIE: good})
     assert copied.get("/api/v1/projects").status_code == 200
     assert c.post("/api/v1/auth/logout").status_code == 204
     assert copied.get("/api/v1/projects").status_code == 401  # the session ended server-side
@@ -63,7 +63,7 @@ def test_forged_foreign_and_logged_out_cookies_are_refused(app: FastAPI) -> None
 
 def test_an_expired_cookie_is_refused(make_app: Callable[..., FastAPI]) -> None:
     app = make_app(session_days=1.5 / 86400)  # 1.5 seconds
-    with TestClient(app) as c:
+    with browser(app) as c:
         signup(c, "mina")
         assert c.get("/api/v1/projects").status_code == 200
         time.sleep(2.6)
@@ -95,7 +95,7 @@ def test_separators_and_traversal_in_every_name_parameter(client: TestClient,
 
 def test_oversized_bodies_are_413(make_app: Callable[..., FastAPI]) -> None:
     app = make_app(max_body_bytes=4096)
-    with TestClient(app) as c:
+    with browser(app) as c:
         signup(c, "mina")
         big = {"name": "novel", "keywords": "a", "genre": "x" * 10_000}
         assert c.post("/api/v1/projects", json=big).status_code == 413
@@ -112,7 +112,7 @@ def test_oversized_bodies_are_413(make_app: Callable[..., FastAPI]) -> None:
 
 def test_login_attempts_are_limited(make_app: Callable[..., FastAPI]) -> None:
     app = make_app(login_attempts=3, login_window_s=60, signup_attempts=3)
-    with TestClient(app) as c:
+    with browser(app) as c:
         signup(c, "mina")
         c.post("/api/v1/auth/logout")
         for _ in range(3):
@@ -129,13 +129,13 @@ def test_login_attempts_are_limited(make_app: Callable[..., FastAPI]) -> None:
 
 def test_per_user_project_limit(make_app: Callable[..., FastAPI]) -> None:
     app = make_app(max_projects=2)
-    with TestClient(app) as c:
+    with browser(app) as c:
         signup(c, "mina")
         for name in ("one", "two"):
             assert c.post("/api/v1/projects", json={"name": name, "keywords": "a"}
                           ).status_code == 201
         third = c.post("/api/v1/projects", json={"name": "three", "keywords": "a"})
-        assert third.status_code == 429 and "limit" in third.json()["error"]
+        assert third.status_code == 429 and "limit" in third.json()["message"]
         other = new_client(app, "jun")  # the limit is per user
         assert other.post("/api/v1/projects", json={"name": "one", "keywords": "a"}
                           ).status_code == 201
@@ -144,12 +144,12 @@ def test_per_user_project_limit(make_app: Callable[..., FastAPI]) -> None:
 
 def test_per_user_storage_limit(make_app: Callable[..., FastAPI]) -> None:
     app = make_app(max_storage_mb=0.05)
-    with TestClient(app) as c:
+    with browser(app) as c:
         signup(c, "mina")
         assert c.post("/api/v1/projects", json={"name": "one", "keywords": "a"}
                       ).status_code == 201  # a project's files are over 50 kB at once
         second = c.post("/api/v1/projects", json={"name": "two", "keywords": "a"})
-        assert second.status_code == 429 and "MB" in second.json()["error"]
+        assert second.status_code == 429 and "MB" in second.json()["message"]
 
 
 def test_unknown_fields_are_refused(client: TestClient) -> None:
@@ -162,7 +162,7 @@ def test_unknown_fields_are_refused(client: TestClient) -> None:
 
 
 def test_secure_cookie_behind_https(make_app: Callable[..., FastAPI]) -> None:
-    with TestClient(make_app(https_only=True), base_url="https://testserver") as c:
+    with browser(make_app(https_only=True), base_url="https://testserver") as c:
         reply = c.post("/api/v1/auth/signup", json={"name": "mina", "password": PASSWORD})
         cookie = reply.headers["set-cookie"].lower()
         assert "secure" in cookie and "httponly" in cookie and "samesite=lax" in cookie
@@ -171,6 +171,6 @@ def test_secure_cookie_behind_https(make_app: Callable[..., FastAPI]) -> None:
 def test_errors_do_not_show_the_servers_folders(client: TestClient, app: FastAPI) -> None:
     user_id = signup(client, "mina")
     reply = client.get("/api/v1/projects/nothing-here/beats")
-    assert reply.status_code == 404 and "nothing-here" in reply.json()["error"]
+    assert reply.status_code == 404 and "nothing-here" in reply.json()["message"]
     data_dir = str(app.state.aizac.sandboxes.settings.data_dir.resolve())
     assert data_dir not in reply.text and user_id not in reply.text

@@ -13,12 +13,11 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI
-from fastapi.testclient import TestClient
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
 from tests.fakes import ScriptedChatModel
-from tests.server.conftest import PASSWORD, Models, new_client, signup
+from tests.server.conftest import PASSWORD, Models, browser, new_client, signup
 
 
 class GatedModel(ScriptedChatModel):
@@ -44,7 +43,7 @@ def test_a_long_generation_blocks_only_its_own_project(
     make_app: Callable[..., FastAPI], models: Models
 ) -> None:
     app = make_app(max_generations_per_user=2, max_generations=3, generation_wait_s=60)
-    mina = TestClient(app)
+    mina = browser(app)
     mina.__enter__()
     mina_id = signup(mina, "mina")
     gated = GatedModel()
@@ -63,7 +62,7 @@ def test_a_long_generation_blocks_only_its_own_project(
     assert plan.is_alive(), "Jun finished while Mina's generation is still running"
 
     # Mina in a second session: reads answer; a generation on the same project waits for it.
-    second = TestClient(app)
+    second = browser(app)
     second.__enter__()
     assert second.post("/api/v1/auth/login", json={"name": "mina", "password": PASSWORD}
                        ).status_code == 200

@@ -13,7 +13,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from tests.server.conftest import signup
+from tests.server.conftest import browser, signup
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def ui_app(make_app: Callable[..., FastAPI]) -> FastAPI:
 
 @pytest.fixture
 def ui_client(ui_app: FastAPI) -> Iterator[TestClient]:
-    with TestClient(ui_app) as c:
+    with browser(ui_app) as c:
         yield c
 
 
@@ -61,12 +61,14 @@ def test_the_editor_needs_a_session(ui_client: TestClient) -> None:
     assert ui_client.get("/ui/config").status_code == 200
     assert ui_client.get("/", follow_redirects=False).headers["location"] == "/ui/"
     assert ui_client.get("/ui/").status_code == 200
-    ui_client.get("/logout")
+    assert ui_client.get("/logout").status_code == 200  # a link only shows the button
+    assert ui_client.get("/ui/config").status_code == 200
+    assert ui_client.post("/logout", follow_redirects=False).status_code == 303
     assert ui_client.get("/ui/config").status_code == 401
 
 
 def test_each_page_sees_its_own_users_projects(ui_app: FastAPI) -> None:
-    with TestClient(ui_app) as mina, TestClient(ui_app) as jun:
+    with browser(ui_app) as mina, browser(ui_app) as jun:
         signup(mina, "mina")
         signup(jun, "jun")
         mina.post("/api/v1/projects", json={"name": "Novel", "keywords": "ring"})
@@ -78,7 +80,7 @@ def test_each_page_sees_its_own_users_projects(ui_app: FastAPI) -> None:
 
 
 def test_another_users_files_are_not_served(ui_app: FastAPI) -> None:
-    with TestClient(ui_app) as mina, TestClient(ui_app) as jun:
+    with browser(ui_app) as mina, browser(ui_app) as jun:
         mina_id, jun_id = signup(mina, "mina"), signup(jun, "jun")
         root = Path(ui_app.state.aizac.sandboxes.users_root)
         secret = root / mina_id / "exports" / "Novel" / "secret.md"

@@ -140,3 +140,47 @@ def test_prose_reinforces_after_it_is_saved_only(tmp_path: Path, cliches: Cliche
     good = _agent(tmp_path, cliches)
     "".join(good.write_prose())
     assert any(v > before.get(k, v) for k, v in _strengths(good).items())
+
+
+class LateWrite(WriterMemory):
+    """A memory server whose write times out for the caller but is applied after all (a
+    Chroma server that was stopped and resumed): ``late`` accepts see it happen."""
+
+    late = 0
+
+    def stage(self) -> Any:
+        batch = super().stage()
+        if self.late > 0:
+            self.late -= 1
+            commit = batch.commit
+
+            def timed_out(*args: Any, **kwargs: Any) -> Any:
+                commit(*args, **kwargs)
+                raise StorageError("the Chroma server did not answer (timed out)")
+
+            batch.commit = timed_out  # type: ignore[method-assign]
+        return batch
+
+
+def test_an_accept_reported_failed_stays_failed_when_its_write_lands_late(
+    tmp_path: Path, cliches: ClicheDB
+) -> None:
+    """The issue: an accept reported "not stored" was completed later by the journal. Now the
+    next write takes back what landed late, and the beat is accepted only when asked again."""
+    agent = _agent(tmp_path, cliches, memory_cls=LateWrite)
+    agent.plan()
+    draft = agent.next_beat()
+    before = _state(agent)
+    agent.memory.late = 1  # type: ignore[attr-defined]
+    with pytest.raises(StorageError, match="did not answer"):
+        agent.accept(draft.id)
+    nxt = agent.next_beat()  # any write: recovery runs first
+    assert (nxt.id, nxt.status) == (draft.id, "draft")  # the same draft, still not accepted
+    assert _state(agent) == before  # the late memories went again
+    kinds = [s.kind for s in agent.store.steps(limit=5)]
+    assert kinds.index("accept-undone") < kinds.index("accept-failed")
+    accepted = agent.accept(draft.id)
+    memory: Any = agent.memory
+    assert accepted.status == "accepted" and memory.turn == 1
+    texts = [h.text for h in memory.all() if h.metadata.get("chapter") == 1]
+    assert len(texts) == len(set(texts)) == len(accepted.memory_ids)
