@@ -115,6 +115,25 @@ class ModelConfig:
         _write_private(self.models_path, {**self.specs(), role: clean})
         return clean
 
+    def use_everywhere(self, spec: str, roles: tuple[str, ...] = ROLES) -> str:
+        """Store ``spec`` for every role in ``roles`` in one write (``aizac models use SPEC
+        --all-roles``, the Models tab's "use for every role"); returns the clean spec.
+
+        Raises:
+            InvalidInputError: an unknown role.
+            ConfigError: the spec does not parse.
+        """
+        from aizac.llm.specs import parse_spec
+
+        for role in roles:
+            if role not in ROLES:
+                raise InvalidInputError(
+                    f"Unknown role {role!r}.", hint=f"Use one of: {', '.join(ROLES)}."
+                )
+        clean = str(parse_spec(spec.strip(), "AIZAC_PLANNER_MODEL"))
+        _write_private(self.models_path, {**self.specs(), **dict.fromkeys(roles, clean)})
+        return clean
+
     def clear_spec(self, role: str) -> None:
         """Forget the stored spec of ``role`` (the environment or default applies again)."""
         _write_private(self.models_path, {r: s for r, s in self.specs().items() if r != role})
