@@ -222,21 +222,50 @@ def export_command(
     typer.echo(f"wrote {path}")
 
 
+DEMO_DEFAULTS = "demo_defaults.toml"
+
+
+def demo_defaults(language: str) -> tuple[str, str]:
+    """``(keywords, genre)`` the demo writes about in ``language`` (``demo_defaults.toml``)."""
+    import tomllib
+    from importlib import resources
+
+    table = tomllib.loads(
+        resources.files("aizac.cli").joinpath(DEMO_DEFAULTS).read_text("utf-8"))
+    row = table.get(language, table["en"])
+    return str(row["keywords"]), str(row["genre"])
+
+
 @friendly
 def demo_command(
     ctx: typer.Context,
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for data and output.")],
-    keywords: Annotated[str, typer.Option("--keywords", "-k")] = "회귀, 복수",
-    genre: Annotated[str, typer.Option()] = "현대판타지",
-    lang: Annotated[str, typer.Option("--lang")] = "ko",
+    keywords: Annotated[
+        str | None, typer.Option("--keywords", "-k", help="Default: the language's own.")
+    ] = None,
+    genre: Annotated[str | None, typer.Option(help="Default: the language's own.")] = None,
+    lang: Annotated[str, typer.Option("--lang", help="ko, en or zh.")] = "ko",
     beats: Annotated[int, typer.Option(min=3, max=12, help="Beats in the episode.")] = 3,
+    seed: Annotated[
+        int | None, typer.Option(min=0, help="Sampling seed of the embedded model.")
+    ] = None,
 ) -> None:
-    """Run the whole pipeline offline: keywords -> plot -> one episode -> prose -> text."""
+    """Run the whole pipeline offline: keywords -> plot -> one episode -> prose -> text.
+
+    On the embedded demo model, which writes English only, a Korean or Chinese demo says so
+    first and runs the same pipeline in English."""
+    from aizac.cli.say import say
+
     start = time.perf_counter()
     studio = _make(ctx, data_dir=out / "aizac-data", beats_per_episode=beats)
+    update: dict[str, Any] = {}
     if studio.settings.local_max_tokens < DEMO_MAX_TOKENS:
         # A whole plot in JSON needs more room than one chat reply's default budget.
-        studio.settings = studio.settings.model_copy(update={"local_max_tokens": DEMO_MAX_TOKENS})
+        update["local_max_tokens"] = DEMO_MAX_TOKENS
+    if seed is not None:
+        update["seed"] = seed
+    studio.settings = studio.settings.model_copy(update=update)
+    lang, keywords, genre = _demo_language(studio, lang, keywords, genre)
     name = time.strftime("demo-%Y%m%d-%H%M%S")
     _progress(f"project {name} in {out / 'aizac-data'}")
     agent = studio.create(name, keywords, genre=genre, language=lang)
@@ -259,7 +288,36 @@ def demo_command(
                 f"{role}: {t.calls} calls, {t.prompt_tokens} prompt + "
                 f"{t.completion_tokens} completion tokens, {t.latency_s:.1f} s"
             )
+        calls = usage.totals().calls
+        say("cli.demo.calls", err=True, calls=calls, beats=beats, per=f"{calls / beats:.1f}")
     _progress(f"done in {elapsed:.1f} s: " + ", ".join(str(p) for p in paths))
+
+
+def _demo_language(
+    studio: Studio, lang: str, keywords: str | None, genre: str | None
+) -> tuple[str, str, str]:
+    """``(language, keywords, genre)`` the demo runs with: ``lang`` and its defaults, or, when
+    the bundled embedded model serves the planner or writer and cannot write ``lang``, English
+    (said up front, in ``lang``, with a local model server that answered, if any)."""
+    from aizac.cli.say import say
+    from aizac.text import Text
+    from aizac.writer.model_policy import cannot_write
+
+    settings = studio.settings
+    if settings.local_model_path is not None or not cannot_write(studio.router, lang):
+        default_keywords, default_genre = demo_defaults(lang)
+        return lang, keywords or default_keywords, genre or default_genre
+    english_keywords, english_genre = demo_defaults("en")
+    keywords = keywords or english_keywords
+    say("cli.demo.in_english", err=True, language=lang, lang=Text(f"language.{lang}"),
+        keywords=keywords)
+    from aizac.llm.discovery import Discovery, usable_specs
+
+    search = Discovery.from_settings(settings)
+    specs = usable_specs(search.wait()) if search is not None else []
+    if specs:  # at most the search's time limit, once, before a run of minutes
+        say("cli.demo.found_server", err=True, language=lang, spec=specs[0])
+    return "en", keywords, genre or english_genre
 
 
 def _progress(message: str) -> None:

@@ -56,6 +56,9 @@ ROWS: tuple[ProviderRow, ...] = (
             small_local=True,
             combined_extraction_ok=False,
             accepts_seed=True,
+            # SmolLM2-135M is English-first: its Korean and Chinese are not usable text (the
+            # only multilingual GGUF on the indexes, Gemma-3-270M base, is no better).
+            writes=("en",),
         ),
         "aizac.llm.providers.local:ChatLocalLlama",
         "optional",

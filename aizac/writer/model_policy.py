@@ -113,3 +113,14 @@ def demo_model_note(router: Any, language: str) -> str:
     if not any(serves_embedded(router, role) for role in NOTE_ROLES):
         return ""
     return NOTES[language]
+
+
+def cannot_write(router: Any, language: str) -> list[str]:
+    """The roles of :data:`NOTE_ROLES` whose model declares it cannot write ``language`` (its
+    profile's ``writes``; the bundled SmolLM2 writes English only)."""
+    out = []
+    for role in NOTE_ROLES:
+        writes = role_profile(router, role).writes
+        if writes and language not in writes:
+            out.append(role)
+    return out
