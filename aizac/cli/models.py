@@ -167,6 +167,46 @@ def _found_spec(settings: Any, number: int) -> str:
     return specs[number - 1]
 
 
+@models_app.command("preset")
+@friendly
+def preset_command(
+    name: Annotated[str, typer.Argument(help="light-local: extraction and summaries on a local "
+                                             "model server, plot and prose in the cloud.")],
+    local: Annotated[
+        str | None,
+        typer.Option("--local", help="The local model: a spec or the number `aizac models` "
+                                     "gave it (default: the first local model that answers)."),
+    ] = None,
+    cloud: Annotated[
+        str | None,
+        typer.Option("--cloud", help="The cloud model spec (default: the planner's, if it is "
+                                     "a cloud model), e.g. openai:gpt-4o."),
+    ] = None,
+) -> None:
+    """Route the roles by a preset in one step (stored like `aizac models set`)."""
+    from aizac.llm.model_config import ModelConfig, redact
+    from aizac.llm.presets import CLOUD_PROVIDERS, PRESETS, assign
+    from aizac.llm.specs import parse_spec
+    from aizac.settings import load_settings
+
+    if name not in PRESETS:
+        raise InvalidInputError("error.models.no_such_preset", name=name,
+                                presets=", ".join(PRESETS))
+    settings = load_settings()
+    if local is None or local.strip().isdigit():
+        local = _found_spec(settings, int(local) if local else 1)
+    if cloud is None:
+        planner = settings.role_spec("planner")
+        if parse_spec(planner, "AIZAC_PLANNER_MODEL").provider not in CLOUD_PROVIDERS:
+            raise InvalidInputError("error.models.preset_needs_cloud")
+        cloud = planner
+    config = ModelConfig(settings.data_dir)
+    stored = config.set_specs(assign(name, local, cloud))
+    for role, spec in stored.items():
+        typer.echo(f"{role} -> {redact(spec)}")
+    say("cli.models.preset_set", name=name, path=str(config.models_path))
+
+
 @models_app.command("unset")
 @friendly
 def unset_command(

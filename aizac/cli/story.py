@@ -290,7 +290,18 @@ def demo_command(
             )
         calls = usage.totals().calls
         say("cli.demo.calls", err=True, calls=calls, beats=beats, per=f"{calls / beats:.1f}")
+        show_split(usage)
     _progress(f"done in {elapsed:.1f} s: " + ", ".join(str(p) for p in paths))
+
+
+def show_split(usage: Any) -> None:
+    """The usage log per model that answered (where a split routing sent the work)."""
+    from aizac.cli.say import say
+    from aizac.llm.model_config import redact
+
+    for model, (t, roles) in usage.by_model().items():
+        say("cli.usage.model", err=True, model=redact(model), calls=t.calls,
+            roles=", ".join(roles), prompt=t.prompt_tokens, completion=t.completion_tokens)
 
 
 def _demo_language(

@@ -123,15 +123,26 @@ class ModelConfig:
             InvalidInputError: an unknown role.
             ConfigError: the spec does not parse.
         """
+        stored = self.set_specs(dict.fromkeys(roles, spec))
+        return next(iter(stored.values()), spec.strip())
+
+    def set_specs(self, specs: dict[str, str]) -> dict[str, str]:
+        """Store several roles' specs in one write (a routing preset); returns the clean ones.
+
+        Raises:
+            InvalidInputError: an unknown role.
+            ConfigError: a spec does not parse (nothing is stored).
+        """
         from aizac.llm.specs import parse_spec
 
-        for role in roles:
+        clean: dict[str, str] = {}
+        for role, spec in specs.items():
             if role not in ROLES:
                 raise InvalidInputError(
                     f"Unknown role {role!r}.", hint=f"Use one of: {', '.join(ROLES)}."
                 )
-        clean = str(parse_spec(spec.strip(), "AIZAC_PLANNER_MODEL"))
-        _write_private(self.models_path, {**self.specs(), **dict.fromkeys(roles, clean)})
+            clean[role] = str(parse_spec(spec.strip(), f"{role}_model"))
+        _write_private(self.models_path, {**self.specs(), **clean})
         return clean
 
     def clear_spec(self, role: str) -> None:
