@@ -43,7 +43,7 @@ class ProviderRow:
 
 
 _OPENAI_TYPE = "langchain_openai.chat_models.base:BaseChatOpenAI"
-_API = {"streams": True, "reports_finish": True, "combined_extraction_ok": True}
+_API: dict[str, Any] = {"streams": True, "reports_finish": True, "combined_extraction_ok": True}
 
 ROWS: tuple[ProviderRow, ...] = (
     ProviderRow(
