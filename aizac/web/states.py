@@ -5,7 +5,9 @@ from __future__ import annotations
 from aizac.web.service import WebService
 
 # Buttons that work without a project (creating one, the Models panel).
-ALWAYS = frozenset({"create", "refresh", "set-model", "save-key", "test-model"})
+ALWAYS = frozenset({"create", "refresh", "set-model", "save-key", "test-model", "use-all",
+                    "open-models",
+                    "search-servers"})
 
 
 def button_states(service: WebService, project: str | None) -> dict[str, bool]:
