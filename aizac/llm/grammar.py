@@ -3,12 +3,13 @@ text (pure apart from reading the pattern table once).
 
 Under schema-constrained decoding (:mod:`aizac.llm.providers.local`) llama.cpp turns the JSON
 schema into a grammar, so what the schema leaves out cannot be written. A field says what it
-holds with :data:`KIND` in its schema (``name``, ``place``, ``time``; any other string is
-``text``); :func:`wire_strings` gives each string of the small model's schema the pattern of its
-kind in the prompt's language, read from ``grammar_patterns.toml`` (language data stays in that
-file). A name is one to three words of letters in the language's script (capitalised in
-English), never digits or a sentence; no string holds a digit, a label colon or Markdown, which
-rules out the echoes the quality check kept refusing ("Episode 1", "57694", "장르: ...").
+holds with :data:`KIND` in its schema (``name``, ``place``, ``time``, ``verbatim`` for what is
+copied as it is; any other string is ``text``); :func:`wire_strings` gives each string of the
+small model's schema the pattern of its kind in the prompt's language, read from
+``grammar_patterns.toml`` (language data stays in that file). A name is one to three words of
+letters in the language's script (capitalised in English), never digits or a sentence; no string
+holds a digit, a label colon or Markdown, which rules out the echoes the quality check kept
+refusing ("Episode 1", "57694", "Genre: ...").
 
 Other models get the same schema without the marks (:func:`wire_strings` with ``small=False``):
 their output is judged by the quality check alone (:mod:`aizac.writer.quality`).
@@ -23,8 +24,10 @@ from importlib import resources
 from typing import Any
 
 KIND = "x-aizac-kind"
-"""The schema keyword naming what a string holds (``name``, ``place``, ``time``)."""
+"""The schema keyword naming what a string holds (``name``, ``place``, ``time``, or
+``verbatim``: copied as it is, e.g. a memory id or a quote from the prose, never patterned)."""
 KINDS: tuple[str, ...] = ("name", "place", "time")
+VERBATIM = "verbatim"
 PATTERNS_FILE = "grammar_patterns.toml"
 
 
@@ -49,9 +52,10 @@ class LanguagePatterns:
         in all; a required text (``min_length`` of 1 or more) has at least the language's
         ``min_text`` (a bare label such as "Title" is not a sentence)."""
         most = max(1, max_length)
-        least = max(min_length, self.min_text) if min_length >= 1 else 1
-        least = min(least, most)
-        return f"^{self.first}{self.rest}{{{least - 1},{most - 1}}}$"
+        least = min(max(min_length, self.min_text), most) if min_length >= 1 else 1
+        body = f"{self.first}{self.rest}{{{least - 1},{most - 1}}}"
+        # an optional text (a keyword, a filter) may stay empty
+        return f"^{body}$" if min_length >= 1 else f"^({body})?$"
 
 
 @lru_cache(maxsize=1)
@@ -100,6 +104,8 @@ def _strings(node: Any, table: LanguagePatterns | None) -> Any:
     if any(k in node for k in ("pattern", "enum", "const", "format")):
         return out
     kind = node.get(KIND)
+    if kind == VERBATIM:
+        return out
     if kind in KINDS:
         out["pattern"] = table.word_pattern(str(kind))
     else:

@@ -135,3 +135,16 @@ def test_only_the_small_model_gets_patterns_and_no_model_gets_the_marks() -> Non
     assert '"pattern"' not in sent and KIND not in sent
     prompt_plan = plan_structured(FakeListChatModel(responses=["{}"]), schema, "prompt")
     assert KIND not in (prompt_plan.note("en") or "")  # the schema shown in a prompt
+
+
+def test_an_optional_text_may_stay_empty_and_a_verbatim_one_has_no_pattern() -> None:
+    from aizac.continuity.model_check import ModelReview
+    from aizac.retrieval.question import MemoryQuestion
+
+    keyword = pattern_at(small_wire(MemoryQuestion, "ko"), ".keyword")
+    assert keyword.fullmatch("") and keyword.fullmatch("검")  # no keyword: no filter
+    review = small_wire(ModelReview, "en")
+    finding = dict(strings(review))
+    quoted = [p for p in finding if p.endswith((".quote", ".memory_id"))]
+    assert len(quoted) == 2 and all("pattern" not in finding[p] for p in quoted)
+    assert "pattern" in next(v for p, v in finding.items() if p.endswith(".message"))
