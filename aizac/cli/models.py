@@ -156,12 +156,10 @@ def use_command(
 
 def _found_spec(settings: Any, number: int) -> str:
     """The spec of local model ``number`` as ``aizac models`` numbers them (asked again now)."""
-    from aizac.llm.discovery import Discovery, parse_ports, usable_specs
+    from aizac.llm.discovery import Discovery, usable_specs
 
-    search = Discovery.from_settings(settings) or Discovery(
-        parse_ports(settings.discover_ports), timeout=settings.discover_timeout,
-        ollama_url=settings.ollama_base_url)
-    specs = usable_specs(search.wait())
+    search = Discovery.from_settings(settings, asked=True)
+    specs = usable_specs(search.wait() if search is not None else [])
     if not 1 <= number <= len(specs):
         raise InvalidInputError("error.models.no_such_found", number=number, count=len(specs))
     return specs[number - 1]

@@ -284,9 +284,10 @@ class Discovery:
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def from_settings(cls, settings: Any) -> Discovery | None:
-        """The search the settings ask for (``None`` when ``AIZAC_DISCOVER=false``)."""
-        if not settings.discover:
+    def from_settings(cls, settings: Any, *, asked: bool = False) -> Discovery | None:
+        """The search the settings describe; ``None`` when ``AIZAC_DISCOVER=false``, unless the
+        writer ``asked`` for it (``aizac models use N``, the Models tab's "search again")."""
+        if not (settings.discover or asked):
             return None
         return cls(parse_ports(settings.discover_ports), timeout=settings.discover_timeout,
                    ollama_url=settings.ollama_base_url)

@@ -130,26 +130,29 @@ def build(ui: Ui, first_note: Any = None) -> Callable[[], None]:
         stored = config.keys_set()
         return t["keys"].format(p=", ".join(stored)) if stored else t["no_keys"]
 
-    def found_now(wait: bool = True) -> tuple[str, Any]:
+    def found_now() -> tuple[str, Any, int]:
+        """What the search found (waiting at most its time limit: a page load or a click,
+        never the app's start), the dropdown of its models, and how many servers answered."""
         now = search["now"]
         if now is None:
-            return text("ui.models.search_off", lang), gr.Dropdown(choices=[], value=None)
-        got = now.result(wait=now.timeout + 0.5 if wait else 0.0)
+            return text("ui.models.search_off", lang), gr.Dropdown(choices=[], value=None), 0
+        got = now.result(wait=now.timeout + 0.5)
         specs = usable_specs(got or [])
         return (server_lines(got, now.ports, lang),
-                gr.Dropdown(choices=specs, value=specs[0] if specs else None))
+                gr.Dropdown(choices=specs, value=specs[0] if specs else None), len(got or []))
 
     def refresh(project: str | None) -> list[Any]:
         try:
-            return [small_model_note(ui, project), table(), key_list(), *found_now()]
+            return [small_model_note(ui, project), table(), key_list(), *found_now()[:2]]
         except Exception:
             return [gr.skip()] * 5
 
     def search_again(project: str | None) -> tuple[list[Any], str]:
-        search["now"] = Discovery.from_settings(studio.settings) or Discovery(
-            (), timeout=studio.settings.discover_timeout)
-        said, choices = found_now()
-        return [said, choices], said.splitlines()[0] if said else ""
+        search["now"] = Discovery.from_settings(studio.settings, asked=True)
+        if search["now"] is not None:
+            search["now"].start()
+        said, choices, count = found_now()
+        return [said, choices], text("ui.models.searched", lang, count=count)
 
     def use_all(project: str | None, spec_v: str | None) -> tuple[list[Any], str]:
         if not spec_v:

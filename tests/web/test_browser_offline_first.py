@@ -49,7 +49,8 @@ def served_on_embedded(
     from aizac.web.app import create_app
     from aizac.web.ui import launch
 
-    settings = Settings(data_dir=tmp_path / "data", discover=True,
+    # a limit a loopback server meets at load 15 on two cores (the default 0.5 s may not)
+    settings = Settings(data_dir=tmp_path / "data", discover=True, discover_timeout=5.0,
                         discover_ports=str(ollama.port), ollama_base_url=ollama.url)
     studio = Studio(settings, embeddings=HashingEmbeddings(), cliches=cliche_db)
     app, export_dir = create_app(studio, language=language)
