@@ -28,6 +28,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED_STEP = 1000
+LANG_SEED = {"en": 0, "ko": 100, "zh": 200}
+"""Each language's seeds are its own: a Korean demo on the embedded model runs the English
+pipeline, and with the English demo's seeds it would repeat the English runs exactly."""
 CALLS = re.compile(r"(\d+) model calls for (\d+) beats")
 STOPPED = re.compile(r"^error: (.*)$", re.M)
 
@@ -43,6 +46,7 @@ class Run:
     beats: int = 0
     error: str = ""
     lines: list[str] = field(default_factory=list)
+    log: str = ""
 
 
 def run_demo(code: Path, lang: str, seed: int, out: Path) -> Run:
@@ -69,7 +73,7 @@ def run_demo(code: Path, lang: str, seed: int, out: Path) -> Run:
         ran_in=ran_in,
         calls=int(calls.group(1)) if calls else 0, beats=int(calls.group(2)) if calls else 0,
         error=(error.group(1) if error else done.stderr.strip()[-200:])[:200],
-        lines=lines,
+        lines=lines, log=done.stderr,
     )
 
 
@@ -87,6 +91,7 @@ def main() -> None:
     parser.add_argument("--lang", action="append", choices=["ko", "en", "zh"])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--lines", type=int, default=6)
+    parser.add_argument("--logs", type=Path, help="keep each run's stderr here")
     args = parser.parse_args()
     langs = args.lang or ["ko", "en", "zh"]
     runs: list[Run] = []
@@ -99,8 +104,11 @@ def main() -> None:
             for lang in langs:
                 out = Path(tmp) / f"{lang}-{i}"
                 out.mkdir()
-                run = run_demo(code, lang, i * SEED_STEP, out)
+                run = run_demo(code, lang, i * SEED_STEP + LANG_SEED[lang], out)
                 runs.append(run)
+                if args.logs is not None:
+                    args.logs.mkdir(parents=True, exist_ok=True)
+                    (args.logs / f"{lang}-{run.seed}.log").write_text(run.log, encoding="utf-8")
                 print(f"# {lang} seed {run.seed}: {'ok' if run.finished else run.error} "
                       f"({run.seconds:.0f} s)", file=sys.stderr, flush=True)
     load = os.getloadavg()
