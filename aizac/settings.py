@@ -26,6 +26,10 @@ from aizac.errors import ConfigError
 
 Language = Literal["ko", "en", "zh"]
 ROLES: tuple[str, ...] = ("planner", "writer", "extractor", "reviewer")
+IMAGE_ROLE = "image"
+"""The role that draws covers and illustrations (an image model, not a chat model)."""
+MODEL_ROLES: tuple[str, ...] = (*ROLES, IMAGE_ROLE)
+"""Every role a model spec can be stored for (``aizac models set``, the Models tab)."""
 # Chroma's rule for tenant, database and collection names.
 CHROMA_NAME = r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$"
 
@@ -62,9 +66,11 @@ class Settings(BaseSettings):
     extractor_fallback: str | None = None
     reviewer_fallback: str | None = None
 
-    # "hash" (offline default, optionally "hash:DIM"), "openai:MODEL", "ollama:MODEL",
-    # "sentence-transformers:/path/to/model".
-    embedding: str = "hash"
+    # "local" (offline default: the semantic model installed here, "e5" else "use"), "e5",
+    # "use", "hash" (instant and lexical, optionally "hash:DIM"), "openai:MODEL",
+    # "ollama:MODEL", "sentence-transformers:/path/to/model". A project keeps the embedding it
+    # was written with until `aizac reindex` moves it to this one.
+    embedding: str = "local"
 
     structured_retries: int = Field(default=2, ge=0, le=10)
     # The small embedded model is asked again more often: a call costs it seconds, and a new
@@ -134,6 +140,23 @@ class Settings(BaseSettings):
     discover: bool = True
     discover_ports: str = ""
     discover_timeout: float = Field(default=0.5, gt=0, le=10)
+    # Illustrations (aizac.illustration): the image role's spec. "typographic" (the offline
+    # default: a cover or scene card set in type with Pillow), "openai:gpt-image-1",
+    # "openai-compatible:URL:MODEL", "sdwebui:URL[:CHECKPOINT]" (Stable Diffusion WebUI's
+    # /sdapi/v1/txt2img), "comfyui:URL:CHECKPOINT" (ComfyUI's /prompt API).
+    image_model: str = "typographic"
+    # Pictures a project may have a paid provider make (the typographic default is free).
+    image_budget: int = Field(default=20, ge=0, le=100_000)
+    image_cover_size: str = "1024x1536"
+    image_scene_size: str = "1536x1024"
+    image_steps: int = Field(default=25, ge=1, le=150)
+    image_timeout: float = Field(default=300.0, gt=0)
+    # A font file for typographic images (unset: fontconfig's font for the story language).
+    cover_font: Path | None = None
+    # "user:password" of a Stable Diffusion WebUI started with --api-auth; a bearer token for a
+    # ComfyUI behind an authenticating proxy.
+    sdwebui_auth: SecretStr | None = None
+    comfyui_api_key: SecretStr | None = None
     # Optional Chroma server; unset means embedded Chroma under data_dir (see
     # aizac.memory.chroma_client). Tenant and database hold memories of no namespace; a
     # namespace (one per user sandbox on a server) gets a database of its own in the tenant.
@@ -192,7 +215,16 @@ class Settings(BaseSettings):
         parse_ports(value)  # raises ValueError naming the bad entry
         return value.strip()
 
-    @field_validator("planner_model", "writer_model", "extractor_model", "reviewer_model")
+    @field_validator("image_cover_size", "image_scene_size")
+    @classmethod
+    def _image_size(cls, value: str) -> str:
+        from aizac.llm.images.base import parse_size
+
+        width, height = parse_size(value.strip())  # ValueError names the rule
+        return f"{width}x{height}"
+
+    @field_validator("planner_model", "writer_model", "extractor_model", "reviewer_model",
+                     "image_model")
     @classmethod
     def _spec_not_blank(cls, value: str) -> str:
         if not value.strip():
@@ -222,14 +254,18 @@ class Settings(BaseSettings):
         )
 
     def role_spec(self, role: str) -> str:
-        """The model spec configured for ``role``."""
+        """The model spec configured for ``role`` (``image`` too)."""
+        if role == IMAGE_ROLE:
+            return self.image_model
         if role not in ROLES:
             raise ConfigError(f"Unknown role {role!r}; roles are {', '.join(ROLES)}.")
         return str(getattr(self, f"{role}_model"))
 
     def role_fallback(self, role: str) -> str | None:
-        """The fallback model spec for ``role``, if any."""
+        """The fallback model spec for ``role``, if any (the image role has none)."""
         self.role_spec(role)
+        if role == IMAGE_ROLE:
+            return None
         value = getattr(self, f"{role}_fallback")
         return str(value) if value else None
 

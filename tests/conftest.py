@@ -37,6 +37,9 @@ def _isolated_settings(
     # The local-server search would ask this machine's real ports (another process's server
     # would show up in a test): tests of the search name the ports of their own servers.
     monkeypatch.setenv("AIZAC_DISCOVER", "false")
+    # The product's default is the semantic model (AIZAC_EMBEDDING=local); tests use the
+    # instant hash unless they pass embeddings in or ask for the real one.
+    monkeypatch.setenv("AIZAC_EMBEDDING", "hash")
     get_settings.cache_clear()
     yield
     get_settings.cache_clear()

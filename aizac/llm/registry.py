@@ -59,6 +59,7 @@ ROWS: tuple[ProviderRow, ...] = (
             # SmolLM2-135M is English-first: its Korean and Chinese are not usable text (the
             # only multilingual GGUF on the indexes, Gemma-3-270M base, is no better).
             writes=("en",),
+            reports_finish=True,  # llama.cpp ends every reply and stream with a finish reason
         ),
         "aizac.llm.providers.local:ChatLocalLlama",
         "optional",
