@@ -14,6 +14,8 @@ model (``AIZAC_SEED`` after; the model's field before, which had no setting), so
 first attempt of every call alike in both trees. Usage::
 
     python bench/grammar_quality.py [--before 2fbd7af] [--lang en --lang ko] [--seeds 5]
+        [--json runs.jsonl]           # every run's record, appended as it ends
+    python bench/grammar_quality.py --table runs.jsonl   # the table of those runs
 
 A shared machine slows both trees alike; read the rates and completions, not the seconds.
 """
@@ -145,9 +147,15 @@ def main() -> None:
     parser.add_argument("--lang", action="append", choices=sorted(DEMOS))
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--beats", type=int, default=2)
-    parser.add_argument("--json", type=Path, help="also write every run's record here")
+    parser.add_argument("--json", type=Path, help="also append every run's record here")
+    parser.add_argument("--table", type=Path, help="only print the table of a --json file")
     args = parser.parse_args()
     langs = args.lang or ["en", "ko", "zh"]
+    if args.table is not None:
+        results = from_lines(args.table)
+        args.seeds = max(len(v) for v in results.values())
+        print_table(args, [x for x in langs if any(k[1] == x for k in results)], results)
+        return
     results: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     with tempfile.TemporaryDirectory(prefix="aizac-grammar-") as tmp:
         before = Path(tmp) / "before"
@@ -161,18 +169,29 @@ def main() -> None:
         for part in ("aizac", "data"):
             shutil.copytree(ROOT / part, after / part, symlinks=True)
         trees = {"before": before, "after": after}
-        for lang in langs:
-            for i in range(args.seeds):
+        for i in range(args.seeds):  # seed by seed, so a run cut short covers every language
+            for lang in langs:
                 for label, code in trees.items():
                     got = run_child(code, lang, i * SEED_STEP, args.beats)
                     results[(label, lang)].append(got)
                     print(f"# {label} {lang} seed {got['seed']}: "
                           f"{'ok' if got['completed'] else got['error']} "
                           f"({got['seconds']:.0f} s)", file=sys.stderr, flush=True)
-    if args.json:
-        rows = [{"tree": k[0], **r} for k, rs in results.items() for r in rs]
-        args.json.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
+                    if args.json:  # one line per run, as it ends
+                        with args.json.open("a", encoding="utf-8") as out:
+                            out.write(json.dumps({"tree": label, **got}, ensure_ascii=False)
+                                      + "\n")
     print_table(args, langs, results)
+
+
+def from_lines(path: Path) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """The runs a ``--json`` file recorded (``--table``: print the table of a cut run)."""
+    results: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            results[(row.pop("tree"), row["lang"])].append(row)
+    return results
 
 
 def print_table(
@@ -184,6 +203,8 @@ def print_table(
           f"{'gave up':>9}{'beats':>7}{'calls/beat':>11}{'wall s':>8}")
     for lang in langs:
         for label in ("before", "after"):
+            if not results.get((label, lang)):
+                continue
             s = summarise(results[(label, lang)], args.beats)
             print(f"{label:7}{lang:5}{s['ok']:>4}/{s['runs']:<3}{s['checked']:>9}"
                   f"{s['refused']:>9}{s['rate']:>7.2f}{s['gave_up']:>9}{s['beats']:>7}"
@@ -192,7 +213,7 @@ def print_table(
     for lang in langs:
         for label in ("before", "after"):
             per: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-            for r in results[(label, lang)]:
+            for r in results.get((label, lang), []):
                 for schema, s in r["schemas"].items():
                     per[schema][0] += s["refused"]
                     per[schema][1] += s["checked"]
