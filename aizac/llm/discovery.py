@@ -218,7 +218,9 @@ def probe(
     with done:
         while len(answers) < len(asks) and (left := deadline - time.monotonic()) > 0:
             done.wait(left)
-        got = dict(answers)
+        # in the asked order, not the order of answering: the numbers `aizac models` shows
+        # must name the same models when `aizac models use N` searches again
+        got = {ask: answers[ask] for ask in asks if ask in answers}
     return found_servers(got, ollama_url)
 
 

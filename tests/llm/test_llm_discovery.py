@@ -198,3 +198,19 @@ def test_the_search_is_off_when_set_so_unless_the_writer_asks(servers: dict[str,
     assert Discovery.from_settings(settings) is None  # nothing asked at start
     asked = Discovery.from_settings(settings, asked=True)  # "search again", `models use N`
     assert asked is not None and [s.port for s in asked.wait()] == [_port(servers["lm"])]
+
+
+def test_the_servers_come_in_the_asked_order_whoever_answers_first() -> None:
+    """`aizac models` numbers what it found and `aizac models use N` searches again: under load
+    the servers answer in another order, and the numbers must still name the same models."""
+
+    def fetch(port: int, path: str, timeout: float) -> tuple[int, Any]:
+        if port == 11111:
+            time.sleep(0.3)  # the first port asked answers last
+        if path == discovery.OLLAMA_TAGS:
+            return 200, {"models": [{"name": f"model-{port}:1b"}]}
+        return 404, None
+
+    found = probe([11111, 22222], timeout=LIMIT, fetch=fetch)
+    assert [s.port for s in found] == [11111, 22222]
+    assert [m.model for s in found for m in s.models] == ["model-11111:1b", "model-22222:1b"]
