@@ -17,6 +17,7 @@ import typer
 
 from aizac.cli.episode import BeatsOpt, LengthOpt
 from aizac.cli.errors import friendly
+from aizac.text import Text, render
 
 if TYPE_CHECKING:  # the writer (Chroma, LangChain) is imported only by commands that use it
     from aizac.writer.project import BeatRecord, ProjectInfo
@@ -83,9 +84,10 @@ def new_command(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Project name (letters, digits, - _ . space).")],
     keywords: Annotated[
-        str, typer.Option("--keywords", "-k", help='Comma-separated, e.g. "회귀, 복수".')
+        str, typer.Option("--keywords", "-k",
+                          help='Comma-separated, in any language, e.g. "regression, revenge".')
     ],
-    genre: Annotated[str, typer.Option(help="Genre, e.g. 현대판타지 or romance.")] = "",
+    genre: Annotated[str, typer.Option(help="Genre, e.g. modern fantasy or romance.")] = "",
     lang: Annotated[str | None, typer.Option("--lang", help="ko, en or zh.")] = None,
     beats_per_episode: BeatsOpt = None,
     episode_length: LengthOpt = None,
@@ -239,16 +241,13 @@ def export_command(
     typer.echo(f"wrote {path}")
 
 
-DEMO_DEFAULTS = "demo_defaults.toml"
-
-
 def demo_defaults(language: str) -> tuple[str, str]:
-    """``(keywords, genre)`` the demo writes about in ``language`` (``demo_defaults.toml``)."""
+    """``(keywords, genre)`` the demo writes about in ``language`` (``cli/demo.toml``;
+    English otherwise)."""
     import tomllib
     from importlib import resources
 
-    table = tomllib.loads(
-        resources.files("aizac.cli").joinpath(DEMO_DEFAULTS).read_text("utf-8"))
+    table = tomllib.loads(resources.files("aizac.cli").joinpath("demo.toml").read_text("utf-8"))
     row = table.get(language, table["en"])
     return str(row["keywords"]), str(row["genre"])
 
@@ -257,11 +256,10 @@ def demo_defaults(language: str) -> tuple[str, str]:
 def demo_command(
     ctx: typer.Context,
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for data and output.")],
-    keywords: Annotated[
-        str | None, typer.Option("--keywords", "-k", help="Default: the language's own.")
-    ] = None,
-    genre: Annotated[str | None, typer.Option(help="Default: the language's own.")] = None,
-    lang: Annotated[str, typer.Option("--lang", help="ko, en or zh.")] = "ko",
+    keywords: Annotated[str | None, typer.Option(
+        "--keywords", "-k", help="Default: the demo's own (cli/demo.toml).")] = None,
+    genre: Annotated[str | None, typer.Option(help="Default: the demo's own.")] = None,
+    lang: Annotated[str, typer.Option("--lang")] = "ko",
     beats: Annotated[int, typer.Option(min=3, max=12, help="Beats in the episode.")] = 3,
     seed: Annotated[
         int | None, typer.Option(min=0, help="Sampling seed of the embedded model.")
@@ -348,8 +346,10 @@ def _demo_language(
     return "en", keywords, genre or english_genre
 
 
-def _progress(message: str) -> None:
-    typer.echo(f"» {message}", err=True)
+def _progress(message: Text | str) -> None:
+    said = render(message, "en") if isinstance(message, Text) else message  # the CLI: English
+    typer.echo(f"» {said}", err=True)
+
 
 
 def _notices(agent: Any) -> None:
@@ -361,8 +361,8 @@ def _notices(agent: Any) -> None:
     from aizac.writer.service import memory_notice
 
     note = demo_model_note(agent.router, agent.info.language)
-    if note:
-        typer.echo(note, err=True)
+    if note is not None:  # the project's language: the note is for the one writing it
+        typer.echo(render(note, agent.info.language), err=True)
     memory = memory_notice(agent)
     if memory is not None:
         typer.echo(render(memory, "en"), err=True)
@@ -373,7 +373,6 @@ def reindex_command(ctx: typer.Context, project: ProjectOpt = None) -> None:
     """Re-embed the project's memory with AIZAC_EMBEDDING, in place (resumable: run it again
     after an interruption)."""
     from aizac.llm.embeddings import embedding_label
-    from aizac.text import Text, render
 
     studio = _make(ctx)
     name = studio.open(project).info.name

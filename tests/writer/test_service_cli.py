@@ -228,7 +228,7 @@ def test_cli_demo_in_korean_on_the_embedded_model_says_so_and_runs_in_english(
     assert info.language == "en" and info.keywords == ["regression", "revenge"]
 
     # A model that declares no language limit (a real one) runs the Korean demo as asked,
-    # with the Korean defaults (demo_defaults.toml).
+    # with the Korean defaults (cli/demo.toml).
     from aizac.cli.story import _demo_language
 
     assert _demo_language(studio(small=False), "ko", None, None) == ("ko", "회귀, 복수",
