@@ -75,6 +75,12 @@ class Settings(BaseSettings):
     embedding: str = "local"
 
     structured_retries: int = Field(default=2, ge=0, le=10)
+    # The small embedded model is asked again more often: a call costs it seconds, and a new
+    # seed is what turns a degenerate reply into a usable one (bench/grammar_quality.py).
+    structured_small_retries: int = Field(default=5, ge=0, le=20)
+    # The base sampling seed of models that take one (the embedded model's own; structured
+    # retries send seed + attempt).
+    seed: int = Field(default=0, ge=0, le=2**31 - 1)
     # Token budget of a structured (JSON) reply on the small local model (its prose budget,
     # AIZAC_LOCAL_MAX_TOKENS, is too small for a plot); any model's reply cut at its token limit
     # is asked again with twice the room, up to the cap.
@@ -129,6 +135,13 @@ class Settings(BaseSettings):
         default="http://127.0.0.1:11434",
         validation_alias=_alias("AIZAC_OLLAMA_BASE_URL", "OLLAMA_HOST"),
     )
+    # The writer's own model servers on 127.0.0.1 (Ollama, LM Studio, llama.cpp, vLLM...), looked
+    # for by the web app at start and by `aizac models` (aizac/llm/discovery.py): loopback only,
+    # all ports at once, each answer awaited at most discover_timeout seconds. discover_ports
+    # replaces the usual ports (aizac/llm/local_servers.toml), e.g. "11434,8080".
+    discover: bool = True
+    discover_ports: str = ""
+    discover_timeout: float = Field(default=0.5, gt=0, le=10)
     # Illustrations (aizac.illustration): the image role's spec. "typographic" (the offline
     # default: a cover or scene card set in type with Pillow), "openai:gpt-image-1",
     # "openai-compatible:URL:MODEL", "sdwebui:URL[:CHECKPOINT]" (Stable Diffusion WebUI's
@@ -198,6 +211,14 @@ class Settings(BaseSettings):
                 "to AIZAC_CHROMA_PORT, https to AIZAC_CHROMA_SSL=true"
             )
         return host
+
+    @field_validator("discover_ports")
+    @classmethod
+    def _ports(cls, value: str) -> str:
+        from aizac.llm.discovery import parse_ports
+
+        parse_ports(value)  # raises ValueError naming the bad entry
+        return value.strip()
 
     @field_validator("image_cover_size", "image_scene_size")
     @classmethod

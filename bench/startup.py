@@ -19,7 +19,10 @@ a shared machine disturbs less) of:
 "before" is ``git archive REV`` (``--before``, default: this session's starting commit) in a
 temporary directory, "after" the working tree; each runs in a child process with its code first
 on ``sys.path``. Before and after samples alternate, so a change of load hits both alike.
-``-X importtime`` then lists the heaviest top-level imports of ``aizac beat``. Usage::
+``-X importtime`` then lists the heaviest top-level imports of ``aizac beat``. Two cases ask
+for local model servers over one hung port and nine closed ones (issue 30): ``aizac models``,
+which lists what answered (so it waits at most the search's time limit, 0.5 s) and the web app's
+build, which searches in the background (it must not wait). Usage::
 
     python bench/startup.py [--runs 5] [--before 8e9f3ce]
 
@@ -190,6 +193,53 @@ def heaviest_imports(
     return sorted(rows, key=lambda r: -r[1])[:top]
 
 
+class _Hung(http.server.BaseHTTPRequestHandler):
+    """A port that accepts and never answers in time (a hung local model server)."""
+
+    def do_GET(self) -> None:
+        time.sleep(30)
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+
+HUNG: list[int] = []  # the hung server's port (set in main)
+CLOSED_PORTS = 9
+"""Ports nothing listens on, asked with the hung one (as many as the usual list's others)."""
+
+
+def _closed_ports(n: int) -> list[int]:
+    import socket
+
+    ports = []
+    for _ in range(n):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            ports.append(int(sock.getsockname()[1]))
+    return ports
+
+
+def _searching(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with the local-server search turned on over one hung port and closed ones."""
+    ports = [*HUNG, *_closed_ports(CLOSED_PORTS)]
+    return {**env, "AIZAC_DISCOVER": "true", "AIZAC_DISCOVER_PORTS": ",".join(map(str, ports))}
+
+
+def time_web_app(code_dir: Path, env: dict[str, str]) -> tuple[float, float]:
+    """``(wall s, CPU s)`` of a process that builds the web app (Studio + every tab) and exits:
+    the local-server search runs in the background, so a hung port must not show here."""
+    boot = (
+        f"import sys; sys.path.insert(0, {str(code_dir)!r})\n"
+        "from aizac.settings import get_settings\nfrom aizac.writer.service import Studio\n"
+        "from aizac.web.app import create_app\ncreate_app(Studio(get_settings()))"
+    )
+    cpu = _cpu_children()
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", boot], env=_searching(env), capture_output=True,
+                   check=True)
+    return time.perf_counter() - started, _cpu_children() - cpu
+
+
 Case = Callable[[Path, dict[str, str]], tuple[float, float]]
 CASES: dict[str, tuple[Case, bool]] = {  # name: (run, with the role models in the environment)
     "aizac --help": (lambda c, e: time_command(c, ["--help"], e), False),
@@ -204,6 +254,13 @@ CASES: dict[str, tuple[Case, bool]] = {  # name: (run, with the role models in t
     "beat, own (in-process, after floor)": (
         lambda c, e: time_to_first_call(c, e, BEAT_ARGV, after_floor=True), True
     ),
+    # The local-server search (issue 30): one hung port and nine closed ones. `aizac models`
+    # lists what answered, so it waits for the search, at most its time limit (0.5 s); the web
+    # app searches in the background and must not wait at all. Before: no search.
+    "aizac models (1 hung + 9 closed ports)": (
+        lambda c, e: time_command(c, ["models"], _searching(e)), False
+    ),
+    "web app built (1 hung + 9 closed ports)": (time_web_app, False),
 }
 SHARES = ("aizac plot -> 1st model call", "aizac beat -> 1st model call")
 """The rows whose time over the import floor is printed as aizac's own share."""
@@ -253,6 +310,10 @@ def main() -> None:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _FirstCall)
     port = server.server_address[1]
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    hung = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hung)
+    hung.daemon_threads = True
+    HUNG.append(int(hung.server_address[1]))
+    threading.Thread(target=hung.serve_forever, daemon=True).start()
     with tempfile.TemporaryDirectory(prefix="aizac-startup-") as tmp:
         before = Path(tmp) / "before"
         before.mkdir()
@@ -269,6 +330,7 @@ def main() -> None:
         load = os.getloadavg()
         imports = heaviest_imports(ROOT, envs["after"][True], BEAT_ARGV)
     server.shutdown()
+    hung.shutdown()
     print_table(args, results, load_start, load, imports)
 
 

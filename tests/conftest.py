@@ -34,6 +34,9 @@ def _isolated_settings(
     monkeypatch.setenv("AIZAC_DATA_DIR", str(data_dir))
     monkeypatch.setenv("AIZAC_CONFIG", str(data_dir / "no-such-aizac.toml"))
     monkeypatch.chdir(data_dir)  # so a developer's ./.env is never read
+    # The local-server search would ask this machine's real ports (another process's server
+    # would show up in a test): tests of the search name the ports of their own servers.
+    monkeypatch.setenv("AIZAC_DISCOVER", "false")
     # The product's default is the semantic model (AIZAC_EMBEDDING=local); tests use the
     # instant hash unless they pass embeddings in or ask for the real one.
     monkeypatch.setenv("AIZAC_EMBEDDING", "hash")

@@ -1,19 +1,22 @@
-"""``aizac models`` (list, ``set``, ``unset``, ``key``) and ``aizac ask-model``.
+"""``aizac models`` (list, ``set``, ``use``, ``unset``, ``key``) and ``aizac ask-model``.
 
 Specs and keys set here are stored in the data directory (:mod:`aizac.llm.model_config`, the same
 files the web app's Models panel uses); an environment variable still wins over them. Keys are
-read from a hidden prompt or stdin, stored with mode 0600 and never printed.
+read from a hidden prompt or stdin, stored with mode 0600 and never printed. ``aizac models``
+also lists the local model servers that answer on 127.0.0.1 (:mod:`aizac.llm.discovery`), and
+``aizac models use N --all-roles`` puts one of their models on every role in one step.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from aizac.cli.errors import fail, friendly
+from aizac.cli.say import say
 from aizac.errors import AizacError, InvalidInputError
 from aizac.text import render
 
@@ -35,6 +38,7 @@ def models_command(ctx: typer.Context) -> None:
     from aizac.settings import load_settings, setting_env_name
 
     settings = load_settings()
+    search = _search(settings)  # asked now, answered while the roles are described
     statuses = ModelRouter(settings).describe()
     rows = [("ROLE", "SPEC", "PROVIDER", "USABLE", "REASON")]
     for s in statuses:
@@ -56,6 +60,44 @@ def models_command(ctx: typer.Context) -> None:
     keys = config.keys_set()
     if keys:
         typer.echo(f"keys stored for: {', '.join(keys)} (never shown)")
+    if search is not None:
+        show_servers(search.wait(), search.ports)
+
+
+def _search(settings: Any) -> Any:
+    """The local-server search of ``settings``, started (``None`` when it is turned off)."""
+    from aizac.llm.discovery import Discovery
+
+    search = Discovery.from_settings(settings)
+    return search.start() if search is not None else None
+
+
+def show_servers(servers: list[Any], ports: tuple[int, ...]) -> None:
+    """The local model servers that answered, each usable model numbered for
+    ``aizac models use N --all-roles``."""
+    typer.echo("")
+    if not servers:
+        say("cli.models.no_servers", ports=", ".join(str(p) for p in ports))
+        return
+    say("cli.models.servers")
+    number = 0
+    for server in servers:
+        what = server.names or server.api
+        if server.needs_key:
+            say("cli.models.server_needs_key", names=what, url=server.url)
+            continue
+        if not server.models:
+            say("cli.models.server_empty", names=what, url=server.url)
+            continue
+        say("cli.models.server", names=what, url=server.url)
+        for found in server.models:
+            if found.spec is None:
+                say("cli.models.unusable_id", model=found.model)
+                continue
+            number += 1
+            typer.echo(f"    [{number}] {found.spec}")
+    if number:
+        say("cli.models.use_hint")
 
 
 @models_app.command("set")
@@ -77,6 +119,91 @@ def set_command(
     env = setting_env_name(f"{role}_model")
     if env in os.environ:
         typer.echo(f"note: {env} is set in this environment and wins over the stored spec")
+
+
+@models_app.command("use")
+@friendly
+def use_command(
+    spec: Annotated[
+        str,
+        typer.Argument(help="A model spec, or the number `aizac models` gave a local model."),
+    ],
+    all_roles: Annotated[
+        bool, typer.Option("--all-roles", help="Use it for every role.")
+    ] = False,
+    roles: Annotated[
+        list[str] | None, typer.Option("--role", help="A role to use it for (repeatable).")
+    ] = None,
+) -> None:
+    """Use SPEC (or local model number N) for every role, or for the roles named, in one step."""
+    from aizac.llm.model_config import ModelConfig, redact
+    from aizac.settings import ROLES, load_settings, setting_env_name
+
+    settings = load_settings()
+    chosen = tuple(ROLES) if all_roles else tuple(dict.fromkeys(roles or ()))
+    if not chosen:
+        raise InvalidInputError("error.models.use_roles")
+    if spec.strip().isdigit():
+        spec = _found_spec(settings, int(spec))
+    config = ModelConfig(settings.data_dir)
+    clean = config.use_everywhere(spec, chosen)
+    say("cli.models.used", roles=", ".join(chosen), spec=redact(clean),
+        path=str(config.models_path))
+    for role in chosen:
+        env = setting_env_name(f"{role}_model")
+        if env in os.environ:
+            typer.echo(f"note: {env} is set in this environment and wins over the stored spec")
+
+
+def _found_spec(settings: Any, number: int) -> str:
+    """The spec of local model ``number`` as ``aizac models`` numbers them (asked again now)."""
+    from aizac.llm.discovery import Discovery, usable_specs
+
+    search = Discovery.from_settings(settings, asked=True)
+    specs = usable_specs(search.wait() if search is not None else [])
+    if not 1 <= number <= len(specs):
+        raise InvalidInputError("error.models.no_such_found", number=number, count=len(specs))
+    return specs[number - 1]
+
+
+@models_app.command("preset")
+@friendly
+def preset_command(
+    name: Annotated[str, typer.Argument(help="light-local: extraction and summaries on a local "
+                                             "model server, plot and prose in the cloud.")],
+    local: Annotated[
+        str | None,
+        typer.Option("--local", help="The local model: a spec or the number `aizac models` "
+                                     "gave it (default: the first local model that answers)."),
+    ] = None,
+    cloud: Annotated[
+        str | None,
+        typer.Option("--cloud", help="The cloud model spec (default: the planner's, if it is "
+                                     "a cloud model), e.g. openai:gpt-4o."),
+    ] = None,
+) -> None:
+    """Route the roles by a preset in one step (stored like `aizac models set`)."""
+    from aizac.llm.model_config import ModelConfig, redact
+    from aizac.llm.presets import CLOUD_PROVIDERS, PRESETS, assign
+    from aizac.llm.specs import parse_spec
+    from aizac.settings import load_settings
+
+    if name not in PRESETS:
+        raise InvalidInputError("error.models.no_such_preset", name=name,
+                                presets=", ".join(PRESETS))
+    settings = load_settings()
+    if local is None or local.strip().isdigit():
+        local = _found_spec(settings, int(local) if local else 1)
+    if cloud is None:
+        planner = settings.role_spec("planner")
+        if parse_spec(planner, "AIZAC_PLANNER_MODEL").provider not in CLOUD_PROVIDERS:
+            raise InvalidInputError("error.models.preset_needs_cloud")
+        cloud = planner
+    config = ModelConfig(settings.data_dir)
+    stored = config.set_specs(assign(name, local, cloud))
+    for role, spec in stored.items():
+        typer.echo(f"{role} -> {redact(spec)}")
+    say("cli.models.preset_set", name=name, path=str(config.models_path))
 
 
 @models_app.command("unset")
@@ -161,6 +288,6 @@ def ask_model_command(
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``models`` (with ``set``, ``unset``, ``key``) and ``ask-model`` to the CLI."""
+    """Add ``models`` (with ``set``, ``use``, ``unset``, ``key``) and ``ask-model``."""
     app.add_typer(models_app, name="models")
     app.command("ask-model")(ask_model_command)

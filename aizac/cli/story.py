@@ -241,6 +241,17 @@ def export_command(
     typer.echo(f"wrote {path}")
 
 
+def demo_defaults(language: str) -> tuple[str, str]:
+    """``(keywords, genre)`` the demo writes about in ``language`` (``cli/demo.toml``;
+    English otherwise)."""
+    import tomllib
+    from importlib import resources
+
+    table = tomllib.loads(resources.files("aizac.cli").joinpath("demo.toml").read_text("utf-8"))
+    row = table.get(language, table["en"])
+    return str(row["keywords"]), str(row["genre"])
+
+
 @friendly
 def demo_command(
     ctx: typer.Context,
@@ -250,18 +261,29 @@ def demo_command(
     genre: Annotated[str | None, typer.Option(help="Default: the demo's own.")] = None,
     lang: Annotated[str, typer.Option("--lang")] = "ko",
     beats: Annotated[int, typer.Option(min=3, max=12, help="Beats in the episode.")] = 3,
+    seed: Annotated[
+        int | None, typer.Option(min=0, help="Sampling seed of the embedded model.")
+    ] = None,
 ) -> None:
-    """Run the whole pipeline offline: keywords -> plot -> one episode -> prose -> text."""
+    """Run the whole pipeline offline: keywords -> plot -> one episode -> prose -> text.
+
+    On the embedded demo model, which writes English only, a Korean or Chinese demo says so
+    first and runs the same pipeline in English."""
+    from aizac.cli.say import say
+
     start = time.perf_counter()
     studio = _make(ctx, data_dir=out / "aizac-data", beats_per_episode=beats)
+    update: dict[str, Any] = {}
     if studio.settings.local_max_tokens < DEMO_MAX_TOKENS:
         # A whole plot in JSON needs more room than one chat reply's default budget.
-        studio.settings = studio.settings.model_copy(update={"local_max_tokens": DEMO_MAX_TOKENS})
+        update["local_max_tokens"] = DEMO_MAX_TOKENS
+    if seed is not None:
+        update["seed"] = seed
+    studio.settings = studio.settings.model_copy(update=update)
+    lang, keywords, genre = _demo_language(studio, lang, keywords, genre)
     name = time.strftime("demo-%Y%m%d-%H%M%S")
     _progress(f"project {name} in {out / 'aizac-data'}")
-    story = _demo_story(lang)
-    agent = studio.create(name, keywords or story["keywords"], genre=genre or story["genre"],
-                          language=lang)
+    agent = studio.create(name, keywords, genre=genre, language=lang)
     record = agent.plan(progress=_progress)
     _progress(f"plot: {record.plot.title} — {record.plot.logline}")
     for i in range(beats):
@@ -281,22 +303,53 @@ def demo_command(
                 f"{role}: {t.calls} calls, {t.prompt_tokens} prompt + "
                 f"{t.completion_tokens} completion tokens, {t.latency_s:.1f} s"
             )
+        calls = usage.totals().calls
+        say("cli.demo.calls", err=True, calls=calls, beats=beats, per=f"{calls / beats:.1f}")
+        show_split(usage)
     _progress(f"done in {elapsed:.1f} s: " + ", ".join(str(p) for p in paths))
+
+
+def show_split(usage: Any) -> None:
+    """The usage log per model that answered (where a split routing sent the work)."""
+    from aizac.cli.say import say
+    from aizac.llm.model_config import redact
+
+    for model, (t, roles) in usage.by_model().items():
+        say("cli.usage.model", err=True, model=redact(model), calls=t.calls,
+            roles=", ".join(roles), prompt=t.prompt_tokens, completion=t.completion_tokens)
+
+
+def _demo_language(
+    studio: Studio, lang: str, keywords: str | None, genre: str | None
+) -> tuple[str, str, str]:
+    """``(language, keywords, genre)`` the demo runs with: ``lang`` and its defaults, or, when
+    the bundled embedded model serves the planner or writer and cannot write ``lang``, English
+    (said up front, in ``lang``, with a local model server that answered, if any)."""
+    from aizac.cli.say import say
+    from aizac.text import Text
+    from aizac.writer.model_policy import cannot_write
+
+    settings = studio.settings
+    if settings.local_model_path is not None or not cannot_write(studio.router, lang):
+        default_keywords, default_genre = demo_defaults(lang)
+        return lang, keywords or default_keywords, genre or default_genre
+    english_keywords, english_genre = demo_defaults("en")
+    keywords = keywords or english_keywords
+    say("cli.demo.in_english", err=True, language=lang, lang=Text(f"language.{lang}"),
+        keywords=keywords)
+    from aizac.llm.discovery import Discovery, usable_specs
+
+    search = Discovery.from_settings(settings)
+    specs = usable_specs(search.wait()) if search is not None else []
+    if specs:  # at most the search's time limit, once, before a run of minutes
+        say("cli.demo.found_server", err=True, language=lang, spec=specs[0])
+    return "en", keywords, genre or english_genre
 
 
 def _progress(message: Text | str) -> None:
     said = render(message, "en") if isinstance(message, Text) else message  # the CLI: English
     typer.echo(f"» {said}", err=True)
 
-
-def _demo_story(language: str) -> dict[str, str]:
-    """The demo's keywords and genre for ``language`` (``cli/demo.toml``; English otherwise)."""
-    import tomllib
-    from importlib import resources
-
-    with (resources.files("aizac.cli") / "demo.toml").open("rb") as handle:
-        stories = tomllib.load(handle)
-    return dict(stories.get(language, stories["en"]))
 
 
 def _notices(agent: Any) -> None:

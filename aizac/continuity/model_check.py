@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from aizac.continuity.canon import Fact
 from aizac.continuity.report import Finding
+from aizac.llm.grammar import KIND, VERBATIM
 from aizac.llm.structured import generate_structured
 from aizac.memory.facts import text_key
 
@@ -30,8 +31,10 @@ Str = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_
 class ModelFinding(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    memory_id: Annotated[str, StringConstraints(strip_whitespace=True, max_length=64)]
-    quote: Str
+    # copied from the canon shown and the prose: the small model's grammar leaves them as they are
+    memory_id: Annotated[str, StringConstraints(strip_whitespace=True, max_length=64),
+                         Field(json_schema_extra={KIND: VERBATIM})]
+    quote: Annotated[Str, Field(json_schema_extra={KIND: VERBATIM})]
     message: Str
     beat: int | None = Field(default=None, ge=1, le=1000)
 

@@ -22,6 +22,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 
 from aizac.llm import instructions
+from aizac.llm.grammar import wire_strings
 from aizac.llm.profiles import ModelProfile, profile_of
 from aizac.llm.wire_schema import compact_schema, small_bounds, tighten_schema
 
@@ -87,9 +88,13 @@ def plan_structured(
     name = schema_name(str(schema.get("title", "Output")))
     description = str(schema.get("description") or f"Record the {name} result.")
     schema = compact_schema(schema)  # the wire copy; replies are validated on the full one
-    if profile_of(model).small_local:  # short replies: it fills every bound it is given
+    small = profile_of(model).small_local
+    if small:  # short replies: it fills every bound it is given
         share, items = small_bounds(language)
         schema = tighten_schema(schema, length_share=share, max_items=items)
+    # The small model's strings get their language's patterns (names are names, no digits or
+    # label echo: aizac.llm.grammar); every other model gets the schema without the marks.
+    schema = wire_strings(schema, language, small=small)
     if chosen == "json_schema":
         return StructuredPlan(
             chosen,

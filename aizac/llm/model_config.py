@@ -24,7 +24,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from aizac.errors import ConfigError, InvalidInputError, StorageError
-from aizac.settings import IMAGE_ROLE, MODEL_ROLES
+from aizac.settings import IMAGE_ROLE, MODEL_ROLES, ROLES
 
 # Provider -> the Settings field its key fills.
 KEY_FIELDS: dict[str, str] = {
@@ -118,6 +118,35 @@ class ModelConfig:
         else:
             clean = str(parse_spec(spec.strip(), f"{role}_model"))
         _write_private(self.models_path, {**self.specs(), role: clean})
+        return clean
+
+    def use_everywhere(self, spec: str, roles: tuple[str, ...] = ROLES) -> str:
+        """Store ``spec`` for every role in ``roles`` in one write (``aizac models use SPEC
+        --all-roles``, the Models tab's "use for every role"); returns the clean spec.
+
+        Raises:
+            InvalidInputError: an unknown role.
+            ConfigError: the spec does not parse.
+        """
+        stored = self.set_specs(dict.fromkeys(roles, spec))
+        return next(iter(stored.values()), spec.strip())
+
+    def set_specs(self, specs: dict[str, str]) -> dict[str, str]:
+        """Store several roles' specs in one write (a routing preset); returns the clean ones.
+
+        Raises:
+            InvalidInputError: an unknown role.
+            ConfigError: a spec does not parse (nothing is stored).
+        """
+        from aizac.llm.specs import parse_spec
+
+        clean: dict[str, str] = {}
+        for role, spec in specs.items():
+            if role not in ROLES:  # the chat roles (the image role has its own specs)
+                raise InvalidInputError("error.model.role", role=str(role),
+                                        roles=", ".join(ROLES))
+            clean[role] = str(parse_spec(spec.strip(), f"{role}_model"))
+        _write_private(self.models_path, {**self.specs(), **clean})
         return clean
 
     def clear_spec(self, role: str) -> None:

@@ -36,6 +36,8 @@ class ModelProfile:
         accepts_seed: it takes a ``seed`` per call (structured retries vary it).
         routed: the router's retry/fallback wrapper (structured requests are planned per
             candidate inside it).
+        writes: the languages it writes usable text in (empty: any); the bundled SmolLM2-135M
+            writes English only (``aizac demo`` runs in English on it).
     """
 
     provider: str
@@ -47,6 +49,7 @@ class ModelProfile:
     reports_finish: bool = False
     accepts_seed: bool = False
     routed: bool = False
+    writes: tuple[str, ...] = ()
 
     def as_routed(self) -> ModelProfile:
         return replace(self, routed=True)

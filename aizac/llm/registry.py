@@ -43,7 +43,7 @@ class ProviderRow:
 
 
 _OPENAI_TYPE = "langchain_openai.chat_models.base:BaseChatOpenAI"
-_API = {"streams": True, "reports_finish": True, "combined_extraction_ok": True}
+_API: dict[str, Any] = {"streams": True, "reports_finish": True, "combined_extraction_ok": True}
 
 ROWS: tuple[ProviderRow, ...] = (
     ProviderRow(
@@ -56,6 +56,9 @@ ROWS: tuple[ProviderRow, ...] = (
             small_local=True,
             combined_extraction_ok=False,
             accepts_seed=True,
+            # SmolLM2-135M is English-first: its Korean and Chinese are not usable text (the
+            # only multilingual GGUF on the indexes, Gemma-3-270M base, is no better).
+            writes=("en",),
             reports_finish=True,  # llama.cpp ends every reply and stream with a finish reason
         ),
         "aizac.llm.providers.local:ChatLocalLlama",

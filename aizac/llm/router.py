@@ -248,6 +248,8 @@ class ModelRouter:
     def _structured(self, check: Check | None) -> dict[str, Any]:
         return {
             "retries": self.settings.structured_retries,
+            "small_retries": self.settings.structured_small_retries,
+            "seed": self.settings.seed,
             "check": check,
             "max_tokens": self.settings.structured_max_tokens,
             "max_tokens_cap": self.settings.structured_max_tokens_cap,

@@ -252,7 +252,15 @@ class _Session(Generic[M]):
         self.json_schema = json_schema
 
     def more(self) -> bool:
-        return self.attempt <= self.opts.retries
+        return self.attempt <= self.retries
+
+    @property
+    def retries(self) -> int:
+        """Extra attempts of this call: the small embedded model gets ``small_retries`` (a call
+        costs it seconds and a new seed is what helps it), any other model ``retries``."""
+        if self.profile.small_local and self.opts.small_retries is not None:
+            return max(self.opts.retries, self.opts.small_retries)
+        return self.opts.retries
 
     def request(self) -> _Ask:
         """What to send for the next attempt (with the tracing note of LangChain's
@@ -328,6 +336,7 @@ class StructuredOptions(TypedDict, total=False):
     """The options of one structured call (each explained at :func:`generate_structured`)."""
 
     retries: int
+    small_retries: int | None
     method: str | None
     check: Check | None
     max_tokens: int | None
@@ -346,10 +355,12 @@ class _Options:
         max_tokens: int | None = None,
         max_tokens_cap: int | None = None,
         seed: int = 0,
+        small_retries: int | None = None,
         on_reply: Callable[[BaseMessage], None] | None = None,
         trace: dict[str, Any] | None = None,
     ) -> None:
         self.retries, self.method, self.check, self.seed = retries, method, check, seed
+        self.small_retries = small_retries
         self.on_reply, self.trace = on_reply, trace
         self.max_tokens = max_tokens
         self.base_budget = max_tokens or DEFAULT_BUDGET
@@ -376,6 +387,8 @@ def generate_structured(
         **options: (:class:`StructuredOptions`, all optional)
         retries: extra attempts after an invalid or cut reply (``retries + 1`` calls at most;
             default 2).
+        small_retries: the extra attempts when ``model`` is the small embedded model (its
+            declared profile), if more than ``retries`` (default: ``retries``).
         method: force ``json_schema``, ``tool``, ``constrained``, ``format`` or ``prompt``.
         check: a semantic validator run on the parsed result; it raises ``ValueError`` with a
             message, which is shown to the model like a schema error (one validator for every

@@ -73,19 +73,33 @@ class UsageLog:
 
     def totals(self, role: str | None = None) -> UsageTotals:
         """Totals over all records, or over one role's."""
-        recs = [r for r in self.records if role is None or r.role == role]
-        return UsageTotals(
-            calls=len(recs),
-            failed=sum(not r.ok for r in recs),
-            prompt_tokens=sum(r.prompt_tokens for r in recs),
-            completion_tokens=sum(r.completion_tokens for r in recs),
-            latency_s=sum(r.latency_s for r in recs),
-            images=sum(r.images for r in recs),
-        )
+        return _totals([r for r in self.records if role is None or r.role == role])
+
+    def by_model(self) -> dict[str, tuple[UsageTotals, tuple[str, ...]]]:
+        """Totals per model that answered, with the roles it served (first use first): where
+        a split routing (``light-local``) sent the work."""
+        out: dict[str, tuple[UsageTotals, tuple[str, ...]]] = {}
+        records = self.records
+        for model in dict.fromkeys(r.model for r in records):
+            mine = [r for r in records if r.model == model]
+            roles = tuple(dict.fromkeys(r.role for r in mine))
+            out[model] = (_totals(mine), roles)
+        return out
 
     def clear(self) -> None:
         with self._lock:
             self._records.clear()
+
+
+def _totals(recs: list[UsageRecord]) -> UsageTotals:
+    return UsageTotals(
+        calls=len(recs),
+        failed=sum(not r.ok for r in recs),
+        prompt_tokens=sum(r.prompt_tokens for r in recs),
+        completion_tokens=sum(r.completion_tokens for r in recs),
+        latency_s=sum(r.latency_s for r in recs),
+        images=sum(r.images for r in recs),
+    )
 
 
 def _prompt_text(messages: list[list[BaseMessage]]) -> str:

@@ -13,7 +13,9 @@ ILLUSTRATION_BUTTONS = (
 # The Style & voices tab's buttons (aizac.web.tab_style): usable once a project is open.
 STYLE_BUTTONS = ("style-refresh", "voice-check", "voice-save")
 # Buttons that work without a project (creating one, the Models panel).
-ALWAYS = frozenset({"create", "refresh", "set-model", "save-key", "test-model"})
+ALWAYS = frozenset({"create", "refresh", "set-model", "save-key", "test-model", "use-all",
+                    "open-models",
+                    "search-servers"})
 
 
 def button_states(service: WebService, project: str | None) -> dict[str, bool]:

@@ -3,7 +3,10 @@
 Keys go to the data directory (mode 0600) through :class:`~aizac.llm.model_config.ModelConfig`
 (shared with ``aizac models set``) and are never shown again: the key box is emptied after
 saving and the page only lists which providers have one. A note says when a Korean or Chinese
-project is written by the small embedded model.
+project is written by the small embedded model. The local model servers that answer on
+127.0.0.1 (:mod:`aizac.llm.discovery`, asked in the background when the tab is built) are listed,
+and one button puts a found model on every role (the same ``models.json`` as ``aizac models use
+SPEC --all-roles``).
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ import gradio as gr
 from pydantic import SecretStr
 
 from aizac.export.render import escape_markdown_cell
+from aizac.llm.discovery import Discovery, FoundServer, usable_specs
 from aizac.llm.errors import role_name
 from aizac.llm.model_config import KEY_FIELDS, ModelConfig
 from aizac.settings import IMAGE_ROLE, ROLES, Settings
 from aizac.text import language_name
+from aizac.text import t as text
 from aizac.web.labels import Labels
 from aizac.web.runner import Ui
 
@@ -66,8 +71,29 @@ def answered(L: Labels, role: str, seconds: float, reply: str) -> str:
     return L.t("ui.m.ok", role=role, s=f"{seconds:.1f}", reply=text)
 
 
-def build(ui: Ui) -> Callable[[], None]:
-    """Lay out the tab (inside an open ``gr.Tab``); returns its wiring."""
+def server_lines(found: list[FoundServer] | None, ports: tuple[int, ...], language: str) -> str:
+    """The local model servers that answered, as Markdown in the interface language
+    (``None``: the search has not finished)."""
+    if found is None:
+        return text("ui.models.searching", language)
+    if not found:
+        return text("ui.models.no_servers", language, ports=", ".join(map(str, ports)))
+    lines = []
+    for server in found:
+        names = escape_markdown_cell(server.names or server.api)
+        if server.needs_key:
+            lines.append("- " + text("ui.models.server_needs_key", language, names=names,
+                                     url=server.url))
+            continue
+        models = ", ".join(f"`{m.spec or m.model}`" for m in server.models) or "—"
+        lines.append("- " + text("ui.models.server", language, names=names, url=server.url,
+                                 models=models))
+    return "\n".join(lines)
+
+
+def build(ui: Ui, first_note: Any = None) -> Callable[[], None]:
+    """Lay out the tab (inside an open ``gr.Tab``); returns its wiring. ``first_note``: the
+    first screen's note about the embedded model (hidden once a role uses another)."""
     L = ui.L
     names = {r: L.say(role_name(r)) for r in (*ROLES, IMAGE_ROLE)}
     note = gr.Markdown("", elem_id="aizac-model-note")
@@ -89,6 +115,20 @@ def build(ui: Ui) -> Callable[[], None]:
     keys = gr.Markdown("", elem_id="aizac-keys")
     studio: Any = ui.service.studio
     config = ModelConfig(studio.settings.data_dir)
+    lang = ui.language
+    # The writer's own model servers on 127.0.0.1: asked now, in the background (start-up does
+    # not wait); the tab shows what answered when it is refreshed.
+    search: dict[str, Discovery | None] = {"now": Discovery.from_settings(studio.settings)}
+    if search["now"] is not None:
+        search["now"].start()
+    gr.Markdown(f"#### {text('ui.models.servers_title', lang)}")
+    servers = gr.Markdown("", elem_id="aizac-servers")
+    with gr.Row():
+        found = gr.Dropdown(label=text("ui.models.found_model", lang), choices=[],
+                            value=None, allow_custom_value=False, elem_id="aizac-found-model",
+                            scale=2)
+        ui.button("use-all", text("ui.models.use_all", lang))
+        ui.button("search-servers", text("ui.models.search_again", lang))
 
     def table() -> list[list[str]]:
         return role_rows(studio.router, L)
@@ -97,11 +137,47 @@ def build(ui: Ui) -> Callable[[], None]:
         stored = config.keys_set()
         return L.t("ui.m.keys", p=", ".join(stored)) if stored else L["ui.m.no_keys"]
 
+    def found_now() -> tuple[str, Any, int]:
+        """What the search found (waiting at most its time limit: a page load or a click,
+        never the app's start), the dropdown of its models, and how many servers answered."""
+        now = search["now"]
+        if now is None:
+            return text("ui.models.search_off", lang), gr.Dropdown(choices=[], value=None), 0
+        got = now.result(wait=now.timeout + 0.5)
+        specs = usable_specs(got or [])
+        return (server_lines(got, now.ports, lang),
+                gr.Dropdown(choices=specs, value=specs[0] if specs else None), len(got or []))
+
     def refresh(project: str | None) -> list[Any]:
         try:
-            return [small_model_note(ui, project), table(), key_list()]
+            return [small_model_note(ui, project), table(), key_list(), *found_now()[:2]]
         except Exception:
-            return [gr.skip()] * 3
+            return [gr.skip()] * 5
+
+    def search_again(project: str | None) -> tuple[list[Any], str]:
+        search["now"] = Discovery.from_settings(studio.settings, asked=True)
+        if search["now"] is not None:
+            search["now"].start()
+        said, choices, count = found_now()
+        return [said, choices], text("ui.models.searched", lang, count=count)
+
+    def use_all(project: str | None, spec_v: str | None) -> tuple[list[Any], str]:
+        if not spec_v:
+            return [gr.skip()] * 3, text("ui.models.nothing_found", lang)
+        clean = config.use_everywhere(spec_v)
+        router: Any = studio.router
+        router.reconfigure(with_stored(router.settings, config))
+        said = text("ui.models.used_all", lang, spec=escape_markdown_cell(clean))
+        return [small_model_note(ui, project), table(), first_hidden()], said
+
+    def first_hidden() -> Any:
+        """The first screen's note, shown while the embedded model still writes."""
+        if first_note is None:
+            return gr.skip()
+        from aizac.writer.model_policy import NOTE_ROLES, serves_embedded
+
+        router: Any = studio.router
+        return gr.Row(visible=any(serves_embedded(router, r) for r in NOTE_ROLES))
 
     def set_model(project: str | None, role_v: str, spec_v: str) -> tuple[list[Any], str]:
         clean = config.set_spec(role_v, spec_v)
@@ -109,7 +185,7 @@ def build(ui: Ui) -> Callable[[], None]:
         router.reconfigure(with_stored(router.settings, config))
         said = L.t("ui.m.spec_set", role=names.get(role_v, role_v),
                                     spec=escape_markdown_cell(clean))  # as typed
-        return [small_model_note(ui, project), table()], said
+        return [small_model_note(ui, project), table(), first_hidden()], said
 
     def save_key(project: str | None, provider_v: str, key_v: str) -> tuple[list[Any], str]:
         config.set_key(provider_v, key_v or "")
@@ -134,12 +210,16 @@ def build(ui: Ui) -> Callable[[], None]:
     def wire() -> None:
         after = [ui.status, *ui.button_list]
         b = ui.buttons
-        b["set-model"].click(ui.act(set_model, 2), [ui.project, role, spec],
-                             [note, roles, *after])
+        firsts = [first_note] if first_note is not None else [gr.State()]
+        b["set-model"].click(ui.act(set_model, 3), [ui.project, role, spec],
+                             [note, roles, *firsts, *after])
         b["save-key"].click(ui.act(save_key, 3), [ui.project, provider, key],
                             [key, roles, keys, *after])
         b["test-model"].click(ui.act(test, 0), [ui.project, role], after)
-        ui.project.change(refresh, ui.project, [note, roles, keys])
-        ui.buttons["refresh"].click(refresh, ui.project, [note, roles, keys])
+        b["use-all"].click(ui.act(use_all, 3), [ui.project, found], [note, roles, *firsts, *after])
+        b["search-servers"].click(ui.act(search_again, 2), [ui.project], [servers, found, *after])
+        listed = [note, roles, keys, servers, found]
+        ui.project.change(refresh, ui.project, listed)
+        ui.buttons["refresh"].click(refresh, ui.project, listed)
 
     return wire

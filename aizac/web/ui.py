@@ -86,7 +86,8 @@ def build_app(
                                      allow_custom_value=False, elem_id="aizac-project")
             ui.button("refresh", L["ui.refresh"], scale=0, size="sm")
         ui.status = gr.Markdown("", elem_id="aizac-status")
-        with gr.Tabs():
+        first_note = embedded_note(ui) if models_tab else None
+        with gr.Tabs() as tabs:
             with gr.Tab(L["ui.tab.start"], id="start"):
                 start, wire_start = tab_start.build(ui, language)
             with gr.Tab(L["ui.tab.beats"], id="beats"):
@@ -106,14 +107,33 @@ def build_app(
                 wires.append(tab_autopilot.build(ui))
             if models_tab:
                 with gr.Tab(L["ui.tab.models"], id="models"):
-                    wires.append(tab_models.build(ui))
+                    wires.append(tab_models.build(ui, first_note))
         for wire in wires:
             wire()
+        if first_note is not None:
+            ui.buttons["open-models"].click(lambda: gr.Tabs(selected="models"), None, tabs)
         _wire_project(ui, app, start, beats, memory)
         memory_tab.select(memory.refresh_fn, memory.refresh_inputs, memory.refresh_outputs)
         hide_gradio_progress(app)  # inside the block: Gradio computes the page config on exit
     app.aizac_language = L.language  # launch() speaks it too
     return app
+
+
+def embedded_note(ui: Ui) -> Any:
+    """The first screen's note when the embedded demo model writes (planner or writer): what
+    it can and cannot do, in one sentence, and a button to the Models tab (``None`` when real
+    models serve both roles)."""
+    from aizac.text import t
+    from aizac.writer.model_policy import NOTE_ROLES, serves_embedded
+
+    studio: Any = ui.service.studio
+    router = studio.router
+    shown = any(serves_embedded(router, role) for role in NOTE_ROLES)
+    with gr.Row(visible=shown, elem_id="aizac-embedded") as row:
+        gr.Markdown(t("ui.embedded.note", ui.language), elem_id="aizac-embedded-note")
+        ui.button("open-models", t("ui.embedded.open_models", ui.language), scale=0,
+                  size="sm")
+    return row
 
 
 def hide_gradio_progress(app: gr.Blocks) -> None:

@@ -11,7 +11,7 @@ runs inside that loop instead.
 
 How strict the check is, and how often degenerate output is asked again, is the serving model's
 :class:`~aizac.writer.model_policy.QualityPolicy` (its declared profile decides: the small
-embedded model gets a lenient script rule and one more try).
+embedded model gets a lenient script rule and more tries with fresh seeds).
 """
 
 from __future__ import annotations
@@ -29,7 +29,13 @@ from aizac.text import Text, Verbatim, language_name
 from aizac.text.message import Clauses
 from aizac.writer import quality
 from aizac.writer.field_labels import field_label
-from aizac.writer.model_policy import STRICT, QualityPolicy, policy_for, role_profile
+from aizac.writer.model_policy import (
+    STRICT,
+    QualityPolicy,
+    policy_for,
+    role_profile,
+    small_retries_of,
+)
 
 M = TypeVar("M", bound=BaseModel)
 ATTEMPTS = 3
@@ -186,7 +192,7 @@ class CheckedRouter:
         self, role: str, schema: type[BaseModel], fixed: Mapping[str, Any] | None = None
     ) -> QualityCheck:
         """The check of one call, with the policy of the model serving ``role``."""
-        policy = policy_for(role_profile(self.router, role))
+        policy = policy_for(role_profile(self.router, role), small_retries_of(self.router))
         return QualityCheck(self._language(), policy, schema.__name__, fixed)
 
     def _rounds(
@@ -195,7 +201,9 @@ class CheckedRouter:
         """The check-and-ask-again rounds, written once (:mod:`aizac.llm.steps`): yields the
         conversation to send, gets the validated value back."""
         conversation = list(messages)
-        for _ in range(min(self.attempts, check.policy.retries + 1)):
+        # The small model's policy sets its own (larger) number of tries; others are capped.
+        tries = check.policy.retries + 1
+        for _ in range(tries if check.policy.small else min(self.attempts, tries)):
             value = yield conversation
             try:
                 check(value)

@@ -5,9 +5,11 @@ Real models (API or served) keep the strict quality check: the values must be wr
 project's script, and degenerate output is asked again twice before the call fails. The small
 embedded demo model (``profile.small_local``: SmolLM2-135M) is English-first: held to that rule,
 a Korean plot is retried for minutes and still refused. So for it the script rule is lenient
-(:data:`SMALL`), degenerate output is asked again once, and the writer is told plainly, in the
-project's language, that the demo model is small and how to configure a real one
-(:func:`demo_model_note`; the CLI prints it, the web app shows it).
+(:data:`SMALL`), degenerate output is asked again more often than a real model's (a call costs it
+seconds, and a new seed is what helps it; its grammar already rules out the commonest defects,
+:mod:`aizac.llm.grammar`), and the writer is told plainly, in the project's language, that the
+demo model is small and how to configure a real one (:func:`demo_model_note`; the CLI prints it,
+the web app shows it).
 """
 
 from __future__ import annotations
@@ -36,15 +38,29 @@ class QualityPolicy:
     small: bool = False
 
 
+SMALL_RETRIES = 5
+"""Degenerate replies of the small model asked again (``AIZAC_STRUCTURED_SMALL_RETRIES``)."""
 STRICT = QualityPolicy(quality.MIN_SCRIPT_SHARE, 2)
 """Real models: values in the project's script, two more tries."""
-SMALL = QualityPolicy(0.0, 1, small=True)
-"""The embedded demo model: any script is accepted (the writer is told why), one more try."""
+SMALL = QualityPolicy(0.0, SMALL_RETRIES, small=True)
+"""The embedded demo model: any script is accepted (the writer is told why), five more tries
+with fresh seeds."""
 
 
-def policy_for(profile: ModelProfile) -> QualityPolicy:
-    """The quality policy of a model with ``profile``."""
-    return SMALL if profile.small_local else STRICT
+def policy_for(profile: ModelProfile, small_retries: int | None = None) -> QualityPolicy:
+    """The quality policy of a model with ``profile``; ``small_retries`` (the router's setting)
+    replaces the small model's default number of tries."""
+    if not profile.small_local:
+        return STRICT
+    if small_retries is None or small_retries == SMALL.retries:
+        return SMALL
+    return QualityPolicy(SMALL.min_script_share, small_retries, small=True)
+
+
+def small_retries_of(router: Any) -> int | None:
+    """The router's ``structured_small_retries`` setting, if it has settings."""
+    value = getattr(getattr(router, "settings", None), "structured_small_retries", None)
+    return value if isinstance(value, int) else None
 
 
 def role_profile(router: Any, role: str) -> ModelProfile:
@@ -82,3 +98,14 @@ def demo_model_note(router: Any, language: str) -> Text | None:
     if not any(serves_embedded(router, role) for role in NOTE_ROLES):
         return None
     return Text("note.demo_model", language=language_name(language))
+
+
+def cannot_write(router: Any, language: str) -> list[str]:
+    """The roles of :data:`NOTE_ROLES` whose model declares it cannot write ``language`` (its
+    profile's ``writes``; the bundled SmolLM2 writes English only)."""
+    out = []
+    for role in NOTE_ROLES:
+        writes = role_profile(router, role).writes
+        if writes and language not in writes:
+            out.append(role)
+    return out

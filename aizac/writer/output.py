@@ -6,12 +6,13 @@ delegates its prose and export methods to it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aizac.errors import AizacError, InvalidInputError, NotFoundError
+from aizac.errors import AizacError, IncompleteReplyError, InvalidInputError, NotFoundError
 from aizac.llm.profiles import profile_of
 from aizac.tokens import count_tokens
 from aizac.writer.accepting import context_ids, reinforce
@@ -50,6 +51,11 @@ the notes never exceed the budget they had before."""
 SMALL_CONTEXT_TOKENS = 250
 SMALL_PREVIOUS_TOKENS = 120
 """Prose prompt budgets when the writer is the embedded small model."""
+SENTENCE_END = re.compile(
+    r"[.!?\u2026][\"'\u201d\u2019\u300d\u300f)\]]*(?=\s|$)"  # a space or the end follows
+    r"|[\u3002\uff01\uff1f][\"'\u201d\u2019\u300d\u300f)\]]*"  # full-width: no space follows
+)
+"""A sentence's end in en/ko/zh prose: ``. ! ? … 。 ！ ？`` and any closing quotes after it."""
 
 
 def prose_stop(text: str, chunk: str, prose_words: int) -> str | None:
@@ -70,6 +76,12 @@ def prose_stop(text: str, chunk: str, prose_words: int) -> str | None:
         if count_tokens(done) > prose_words * PROSE_TOKENS_PER_WORD:
             return done
     return None
+
+
+def whole_sentences(text: str) -> str:
+    """``text`` up to the end of its last finished sentence ("" if none has ended)."""
+    ends = [m.end() for m in SENTENCE_END.finditer(text)]
+    return text[: ends[-1]] if ends else ""
 
 
 @dataclass(frozen=True)
@@ -171,6 +183,8 @@ class ProseWriter:
                 if stop is not None:
                     text = stop
                     break
+        except IncompleteReplyError as error:
+            text = self._kept_at_the_limit(text, error)
         finally:
             close = getattr(stream, "close", None)
             if close is not None:
@@ -267,6 +281,19 @@ class ProseWriter:
             self.style.edited(beat_id, "prose", prose, episode=record.episode,
                               index=record.index)
         return record
+
+    def _kept_at_the_limit(self, text: str, error: IncompleteReplyError) -> str:
+        """The prose to keep of a stream that ``error`` ended, or ``error`` raised again.
+
+        The embedded small model seldom ends a scene by itself: it writes until its token
+        limit, so for it a length cut is the prose's usual end and its finished sentences are
+        kept. Any other cut (a dropped stream, a real model's length cut) saves nothing.
+        """
+        if error.reason == "length" and small_local_writer(self.router):
+            kept = whole_sentences(text)
+            if kept.strip():
+                return kept
+        raise error
 
     def _prose_target(self, beat_id: int | None) -> BeatRecord:
         if beat_id is not None:

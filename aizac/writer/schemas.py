@@ -19,13 +19,28 @@ from pydantic import (
     model_validator,
 )
 
+from aizac.llm.grammar import KIND
 from aizac.memory.facts import Aspect
 
 Stage = Literal["exposition", "development", "crisis", "climax", "resolution"]
 STAGES: tuple[Stage, ...] = ("exposition", "development", "crisis", "climax", "resolution")
 
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
+
+def _kind(kind: str) -> Any:
+    # What a string holds, for the small model's grammar (aizac.llm.grammar: a name is a name).
+    return Field(json_schema_extra={KIND: kind})
+
+
+Name = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40), _kind("name")
+]
+ThingName = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40), _kind("place")
+]
+"""The name of a place, object or world rule (a setting)."""
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=60)]
+Place = Annotated[str, StringConstraints(strip_whitespace=True, max_length=60), _kind("place")]
+Time = Annotated[str, StringConstraints(strip_whitespace=True, max_length=60), _kind("time")]
 Line = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=160)]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=240)]
 
@@ -65,7 +80,7 @@ class PlotCharacter(_Schema):
 class PlotSetting(_Schema):
     """A place, object, era or world rule the story relies on."""
 
-    name: Name
+    name: ThingName
     description: Text
 
 
@@ -152,8 +167,8 @@ class BeatDesign(_Schema):
         self.characters = _unique(self.characters, str.casefold)
         return self
 
-    location: Short
-    time: Short
+    location: Place
+    time: Time
     characters: list[Name] = Field(min_length=1, max_length=6)
     events: list[Line] = Field(min_length=1, max_length=4)
     dialogue: list[DialogueLine] = Field(default_factory=list, max_length=4)

@@ -133,6 +133,32 @@ def test_local_structured_output_is_schema_constrained(
 
 @pytest.mark.local_model
 @needs_llama
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_the_embedded_model_writes_names_that_are_names(
+    local_router: ModelRouter, language: str
+) -> None:
+    """Decoded against the grammar (aizac.llm.grammar), the real model's beat has names of 1-3
+    words of letters in the prompt's script and no digit anywhere: the filler the quality check
+    kept refusing ('57694', 'Episode 1') cannot be written. Three seeds."""
+    import re
+
+    from langchain_core.messages import HumanMessage as Human
+
+    from aizac.writer.schemas import BeatDesign
+
+    prompt = {
+        "en": "Design the first beat of a revenge story: place, time, characters, events.",
+        "ko": "복수 이야기의 첫 비트를 설계하세요: 장소, 시간, 인물, 사건.",
+    }[language]
+    name = {"en": r"[A-Z][a-z]+( [A-Z][a-z]+){0,2}", "ko": r"[가-힣]+( [가-힣]+){0,2}"}[language]
+    for seed in (0, 1000, 2000):
+        router = ModelRouter(Settings(local_max_tokens=160, seed=seed))
+        beat = router.structured("planner", BeatDesign, [Human(prompt)])
+        names = [*beat.characters, *(d.speaker for d in beat.dialogue)]
+        assert names and all(re.fullmatch(name, n) for n in names), names
+        assert not re.search(r"[0-9]", beat.model_dump_json()), beat
+@pytest.mark.local_model
+@needs_llama
 def test_local_streaming_yields_many_pieces(local_router: ModelRouter) -> None:
     pieces = list(
         local_router.stream("writer", "Write two sentences about a dragon who loves tea.")

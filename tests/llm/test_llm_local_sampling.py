@@ -49,6 +49,7 @@ def test_settings_defaults_loop_less_than_greedy_decoding() -> None:
 def test_constrained_decoding_asks_for_json_without_the_schema_dump() -> None:
     from langchain_core.messages import HumanMessage, SystemMessage
 
+    from aizac.llm.grammar import language_patterns
     from aizac.llm.methods import CONSTRAINED_NOTE, apply_plan, plan_structured
     from aizac.llm.providers.local import ChatLocalLlama
 
@@ -56,8 +57,11 @@ def test_constrained_decoding_asks_for_json_without_the_schema_dump() -> None:
     model = ChatLocalLlama(model_path="unused.gguf")  # loads nothing until called
     plan = plan_structured(model, schema)
     assert plan.method == "constrained"
-    # the small model's wire schema: tighter bounds (see the next test)
-    tight = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 8}}}
+    # the small model's wire schema: tighter bounds (see the next test) and its language's
+    # pattern for text (aizac.llm.grammar; tests/llm/test_llm_grammar.py)
+    text = language_patterns("en").text_pattern(0, 8)
+    tight = {"type": "object",
+             "properties": {"name": {"type": "string", "maxLength": 8, "pattern": text}}}
     assert plan.kwargs["response_format"] == {"type": "json_object", "schema": tight}
     messages = [SystemMessage(content="You plan."), HumanMessage(content="Plan it.")]
     prompt = apply_plan(messages, plan)

@@ -4,8 +4,9 @@ Three Korean keyword sets, one English and one Chinese. Each project must get a 
 beat (schema-valid and free of degenerate output: :mod:`aizac.writer.quality`, held to the
 embedded model's policy: :mod:`aizac.writer.model_policy`, whose script rule is lenient) and
 prose. A Korean or Chinese project on it gets the visible demo-model note.
-Marked ``local_model``: they load the bundled GGUF model (about a minute or two per project
-on two cores; the README test command runs them).
+Marked ``local_model``: they load the bundled GGUF model. The README test command runs the
+English case (about 12 minutes on two busy cores); ``conftest.py`` says why the others wait for
+``AIZAC_RUN_LOCAL_PIPELINE=1``.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -188,3 +189,50 @@ def test_cli_demo_runs_the_whole_pipeline(cli: tuple[typer.Typer, Path]) -> None
     body = texts[0].read_text(encoding="utf-8")
     assert body.count("Kang Jun stepped in") == 3  # three beats of prose in one episode
     assert "» done in" in result.output
+
+
+def test_cli_demo_in_korean_on_the_embedded_model_says_so_and_runs_in_english(
+    tmp_path: Path, cliches: ClicheDB
+) -> None:
+    """The bundled SmolLM2 declares it writes English only (its registry row): a Korean demo
+    on it says so first, in Korean, and runs the whole pipeline in English instead of failing
+    half-way; a model that writes Korean runs the Korean demo as asked."""
+    from aizac.llm.profiles import attach
+    from aizac.llm.registry import row
+
+    local = row("local")
+    assert local is not None and local.profile.writes == ("en",)
+    # the fakes answer JSON text and end their streams without a finish reason
+    embedded = replace(local.profile, structured_method="prompt", reports_finish=False)
+
+    def studio(data_dir: Path | None = None, *, small: bool = True, **options: Any) -> Studio:
+        settings = Settings(data_dir=data_dir or tmp_path / "data", language="en",
+                            structured_retries=1)
+        models = fake_models(extractor={"unknown": ASK_REPLY})
+        if small:
+            for model in models.values():
+                attach(model, embedded)
+        return Studio(settings, models=dict(models), embeddings=HashingEmbeddings(),
+                      cliches=cliches, **options)
+
+    app = typer.Typer()
+    register(app, studio)
+    result = CliRunner().invoke(app, ["demo", "--out", str(tmp_path / "demo"), "--seed", "7"])
+    assert result.exit_code == 0, result.output
+    assert "내장 데모 모델(SmolLM2-135M)은 한국어를 쓰지 못해" in result.stderr
+    assert "키워드: regression, revenge" in result.stderr  # the English defaults
+    assert result.stderr.index("쓰지 못해") < result.stderr.index("planning the plot")  # first
+    assert "model calls for 3 beats" in result.stderr
+    (project,) = (tmp_path / "demo" / "aizac-data" / "projects").iterdir()
+    info = ProjectStore(project).info()
+    assert info.language == "en" and info.keywords == ["regression", "revenge"]
+
+    # A model that declares no language limit (a real one) runs the Korean demo as asked,
+    # with the Korean defaults (cli/demo.toml).
+    from aizac.cli.story import _demo_language
+
+    assert _demo_language(studio(small=False), "ko", None, None) == ("ko", "회귀, 복수",
+                                                                     "현대판타지")
+    assert _demo_language(studio(), "zh", None, None) == ("en", "regression, revenge",
+                                                          "modern fantasy")
+    assert _demo_language(studio(), "en", "a, b", None)[0] == "en"

@@ -591,4 +591,5 @@ def build_local(spec: ModelSpec, settings: Settings, setting: str) -> BaseChatMo
         json_temperature=settings.local_json_temperature,
         json_repeat_penalty=settings.local_json_repeat_penalty,
         repeat_last_n=settings.local_repeat_last_n,
+        seed=settings.seed,
     )
