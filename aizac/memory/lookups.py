@@ -28,6 +28,7 @@ from aizac.memory.records import (
     normalize_name,
     recency_key,
     split_aliases,
+    split_ids,
     state_where,
     to_hit,
 )
@@ -201,6 +202,80 @@ class Lookups:
             if name_key(canonical) != name_key(name):
                 hits = read(name_key(canonical))
         return [h for h in hits if h.tag == CHARACTER]
+
+    def current_states(self, name: str, *, include_forgotten: bool = False) -> list[MemoryHit]:
+        """The current version of each slot (aspect) of character ``name`` or an alias of it,
+        faded or not, newest first: what the story holds true of them, whether or not a scene
+        recalled it lately. One explicitly forgotten is left out unless ``include_forgotten``.
+        """
+        if not normalize_name(name or ""):
+            raise InvalidInputError("A character name cannot be empty.")
+
+        def read(key: str) -> list[MemoryHit]:
+            with self.rows.lock:
+                if self.rows.index is not None:
+                    ids = self.rows.index.slotted(key, CHARACTER)
+                    hits = self.hits(self.rows.by_ids(ids, INCLUDE))
+                else:
+                    hits = [h for h in self.get_where({"tag": CHARACTER}, include_forgotten=True)
+                            if fact_subject(h.metadata) == key]
+            return [h for h in hits if h.tag == CHARACTER and not h.superseded
+                    and fact_slot(h.metadata) and fact_subject(h.metadata) == key
+                    and (include_forgotten or not h.metadata.get("forgotten"))]
+
+        hits = read(name_key(name))
+        if not hits:
+            canonical = self.resolve_name(name)
+            if name_key(canonical) != name_key(name):
+                hits = read(name_key(canonical))
+        return sorted(hits, key=recency_key, reverse=True)
+
+    def current_relation(self, a: str, b: str) -> MemoryHit | None:
+        """The current relation of the pair, faded or not (never one explicitly forgotten)."""
+        c1, c2 = canonical_pair(a, b)
+        held = self.slot_holders({"tag": RELATION, "character1": c1, "character2": c2})
+        kept = [h for h in held if not h.metadata.get("forgotten")]
+        return kept[0] if kept else None
+
+    def current_rule(self, keyword: str) -> MemoryHit | None:
+        """The current world rule of ``keyword``, faded or not (never one explicitly
+        forgotten)."""
+        if not name_key(keyword):
+            return None
+        held = self.slot_holders({"tag": SETTING, "aspect": RULE, "keyword": keyword})
+        kept = [h for h in held if not h.metadata.get("forgotten")]
+        return kept[0] if kept else None
+
+    def settings_of(self, keyword: str) -> list[MemoryHit]:
+        """Live NovelSetting memories whose keyword is ``keyword`` (same :func:`name_key`),
+        newest first."""
+        key = name_key(keyword)
+        if not key:
+            return []
+        hits = self.get_where({"tag": SETTING})
+        return [h for h in hits if name_key(str(h.metadata.get("keyword", ""))) == key]
+
+    def conflicts(self) -> list[tuple[MemoryHit, MemoryHit]]:
+        """Pairs of facts kept side by side because the slot inference was unsure: ``(flagged,
+        other)``, the flagged one newer; each pair while both are current and the writer has
+        not settled it. A flagged fact's other side that was superseded since is followed to
+        its current version (the slot moved on; the doubt did not)."""
+        with self.rows.lock:
+            res = self.rows.get_paged(and_where({"conflicts": {"$ne": ""}},
+                                                state_where(self.turn(), include_forgotten=True)))
+            flagged = [h for h in self.hits(res) if h.metadata.get("conflicts")
+                       and not h.metadata.get("forgotten") and not h.superseded]
+            out: list[tuple[MemoryHit, MemoryHit]] = []
+            for hit in sorted(flagged, key=recency_key, reverse=True):
+                for other_id in split_ids(hit.metadata.get("conflicts")):
+                    try:
+                        other = self.history(other_id)[-1]
+                    except NotFoundError:
+                        continue
+                    if other.id != hit.id and not other.superseded and not (
+                            other.metadata.get("forgotten")):
+                        out.append((hit, other))
+            return out
 
     def characters(self) -> dict[str, list[str]]:
         """Canonical name -> aliases, from the live Character memories, newest first.

@@ -256,7 +256,7 @@ class Rows:
         self, changes: Mapping[str, Mapping[str, Any]], *, rises: bool | None = None
     ) -> None:
         """Merge metadata ``changes`` (id -> fields, with ``live_until``) into existing rows;
-        rows whose index keys change (``foreshadow``) are re-indexed.
+        rows whose index keys change (``foreshadow``, ``aspect``: the slot) are re-indexed.
 
         ``rises=True`` (reinforcement) says every ``live_until`` goes up: the hints are set
         before the write only; ``False``: down, set after only; ``None``: either.
@@ -273,7 +273,7 @@ class Rows:
         self.chroma(lambda: self.collection.update(ids=ids, metadatas=metas), "memory write")
         if rises is not True:
             self.lower_hints(lives)
-        rekey = [i for i in ids if "foreshadow" in changes[i]]
+        rekey = [i for i in ids if "foreshadow" in changes[i] or "aspect" in changes[i]]
         if rekey and self.index is not None:
             got = self.fetch(rekey, INCLUDE)
             with contextlib.suppress(StorageError):

@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aizac.errors import InvalidInputError, NotFoundError
-from aizac.memory.facts import fact_slot, fact_subject, same_text
+from aizac.memory.facts import RULE, fact_slot, fact_subject, name_key, same_text
 from aizac.memory.records import (
     MemoryFields,
     Metadata,
     build_metadata,
     check_tag,
     check_text,
+    normalize_name,
     split_aliases,
 )
 
@@ -84,8 +85,8 @@ class CandidateBatch:
 
         ``fields`` are those of :class:`~aizac.memory.records.MemoryFields` (the one home of a
         memory's fields): ``character_name``, ``character1``/``character2``, ``keyword``,
-        ``chapter``, ``beat``, ``pinned``, ``aliases``, ``foreshadow``, ``aspect``, ``extra``;
-        ``strength`` defaults to the tag's (settings).
+        ``chapter``, ``beat``, ``pinned``, ``aliases``, ``foreshadow``, ``aspect``,
+        ``conflicts``, ``extra``; ``strength`` defaults to the tag's (settings).
         """
         self._check_open()
         text = check_text(text)
@@ -95,16 +96,24 @@ class CandidateBatch:
         self._candidates.append(cand)
         return cand.id
 
-    def note(self, text: str, tag: str, **fields: Any) -> str | None:
+    def note(self, text: str, tag: str, *, infer: bool = False, **fields: Any) -> str | None:
         """State a fact (same arguments as :meth:`remember`, plus ``aspect``).
 
         Returns the id of the new memory (a new fact, or a new version of a changing fact,
         which supersedes the current one at commit), the id of a candidate of this batch that
         already states it, or ``None`` when a committed memory already states it (that memory
         is reinforced at commit instead).
+
+        ``infer``: the fact comes from a model that may leave ``aspect`` out (a character
+        fact without one, a setting without ``aspect="rule"``): its slot is inferred from its
+        words and the current facts (:mod:`aizac.memory.inference`). When the inference is
+        unsure the fact is kept as a note beside the facts it may replace, and the pair is
+        flagged (``conflicts``) for the writer.
         """
         self._check_open()
         text = check_text(text)
+        if infer:
+            fields = self._inferred(text, tag, fields)
         strength = self._memory.default_strength(check_tag(tag), fields.pop("strength", None))
         meta = self._validate(tag, MemoryFields.of(strength, **fields))
         slot, subject = fact_slot(meta), fact_subject(meta)
@@ -126,6 +135,44 @@ class CandidateBatch:
                     self.reinforced.append(found.id)
                 return None
         return self.remember(text, tag, strength=strength, **fields)
+
+    def _inferred(self, text: str, tag: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """``fields`` with the slot the inference finds (and any doubt) filled in."""
+        from aizac.memory import inference
+
+        if fields.get("aspect"):
+            return fields
+        memory = self._memory
+        if tag == "Character" and fields.get("character_name"):
+            name = normalize_name(str(fields["character_name"]))
+            holders = {h.metadata.get("aspect"): inference.Holder(h.id, str(h.metadata["aspect"]),
+                                                                  h.text)
+                       for h in reversed(memory.lookups.current_states(name))}
+            for cand in self._candidates:  # staged earlier in this beat: the newest holder
+                aspect = str(cand.metadata.get("aspect") or "")
+                if (cand.tag == tag and fact_slot(cand.metadata)
+                        and name_key(str(cand.metadata.get("character_name"))) == name_key(name)):
+                    holders[aspect] = inference.Holder(cand.id, aspect, cand.text)
+            cast = [n for canon, aliases in memory.characters().items()
+                    for n in (canon, *aliases)]
+            guess = inference.guess_aspect(text, str(fields.get("keyword") or ""),
+                                           holders=list(holders.values()),
+                                           names=[name, *cast])
+            return {**fields, "aspect": guess.aspect or None,
+                    "conflicts": list(guess.conflicts) or None}
+        if tag == "NovelSetting" and str(fields.get("keyword") or "").strip():
+            keyword = str(fields["keyword"])
+            staged = any(fact_slot(c.metadata) == fact_slot(
+                {"tag": tag, "aspect": RULE, "keyword": keyword}) for c in self._candidates)
+            current = staged or memory.lookups.current_rule(keyword) is not None
+            plain: list[str] = []
+            if not current:
+                plain = [h.id for h in memory.lookups.settings_of(keyword)
+                         if not fact_slot(h.metadata)]
+            rule = inference.guess_rule(text, keyword, current_rule=current, same_keyword=plain)
+            return {**fields, "aspect": RULE if rule.rule else None,
+                    "conflicts": list(rule.conflicts) or None}
+        return fields
 
     def pay_off(self, memory_id: str, *, chapter: int = 0, beat: int = 0) -> None:
         """Close the open foreshadowing ``memory_id`` at commit (paid off at chapter-beat)."""

@@ -275,7 +275,8 @@ class WriterMemory:
 
         ``fields`` are those of :class:`~aizac.memory.records.MemoryFields` (their one home):
         ``character_name``, ``character1``/``character2``, ``keyword``, ``chapter``,
-        ``beat``, ``strength``, ``pinned``, ``aliases``, ``foreshadow``, ``aspect``, ``extra``.
+        ``beat``, ``strength``, ``pinned``, ``aliases``, ``foreshadow``, ``aspect``,
+        ``conflicts``, ``extra``.
         ``aspect`` makes a Character fact a state of that aspect (see
         :data:`aizac.memory.facts.ASPECTS`), ``aspect="rule"`` a NovelSetting a world rule keyed
         by its keyword: the new fact then supersedes the current one of that slot.
@@ -403,6 +404,66 @@ class WriterMemory:
     def history(self, memory_id: str) -> list[MemoryHit]:
         """Every version of the fact ``memory_id`` belongs to, oldest first."""
         return self.lookups.history(memory_id)
+
+    def current_states(self, name: str) -> list[MemoryHit]:
+        """The current state of each aspect of ``name``, faded or not: what a scene with this
+        character recalls on its cue (see :meth:`character_state` for what is live)."""
+        return self.lookups.current_states(name)
+
+    def current_relation(self, a: str, b: str) -> MemoryHit | None:
+        """The current relation of the pair, faded or not: recalled when both are in a scene."""
+        return self.lookups.current_relation(a, b)
+
+    def current_rule(self, keyword: str) -> MemoryHit | None:
+        """The current world rule of ``keyword``, faded or not: recalled when a scene names it."""
+        return self.lookups.current_rule(keyword)
+
+    def conflicts(self) -> list[tuple[MemoryHit, MemoryHit]]:
+        """Pairs of facts kept side by side for the writer to settle (the inference of a
+        fact's slot was unsure): ``(flagged, other)``; see :meth:`settle`."""
+        return self.lookups.conflicts()
+
+    def settle(self, flagged: str, other: str, keep: str) -> str:
+        """Settle a flagged pair (one of :meth:`conflicts`); returns the commit's batch id
+        (:meth:`undo_commit` takes it back).
+
+        ``keep``: ``"flagged"`` — the newer fact replaces the other (takes its slot, the other
+        becomes its history); ``"other"`` — the flagged fact is taken out (forgotten,
+        restorable); ``"both"`` — they do not conflict, both stay.
+
+        Raises:
+            NotFoundError: ``flagged``/``other`` is not a pair waiting to be settled.
+            InvalidInputError: ``keep`` is none of the three.
+        """
+        from aizac.errors import NotFoundError
+        from aizac.memory.records import split_ids
+        from aizac.memory.staging import new_id
+
+        if keep not in ("flagged", "other", "both"):
+            raise InvalidInputError(
+                f"keep must be 'flagged', 'other' or 'both', not {keep!r}.")
+        with self._lock:
+            pair = next(((a, b) for a, b in self.conflicts() if a.id == flagged and b.id == other),
+                        None)
+            if pair is None:
+                raise NotFoundError(f"No flagged pair {flagged!r} / {other!r} waits to be settled.")
+            new, old = pair
+            rest = [i for i in split_ids(new.metadata.get("conflicts"))
+                    if i != other and all(h.id != i for h in self.history(other))]
+            edits: dict[str, dict[str, Any]] = {new.id: {"conflicts": "|".join(rest)}}
+            if keep == "flagged":
+                edits[old.id] = {"superseded_by": new.id}
+                edits[new.id]["supersedes"] = old.id
+                if old.tag == new.tag and old.metadata.get("aspect") and not new.metadata.get(
+                        "aspect"):
+                    edits[new.id]["aspect"] = old.metadata["aspect"]
+                    if old.metadata.get("aspect") == "rule":
+                        edits[new.id]["keyword"] = old.metadata.get("keyword", "")
+            elif keep == "other":
+                edits[new.id]["forgotten"] = True
+            batch = new_id()
+            self.commits.commit([], batch=batch, edits=edits)
+            return batch
 
     def all(
         self, include_forgotten: bool = True, include_superseded: bool = True

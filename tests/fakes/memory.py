@@ -55,7 +55,7 @@ class Batch:
 
     def note(self, text: str, tag: str, **fields: Any) -> str:
         """WriterMemory's ``note`` without its restatement/supersession rules."""
-        fields = {k: v for k, v in fields.items() if k != "aspect"}
+        fields = {k: v for k, v in fields.items() if k not in ("aspect", "infer")}
         if tag == "CharacterRelation":
             current = self.memory.relation(fields["character1"], fields["character2"])
             if current is not None:
