@@ -42,7 +42,9 @@ fi
 "$PY" -m ruff check . || exit 1
 "$PY" -m mypy || exit 1
 
-"$PY" -m pytest "$@"
+# Several workers: much of the suite waits on child processes, chromium and loopback servers,
+# so three workers on two cores finish in about half the time of one (6.5 vs 14 minutes here).
+"$PY" -m pytest -n "${AIZAC_TEST_WORKERS:-3}" "$@"
 status=$?
 # pytest exits 5 when it collected no tests: that is a failure for us, not a pass.
 if [ "$status" -eq 5 ]; then

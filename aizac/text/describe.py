@@ -4,15 +4,28 @@ API calls, the CLI names commands)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from aizac.text.catalogue import known
 from aizac.text.message import Text, Verbatim
 from aizac.text.render import render
 
-if TYPE_CHECKING:
-    from aizac.errors import AizacError
+
+class Describable(Protocol):
+    """What :func:`describe` reads of an error (:class:`aizac.errors.AizacError` has it)."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def params(self) -> Mapping[str, Any]: ...
+    @property
+    def text(self) -> Text | Verbatim: ...
+    @property
+    def hint_text(self) -> Text | Verbatim | None: ...
+    @property
+    def default_hint(self) -> str: ...
 
 SURFACES = ("web", "api", "cli")
 
@@ -36,7 +49,7 @@ class Described:
         return f"{self.message} {self.hint}".strip()
 
 
-def hint_text(error: AizacError, surface: str | None = None) -> Text | Verbatim | None:
+def hint_text(error: Describable, surface: str | None = None) -> Text | Verbatim | None:
     """The hint of ``error`` for ``surface``: the one it was raised with, else its key's own
     (``<key>.hint``), else its class's; each in the surface's variant where the catalogue has
     one (``hint.not_found.api``)."""
@@ -50,7 +63,7 @@ def hint_text(error: AizacError, surface: str | None = None) -> Text | Verbatim 
     return found
 
 
-def describe(error: AizacError, language: str, surface: str = "web") -> Described:
+def describe(error: Describable, language: str, surface: str = "web") -> Described:
     """``error`` for a reader of ``language`` on ``surface`` (``web``, ``api`` or ``cli``)."""
     found = hint_text(error, surface)
     return Described(
@@ -60,4 +73,4 @@ def describe(error: AizacError, language: str, surface: str = "web") -> Describe
     )
 
 
-__all__ = ["SURFACES", "Described", "describe", "hint_text"]
+__all__ = ["SURFACES", "Describable", "Described", "describe", "hint_text"]

@@ -29,12 +29,6 @@ class Text:
         object.__setattr__(self, "key", key)
         object.__setattr__(self, "params", {**(params or {}), **kwargs})
 
-    def __str__(self) -> str:
-        """The English text (for logs and exceptions' ``str``)."""
-        from aizac.text.render import render
-
-        return render(self, "en")
-
     def __hash__(self) -> int:
         return hash((self.key, tuple(sorted((k, repr(v)) for k, v in self.params.items()))))
 
