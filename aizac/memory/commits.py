@@ -160,6 +160,13 @@ class Commits:
                     snap.metadatas[n].update(superseded_by=cand.id, live_until=NEVER)
                 else:
                     change(mid, {"superseded_by": cand.id, "live_until": NEVER}, old)
+            late = [i for i in cand.outdates if i not in {m for m, _ in targets}
+                    and i not in snap.ids]
+            if late:  # notes placed in this slot only now: older versions of it
+                got = self.rows.by_ids(late, ["metadatas"])
+                for mid, old in zip(got["ids"], got["metadatas"], strict=True):
+                    if not current.get(mid, old).get("superseded_by"):
+                        change(mid, {"superseded_by": cand.id, "live_until": NEVER}, old)
             if slot:
                 last_in_slot[slot] = len(snap.ids)
             snap.ids.append(cand.id)

@@ -47,9 +47,28 @@ MARGIN = 0.2
 QUOTE = 0.6
 """Share of an open thread's character bigrams a beat line repeats (or of the line's found in
 the thread) for the line to quote it."""
+LABEL_GAP = 3
+"""Words a label may be followed by before its separator ("상태(7번째 장면):", "health in
+scene 7:")."""
 MIN_QUOTE = 4
 """Fewest character bigrams a quote shares with the thread (one shared word is no quote)."""
-_SEPARATOR = re.compile(r"\s*[:：\-—–=|\]\)）】]")
+_SEPARATORS = ":：/|—–=-"
+_BEFORE = re.compile(r"(?:^|[/|—–:：,(\[]|'s|의)\s*$")
+
+
+def _labelled(body: str, start: int, end: int) -> bool:
+    """Whether the slot name at ``body[start:end]`` is used as a label: it heads a field
+    ("거처: 왕도", "Mira's health in scene 7: ...", "이름 / 컨디션 / ...", "[状态]")."""
+    if body[end:end + 1] in "])）】" and body[start - 1:start] in "[(（【":
+        return True
+    rest = body[end:]
+    cut = min((rest.find(c) for c in _SEPARATORS if c in rest), default=-1)
+    if cut < 0:
+        return False
+    gap = re.sub(r"\([^)]*\)|\d+", " ", rest[:cut])
+    if len(gap.split()) > LABEL_GAP or "," in gap:
+        return False
+    return bool(_BEFORE.search(body[:start])) or not gap.strip()
 
 
 @dataclass(frozen=True)
@@ -103,6 +122,10 @@ class _Words:
     rule_labels: tuple[_Entry, ...]
     rule_cues: tuple[_Entry, ...]
     payoff: tuple[_Entry, ...]
+    particles: tuple[str, ...]
+    stop: frozenset[str]
+    endings: tuple[str, ...]
+    suffixes: tuple[str, ...]
 
 
 def _norm(text: str) -> str:
@@ -136,6 +159,13 @@ def words() -> _Words:
         rule_labels=entries(data["rule"]["label"]),
         rule_cues=entries(data["rule"]["cue"]),
         payoff=entries(data["payoff"]["cue"]),
+        particles=tuple(sorted((_norm(p) for p in data["lexicon"]["particles"]), key=len,
+                               reverse=True)),
+        stop=frozenset(_norm(w) for w in data["lexicon"]["stop"]),
+        endings=tuple(sorted((_norm(e) for e in data["lexicon"]["endings"]), key=len,
+                             reverse=True)),
+        suffixes=tuple(sorted((_norm(e) for e in data["lexicon"]["suffixes"]), key=len,
+                              reverse=True)),
     )
 
 
@@ -183,6 +213,11 @@ def _matches(text: str) -> list[_Match]:
 
 def slot_scores(text: str, keyword: str = "", names: Iterable[str] = ()) -> dict[str, float]:
     """The evidence for each aspect in a character fact's text and keyword (pure)."""
+    return dict(_slot_scores(text, keyword, tuple(names)))
+
+
+@functools.lru_cache(maxsize=16384)
+def _slot_scores(text: str, keyword: str, names: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
     body = _without_names(text, names)
     scores = dict.fromkeys(SLOT_ASPECTS, 0.0)
     counted: set[tuple[str, str]] = set()
@@ -195,8 +230,7 @@ def slot_scores(text: str, keyword: str = "", names: Iterable[str] = ()) -> dict
         if m.kind == "enter":
             scores["allegiance" if groups else "whereabouts"] += JOIN if groups else CUE
         elif m.kind == "label":
-            labelled = bool(_SEPARATOR.match(body, m.end))
-            if labelled:
+            if _labelled(body, m.start, m.end):
                 scores[m.aspect] += LABEL
             elif len(m.word) >= 2 and not m.word.isascii():
                 scores[m.aspect] += CUE
@@ -210,7 +244,17 @@ def slot_scores(text: str, keyword: str = "", names: Iterable[str] = ()) -> dict
                 scores[aspect] += LABEL
             elif any(e.pattern.search(_norm(keyword)) for e in w.cues[aspect]):
                 scores[aspect] += CUE
-    return scores
+    return tuple(scores.items())
+
+
+@functools.lru_cache(maxsize=16384)
+def listed_aspect(text: str) -> str:
+    """The aspect the word list alone gives ``text`` ("" when none wins clearly)."""
+    scores = slot_scores(text)
+    ranked = sorted(scores.values(), reverse=True)
+    if ranked[0] == 0 or ranked[0] < 2 * ranked[1]:
+        return ""
+    return max(scores, key=lambda a: scores[a])
 
 
 def _bigrams(text: str) -> set[str]:
@@ -230,12 +274,117 @@ def similarity(a: str, b: str, names: Iterable[str] = ()) -> float:
     return 2 * len(ga & gb) / (len(ga) + len(gb)) if ga and gb else 0.0
 
 
+def words_of(text: str, names: Iterable[str] = ()) -> set[str]:
+    """The content words of a fact (pure): names, numbers, function words and Korean
+    particles left out ("반란군과" and "반란군의" are one word)."""
+    w = words()
+    out: set[str] = set()
+    for raw in re.split(r"[^\w]+|\d+|_", _without_names(text, names)):
+        if not raw or raw in w.stop or raw in w.particles:
+            continue  # a particle left where a name was taken out
+        word = _strip(raw, w.particles if not raw.isascii() else ())
+        word = _strip(word, w.endings if not raw.isascii() else w.suffixes)
+        if (len(word) >= 2 or not word.isascii()) and word not in w.stop:
+            out.add(word)  # one syllable is a word in Korean and Chinese ("탑", "독")
+    return out
+
+
+def _strip(word: str, endings: Sequence[str], keep: int = 2) -> str:
+    """``word`` without the first of ``endings`` it ends in, if ``keep`` characters remain
+    (a Latin word one more)."""
+    least = keep + (1 if word.isascii() else 0)
+    for ending in endings:
+        if word.endswith(ending) and len(word) - len(ending) >= least:
+            return word[: -len(ending)]
+    return word
+
+
+class Lexicon:
+    """The story's own slot words: which words its facts of a known aspect used (pure).
+
+    Built from ``(aspect, text)`` of character facts whose slot is known and that the word list
+    confirms (:func:`listed_aspect`: a fact the lexicon itself placed teaches nothing); a word
+    counts for an aspect when :data:`LEARNED_SHARE` of the facts that used it were of that
+    aspect, so words facts of every slot share (names, "scene", a template) say nothing.
+    """
+
+    def __init__(self, facts: Iterable[tuple[str, str]] = (), names: Iterable[str] = ()
+                 ) -> None:
+        names = list(names)
+        self.counts: dict[str, dict[str, int]] = {}
+        per_aspect: dict[str, int] = {}
+        for aspect, text in facts:
+            if aspect not in SLOT_ASPECTS or listed_aspect(text) != aspect:
+                continue  # taught only by facts the word list confirms: no learning in circles
+            per_aspect[aspect] = per_aspect.get(aspect, 0) + 1
+            for word in words_of(text, names):
+                per = self.counts.setdefault(word, {})
+                per[aspect] = per.get(aspect, 0) + 1
+        # Until the story has stated a few facts of several slots, every word looks telling
+        # (the first facts' template words would teach one slot for everything).
+        self.ready = sum(n >= LEARNED_READY for n in per_aspect.values()) >= 2
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    def evidence(self, text: str, names: Iterable[str] = ()) -> dict[str, float]:
+        """Learned evidence per aspect for ``text`` (:data:`LEARNED` per telling word, at most
+        :data:`LEARNED_CAP` per aspect)."""
+        out = dict.fromkeys(SLOT_ASPECTS, 0.0)
+        if not self.ready:
+            return out
+        for word in words_of(text, names):
+            per = self.counts.get(word)
+            if not per:
+                continue
+            total = sum(per.values())
+            aspect, count = max(per.items(), key=lambda kv: kv[1])
+            if total >= LEARNED_MIN and count / total >= LEARNED_SHARE:
+                out[aspect] = min(LEARNED_CAP, out[aspect] + LEARNED)
+        return out
+
+
+LEARNED = 0.5
+"""Weight of a learned word: less than a word of the list, so it decides where the list has
+nothing to say and never overrides it."""
+LEARNED_MIN = 2
+LEARNED_SHARE = 0.8
+LEARNED_CAP = 1.0
+LEARNED_READY = 5
+"""Facts of a slot the story must have stated before its words teach anything."""
+
+
+def _restated(text: str, holders: Sequence[Holder], names: Iterable[str]) -> Holder | None:
+    """The one current fact ``text`` restates in other words: it shares a number or code, or
+    words no other current fact of the character has, with that one only."""
+    if not holders:
+        return None
+    names = list(names)
+    said, own = marks(text), words_of(text, names)
+    theirs = {h.id: words_of(h.text, names) for h in holders}
+    tagged = {h.id: marks(h.text) for h in holders}
+    common = {w for h in holders for w in theirs[h.id]
+              if sum(w in theirs[o.id] for o in holders) > 1}
+    shared = {m for h in holders for m in tagged[h.id]
+              if sum(m in tagged[o.id] for o in holders) > 1}
+    # a number or code only one current fact carries identifies it (the same marks, the same
+    # fact); so do words only it has
+    score = {h.id: 2 * len((said & tagged[h.id]) - shared) + len((own & theirs[h.id]) - common)
+             for h in holders}
+    best = max(holders, key=lambda h: score[h.id])
+    rest = [score[h.id] for h in holders if h.id != best.id]
+    if score[best.id] >= 2 and (not rest or score[best.id] >= 2 * max(rest) + 1):
+        return best
+    return None
+
+
 def guess_aspect(
     text: str,
     keyword: str = "",
     *,
     holders: Sequence[Holder] = (),
     names: Iterable[str] = (),
+    lexicon: Lexicon | None = None,
 ) -> SlotGuess:
     """The aspect a character fact states, from its words and the character's current facts.
 
@@ -244,9 +393,13 @@ def guess_aspect(
         keyword: its keyword (may be a slot name: "상태", "whereabouts").
         holders: the character's current facts that hold a slot (one per aspect).
         names: names to leave out of the text (the cast): they are not words about a slot.
+        lexicon: the story's own slot words (:class:`Lexicon`), besides the word list.
     """
     names = list(names)
     scores = slot_scores(text, keyword, names)
+    if lexicon is not None:
+        for aspect, more in lexicon.evidence(text, names).items():
+            scores[aspect] += more
     ranked = sorted(SLOT_ASPECTS, key=lambda a: (-scores[a], SLOT_ASPECTS.index(a)))
     best, first = ranked[0], scores[ranked[0]]
     second = scores[ranked[1]]
@@ -263,12 +416,13 @@ def guess_aspect(
         return SlotGuess(best, True, (), scores)
     if first > 0:
         close = [a for a in SLOT_ASPECTS if scores[a] * 2 > first]
-        found = restates([h for h in holders if h.aspect in close], TIE_BREAK)
+        among = [h for h in holders if h.aspect in close]
+        found = restates(among, TIE_BREAK) or _restated(text, among, names)
         if found is not None:
             return SlotGuess(found.aspect, True, (), scores)
         doubt = tuple(h.id for h in holders if h.aspect in close)
         return SlotGuess("", not doubt, doubt, scores)
-    found = restates(holders, SAME_SLOT)
+    found = restates(holders, SAME_SLOT) or _restated(text, holders, names)
     return SlotGuess(found.aspect if found else "", True, (), scores)
 
 
@@ -341,6 +495,7 @@ __all__ = [
     "SLOT_ASPECTS",
     "WORDS_FILE",
     "Holder",
+    "Lexicon",
     "RuleGuess",
     "SlotGuess",
     "guess_aspect",
@@ -350,4 +505,5 @@ __all__ = [
     "similarity",
     "slot_scores",
     "words",
+    "words_of",
 ]

@@ -213,6 +213,16 @@ class KeyIndex:
             )
             return [row[0] for row in rows]
 
+    def recent_slotted(self, tag: str, limit: int) -> list[str]:
+        """Ids of the newest ``limit`` ``tag`` memories that hold a slot (any version)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id FROM keys WHERE coll = ? AND tag = ? AND slot != ''"
+                " ORDER BY created DESC, chapter DESC, beat DESC, id DESC LIMIT ?",
+                (self.collection, tag, int(limit)),
+            )
+            return [row[0] for row in rows]
+
     def close(self) -> None:
         with self._lock:
             self._db.close()

@@ -34,6 +34,8 @@ from aizac.memory.records import (
 )
 from aizac.memory.rows import INCLUDE, Rows
 
+LEXICON_FACTS = 2000
+"""Newest character facts with a known slot whose words teach the slot inference."""
 NOTES = 32
 """Notes without an aspect read per character (newest first) by :meth:`Lookups.character_state`
 and near-same restatement checks: a scene shows a few, and older ones decay; current states
@@ -47,6 +49,7 @@ class Lookups:
         self.rows = rows
         self.turn = turn
         self._cast: tuple[int, int, dict[str, list[str]]] | None = None
+        self._slot_facts: tuple[int, list[tuple[str, str]]] | None = None
 
     def hits(self, res: Mapping[str, Any]) -> list[MemoryHit]:
         docs = res.get("documents") or [None] * len(res["ids"])
@@ -245,6 +248,24 @@ class Lookups:
         held = self.slot_holders({"tag": SETTING, "aspect": RULE, "keyword": keyword})
         kept = [h for h in held if not h.metadata.get("forgotten")]
         return kept[0] if kept else None
+
+    def slot_facts(self, limit: int = LEXICON_FACTS) -> list[tuple[str, str]]:
+        """``(aspect, text)`` of the newest ``limit`` character facts that hold a slot, any
+        version (what the story has called a condition, a whereabouts ...); cached until the
+        next write."""
+        if self._slot_facts is not None and self._slot_facts[0] == self.rows.version:
+            return list(self._slot_facts[1])
+        with self.rows.lock:
+            version = self.rows.version
+            if self.rows.index is not None:
+                ids = self.rows.index.recent_slotted(CHARACTER, limit)
+                hits = self.hits(self.rows.by_ids(ids, INCLUDE))
+            else:
+                hits = self.get_where({"tag": CHARACTER}, limit, include_forgotten=True,
+                                      include_superseded=True)
+        facts = [(str(h.metadata.get("aspect")), h.text) for h in hits if fact_slot(h.metadata)]
+        self._slot_facts = (version, facts)
+        return list(facts)
 
     def settings_of(self, keyword: str) -> list[MemoryHit]:
         """Live NovelSetting memories whose keyword is ``keyword`` (same :func:`name_key`),

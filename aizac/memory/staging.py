@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aizac.errors import InvalidInputError, NotFoundError
-from aizac.memory.facts import RULE, fact_slot, fact_subject, name_key, same_text
+from aizac.memory.facts import OTHER, RULE, fact_slot, fact_subject, name_key, same_text
 from aizac.memory.records import (
     MemoryFields,
     Metadata,
@@ -47,6 +47,9 @@ class Candidate:
     supersedes: str = ""
     metadata: Metadata = field(default_factory=dict, repr=False)
     """Validated metadata as of staging; turn fields are refreshed at commit."""
+    outdates: list[str] = field(default_factory=list)
+    """Earlier notes recognised (late) as older versions of this fact's slot: superseded by it
+    at commit too."""
 
 
 def new_id() -> str:
@@ -69,6 +72,7 @@ class CandidateBatch:
         self.paid_off: dict[str, str] = {}
         """Open foreshadowing this batch pays off: memory id -> ``"<chapter>-<beat>"``."""
         self.state = "open"
+        self._lexicon: Any = None
         self.committed_ids: list[str] = []
         self.batch_id = new_id()
 
@@ -112,8 +116,10 @@ class CandidateBatch:
         """
         self._check_open()
         text = check_text(text)
+        outdated: list[str] = []
         if infer:
             fields = self._inferred(text, tag, fields)
+            outdated = self._outdated(text, tag, fields)
         strength = self._memory.default_strength(check_tag(tag), fields.pop("strength", None))
         meta = self._validate(tag, MemoryFields.of(strength, **fields))
         slot, subject = fact_slot(meta), fact_subject(meta)
@@ -134,7 +140,9 @@ class CandidateBatch:
                 if found.id not in self.reinforced:
                     self.reinforced.append(found.id)
                 return None
-        return self.remember(text, tag, strength=strength, **fields)
+        new = self.remember(text, tag, strength=strength, **fields)
+        self._candidates[-1].outdates = outdated
+        return new
 
     def _inferred(self, text: str, tag: str, fields: dict[str, Any]) -> dict[str, Any]:
         """``fields`` with the slot the inference finds (and any doubt) filled in."""
@@ -153,12 +161,12 @@ class CandidateBatch:
                 if (cand.tag == tag and fact_slot(cand.metadata)
                         and name_key(str(cand.metadata.get("character_name"))) == name_key(name)):
                     holders[aspect] = inference.Holder(cand.id, aspect, cand.text)
-            cast = [n for canon, aliases in memory.characters().items()
-                    for n in (canon, *aliases)]
+            cast = self._cast(name)
             guess = inference.guess_aspect(text, str(fields.get("keyword") or ""),
-                                           holders=list(holders.values()),
-                                           names=[name, *cast])
-            return {**fields, "aspect": guess.aspect or None,
+                                           holders=list(holders.values()), names=cast,
+                                           lexicon=self._story_words(cast))
+            # A note without a slot is kept as "other": a later fact may place it (_outdated).
+            return {**fields, "aspect": guess.aspect or OTHER,
                     "conflicts": list(guess.conflicts) or None}
         if tag == "NovelSetting" and str(fields.get("keyword") or "").strip():
             keyword = str(fields["keyword"])
@@ -173,6 +181,42 @@ class CandidateBatch:
             return {**fields, "aspect": RULE if rule.rule else None,
                     "conflicts": list(rule.conflicts) or None}
         return fields
+
+    def _outdated(self, text: str, tag: str, fields: Mapping[str, Any]) -> list[str]:
+        """Live notes of the same character that the story's words now place in this fact's
+        slot: notes an extractor left without a slot and the inference could not place when
+        they came (``aspect="other"``). This newer fact outdates them."""
+        from aizac.memory import inference
+
+        aspect = str(fields.get("aspect") or "")
+        if tag != "Character" or not aspect or aspect in (OTHER, RULE):
+            return []
+        name = normalize_name(str(fields.get("character_name") or ""))
+        notes = [h for h in self._memory.lookups.character_state(name)
+                 if h.metadata.get("aspect") == OTHER and not h.pinned]
+        if not notes:
+            return []
+        cast = self._cast(name)
+        out = []
+        for hit in notes:
+            guess = inference.guess_aspect(hit.text, str(hit.metadata.get("keyword") or ""),
+                                           names=cast, lexicon=self._story_words(cast))
+            if guess.sure and guess.aspect == aspect and not same_text(hit.text, text):
+                out.append(hit.id)
+        return out
+
+    def _cast(self, name: str) -> list[str]:
+        return [name, *(n for canon, aliases in self._memory.characters().items()
+                        for n in (canon, *aliases))]
+
+    def _story_words(self, cast: list[str]) -> Any:
+        """The story's own slot words (:class:`~aizac.memory.inference.Lexicon`), read once
+        per batch."""
+        from aizac.memory import inference
+
+        if self._lexicon is None:
+            self._lexicon = inference.Lexicon(self._memory.lookups.slot_facts(), cast)
+        return self._lexicon
 
     def pay_off(self, memory_id: str, *, chapter: int = 0, beat: int = 0) -> None:
         """Close the open foreshadowing ``memory_id`` at commit (paid off at chapter-beat)."""

@@ -436,6 +436,7 @@ class WriterMemory:
             InvalidInputError: ``keep`` is none of the three.
         """
         from aizac.errors import NotFoundError
+        from aizac.memory.facts import fact_slot
         from aizac.memory.records import split_ids
         from aizac.memory.staging import new_id
 
@@ -454,8 +455,8 @@ class WriterMemory:
             if keep == "flagged":
                 edits[old.id] = {"superseded_by": new.id}
                 edits[new.id]["supersedes"] = old.id
-                if old.tag == new.tag and old.metadata.get("aspect") and not new.metadata.get(
-                        "aspect"):
+                if old.tag == new.tag and fact_slot(old.metadata) and not fact_slot(
+                        new.metadata):
                     edits[new.id]["aspect"] = old.metadata["aspect"]
                     if old.metadata.get("aspect") == "rule":
                         edits[new.id]["keyword"] = old.metadata.get("keyword", "")

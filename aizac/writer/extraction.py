@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from aizac.errors import AizacError
 from aizac.llm.runtime import run_sync as run_sync  # one model loop per process
 from aizac.memory import facts
+from aizac.writer.checked import accepts_keyword
 from aizac.writer.ports import Memory, Router
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import (
@@ -56,9 +57,12 @@ async def extract(
     text = beat.render()
     names = ", ".join(dict.fromkeys([*known, *beat.characters])) or "-"
 
+    cast = list(dict.fromkeys([*known, *beat.characters]))
+    named = {"names": cast} if accepts_keyword(router.astructured, "names") else {}
+
     def ask(kind: str, schema: type[Any]) -> Coroutine[Any, Any, Any]:
         messages = prompts.render(kind, language, beat=text, characters=names)
-        return router.astructured("extractor", schema, messages)
+        return router.astructured("extractor", schema, messages, **named)
 
     calls = [
         ask("extract_Story", StoryExtraction),
