@@ -136,9 +136,13 @@ def _key(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.casefold())
 
 
-def holdout(lang: str) -> dict[str, Any]:
-    """The held-out wording of variant (d) for ``lang``."""
-    return dict(tomllib.loads(HOLDOUT.read_text(encoding="utf-8"))[lang])
+WORDINGS = ("heldout", "seen")
+
+
+def holdout(lang: str, wording: str = "heldout") -> dict[str, Any]:
+    """The wording of variant (d) for ``lang``: ``heldout`` (never used to tune the inference)
+    or ``seen`` (the first held-out set, since studied; see the file's header)."""
+    return dict(tomllib.loads(HOLDOUT.read_text(encoding="utf-8"))[wording][lang])
 
 
 @dataclass
@@ -201,10 +205,11 @@ class Serial:
         legacy: leave out the extraction fields older schemas do not have (aspect, rule,
             paid_off) so the same serial runs against older code.
         variant: how the scripted extractor fills and words its replies (see the module doc).
+        wording: the wording of the ``reworded`` variant (``heldout`` or ``seen``).
     """
 
     def __init__(self, lang: str = "ko", seed: int = 7, legacy: bool = False,
-                 variant: str = "ideal") -> None:
+                 variant: str = "ideal", wording: str = "heldout") -> None:
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
         self.lang, self.rng, self.legacy, self.variant = lang, random.Random(seed), legacy, variant
@@ -214,7 +219,7 @@ class Serial:
         self.word_rng = random.Random(f"{seed}-words")
         self.quiet_rng = random.Random(f"{seed}-quiet")
         self.values = VALUES[lang]
-        self.words = holdout(lang) if variant == "reworded" else {}
+        self.words = holdout(lang, wording) if variant == "reworded" else {}
         self.people = self._cast()
         self.truth = Truth()
         self.beat_no = 0
@@ -439,7 +444,8 @@ class Serial:
                                 else f"the {obj} hidden in the {place} in scene {planted}")
             if self.words:
                 line = self.word_rng.choice(self.words["payoff"]).format(
-                    n=planted, obj=obj, place=place, eul=_josa(obj, ("을", "를")))
+                    n=planted, obj=obj, place=place, eul=_josa(obj, ("을", "를")),
+                    i=_josa(obj, ("이", "가")))
             elif self.lang == "ko":
                 line = f"{planted}번째 장면에 {place}에 숨겨진 {obj}의 비밀이 드러났다"
             else:
@@ -656,7 +662,7 @@ def _said_in(prompt: str, truth: Truth, slot: Slot, value: str) -> bool:
 
 
 def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = None,
-        variant: str = "ideal", ask: bool = True) -> Report:
+        variant: str = "ideal", ask: bool = True, wording: str = "heldout") -> Report:
     """Drive ``beats`` beats of the serial through Studio in this process; measure memory."""
     from aizac.llm.embeddings import HashingEmbeddings
     from aizac.settings import Settings
@@ -664,7 +670,7 @@ def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = Non
     from aizac.writer.service import Studio
 
     legacy = "aspect" not in CharacterFact.model_fields
-    serial = Serial(lang, seed, legacy=legacy, variant=variant)
+    serial = Serial(lang, seed, legacy=legacy, variant=variant, wording=wording)
     truth = serial.truth
     model = ScriptedModel()
     shm = Path("/dev/shm")  # memory-backed: the figures measure aizac, not the disk's fsync
@@ -825,6 +831,8 @@ def main() -> None:
     parser.add_argument("--variant", nargs="*", default=list(VARIANTS), choices=VARIANTS)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-ask", action="store_true", help="skip the agent.ask questions")
+    parser.add_argument("--wording", choices=WORDINGS, default="heldout",
+                        help="wording of the reworded variant (see consistency_holdout.toml)")
     parser.add_argument("--code", help="run against the aizac package in this directory "
                         "(e.g. an older checkout, for before/after figures)")
     args = parser.parse_args()
@@ -841,7 +849,8 @@ def main() -> None:
     for beats in args.beats:
         for lang in args.lang:
             for variant in args.variant:
-                r = run(beats, lang, args.seed, variant=variant, ask=not args.no_ask)
+                r = run(beats, lang, args.seed, variant=variant, ask=not args.no_ask,
+                        wording=args.wording)
                 reunion = f"{_cell(r.reunion)}/{r.reunions:<2}"
                 print(f"{r.beats:>5} {r.lang:>4} {r.variant:>8} {r.accuracy:>8.3f} "
                       f"{r.leak:>6.3f} {r.dups:>4} {r.coverage:>7.3f} {r.stale_in_prompts:>5} "
