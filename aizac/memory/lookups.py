@@ -8,7 +8,7 @@ Names compare by the one rule of :func:`aizac.memory.facts.name_key`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from aizac.errors import InvalidInputError, NotFoundError
@@ -275,6 +275,37 @@ class Lookups:
             return []
         hits = self.get_where({"tag": SETTING})
         return [h for h in hits if name_key(str(h.metadata.get("keyword", ""))) == key]
+
+    def cued_settings(self, keywords: Iterable[str]) -> list[MemoryHit]:
+        """Current NovelSetting memories (world rules, places) whose keyword is one of
+        ``keywords``, faded or not (never one explicitly forgotten or superseded), newest
+        first: what a scene that names them recalls on its cue."""
+        wanted = {name_key(k) for k in keywords if name_key(k)}
+        if not wanted:
+            return []
+        found = [h for h in self._settings() if name_key(str(h.metadata.get("keyword", "")))
+                 in wanted]
+        return sorted(found, key=recency_key, reverse=True)
+
+    def setting_keywords(self) -> list[str]:
+        """The keywords of current NovelSetting memories, faded or not (a scene may name one)."""
+        out: dict[str, str] = {}
+        for h in self._settings():
+            kw = str(h.metadata.get("keyword", "")).strip()
+            if kw:
+                out.setdefault(name_key(kw), kw)
+        return list(out.values())
+
+    def _settings(self) -> list[MemoryHit]:
+        """Current settings, faded or not, never one explicitly forgotten (keyed reads)."""
+        with self.rows.lock:
+            if self.rows.index is not None:
+                ids = self.rows.index.ids({"tag": SETTING}, live_from=None)
+                hits = self.hits(self.rows.by_ids(ids, INCLUDE))
+            else:
+                hits = self.get_where({"tag": SETTING}, include_forgotten=True)
+        return [h for h in hits if h.tag == SETTING and not h.superseded
+                and not h.metadata.get("forgotten")]
 
     def conflicts(self) -> list[tuple[MemoryHit, MemoryHit]]:
         """Pairs of facts kept side by side because the slot inference was unsure: ``(flagged,

@@ -418,6 +418,15 @@ class WriterMemory:
         """The current world rule of ``keyword``, faded or not: recalled when a scene names it."""
         return self.lookups.current_rule(keyword)
 
+    def cued_settings(self, keywords: Sequence[str]) -> list[MemoryHit]:
+        """Current settings (rules, places) with one of ``keywords``, faded or not: what a
+        scene that names them recalls."""
+        return self.lookups.cued_settings(keywords)
+
+    def setting_keywords(self) -> list[str]:
+        """Keywords of the current settings, faded or not."""
+        return self.lookups.setting_keywords()
+
     def conflicts(self) -> list[tuple[MemoryHit, MemoryHit]]:
         """Pairs of facts kept side by side for the writer to settle (the inference of a
         fact's slot was unsure): ``(flagged, other)``; see :meth:`settle`."""
