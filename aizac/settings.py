@@ -26,6 +26,10 @@ from aizac.errors import ConfigError
 
 Language = Literal["ko", "en", "zh"]
 ROLES: tuple[str, ...] = ("planner", "writer", "extractor", "reviewer")
+IMAGE_ROLE = "image"
+"""The role that draws covers and illustrations (an image model, not a chat model)."""
+MODEL_ROLES: tuple[str, ...] = (*ROLES, IMAGE_ROLE)
+"""Every role a model spec can be stored for (``aizac models set``, the Models tab)."""
 # Chroma's rule for tenant, database and collection names.
 CHROMA_NAME = r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$"
 
@@ -121,6 +125,23 @@ class Settings(BaseSettings):
         default="http://127.0.0.1:11434",
         validation_alias=_alias("AIZAC_OLLAMA_BASE_URL", "OLLAMA_HOST"),
     )
+    # Illustrations (aizac.illustration): the image role's spec. "typographic" (the offline
+    # default: a cover or scene card set in type with Pillow), "openai:gpt-image-1",
+    # "openai-compatible:URL:MODEL", "sdwebui:URL[:CHECKPOINT]" (Stable Diffusion WebUI's
+    # /sdapi/v1/txt2img), "comfyui:URL:CHECKPOINT" (ComfyUI's /prompt API).
+    image_model: str = "typographic"
+    # Pictures a project may have a paid provider make (the typographic default is free).
+    image_budget: int = Field(default=20, ge=0, le=100_000)
+    image_cover_size: str = "1024x1536"
+    image_scene_size: str = "1536x1024"
+    image_steps: int = Field(default=25, ge=1, le=150)
+    image_timeout: float = Field(default=300.0, gt=0)
+    # A font file for typographic images (unset: fontconfig's font for the story language).
+    cover_font: Path | None = None
+    # "user:password" of a Stable Diffusion WebUI started with --api-auth; a bearer token for a
+    # ComfyUI behind an authenticating proxy.
+    sdwebui_auth: SecretStr | None = None
+    comfyui_api_key: SecretStr | None = None
     # Optional Chroma server; unset means embedded Chroma under data_dir (see
     # aizac.memory.chroma_client). Tenant and database hold memories of no namespace; a
     # namespace (one per user sandbox on a server) gets a database of its own in the tenant.
@@ -171,7 +192,16 @@ class Settings(BaseSettings):
             )
         return host
 
-    @field_validator("planner_model", "writer_model", "extractor_model", "reviewer_model")
+    @field_validator("image_cover_size", "image_scene_size")
+    @classmethod
+    def _image_size(cls, value: str) -> str:
+        from aizac.llm.images.base import parse_size
+
+        width, height = parse_size(value.strip())  # ValueError names the rule
+        return f"{width}x{height}"
+
+    @field_validator("planner_model", "writer_model", "extractor_model", "reviewer_model",
+                     "image_model")
     @classmethod
     def _spec_not_blank(cls, value: str) -> str:
         if not value.strip():
@@ -201,14 +231,18 @@ class Settings(BaseSettings):
         )
 
     def role_spec(self, role: str) -> str:
-        """The model spec configured for ``role``."""
+        """The model spec configured for ``role`` (``image`` too)."""
+        if role == IMAGE_ROLE:
+            return self.image_model
         if role not in ROLES:
             raise ConfigError(f"Unknown role {role!r}; roles are {', '.join(ROLES)}.")
         return str(getattr(self, f"{role}_model"))
 
     def role_fallback(self, role: str) -> str | None:
-        """The fallback model spec for ``role``, if any."""
+        """The fallback model spec for ``role``, if any (the image role has none)."""
         self.role_spec(role)
+        if role == IMAGE_ROLE:
+            return None
         value = getattr(self, f"{role}_fallback")
         return str(value) if value else None
 

@@ -214,11 +214,15 @@ def export_command(
     ] = None,
     project: ProjectOpt = None,
 ) -> None:
-    """Export the accepted prose as txt, md or epub."""
-    from aizac.export.files import export_target
+    """Export the accepted prose as txt, md or epub (with the cover and the illustrations
+    placed in the web app's gallery)."""
+    from aizac.export.files import export_target, write_export
+    from aizac.illustration.book import illustrated
 
     directory, name, kind = export_target(out, fmt)
-    path = _make(ctx).open(project).export(kind, directory, name)
+    agent = _make(ctx).open(project)
+    path = write_export(illustrated(agent.manuscript(), agent.store), kind, directory, name)
+    agent.store.log_step("export", {"format": kind, "path": str(path)})
     typer.echo(f"wrote {path}")
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from aizac.errors import InvalidInputError, StorageError
 from aizac.export.manuscript import Manuscript
-from aizac.export.render import check_format, render
+from aizac.export.render import IMAGE_DIR, check_format, figures, render
 
 #: Longest accepted file name in UTF-8 bytes, extension included (file systems allow 255).
 MAX_NAME_BYTES = 200
@@ -184,6 +184,17 @@ def write_export(
         raise StorageError(
             f"Could not create the export folder {folder}: {e.strerror or e}."
         ) from e
+    if check_format(fmt) == "md":  # its picture links point into images/ beside it
+        pictures = figures(manuscript)
+        if pictures:
+            try:
+                (folder / IMAGE_DIR).mkdir(exist_ok=True)
+            except OSError as e:
+                raise StorageError(
+                    f"Could not create the picture folder {folder / IMAGE_DIR}: {e.strerror or e}."
+                ) from e
+        for figure in pictures:  # named by content id: a file already there is the same picture
+            atomic_write_bytes(folder / IMAGE_DIR / figure.name, figure.data)
     target = folder / filename
     atomic_write_bytes(target, data)
     return target

@@ -26,6 +26,8 @@ MAX_TITLE_CHARS = 300
 # XML 1.0 forbids these; tab, LF and CR are allowed (and handled as whitespace).
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _LINE_BREAKS = re.compile(r"\r\n|\r|\n|\u2028|\u2029|\x85")
+_FIGURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}\.(png|jpg|webp)")
+FIGURE_TYPES = ("image/png", "image/jpeg", "image/webp")
 
 
 def clean_text(text: str) -> str:
@@ -39,12 +41,42 @@ def _one_line(text: str) -> str:
 
 
 @dataclass(frozen=True)
+class Figure:
+    """A picture in the book: the cover, or an illustration placed before a paragraph.
+
+    Attributes:
+        name: its file name inside the book (``img-….png``; letters, digits, ``-``, ``.``).
+        media_type: ``image/png``, ``image/jpeg`` or ``image/webp``.
+        data: the encoded picture.
+        alt: what it shows, for readers who cannot see it.
+        before: the index of the paragraph it stands before (an illustration).
+    """
+
+    name: str
+    media_type: str
+    data: bytes
+    alt: str = ""
+    before: int = 0
+
+    def __post_init__(self) -> None:
+        if not _FIGURE_NAME.fullmatch(self.name):
+            raise InvalidInputError(f"A figure's file name cannot be {self.name!r}.")
+        if self.media_type not in FIGURE_TYPES:
+            raise InvalidInputError(f"A figure cannot be of type {self.media_type!r}.")
+        if isinstance(self.before, bool) or not isinstance(self.before, int) or self.before < 0:
+            raise InvalidInputError(f"A figure's position must be 0 or more, not {self.before!r}.")
+        object.__setattr__(self, "alt", _one_line(self.alt))
+
+
+@dataclass(frozen=True)
 class EpisodeText:
-    """One episode: its number (1-based), an optional title and its prose."""
+    """One episode: its number (1-based), an optional title, its prose and the illustrations
+    placed in it (each before a paragraph, in order)."""
 
     number: int
     title: str = ""
     prose: str = ""
+    figures: Sequence[Figure] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.number, bool) or not isinstance(self.number, int) or self.number < 1:
@@ -59,6 +91,7 @@ class EpisodeText:
                 f" the limit is {MAX_TITLE_CHARS}."
             )
         object.__setattr__(self, "title", _one_line(self.title))
+        object.__setattr__(self, "figures", tuple(sorted(self.figures, key=lambda f: f.before)))
 
     @property
     def paragraphs(self) -> list[str]:
@@ -84,6 +117,7 @@ class Manuscript:
     language: Language = "ko"
     episodes: Sequence[EpisodeText] = ()
     identifier: str = ""
+    cover: Figure | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.title, str) or not _one_line(self.title):

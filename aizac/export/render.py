@@ -15,7 +15,7 @@ from html import escape
 from typing import Literal, get_args
 
 from aizac.errors import InvalidInputError
-from aizac.export.manuscript import EpisodeText, Manuscript
+from aizac.export.manuscript import EpisodeText, Figure, Manuscript
 
 ExportFormat = Literal["txt", "md", "epub"]
 FORMATS: tuple[str, ...] = get_args(ExportFormat)
@@ -30,6 +30,8 @@ MEDIA_TYPES: dict[str, str] = {
 _EPISODE_LABEL = {"ko": "{n}화", "en": "Episode {n}", "zh": "第{n}章"}
 _LABEL_SEPARATOR = {"ko": " ", "en": ": ", "zh": " "}
 _CONTENTS_TITLE = {"ko": "목차", "en": "Contents", "zh": "目录"}
+IMAGE_DIR = "images"
+"""Where pictures go: inside the EPUB, and beside an exported Markdown file (its links)."""
 _BOOK_NAMESPACE = uuid.UUID("5b0c2c58-2f1e-4a57-9d4e-6a1d1f0e7a11")  # aizac's own namespace
 
 
@@ -125,16 +127,45 @@ def _md_heading(level: int, text: str) -> str:
     return "#" * level + " " + escape_markdown(text, heading=True)
 
 
+def _md_image(figure: Figure) -> str:
+    alt = escape_markdown(figure.alt).replace("]", "\\]")
+    return f"![{alt}]({IMAGE_DIR}/{figure.name})"
+
+
+def _with_figures(episode: EpisodeText, paragraph: object, figure: object) -> list[object]:
+    """The episode's paragraphs with its figures before the paragraphs they were placed at (a
+    figure past the last paragraph goes at the end)."""
+    paragraphs = episode.paragraphs
+    out: list[object] = []
+    figures = list(episode.figures)
+    for n, text in enumerate(paragraphs):
+        while figures and figures[0].before <= n:
+            out.append(figure(figures.pop(0)))  # type: ignore[operator]
+        out.append(paragraph(text))  # type: ignore[operator]
+    out.extend(figure(f) for f in figures)  # type: ignore[operator]
+    return out
+
+
 def render_md(manuscript: Manuscript) -> str:
-    """The novel as Markdown: ``#`` title, author line, ``##`` per episode, escaped paragraphs."""
+    """The novel as Markdown: ``#`` title, author line, the cover, ``##`` per episode, escaped
+    paragraphs; pictures are links to :data:`IMAGE_DIR` beside the file (:func:`figures`)."""
     _require_episodes(manuscript)
     blocks = [_md_heading(1, manuscript.title)]
     if manuscript.author:
         blocks.append(escape_markdown(manuscript.author))
+    if manuscript.cover is not None:
+        blocks.append(_md_image(manuscript.cover))
     for episode in manuscript.episodes:
         blocks.append(_md_heading(2, episode_heading(episode, manuscript.language)))
-        blocks.extend(escape_markdown(p) for p in episode.paragraphs)
+        blocks.extend(str(b) for b in _with_figures(episode, escape_markdown, _md_image))
     return "\n\n".join(blocks) + "\n"
+
+
+def figures(manuscript: Manuscript) -> list[Figure]:
+    """Every picture of the manuscript (the cover first), each once."""
+    found = [manuscript.cover] if manuscript.cover is not None else []
+    found += [f for e in manuscript.episodes for f in e.figures]
+    return list({f.name: f for f in found}.values())
 
 
 # --- EPUB 3 ----------------------------------------------------------------------------------
@@ -146,11 +177,29 @@ def _xhtml_body(heading: str, paragraphs: list[str], heading_tag: str = "h1") ->
     return "\n".join(parts)
 
 
+def _xhtml_paragraph(text: str) -> str:
+    return f"<p>{escape(text, quote=False)}</p>"
+
+
+def _xhtml_figure(figure: Figure) -> str:
+    alt = escape(figure.alt, quote=True)
+    return (f'<figure class="illustration"><img src="{IMAGE_DIR}/{figure.name}" alt="{alt}"/>'
+            "</figure>")
+
+
+def _chapter_body(heading: str, episode: EpisodeText) -> str:
+    parts = [f"<h1>{escape(heading, quote=False)}</h1>"]
+    parts += [str(b) for b in _with_figures(episode, _xhtml_paragraph, _xhtml_figure)]
+    return "\n".join(parts)
+
+
 def render_epub(manuscript: Manuscript, *, modified: datetime | None = None) -> bytes:
     """The novel as an EPUB 3 file (bytes), valid under EPUBCheck.
 
     Contains a title page, a navigation document (also an NCX for old readers) and one XHTML
-    content document per episode, all in the manuscript's language.
+    content document per episode, all in the manuscript's language; with a cover, the cover
+    image (``properties="cover-image"``) and a cover page first; each illustration where it was
+    placed in its episode.
 
     Args:
         manuscript: What to render.
@@ -169,6 +218,19 @@ def render_epub(manuscript: Manuscript, *, modified: datetime | None = None) -> 
     if manuscript.author:
         book.add_author(manuscript.author)
 
+    if manuscript.cover is not None:
+        cover = manuscript.cover
+        book.set_cover(f"{IMAGE_DIR}/{cover.name}", cover.data, create_page=True)
+        # ebooklib makes its cover page non-linear; EPUBCheck then wants a link to it (OPF-096):
+        # it is the first page a reader turns to, so it is in the reading order.
+        book.get_item_with_id("cover").is_linear = True
+    for figure in figures(manuscript):
+        if manuscript.cover is not None and figure.name == manuscript.cover.name:
+            continue
+        book.add_item(epub.EpubImage(uid=figure.name.rsplit(".", 1)[0],
+                                     file_name=f"{IMAGE_DIR}/{figure.name}",
+                                     media_type=figure.media_type, content=figure.data))
+
     title_page = epub.EpubHtml(title=manuscript.title, file_name="title.xhtml", lang=lang)
     title_page.content = _xhtml_body(
         manuscript.title, [manuscript.author] if manuscript.author else []
@@ -179,14 +241,15 @@ def render_epub(manuscript: Manuscript, *, modified: datetime | None = None) -> 
     for index, episode in enumerate(manuscript.episodes, start=1):
         heading = episode_heading(episode, lang)
         chapter = epub.EpubHtml(title=heading, file_name=f"episode-{index:04d}.xhtml", lang=lang)
-        chapter.content = _xhtml_body(heading, episode.paragraphs)
+        chapter.content = _chapter_body(heading, episode)
         book.add_item(chapter)
         chapters.append(chapter)
 
     book.toc = chapters
     book.add_item(epub.EpubNcx())
     book.add_item(epub.EpubNav(title=_CONTENTS_TITLE.get(lang, "Contents")))
-    book.spine = [title_page, "nav", *chapters]
+    cover_page = ["cover"] if manuscript.cover is not None else []
+    book.spine = [*cover_page, title_page, "nav", *chapters]
 
     buffer = io.BytesIO()
     epub.write_epub(buffer, book, {"mtime": when, "raise_exceptions": True})

@@ -24,7 +24,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from aizac.errors import ConfigError, InvalidInputError, StorageError
-from aizac.settings import ROLES
+from aizac.settings import IMAGE_ROLE, MODEL_ROLES
 
 # Provider -> the Settings field its key fills.
 KEY_FIELDS: dict[str, str] = {
@@ -32,6 +32,8 @@ KEY_FIELDS: dict[str, str] = {
     "anthropic": "anthropic_api_key",
     "clova": "clova_api_key",
     "openai-compatible": "openai_compatible_api_key",
+    "sdwebui": "sdwebui_auth",  # user:password of --api-auth
+    "comfyui": "comfyui_api_key",
 }
 MODELS_FILE = "models.json"
 KEYS_FILE = "keys.json"
@@ -96,7 +98,7 @@ class ModelConfig:
 
     def specs(self) -> dict[str, str]:
         """The stored spec of each role that has one."""
-        return {r: s for r, s in _read(self.models_path).items() if r in ROLES}
+        return {r: s for r, s in _read(self.models_path).items() if r in MODEL_ROLES}
 
     def set_spec(self, role: str, spec: str) -> str:
         """Store ``spec`` for ``role`` after checking that it parses; returns the clean spec.
@@ -105,13 +107,17 @@ class ModelConfig:
             InvalidInputError: unknown role.
             ConfigError: the spec does not parse (names the provider forms).
         """
-        from aizac.llm.specs import parse_spec  # only when a spec is set
+        from aizac.llm.images.specs import parse_image_spec, spec_label  # only when set
+        from aizac.llm.specs import parse_spec
 
-        if role not in ROLES:
+        if role not in MODEL_ROLES:
             raise InvalidInputError(
-                f"Unknown role {role!r}.", hint=f"Use one of: {', '.join(ROLES)}."
+                f"Unknown role {role!r}.", hint=f"Use one of: {', '.join(MODEL_ROLES)}."
             )
-        clean = str(parse_spec(spec.strip(), f"{role}_model"))
+        if role == IMAGE_ROLE:
+            clean = spec_label(parse_image_spec(spec.strip(), f"{role}_model"))
+        else:
+            clean = str(parse_spec(spec.strip(), f"{role}_model"))
         _write_private(self.models_path, {**self.specs(), role: clean})
         return clean
 

@@ -5,6 +5,10 @@
 retries and the fallback (:class:`~aizac.llm.resilient.ResilientChatModel`) and a usage callback
 tagging the role, and caches it. ``models=`` injects chat models per role (tests, apps); keys
 are role names, or ``"<role>:fallback"`` for an injected fallback.
+
+The ``image`` role (covers, illustrations) is an image model, not a chat model:
+:meth:`ModelRouter.image_model` builds it from ``AIZAC_IMAGE_MODEL`` (the typographic default
+offline; :mod:`aizac.llm.images`) with the same retries and usage log; ``images=`` injects one.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -26,7 +30,11 @@ from aizac.llm.resilient import Candidate, ResilientChatModel
 from aizac.llm.specs import parse_spec
 from aizac.llm.structured import Check, agenerate_structured, generate_structured
 from aizac.llm.usage import UsageCallback, UsageLog
-from aizac.settings import ROLES, Settings, get_settings
+from aizac.settings import IMAGE_ROLE, ROLES, Settings, get_settings
+
+if TYPE_CHECKING:
+    from aizac.llm.images.base import ImageModel
+    from aizac.llm.images.resilient import RetryingImageModel
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -53,6 +61,8 @@ def _secrets(settings: Settings) -> list[str]:
         settings.anthropic_api_key,
         settings.clova_api_key,
         settings.openai_compatible_api_key,
+        settings.sdwebui_auth,
+        settings.comfyui_api_key,
     )
     return [k.get_secret_value() for k in keys if k is not None]
 
@@ -68,8 +78,11 @@ class ModelRouter:
         usage: UsageLog | None = None,
         backoff_base: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
+        images: ImageModel | None = None,
     ) -> None:
         self.settings = settings if settings is not None else get_settings()
+        self._injected_images = images
+        self._images: RetryingImageModel | None = None
         self.usage = usage if usage is not None else UsageLog()
         self._injected = dict(models or {})
         for key in self._injected:
@@ -88,6 +101,7 @@ class ModelRouter:
         with self._lock:
             self.settings = settings
             self._cache.clear()
+            self._images = None
 
     # ------------------------------------------------------------------ building
     def _candidate(self, role: str, fallback: bool) -> Candidate | None:
@@ -134,9 +148,47 @@ class ModelRouter:
                 self._cache[role] = attach(routed, primary.profile.as_routed())
             return self._cache[role]
 
+    def image_model(self) -> RetryingImageModel:
+        """The image role's model (built on first use, then cached), with transient-error
+        retries and a usage record per picture.
+
+        Raises:
+            ConfigError: the spec does not parse, or a key it needs is missing.
+        """
+        from aizac.llm.images.building import SETTING, build_image_model
+        from aizac.llm.images.resilient import RetryingImageModel
+        from aizac.llm.images.specs import parse_image_spec
+
+        with self._lock:
+            if self._images is None:
+                inner = self._injected_images
+                if inner is None:
+                    spec = parse_image_spec(self.settings.image_model, SETTING)
+                    inner = build_image_model(spec, self.settings)
+                self._images = RetryingImageModel(
+                    inner, retries=self.settings.transient_retries, usage=self.usage,
+                    backoff_base=self._backoff_base, sleep=self._sleep, role=IMAGE_ROLE)
+            return self._images
+
+    def _image_status(self) -> RoleStatus:
+        from aizac.llm.images.building import SETTING, image_status
+        from aizac.llm.images.specs import parse_image_spec, spec_label
+
+        if self._injected_images is not None:
+            name = type(self._injected_images).__name__
+            return RoleStatus(IMAGE_ROLE, f"injected:{name}", "injected", True, "injected")
+        text = self.settings.image_model
+        try:
+            spec = parse_image_spec(text, SETTING)
+        except ConfigError as e:
+            return RoleStatus(IMAGE_ROLE, text, "?", False, e.message)
+        usable, reason = image_status(spec, self.settings)
+        return RoleStatus(IMAGE_ROLE, spec_label(spec), spec.provider, usable, reason)
+
     # ------------------------------------------------------------------ status
     def describe(self) -> list[RoleStatus]:
-        """Each role's spec and whether it could run now (no network I/O, no model loading)."""
+        """Each role's spec and whether it could run now (no network I/O, no model loading);
+        the image role last."""
         out: list[RoleStatus] = []
         for role in ROLES:
             fallback = self.settings.role_fallback(role)
@@ -161,6 +213,7 @@ class ModelRouter:
                 if fb_usable:
                     usable, reason = True, f"{reason}; fallback usable: {fb_reason}"
             out.append(RoleStatus(role, str(spec), spec.provider, usable, reason, fallback))
+        out.append(self._image_status())
         return out
 
     # ------------------------------------------------------------------ conveniences

@@ -1,4 +1,4 @@
-"""Usage accounting: one record per model call (role, model, tokens, latency).
+"""Usage accounting: one record per model call (role, model, tokens, latency, images).
 
 Token counts come from the provider's ``usage_metadata``; where a provider (or a fake model)
 reports none, they are estimated offline with :func:`aizac.tokens.count_tokens`
@@ -34,6 +34,8 @@ class UsageRecord:
     latency_s: float
     estimated: bool = False
     ok: bool = True
+    images: int = 0
+    """Pictures an image model made in this call (the ``image`` role)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class UsageTotals:
     prompt_tokens: int
     completion_tokens: int
     latency_s: float
+    images: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -77,6 +80,7 @@ class UsageLog:
             prompt_tokens=sum(r.prompt_tokens for r in recs),
             completion_tokens=sum(r.completion_tokens for r in recs),
             latency_s=sum(r.latency_s for r in recs),
+            images=sum(r.images for r in recs),
         )
 
     def clear(self) -> None:

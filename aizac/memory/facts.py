@@ -8,7 +8,9 @@ occupied slot supersedes the holder (the old one stays as history). Slots:
 
 * a relation: the pair of characters (either order) — ``rel|<a>|<b>``;
 * a character's state: the character and an aspect from :data:`ASPECTS` other than ``other``
-  (condition, whereabouts, allegiance, ...) — ``char|<name>|<aspect>``;
+  and ``appearance`` (condition, whereabouts, allegiance, ...) — ``char|<name>|<aspect>``;
+* a feature of a character's look (``aspect="appearance"``, the feature as its keyword: hair,
+  eyes, scar, clothes) — ``look|<name>|<keyword>``; a look fact without a keyword has no slot;
 * a world rule: its keyword — ``rule|<keyword>``.
 
 Other facts (events, "other" character notes, descriptions) have no slot; they accumulate.
@@ -25,7 +27,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 Aspect = Literal[
-    "condition", "whereabouts", "allegiance", "status", "ability", "emotion", "goal", "other"
+    "condition", "whereabouts", "allegiance", "status", "ability", "emotion", "goal",
+    "appearance", "other",
 ]
 ASPECTS: tuple[str, ...] = (
     "condition",
@@ -35,10 +38,14 @@ ASPECTS: tuple[str, ...] = (
     "ability",
     "emotion",
     "goal",
+    "appearance",
     "other",
 )
-"""Aspects of a character's state; each but ``other`` holds one current fact."""
+"""Aspects of a character's state; each but ``other`` holds one current fact (``appearance``:
+one per feature, named by the fact's keyword)."""
 OTHER = "other"
+APPEARANCE = "appearance"
+"""The aspect of a Character fact about how the character looks (illustrations read these)."""
 RULE = "rule"
 """The ``aspect`` of a NovelSetting memory that states a world rule."""
 NEAR_SAME = 0.97
@@ -120,6 +127,9 @@ def fact_slot(meta: Mapping[str, Any]) -> str:
         a, b = sorted((name_key(str(meta.get("character1", ""))),
                        name_key(str(meta.get("character2", "")))))
         return f"rel|{a}|{b}" if a and b else ""
+    if tag == "Character" and aspect == APPEARANCE:
+        name, feature = (name_key(str(meta.get(k, ""))) for k in ("character_name", "keyword"))
+        return f"look|{name}|{feature}" if name and feature else ""
     if tag == "Character" and aspect and aspect != OTHER:
         name = name_key(str(meta.get("character_name", "")))
         return f"char|{name}|{aspect}" if name else ""
@@ -158,6 +168,7 @@ def match_payoff(
 
 
 __all__ = [
+    "APPEARANCE",
     "ASPECTS",
     "NEAR_SAME",
     "OTHER",

@@ -29,10 +29,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aizac.memory.facts import ASPECTS, OTHER, marks, name_key, text_key
+from aizac.memory.facts import APPEARANCE, ASPECTS, OTHER, marks, name_key, text_key
 
 WORDS_FILE = Path(__file__).with_name("slot_words.toml")
-SLOT_ASPECTS: tuple[str, ...] = tuple(a for a in ASPECTS if a != OTHER)
+SLOT_ASPECTS: tuple[str, ...] = tuple(a for a in ASPECTS if a not in (OTHER, APPEARANCE))
+"""Aspects the inference places a fact in (a look is one slot per feature keyword: the
+extractor names it or the fact stays a note)."""
 LABEL = 3.0
 """Weight of a slot's own name used as a label ("거처: 왕도") or as the fact's keyword."""
 CUE = 1.0

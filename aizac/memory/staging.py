@@ -153,12 +153,13 @@ class CandidateBatch:
         memory = self._memory
         if tag == "Character" and fields.get("character_name"):
             name = normalize_name(str(fields["character_name"]))
-            holders = {h.metadata.get("aspect"): inference.Holder(h.id, str(h.metadata["aspect"]),
-                                                                  h.text)
-                       for h in reversed(memory.lookups.current_states(name))}
+            holders = {str(h.metadata["aspect"]): inference.Holder(
+                h.id, str(h.metadata["aspect"]), h.text)
+                for h in reversed(memory.lookups.current_states(name))
+                if h.metadata.get("aspect") in inference.SLOT_ASPECTS}
             for cand in self._candidates:  # staged earlier in this beat: the newest holder
                 aspect = str(cand.metadata.get("aspect") or "")
-                if (cand.tag == tag and fact_slot(cand.metadata)
+                if (cand.tag == tag and aspect in inference.SLOT_ASPECTS
                         and name_key(str(cand.metadata.get("character_name"))) == name_key(name)):
                     holders[aspect] = inference.Holder(cand.id, aspect, cand.text)
             cast = self._cast(name)

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from aizac.memory.facts import text_key
+from aizac.memory.facts import APPEARANCE, fact_slot, text_key
 from aizac.retrieval.aliases import AliasResolver
 from aizac.retrieval.matrix import relation_matrix
 from aizac.retrieval.memory_api import Hit, MemoryReader
@@ -119,10 +119,12 @@ def _character_items(
         seen: set[str] = set()
         for n, hit in enumerate([*states, *notes]):
             aspect = _aspect(hit)
-            if aspect in seen:
-                continue  # a second live holder of one aspect (older data): the newest wins
-            if aspect:
-                seen.add(aspect)
+            # one current fact per slot (an aspect; a look holds one per feature)
+            held = fact_slot(hit.metadata) or ("" if aspect == APPEARANCE else aspect)
+            if held in seen:
+                continue  # a second live holder of one slot (older data): the newest wins
+            if held:
+                seen.add(held)
             tier = STATE_TIERS.get(aspect, 1) if aspect else 2
             items.append(
                 PackItem(section="characters", text=f"{name}: {hit.text}", memory_id=hit.id,

@@ -72,6 +72,13 @@ class AgentEffects:
         return ids
 
 
+    def place_image(self, slot: str, image_id: str | None) -> None:
+        """Put a stored picture back in its slot (or empty it): no model call."""
+        from aizac.illustration.store import ImageStore
+
+        ImageStore(self.agent.store).place(slot, image_id)
+
+
 def move(agent: WriterAgent, tree: UndoTree, target: str) -> None:
     """Apply the project side of moving ``tree`` to ``target``, then move the tree.
 

@@ -57,13 +57,14 @@ class ExportService:
         from aizac.export.files import safe_export_name, write_export
         from aizac.export.manuscript import select_episodes
         from aizac.export.render import check_format
+        from aizac.illustration.book import illustrated
 
         checked = check_format(fmt)
         if filename:
             safe_export_name(filename, checked)
         agent = self.agent_of(name)
         missing = beats_without_prose(agent, first, last)
-        manuscript = select_episodes(agent.manuscript(), first, last)
+        manuscript = select_episodes(illustrated(agent.manuscript(), agent.store), first, last)
         folder = self.export_dir / agent.info.name
         path = write_export(manuscript, checked, folder, filename or None)
         agent.store.log_step(
@@ -77,12 +78,13 @@ class ExportService:
         from aizac.export.email import send_export, validate_address
         from aizac.export.manuscript import select_episodes
         from aizac.export.render import check_format
+        from aizac.illustration.book import illustrated
 
         to = validate_address(address)
         checked = check_format(fmt)
         agent = self.agent_of(name)
         missing = beats_without_prose(agent, first, last)
-        manuscript = select_episodes(agent.manuscript(), first, last)
+        manuscript = select_episodes(illustrated(agent.manuscript(), agent.store), first, last)
         send_export(manuscript, to=to, settings=agent.settings, fmt=checked)
         agent.store.log_step("email", {"format": checked, "to": to, "without_prose": missing})
         return ExportResult(to, missing)

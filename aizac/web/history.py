@@ -20,6 +20,8 @@ DRAFT = "generate"
 EDIT = "edit"
 REGENERATE = "regenerate"
 ACCEPT = "accept"
+PLACE = "illustrate"
+"""A picture placed in (or removed from) a slot: the cover, or an accepted beat."""
 KIND_LABELS = {
     DRAFT: "designed",
     EDIT: "edited",
@@ -37,6 +39,7 @@ class Effects(Protocol):
     def set_design(self, beat_id: int, beat: NovelBeat, cast: Cast | None) -> None: ...
     def unaccept(self, beat_id: int, commit_ids: Sequence[str]) -> None: ...
     def reaccept(self, beat_id: int, batch: str, summary: str | None) -> list[str]: ...
+    def place_image(self, slot: str, image_id: str | None) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,9 @@ class Step:
     before_cast: Cast | None = None
     summary: str | None = None  # an acceptance's beat summary, put back by redo
     batch: str = ""  # an acceptance's memory commit (journal batch id), put back by redo
+    slot: str = ""  # a placement's slot, the picture it put there and the one it replaced
+    image: str | None = None
+    before_image: str | None = None
 
     @classmethod
     def from_payload(cls, kind: str, payload: dict[str, Any]) -> Step:
@@ -70,6 +76,9 @@ class Step:
             before_cast=_cast(payload.get("before_cast")),
             summary=payload.get("summary"),
             batch=str(payload.get("batch") or ""),
+            slot=str(payload.get("slot") or ""),
+            image=payload.get("image"),
+            before_image=payload.get("before_image"),
         )
 
 
@@ -100,9 +109,18 @@ def payload(
     }
 
 
+def image_payload(slot: str, image: str | None, before: str | None, beat_id: int = 0
+                  ) -> dict[str, Any]:
+    """The payload of a placement node: undo puts ``before`` back, redo ``image`` (the same
+    stored picture: nothing is generated again)."""
+    return {**payload(beat_id, None), "slot": slot, "image": image, "before_image": before}
+
+
 def undo_step(step: Step, commit_ids: Sequence[str], effects: Effects) -> None:
     """Reverse one node's change."""
-    if step.kind == DRAFT:
+    if step.kind == PLACE:
+        effects.place_image(step.slot, step.before_image)
+    elif step.kind == DRAFT:
         effects.drop_draft(step.beat_id)
     elif step.kind in (EDIT, REGENERATE):
         if step.before is not None:
@@ -114,7 +132,9 @@ def undo_step(step: Step, commit_ids: Sequence[str], effects: Effects) -> None:
 def redo_step(step: Step, effects: Effects) -> list[str] | None:
     """Apply one node's change again; returns the commit ids of an acceptance (the same ones
     when its undone commit is restored as it was)."""
-    if step.kind == DRAFT and step.beat is not None:
+    if step.kind == PLACE:
+        effects.place_image(step.slot, step.image)
+    elif step.kind == DRAFT and step.beat is not None:
         effects.restore_draft(step.beat_id, step.beat, step.cast)
     elif step.kind in (EDIT, REGENERATE) and step.beat is not None:
         effects.set_design(step.beat_id, step.beat, step.cast)

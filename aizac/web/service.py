@@ -369,6 +369,32 @@ class WebService:
             self._save_tree(agent, tree, version)
             return _history_view(tree)
 
+    # ---------------------------------------------------------------------- illustrations
+    def place_image(self, name: str | None, slot: str, image_id: str | None) -> str | None:
+        """Place a stored picture in ``slot`` (``None``: remove it); returns what was there.
+
+        A node of the undo tree: undo puts the previous picture back, redo this one (the same
+        file; nothing is generated again)."""
+        from aizac.illustration.service import Illustrator
+        from aizac.illustration.store import COVER
+
+        with self._locked(name) as agent:
+            before = Illustrator(agent).place(slot, image_id)
+            if before == image_id:
+                return before
+            beat_id = 0 if slot == COVER else int(slot.split(":", 1)[1])
+            if slot == COVER:
+                plot = agent.plot()
+                where = f"cover {plot.plot.title[:40] if plot else ''}".rstrip()
+            else:
+                record = agent.store.beat(beat_id)
+                where = f"{record.episode}-{record.index}: {record.beat.location[:40]}"
+            tree, version = self._load_tree(agent)
+            tree.add(hist.image_payload(slot, image_id, before, beat_id), hist.PLACE,
+                     label=f"{'placed' if image_id else 'removed'} {where}")
+            self._save_tree(agent, tree, version)
+            return before
+
     # --------------------------------------------------------------------------- memory
     def all_memories(self, name: str | None) -> list[Any]:
         """Every memory of the project (forgotten and superseded ones included)."""

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from aizac.web.service import WebService
 
+# The illustration panels' buttons (aizac.web.tab_illustrations): usable once there is a plan.
+ILLUSTRATION_BUTTONS = (
+    *(f"img-{panel}-{action}" for panel in ("beat", "cover")
+      for action in ("generate", "reset", "confirm", "cancel", "place", "remove")),
+    "img-save",
+)
 # Buttons that work without a project (creating one, the Models panel).
 ALWAYS = frozenset({"create", "refresh", "set-model", "save-key", "test-model"})
 
@@ -29,6 +35,7 @@ def button_states(service: WebService, project: str | None) -> dict[str, bool]:
         "download": accepted, "send": accepted,
         "save-episode": True,
         "pin": True, "unpin": True, "curves": True, "ask": True, "mem-refresh": True,
+        **dict.fromkeys(ILLUSTRATION_BUTTONS, has_plot),
     }
     for name in ("cancel-plot", "cancel-beat", "cancel-prose"):
         enabled[name] = running

@@ -9,6 +9,7 @@ from typing import Any
 import gradio as gr
 
 from aizac.errors import InvalidInputError
+from aizac.text import t
 from aizac.web import episodes
 from aizac.web import handlers as h
 from aizac.web.forms import BEAT_FIELDS
@@ -61,7 +62,13 @@ def values(ui: Ui, view: h.EditorView | None) -> list[Any]:
              if view.draft_position else L["no_draft"])
     if not view.has_plot:
         draft = L["no_plot_yet"]
-    kinds = {k: L[f"k_{k}"] for k in ("generate", "edit", "regenerate", "accept")}
+    kinds = {  # a picture placed or removed (aizac.web.service.WebService.place_image)
+        "placed cover": t("ui.history.cover_placed", ui.language),
+        "removed cover": t("ui.history.cover_removed", ui.language),
+        "placed": t("ui.history.placed", ui.language),
+        "removed": t("ui.history.removed", ui.language),
+    }
+    kinds.update({k: L[f"k_{k}"] for k in ("generate", "edit", "regenerate", "accept")})
     kinds.update({"designed": L["k_generate"], "edited": L["k_edit"],
                   "regenerated": L["k_regenerate"], "accepted": L["k_accept"]})
     history = view.history_text(kinds, {"empty": L["history_empty"], "here": L["history_here"],

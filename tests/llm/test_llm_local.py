@@ -85,7 +85,7 @@ def test_default_configuration_opens_no_network_connection(no_network: list[str]
     settings = Settings()
     router = ModelRouter(settings)
     statuses = router.describe()
-    assert [s.spec for s in statuses] == ["local"] * 4
+    assert [s.spec for s in statuses] == [*["local"] * 4, "typographic"]  # image: offline
     vectors = HashingEmbeddings().embed_documents(["기억", "memory", "记忆"])
     assert len(vectors) == 3
     if HAVE_LLAMA:

@@ -135,7 +135,7 @@ def test_the_models_tab_speaks_korean_why_column_and_connection_errors_included(
     router = ModelRouter(settings)
     L = labels("ko")
     rows = role_rows(router, L, "ko")
-    assert [r[0] for r in rows] == ["기획", "집필", "추출", "검토"]
+    assert [r[0] for r in rows] == ["기획", "집필", "추출", "검토", "그림"]
     for row in rows:
         assert row[3] in ("예", "아니오")
         assert _english_words(row[4]) == set(), row[4]  # the "why" column, in Korean

@@ -1,0 +1,40 @@
+"""Building the image role's model from its spec, and whether it could run (no network I/O)."""
+
+from __future__ import annotations
+
+from aizac.llm import registry as chat_registry
+from aizac.llm.images import registry
+from aizac.llm.images.base import ImageModel
+from aizac.llm.specs import ModelSpec
+from aizac.settings import Settings
+
+SETTING = "AIZAC_IMAGE_MODEL"
+
+
+def build_image_model(spec: ModelSpec, settings: Settings, setting: str = SETTING) -> ImageModel:
+    """The client of ``spec`` (a ConfigError names ``setting`` when it cannot be built)."""
+    row = registry.row(spec.provider)
+    assert row is not None  # parse_image_spec admits only known providers
+    model: ImageModel = chat_registry.load(row.builder)(spec, settings, setting)
+    return model
+
+
+def image_status(spec: ModelSpec, settings: Settings) -> tuple[bool, str]:
+    """``(usable, reason)`` of an image spec from settings alone."""
+    if spec.provider == "typographic":
+        from aizac.llm.images.typographic import find_font
+
+        if settings.cover_font is not None:
+            return settings.cover_font.is_file(), f"AIZAC_COVER_FONT={settings.cover_font}"
+        found = find_font(settings.language, True)
+        return True, f"offline, font {found[0] if found else 'default'}"
+    if spec.provider == "openai":
+        if settings.openai_api_key is not None:
+            return True, "OPENAI_API_KEY is set"
+        if settings.openai_base_url:
+            return True, f"OPENAI_BASE_URL={settings.openai_base_url} (no key)"
+        return False, "OPENAI_API_KEY is not set"
+    return True, f"server {spec.base_url} (reachability not checked)"
+
+
+__all__ = ["SETTING", "build_image_model", "image_status"]
