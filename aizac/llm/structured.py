@@ -40,6 +40,7 @@ from aizac.llm.methods import (
 from aizac.llm.profiles import profile_of
 from aizac.llm.replies import LENGTH_REASONS, finish_of
 from aizac.llm.steps import arun, run
+from aizac.text.message import Verbatim
 
 M = TypeVar("M", bound=BaseModel)
 Check = Callable[[Any], None]
@@ -173,6 +174,8 @@ class _Session(Generic[M]):
         self.attempt = 0
         self.last = ""
         self.cuts = 0
+        self.broken: tuple[int, str] | None = None
+        """(characters, finish reason) of the last reply: finished, with unclosed JSON."""
         json_schema = schema.model_json_schema()
         messages = _as_messages(messages)
         self.language = instructions.prompt_language(messages)
@@ -205,20 +208,25 @@ class _Session(Generic[M]):
         self.cuts += 1
         room = self.budget or self.opts.base_budget
         self.budget = min(self.opts.max_tokens_cap, room * 2)
+        self.broken = None
         self.last = f"the reply was cut at the token limit (about {room} tokens)"
 
     def take(self, reply: BaseMessage) -> M | None:
         """The validated result, or ``None`` after preparing the repair for the next attempt."""
         text = output_text(reply)
-        if finish_of(reply) in LENGTH_REASONS:
+        finish = finish_of(reply)
+        if finish in LENGTH_REASONS:
             self.cut()
             return None
         try:
             return parse_output(self.schema, text, self.opts.check)
         except _Invalid as e:
-            if e.cut:
+            if e.cut and finish is None:  # JSON that stops mid-way, and no word on why
                 self.cut()
                 return None
+            # A reply that says it finished ("stop") was not cut by the token limit, however
+            # its JSON ends: that JSON is broken, and more room would not mend it.
+            self.broken = (len(text), finish or "") if e.cut else None
             self.last = str(e)
             if not self.profile.small_local:
                 self.conversation = [
@@ -232,29 +240,21 @@ class _Session(Generic[M]):
             return None
 
     def failure(self) -> StructuredOutputError:
-        attempts = self.attempt
-        message = (
-            f"The model's output did not match {self.schema.__name__} after {attempts} attempt"
-            f"{'s' if attempts != 1 else ''}; last problem: {self.last[:_MAX_ERROR_CHARS]}"
-        )
+        """What went wrong, as a catalogue key (``error.llm.reply_*``) and its values."""
+        schema, attempts = self.schema.__name__, self.attempt
+        problem = Verbatim(self.last[:_MAX_ERROR_CHARS])
         if self.last.startswith("the reply was cut"):
-            hint = (
-                f"The replies were longer than the token budget allows ({self.budget} tokens at "
-                "the end). Raise AIZAC_STRUCTURED_MAX_TOKENS and AIZAC_STRUCTURED_MAX_TOKENS_CAP, "
-                "or use a model with a larger output budget for this role."
-            )
-        elif self.last.startswith("its content was rejected"):
-            hint = (
-                "The model kept producing content that is not usable. Try again (each attempt "
-                "uses a new seed) or use a stronger model for this role."
-            )
-        else:
-            hint = (
-                "Use a stronger model for this role, or raise AIZAC_STRUCTURED_RETRIES if the "
-                "problem changes from attempt to attempt."
-            )
+            return StructuredOutputError("error.llm.reply_cut", budget=self.budget,
+                                         schema=schema, attempts=attempts, problem=problem)
+        if self.broken is not None:
+            chars, finish = self.broken
+            return StructuredOutputError("error.llm.reply_broken_json", chars=chars,
+                                         finish=finish, schema=schema, attempts=attempts,
+                                         problem=problem)
         rejected = self.last.startswith("its content was rejected")
-        return StructuredOutputError(message, hint=hint, content_rejected=rejected)
+        key = "error.llm.reply_rejected" if rejected else "error.llm.reply_invalid"
+        return StructuredOutputError(key, content_rejected=rejected, schema=schema,
+                                     attempts=attempts, problem=problem)
 
 
 class StructuredOptions(TypedDict, total=False):

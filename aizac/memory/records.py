@@ -294,10 +294,9 @@ def _tag_fields(tag: str, fields: MemoryFields) -> str:
 def _conflicts(ids: Sequence[str] | None) -> str:
     if not ids:
         return ""
-    if isinstance(ids, str) or not all(isinstance(i, str) and i for i in ids):
-        raise InvalidInputError("conflicts must be a list of memory ids.")
-    if any(ALIAS_SEP in i for i in ids):
-        raise InvalidInputError(f"A memory id cannot contain {ALIAS_SEP!r}.")
+    if isinstance(ids, str) or not all(isinstance(i, str) and i and ALIAS_SEP not in i
+                                       for i in ids):
+        raise InvalidInputError("error.memory.conflict_ids")
     return ALIAS_SEP.join(dict.fromkeys(ids))
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from aizac.errors import InvalidInputError, StorageError
+from aizac.errors import InvalidInputError, ModelError, StorageError
 from aizac.memory.commits import Commits
 from aizac.memory.forgetting import check_strength, check_threshold
 from aizac.memory.journal import CommitJournal, CommitSnapshot
@@ -52,9 +52,21 @@ from aizac.memory.rows import (
 from aizac.memory.short_term import ShortTermMemory
 from aizac.memory.staging import CandidateBatch
 from aizac.settings import Settings, get_settings
+from aizac.text.message import Verbatim
 
 STATE_KEY = "aizac_state"
 _COLLECTION_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,490}[a-zA-Z0-9]")
+
+
+def embedding_error(error: BaseException) -> ModelError:
+    """What the writer reads when the embeddings failed: nothing was saved, and whether trying
+    again helps (a 503, a timeout: the server is busy for a moment) or the setting needs a look.
+    """
+    from aizac.llm.errors import is_transient, summarize
+
+    key = "error.llm.embedding_unavailable" if is_transient(error) else (
+        "error.llm.embedding_failed")
+    return ModelError(key, cause=Verbatim(summarize(error)))
 
 
 class WriterMemory:
@@ -244,7 +256,7 @@ class WriterMemory:
             try:
                 return list(self.embeddings.embed_query(text))
             except Exception as e:
-                raise StorageError(f"Embedding failed: {e}", hint="Check AIZAC_EMBEDDING.") from e
+                raise embedding_error(e) from e
         return self.embed_many([text])[0]
 
     def embed_many(self, texts: list[str]) -> list[list[float]]:
@@ -254,7 +266,7 @@ class WriterMemory:
         try:
             vectors = [[float(x) for x in v] for v in self.embeddings.embed_documents(list(texts))]
         except Exception as e:
-            raise StorageError(f"Embedding failed: {e}", hint="Check AIZAC_EMBEDDING.") from e
+            raise embedding_error(e) from e
         if len(vectors) != len(texts):
             raise StorageError(
                 f"The embeddings returned {len(vectors)} vectors for {len(texts)} texts.",
@@ -450,13 +462,12 @@ class WriterMemory:
         from aizac.memory.staging import new_id
 
         if keep not in ("flagged", "other", "both"):
-            raise InvalidInputError(
-                f"keep must be 'flagged', 'other' or 'both', not {keep!r}.")
+            raise InvalidInputError("error.memory.settle_keep", keep=keep)
         with self._lock:
             pair = next(((a, b) for a, b in self.conflicts() if a.id == flagged and b.id == other),
                         None)
             if pair is None:
-                raise NotFoundError(f"No flagged pair {flagged!r} / {other!r} waits to be settled.")
+                raise NotFoundError("error.memory.no_conflict", flagged=flagged, other=other)
             new, old = pair
             rest = [i for i in split_ids(new.metadata.get("conflicts"))
                     if i != other and all(h.id != i for h in self.history(other))]
