@@ -131,8 +131,14 @@ def text(key: str, language: str, **values: Any) -> str:
 
 
 def name(word: str, language: str) -> str:
-    """A node, event, gate, verdict, finding or memory-tag name in ``language``."""
-    return NAMES.get(lang(language), {}).get(word, word)
+    """A node, event, gate, verdict, finding or memory-tag name in ``language`` (a finding
+    kind the table lacks comes from the catalogue, ``continuity.kind.<kind>``)."""
+    from aizac.text import known, t
+
+    found = NAMES.get(lang(language), {}).get(word)
+    if found is None and known(f"continuity.kind.{word}"):
+        return t(f"continuity.kind.{word}", lang(language))
+    return found if found is not None else word
 
 
 def reason(message: str, language: str) -> str:

@@ -20,6 +20,7 @@ FindingKind = Literal[
     "world_rule",
     "secret_leak",
     "foreshadowing_overdue",
+    "unsettled_memory",
     "model",
 ]
 KINDS: tuple[str, ...] = (
@@ -31,6 +32,7 @@ KINDS: tuple[str, ...] = (
     "world_rule",
     "secret_leak",
     "foreshadowing_overdue",
+    "unsettled_memory",
     "model",
 )
 

@@ -14,6 +14,9 @@
   subject that negates it (``pinned_negated``).
 * **world rules** — the same for a world rule that is not pinned (``world_rule``, a warning:
   a world may be meant to change).
+* **unsettled memory** — a pair of facts the memory kept side by side because it could not
+  tell whether the newer replaces the older (``unsettled_memory``, a warning citing the newer
+  one), when the draft touches their subject.
 
 Each finding cites the canon memory it contradicts.
 """
@@ -283,6 +286,20 @@ def rule_findings(claims: Sequence[FactClaim], canon: Canon, *,
     ]
 
 
+def unsettled_findings(canon: Canon, *, language: str) -> list[Finding]:
+    """A warning for each pair of facts the memory kept side by side (it could not tell
+    whether the newer replaces the older) about someone or something the draft touches: the
+    draft may rest on either, so the writer should settle the pair in the Memory tab."""
+    from aizac.text import t
+
+    out = []
+    for newer, older in canon.unsettled:
+        who = newer.name or " · ".join(n for n in newer.pair if n) or newer.keyword
+        text = t("continuity.unsettled", language, who=who, newer=newer.text, older=older.text)
+        out.append(Finding("unsettled_memory", "warning", text, newer.id, newer.text, None))
+    return out
+
+
 __all__ = [
     "ACTING_ASPECTS",
     "STALE_WHEREABOUTS",
@@ -290,4 +307,5 @@ __all__ = [
     "presence_findings",
     "relation_findings",
     "rule_findings",
+    "unsettled_findings",
 ]
