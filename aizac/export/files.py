@@ -190,9 +190,8 @@ def write_export(
             try:
                 (folder / IMAGE_DIR).mkdir(exist_ok=True)
             except OSError as e:
-                raise StorageError(
-                    f"Could not create the picture folder {folder / IMAGE_DIR}: {e.strerror or e}."
-                ) from e
+                raise StorageError("error.export.picture_folder", folder=str(folder / IMAGE_DIR),
+                                   reason=e.strerror or str(e)) from e
         for figure in pictures:  # named by content id: a file already there is the same picture
             atomic_write_bytes(folder / IMAGE_DIR / figure.name, figure.data)
     target = folder / filename

@@ -60,11 +60,11 @@ class Figure:
 
     def __post_init__(self) -> None:
         if not _FIGURE_NAME.fullmatch(self.name):
-            raise InvalidInputError(f"A figure's file name cannot be {self.name!r}.")
+            raise InvalidInputError("error.export.figure_name", name=self.name)
         if self.media_type not in FIGURE_TYPES:
-            raise InvalidInputError(f"A figure cannot be of type {self.media_type!r}.")
+            raise InvalidInputError("error.export.figure_type", type=self.media_type)
         if isinstance(self.before, bool) or not isinstance(self.before, int) or self.before < 0:
-            raise InvalidInputError(f"A figure's position must be 0 or more, not {self.before!r}.")
+            raise InvalidInputError("error.export.figure_position", position=repr(self.before))
         object.__setattr__(self, "alt", _one_line(self.alt))
 
 

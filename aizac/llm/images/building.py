@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from aizac.errors import ConfigError
 from aizac.llm import registry as chat_registry
 from aizac.llm.images import registry
 from aizac.llm.images.base import ImageModel
@@ -14,7 +15,8 @@ SETTING = "AIZAC_IMAGE_MODEL"
 def build_image_model(spec: ModelSpec, settings: Settings, setting: str = SETTING) -> ImageModel:
     """The client of ``spec`` (a ConfigError names ``setting`` when it cannot be built)."""
     row = registry.row(spec.provider)
-    assert row is not None  # parse_image_spec admits only known providers
+    if row is None:  # parse_image_spec admits only known providers
+        raise ConfigError("error.image.unknown_provider", provider=spec.provider, setting=setting)
     model: ImageModel = chat_registry.load(row.builder)(spec, settings, setting)
     return model
 
