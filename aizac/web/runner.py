@@ -68,6 +68,10 @@ class Ui:
             return self.L["cancelled"]
         if isinstance(error, AizacError) and self.language in error.localized:
             text = error.localized[self.language]  # says what to do, in the writer's words
+        elif isinstance(error, AizacError) and error.key != "error.unkeyed":
+            from aizac.text import describe  # a catalogue key: its words in the UI language
+
+            text = describe(error, self.language, surface="web").line()
         elif isinstance(error, AizacError):
             said = translate(error.message, self.language)
             if isinstance(error, UnusableReplyError) and said != error.message:
