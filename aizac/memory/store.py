@@ -355,15 +355,18 @@ class WriterMemory:
         include_forgotten: bool = False,
         include_superseded: bool = False,
         tag: str | None = None,
+        cued: bool = False,
     ) -> list[MemoryHit]:
         """The ``k`` memories most similar to ``query`` among those served now.
 
         ``where`` is a Chroma filter on the metadata (``tag``, ``character_name``, ``chapter``,
         ``last_turn``, ``memory_strength``, ``pinned``...), ANDed with the live filter. Returned
         hits are reinforced (unless ``reinforce=False``) and show the state after that.
+        ``cued``: the current states of a character the filter names (or the current relation
+        of a pair) are found even when they faded (see :meth:`Recall.recall`).
         """
         return self.recaller.recall(
-            query, k, where, reinforce, include_forgotten, include_superseded, tag
+            query, k, where, reinforce, include_forgotten, include_superseded, tag, cued
         )
 
     def get(self, memory_id: str) -> MemoryHit:

@@ -56,6 +56,7 @@ class MemoryReader(Protocol):
         include_forgotten: bool = False,
         include_superseded: bool = False,
         tag: str | None = None,
+        cued: bool = False,
     ) -> Sequence[Hit]: ...
 
     def get_where(

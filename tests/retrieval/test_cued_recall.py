@@ -73,3 +73,21 @@ def test_a_rule_named_in_the_scene_comes_back(faded: tuple[WriterMemory, dict[st
     pack = build_context(mem, Scene(characters=["Lee Youngmin"],
                                     query="she gathers mana under the moon"), 900)
     assert ids["rule"] in {i.memory_id for i in pack.section("settings")}
+
+
+def test_a_question_that_names_them_finds_the_faded_current_facts_and_recalls_them(
+    faded: tuple[WriterMemory, dict[str, str]],
+) -> None:
+    from aizac.retrieval.self_query import MemoryVectorStore
+
+    mem, ids = faded
+    store = MemoryVectorStore(mem)
+    pair = {"$and": [{"character1": "Kang Mira"}, {"character2": "Seo Jun"}]}
+    assert [d.id for d in store.similarity_search("how do they stand?", k=5, filter=pair)] == [
+        ids["enemies"]]
+    state = {"$and": [{"tag": "Character"}, {"character_name": "Seo Jun"}]}
+    found = [d.id for d in store.similarity_search("Seo Jun's condition", k=5, filter=state)]
+    assert ids["hurt"] in found
+    assert ids["hurt"] in {h.id for h in mem.character_state("Seo Jun")}  # recalled: live
+    # unasked, a plain recall without the names still leaves faded facts alone
+    assert ids["rule"] not in {h.id for h in mem.recall("mana moon", k=5)}
