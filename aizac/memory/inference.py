@@ -38,6 +38,10 @@ extractor names it or the fact stays a note)."""
 LABEL = 3.0
 """Weight of a slot's own name used as a label ("거처: 왕도") or as the fact's keyword."""
 CUE = 1.0
+NOUN = 0.5
+"""Weight of a noun of the slot's field (a place, a part of the body, a side): less than a
+verb, since "the port" can be where a thing happened rather than where someone is."""
+NOUN_CAP = 1.0
 JOIN = 2.0
 """Weight of going into a group ("교단에 들어갔다", "entered the guild"): joining it."""
 SAME_SLOT = 0.8
@@ -119,6 +123,7 @@ class _Entry:
 class _Words:
     labels: dict[str, tuple[_Entry, ...]]
     cues: dict[str, tuple[_Entry, ...]]
+    nouns: dict[str, tuple[_Entry, ...]]
     enter: tuple[_Entry, ...]
     group: tuple[_Entry, ...]
     rule_labels: tuple[_Entry, ...]
@@ -156,6 +161,7 @@ def words() -> _Words:
     return _Words(
         labels={a: entries(aspects.get(a, {}).get("label", ())) for a in SLOT_ASPECTS},
         cues={a: entries(aspects.get(a, {}).get("cue", ())) for a in SLOT_ASPECTS},
+        nouns={a: entries(aspects.get(a, {}).get("noun", ())) for a in SLOT_ASPECTS},
         enter=entries(aspects["whereabouts"].get("enter", ())),
         group=entries(aspects["allegiance"].get("group", ())),
         rule_labels=entries(data["rule"]["label"]),
@@ -176,7 +182,7 @@ class _Match:
     start: int
     end: int
     aspect: str
-    kind: str  # "label" | "cue" | "enter" | "group"
+    kind: str  # "label" | "cue" | "noun" | "enter" | "group"
     word: str
 
 
@@ -201,6 +207,7 @@ def _matches(text: str) -> list[_Match]:
     for aspect in SLOT_ASPECTS:
         scan(w.labels[aspect], aspect, "label")
         scan(w.cues[aspect], aspect, "cue")
+        scan(w.nouns[aspect], aspect, "noun")
     scan(w.enter, "whereabouts", "enter")
     scan(w.group, "allegiance", "group")
     found.sort(key=lambda m: (m.start, -(m.end - m.start)))
@@ -225,11 +232,14 @@ def _slot_scores(text: str, keyword: str, names: tuple[str, ...]) -> tuple[tuple
     counted: set[tuple[str, str]] = set()
     found = _matches(body)
     groups = any(m.kind == "group" for m in found)
+    nouns = dict.fromkeys(SLOT_ASPECTS, 0.0)
     for m in found:
-        if m.kind == "group" or (m.aspect, m.word) in counted:
+        if (m.aspect, m.word) in counted:
             continue
         counted.add((m.aspect, m.word))
-        if m.kind == "enter":
+        if m.kind in ("noun", "group"):  # a place, a body part, a side one can take
+            nouns[m.aspect] = min(NOUN_CAP, nouns[m.aspect] + NOUN)
+        elif m.kind == "enter":
             scores["allegiance" if groups else "whereabouts"] += JOIN if groups else CUE
         elif m.kind == "label":
             if _labelled(body, m.start, m.end):
@@ -238,6 +248,8 @@ def _slot_scores(text: str, keyword: str, names: tuple[str, ...]) -> tuple[tuple
                 scores[m.aspect] += CUE
         else:
             scores[m.aspect] += CUE
+    for aspect, more in nouns.items():
+        scores[aspect] += more
     key = name_key(keyword)
     if key:
         w = words()

@@ -237,7 +237,7 @@ def test_a_pair_the_memory_could_not_settle_is_cited_when_the_draft_touches_it(
         with mem.stage() as b:
             b.note(text, "Character", character_name="강미라", chapter=2, infer=True)
     with mem.stage() as b:
-        flagged = b.note("강미라는 다친 몸으로 항구 도시에 숨었다", "Character",
+        flagged = b.note("강미라는 쓰러진 채 떠났다", "Character",
                          character_name="강미라", chapter=2, infer=True)
     assert flagged in {a.id for a, _ in mem.conflicts()}
     about = [beat(1, "부산 항구", ["강미라"])]

@@ -60,9 +60,9 @@ def test_a_fact_with_no_slot_words_is_a_note_and_a_keyword_can_name_the_slot() -
 
 
 def test_a_restatement_in_other_words_finds_its_slot_among_the_current_facts() -> None:
-    holders = [Holder("c1", "condition", "Mira Kang hums the ballad of the grey harbour"),
+    holders = [Holder("c1", "condition", "Mira Kang hums the ballad of the grey heron"),
                Holder("w1", "whereabouts", "Mira Kang rests at the Lantern inn")]
-    guess = guess_aspect("Mira Kang still hums the grey harbour ballad", holders=holders,
+    guess = guess_aspect("Mira Kang still hums the grey heron ballad", holders=holders,
                          names=["Mira Kang"])
     assert guess.aspect == "condition"
 
@@ -71,7 +71,7 @@ def test_words_that_point_two_ways_keep_both_and_flag_the_facts_they_may_replace
     holders = [Holder("c1", "condition", "한서아는 다리를 다쳤다"),
                Holder("w1", "whereabouts", "한서아는 왕도에 있다"),
                Holder("a1", "allegiance", "한서아는 길드 편에 섰다")]
-    guess = guess_aspect("한서아는 다친 몸으로 항구 도시에 숨었다", holders=holders,
+    guess = guess_aspect("한서아는 쓰러진 채 떠났다", holders=holders,
                          names=["한서아"])
     assert guess.aspect == "" and not guess.sure
     assert set(guess.conflicts) == {"c1", "w1"}
@@ -140,7 +140,7 @@ def test_an_unsure_fact_is_kept_beside_the_other_and_the_writer_settles_the_pair
 ) -> None:
     hurt = note(mem, "한서아는 다리를 다쳤다", "Character", character_name="한서아", chapter=1)
     where = note(mem, "한서아는 왕도에 있다", "Character", character_name="한서아", chapter=1)
-    both = note(mem, "한서아는 다친 몸으로 항구 도시에 숨었다", "Character",
+    both = note(mem, "한서아는 쓰러진 채 떠났다", "Character",
                 character_name="한서아", chapter=2)
     assert {h.id for h in mem.character_state("한서아")} == {hurt, where, both}
     pairs = {(a.id, b.id) for a, b in mem.conflicts()}
@@ -177,7 +177,7 @@ def test_settling_is_undone_like_any_commit(mem: WriterMemory) -> None:
 def test_a_flag_follows_the_slot_when_the_other_fact_is_superseded(mem: WriterMemory) -> None:
     note(mem, "한서아는 다리를 다쳤다", "Character", character_name="한서아", chapter=1)
     where = note(mem, "한서아는 왕도에 있다", "Character", character_name="한서아", chapter=1)
-    both = note(mem, "한서아는 다친 몸으로 항구 도시에 숨었다", "Character",
+    both = note(mem, "한서아는 쓰러진 채 떠났다", "Character",
                 character_name="한서아", chapter=2)
     moved = note(mem, "한서아는 북쪽 요새로 갔다", "Character", character_name="한서아",
                  chapter=3)
