@@ -136,12 +136,12 @@ def _key(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.casefold())
 
 
-WORDINGS = ("heldout", "seen")
+WORDINGS = ("heldout", "a", "b")
 
 
 def holdout(lang: str, wording: str = "heldout") -> dict[str, Any]:
     """The wording of variant (d) for ``lang``: ``heldout`` (never used to tune the inference)
-    or ``seen`` (the first held-out set, since studied; see the file's header)."""
+    or ``a`` / ``b`` (earlier held-out sets, since studied; see the file's header)."""
     return dict(tomllib.loads(HOLDOUT.read_text(encoding="utf-8"))[wording][lang])
 
 
@@ -205,7 +205,7 @@ class Serial:
         legacy: leave out the extraction fields older schemas do not have (aspect, rule,
             paid_off) so the same serial runs against older code.
         variant: how the scripted extractor fills and words its replies (see the module doc).
-        wording: the wording of the ``reworded`` variant (``heldout`` or ``seen``).
+        wording: the wording of the ``reworded`` variant (``heldout``, ``a`` or ``b``).
     """
 
     def __init__(self, lang: str = "ko", seed: int = 7, legacy: bool = False,
