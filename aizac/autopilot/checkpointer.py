@@ -32,6 +32,7 @@ def open_checkpointer(directory: Path, spec: str = "sqlite") -> Any:
     if kind in ("postgres", "postgresql"):
         try:
             import psycopg  # type: ignore[import-not-found, unused-ignore]
+            from psycopg.rows import dict_row  # type: ignore[import-not-found, unused-ignore]
             from langgraph.checkpoint.postgres import (  # type: ignore[import-not-found, unused-ignore]
                 PostgresSaver,
             )
@@ -40,8 +41,9 @@ def open_checkpointer(directory: Path, spec: str = "sqlite") -> Any:
                 "AIZAC_AUTOPILOT_CHECKPOINTER names Postgres, but its saver is not installed.",
                 hint="pip install langgraph-checkpoint-postgres, or use sqlite.",
             ) from e
-        conn = psycopg.connect(rest, autocommit=True, prepare_threshold=0)
-        saver = PostgresSaver(conn)
+        # the saver reads rows as dicts
+        pg = psycopg.connect(rest, autocommit=True, prepare_threshold=0, row_factory=dict_row)
+        saver = PostgresSaver(pg)
         saver.setup()
         return saver
     raise ConfigError(

@@ -249,6 +249,7 @@ def open_server_memory(
     created_at: float,
     embeddings: Any,
     settings: Settings,
+    adopt: Any = None,
 ) -> Any:
     """The ``WriterMemory`` of a project on the Chroma server: its collection in the
     namespace's database, its key index and commit journal in ``memory_dir``.
@@ -267,7 +268,7 @@ def open_server_memory(
     try:
         return WriterMemory(
             path=memory_dir, collection=project_collection(project, created_at),
-            client=client, embeddings=embeddings, settings=settings,
+            client=client, embeddings=embeddings, settings=settings, adopt=adopt,
         )
     except StorageError as e:
         if _refused(e):

@@ -133,6 +133,17 @@ class CommitJournal:
         )
         return [CommitSnapshot.from_json(r[0]) for r in rows]
 
+    def records(self) -> list[tuple[CommitSnapshot, str]]:
+        """Every record with its status, oldest first (a reindex re-embeds them)."""
+        rows = self._exec(
+            "SELECT record, status FROM commits WHERE coll = ? ORDER BY seq", (self.collection,)
+        )
+        return [(CommitSnapshot.from_json(r[0]), str(r[1])) for r in rows]
+
+    def clear(self) -> None:
+        """Drop every record of this collection (the collection a reindex replaced)."""
+        self._exec("DELETE FROM commits WHERE coll = ?", (self.collection,))
+
     def set_summary(self, batch: str, summary: str) -> None:
         found = self.get(batch)
         if found is not None:

@@ -30,7 +30,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from aizac.errors import InvalidInputError, ModelError, StorageError
+from aizac.errors import InvalidInputError, StorageError
 from aizac.memory.commits import Commits
 from aizac.memory.forgetting import check_strength, check_threshold
 from aizac.memory.journal import CommitJournal, CommitSnapshot
@@ -42,31 +42,23 @@ from aizac.memory.records import (
     Where,
     check_tag,
 )
+from aizac.memory.reindex import active_collection
 from aizac.memory.rows import (
     FINGERPRINT_KEY,
     Rows,
     check_fingerprint,
+    embed_texts,
+    embedding_error,
     embedding_fingerprint,
     open_collection,
+    stored_fingerprint,
 )
 from aizac.memory.short_term import ShortTermMemory
 from aizac.memory.staging import CandidateBatch
 from aizac.settings import Settings, get_settings
-from aizac.text.message import Verbatim
 
 STATE_KEY = "aizac_state"
 _COLLECTION_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,490}[a-zA-Z0-9]")
-
-
-def embedding_error(error: BaseException) -> ModelError:
-    """What the writer reads when the embeddings failed: nothing was saved, and whether trying
-    again helps (a 503, a timeout: the server is busy for a moment) or the setting needs a look.
-    """
-    from aizac.llm.errors import is_transient, summarize
-
-    key = "error.llm.embedding_unavailable" if is_transient(error) else (
-        "error.llm.embedding_failed")
-    return ModelError(key, cause=Verbatim(summarize(error)))
 
 
 class WriterMemory:
@@ -86,10 +78,14 @@ class WriterMemory:
         settings: aizac settings (tag strengths, short-term budget); default ``get_settings()``.
         clock: optional wall clock (``() -> float``); when given, memories carry ``created_at``.
             Story time is turns, never the wall clock.
+        adopt: for a store written with other embeddings: the fingerprint it records ->
+            embeddings that make those vectors (or ``None``), e.g.
+            :func:`aizac.llm.embeddings.embeddings_for_fingerprint`. The store then opens with
+            them and :attr:`reindex_needed` says so; without ``adopt`` it refuses.
 
     Raises:
         StorageError: the store cannot be opened, or it was written with other embeddings
-            (``AIZAC_EMBEDDING`` changed since).
+            that ``adopt`` cannot provide (``aizac reindex`` converts it).
     """
 
     def __init__(
@@ -101,6 +97,7 @@ class WriterMemory:
         client: Any = None,
         settings: Settings | None = None,
         clock: Callable[[], float] | None = None,
+        adopt: Callable[[str], Embeddings | None] | None = None,
     ) -> None:
         if not isinstance(collection, str) or not _COLLECTION_NAME.fullmatch(collection):
             raise InvalidInputError(
@@ -118,10 +115,23 @@ class WriterMemory:
             embeddings = embeddings_from_spec(self.settings.embedding, self.settings)
         self.embeddings = embeddings
         self.clock = clock
+        self.path = Path(path) if path is not None else None
+        self.logical_name = collection
+        """The memory's name; its Chroma collection is this, or what a reindex switched to."""
         self._ephemeral = client is None and path is None
         client_given = client is not None
-        self.client, self.collection, name = open_collection(path, collection, client)
+        physical = active_collection(path, collection)
+        self.client, self.collection, name = open_collection(path, physical, client)
         self._fingerprint = embedding_fingerprint(embeddings)
+        self.reindex_needed: tuple[str, str] | None = None
+        """``(recorded, configured)`` fingerprints when the store was written with other
+        embeddings than the configured ones and opened with its own (see ``adopt``)."""
+        stored = stored_fingerprint(self.collection)
+        changed = bool(stored) and stored != self._fingerprint
+        own = adopt(stored) if adopt is not None and changed else None
+        if own is not None and embedding_fingerprint(own) == stored:
+            self.reindex_needed = (stored, self._fingerprint)
+            self.embeddings, self._fingerprint = own, stored
         check_fingerprint(self.collection, self._fingerprint)
         # Exact-key index beside an embedded store; with a caller's client (e.g. a server that
         # other processes write to) keyed reads use Chroma filters instead.
@@ -149,6 +159,11 @@ class WriterMemory:
     @property
     def _lock(self) -> Any:
         return self.rows.lock
+
+    @property
+    def fingerprint(self) -> str:
+        """The fingerprint of the embeddings this store's vectors were made with."""
+        return self._fingerprint
 
     @property
     def page_size(self) -> int:
@@ -261,18 +276,7 @@ class WriterMemory:
 
     def embed_many(self, texts: list[str]) -> list[list[float]]:
         """Vectors of many documents in ONE call to the embeddings (one HTTP request)."""
-        if not texts:
-            return []
-        try:
-            vectors = [[float(x) for x in v] for v in self.embeddings.embed_documents(list(texts))]
-        except Exception as e:
-            raise embedding_error(e) from e
-        if len(vectors) != len(texts):
-            raise StorageError(
-                f"The embeddings returned {len(vectors)} vectors for {len(texts)} texts.",
-                hint="Check AIZAC_EMBEDDING.",
-            )
-        return vectors
+        return embed_texts(self.embeddings, texts)
 
     def default_strength(self, tag: str, strength: float | None = None) -> float:
         """``strength`` if given, else the tag's default from settings."""

@@ -20,7 +20,7 @@ import gradio as gr
 from aizac.errors import InvalidInputError
 from aizac.export.render import escape_markdown_cell, escape_markdown_lines
 from aizac.memory.forgetting import memory_factor
-from aizac.text import Verbatim, t
+from aizac.text import Text, Verbatim, render, t
 from aizac.web.service import WebService
 
 TAGS = ("Story", "Character", "CharacterRelation", "NovelSetting")
@@ -273,6 +273,27 @@ def ask_memory(
     return "\n".join(lines)
 
 
+# ----------------------------------------------------------------------------- reindex
+def reindex_notice(service: WebService, project: str | None, language: str) -> str:
+    """The Memory tab's note when the project's memory still uses other embeddings than
+    the configured ones ("" otherwise): what it uses, and that Reindex converts it."""
+    notice = service.memory_notice(project) if project else None
+    return render(notice, language) if notice is not None else ""
+
+
+def reindex_memory(
+    service: WebService, project: str | None, language: str,
+    progress: Callable[[str], None] | None = None,
+) -> str:
+    """Re-embed the project's memory with the configured embeddings; what was done."""
+
+    def said(text: Text) -> None:
+        if progress is not None:
+            progress(render(text, language))
+
+    return render(service.reindex(project, progress=said), language)
+
+
 # --------------------------------------------------------------------------------- UI
 @dataclass
 class MemoryTab:
@@ -282,15 +303,15 @@ class MemoryTab:
 
 
 def _refresher(
-    service: WebService, L: dict[str, str], language: str = "en"
+    service: WebService, L: dict[str, str], language: str
 ) -> Callable[..., list[Any]]:
     """The Memory tab's refresh: table, character filter, selection box, relationship matrix,
-    the pairs of facts waiting to be settled."""
+    the reindex note, the pairs of facts waiting to be settled."""
 
     def refresh(name: str | None, tag_v: str, who: str,
                 keep: list[str] | None = None) -> list[Any]:
         if not name:
-            return [gr.skip()] * 5
+            return [gr.skip()] * 6
         try:
             heads, rows = relation_table(service, name, L["no_two"])
             people = character_names(service, name)
@@ -301,11 +322,12 @@ def _refresher(
                             value=who if who in people else ""),
                 gr.Dropdown(choices=memory_choices(service, name, L), value=keep or []),
                 gr.Dataframe(value=rows, headers=heads),
+                reindex_notice(service, name, language),
                 gr.Dropdown(choices=pairs, value=pairs[0][1] if pairs else None,
                             info=None if pairs else t("ui.memory.no_conflicts", language)),
             ]
         except Exception:
-            return [gr.skip()] * 5
+            return [gr.skip()] * 6
 
     return refresh
 
@@ -316,8 +338,12 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
 
     service, L = ui.service, ui.L
     with gr.Row():
+        notice = gr.Markdown("", elem_id="aizac-reindex-notice")
+        ui.button("reindex", render(Text("ui.memory.reindex"), ui.language), scale=0,
+                  size="sm")
+    with gr.Row():
         tag = gr.Dropdown(label=L["tag"], value="", elem_id="aizac-tag",
-                          choices=[(L["all"], ""), *[(L.get(f"tag_{t}", t), t) for t in TAGS]])
+                          choices=[(L["all"], ""), *[(L.get(f"tag_{tg}", tg), tg) for tg in TAGS]])
         character = gr.Dropdown(label=L["character_filter"], choices=[(L["all"], "")],
                                 value="", elem_id="aizac-character")
         ui.button("mem-refresh", L["refresh"], scale=0)
@@ -350,7 +376,7 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
     answer = gr.Markdown("", elem_id="aizac-answer")
 
     refresh = _refresher(service, L, ui.language)
-    outputs = [table, character, selected, matrix, pair]
+    outputs = [table, character, selected, matrix, notice, pair]
     inputs = [ui.project, tag, character]
 
     def wire() -> None:
@@ -376,6 +402,11 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
         def on_ask(name: str | None, q: str) -> Any:
             return [ask_memory(service, name, q, L["memory_nothing"])], ""
 
+        def on_reindex(name: str | None, tag_v: str, who: str, *,
+                       progress: Callable[[str], None]) -> Any:
+            said = reindex_memory(service, name, ui.language, progress)
+            return refresh(name, tag_v, who), said
+
         after = [ui.status, *ui.button_list]
         b["mem-refresh"].click(refresh, inputs, outputs)
         tag.change(refresh, inputs, outputs)
@@ -389,5 +420,7 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
         b["curves"].click(ui.act(on_curves, 1), [ui.project, selected], [plot, *after])
         b["ask"].click(ui.act(on_ask, 1), [ui.project, question], [answer, *after])
         question.submit(ui.act(on_ask, 1), [ui.project, question], [answer, *after])
+        b["reindex"].click(ui.long(on_reindex, len(outputs), "ui.memory.reindex"),
+                           [ui.project, tag, character], [*outputs, *after])
 
     return MemoryTab(refresh, inputs, outputs), wire
