@@ -32,10 +32,10 @@ def open_checkpointer(directory: Path, spec: str = "sqlite") -> Any:
     if kind in ("postgres", "postgresql"):
         try:
             import psycopg  # type: ignore[import-not-found, unused-ignore]
-            from psycopg.rows import dict_row  # type: ignore[import-not-found, unused-ignore]
             from langgraph.checkpoint.postgres import (  # type: ignore[import-not-found, unused-ignore]
                 PostgresSaver,
             )
+            from psycopg.rows import dict_row  # type: ignore[import-not-found, unused-ignore]
         except ImportError as e:
             raise ConfigError(
                 "AIZAC_AUTOPILOT_CHECKPOINTER names Postgres, but its saver is not installed.",
