@@ -24,8 +24,8 @@ from tests.web.browser_kit import (
     ROLES,
     browser_page,
     click,
-    free_port,
     pick,
+    serve_app,
     status_says,
     tab,
 )
@@ -67,18 +67,15 @@ def test_the_pairs_are_listed_and_settled_with_the_writers_choice(service: WebSe
 @contextmanager
 def _served(tmp_path: Path, cliche_db: ClicheDB) -> Iterator[tuple[str, Studio]]:
     from aizac.web.app import create_app
-    from aizac.web.ui import launch
 
     settings = Settings(data_dir=tmp_path / "data", language="en", structured_retries=1,
                         transient_retries=0)
     studio = Studio(settings, models=dict.fromkeys(ROLES, ScriptedChatModel()),
                     embeddings=HashingEmbeddings(), cliches=cliche_db, beats_per_episode=3)
     app, export_dir = create_app(studio, language="ko")
-    port = free_port()
-    launch(app, host="127.0.0.1", port=port, allowed_paths=[str(export_dir)],
-           prevent_thread_lock=True, quiet=True)
+    url = serve_app(app, export_dir)  # retries Gradio's self-check when it times out under load
     try:
-        yield f"http://127.0.0.1:{port}/", studio
+        yield url, studio
     finally:
         app.close()
 
