@@ -40,7 +40,7 @@ from aizac.llm.methods import (
 from aizac.llm.profiles import profile_of
 from aizac.llm.replies import LENGTH_REASONS, finish_of
 from aizac.llm.steps import arun, run
-from aizac.text.message import Verbatim
+from aizac.text import Text, Verbatim
 
 M = TypeVar("M", bound=BaseModel)
 Check = Callable[[Any], None]
@@ -239,7 +239,7 @@ class _Session(Generic[M]):
         self.profile = profile_of(model)
         self.budget = opts.max_tokens
         self.attempt = 0
-        self.last = ""
+        self.last: Text | None = None  # the last attempt's problem, for the writer
         self.cuts = 0
         self.broken: tuple[int, str] | None = None
         """(characters, finish reason) of the last reply: finished, with unclosed JSON."""
@@ -283,7 +283,7 @@ class _Session(Generic[M]):
         room = self.budget or self.opts.base_budget
         self.budget = min(self.opts.max_tokens_cap, room * 2)
         self.broken = None
-        self.last = f"the reply was cut at the token limit (about {room} tokens)"
+        self.last = Text("error.structured.cut", tokens=room)
 
     def take(self, reply: BaseMessage) -> M | None:
         """The validated result, or ``None`` after preparing the repair for the next attempt."""
@@ -303,7 +303,8 @@ class _Session(Generic[M]):
             # A reply that says it finished ("stop") was not cut by the token limit, however
             # its JSON ends: that JSON is broken, and more room would not mend it.
             self.broken = (len(text), finish or "") if e.cut else None
-            self.last = str(e)
+            self.last = Text(_PROBLEMS[e.key], detail=Verbatim(e.detail[:_MAX_ERROR_CHARS]),
+                             **e.fields)
             if not self.profile.small_local:
                 self.conversation = [
                     *self.conversation,
@@ -316,21 +317,25 @@ class _Session(Generic[M]):
             return None
 
     def failure(self) -> StructuredOutputError:
-        """What went wrong, as a catalogue key (``error.llm.reply_*``) and its values."""
-        schema, attempts = self.schema.__name__, self.attempt
-        problem = Verbatim(self.last[:_MAX_ERROR_CHARS])
-        if self.last.startswith("the reply was cut"):
-            return StructuredOutputError("error.llm.reply_cut", budget=self.budget,
-                                         schema=schema, attempts=attempts, problem=problem)
+        """What went wrong, as a catalogue key and its values; JSON the model finished but
+        broke is ``error.llm.reply_broken_json`` (no advice to raise the token budget)."""
+        last = self.last or Text(_PROBLEMS["empty"], detail="")
         if self.broken is not None:
             chars, finish = self.broken
             return StructuredOutputError("error.llm.reply_broken_json", chars=chars,
-                                         finish=finish, schema=schema, attempts=attempts,
-                                         problem=problem)
-        rejected = self.last.startswith("its content was rejected")
-        key = "error.llm.reply_rejected" if rejected else "error.llm.reply_invalid"
-        return StructuredOutputError(key, content_rejected=rejected, schema=schema,
-                                     attempts=attempts, problem=problem)
+                                         finish=finish, schema=self.schema.__name__,
+                                         attempts=self.attempt, problem=last)
+        kind = last.key.rsplit(".", 1)[-1]
+        hint = Text(_HINTS.get(kind, "hint.structured.other"), budget=self.budget)
+        return StructuredOutputError(
+            "error.structured.failed", hint=hint, content_rejected=kind == "rejected",
+            schema=self.schema.__name__, attempts=self.attempt, last=last)
+
+
+_PROBLEMS = {"empty": "error.structured.empty", "not_json": "error.structured.not_json",
+             "mismatch": "error.structured.mismatch", "rejected": "error.structured.rejected"}
+"""What was wrong with a reply (an :class:`_Invalid`'s key), as the writer reads it."""
+_HINTS = {"cut": "hint.structured.cut", "rejected": "hint.structured.rejected"}
 
 
 class StructuredOptions(TypedDict, total=False):

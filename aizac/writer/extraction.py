@@ -19,6 +19,7 @@ from aizac.llm.runtime import run_sync as run_sync  # one model loop per process
 from aizac.memory import facts
 from aizac.writer.checked import accepts_keyword
 from aizac.writer.ports import Memory, Router
+from aizac.writer.prompt_words import prompt_words
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import (
     AddressFact,
@@ -59,7 +60,7 @@ async def extract(
     concurrent_calls: bool = True,
 ) -> Extracted:
     """Ask the extractor role for the four tags and the summary (concurrently by default)."""
-    text = beat.render()
+    text = beat.render(labels=prompt_words(language).labels)
     names = ", ".join(dict.fromkeys([*known, *beat.characters])) or "-"
 
     cast = list(dict.fromkeys([*known, *beat.characters]))

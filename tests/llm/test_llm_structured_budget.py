@@ -217,7 +217,8 @@ def test_structured_failures_are_catalogue_keys_in_every_language(
     router = _router(openai_server, structured_max_tokens=512, structured_max_tokens_cap=1024)
     with pytest.raises(StructuredOutputError) as info:
         router.structured("planner", Plot, "plan")
-    assert info.value.key == "error.llm.reply_cut"
+    assert info.value.key == "error.structured.failed"
     korean = describe(info.value, "ko")
-    assert "토큰 한도에서 잘렸습니다" in korean.message and "저장된 것은 없습니다" in korean.hint
-    assert "1024" in korean.message and "令牌" in describe(info.value, "zh").message
+    assert "토큰 한도" in korean.message and "잘렸습니다" in korean.message
+    assert "1024" in korean.hint and "AIZAC_STRUCTURED_MAX_TOKENS" in korean.hint
+    assert "令牌" in describe(info.value, "zh").message
