@@ -167,6 +167,14 @@ class StorageError(AizacError):
     default_hint = "hint.storage"
 
 
+class EmbeddingError(ModelError, StorageError):
+    """The embeddings failed (their provider: a model error), so the memory write or read
+    that needed them did not happen (the store is as it was: a storage error to callers that
+    guard the store)."""
+
+    default_hint = "hint.model"
+
+
 class CancelledError(AizacError):
     """A long operation was cancelled by the user; the project is left as it was."""
 

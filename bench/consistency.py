@@ -1,27 +1,46 @@
-"""Consistency through aizac's own pipeline: does a changed fact replace the old one?
+"""Consistency through aizac's own pipeline, with an extractor that is not perfect.
 
 A seeded serial (12 characters; changes of condition, whereabouts and allegiance; deaths;
 relation arcs; world rules and their revisions; foreshadowing planted and paid off; facts
-restated in later beats, verbatim or nearly; aliases and swapped pair order) is driven through
-``aizac.writer.service.Studio`` — design beat -> accept -> extraction -> commit — by scripted
-LangChain fake chat models passed through the constructor, in ONE process. After the run the
-memory is checked against the serial's ground truth:
+restated in later beats; aliases and swapped pair order; pairs kept apart for 100+ beats who
+then meet again) is driven through ``aizac.writer.service.Studio`` — design beat -> accept ->
+extraction -> commit — by a scripted LangChain fake chat model passed through the constructor,
+in ONE process. The model plays one of four extractors (``--variant``):
+
+- ``ideal`` (a): fills every field, ``aspect``, ``rule``, ``paid_off`` and the beat's
+  ``pays_off`` included;
+- ``bare`` (b): never fills those optional fields (what small extractors do);
+- ``half`` (c): fills each of them at random half the time;
+- ``reworded`` (d): like ``bare``, and words state changes, restatements, rules and payoffs
+  differently — synonyms, other particles, slot labels in the other language (one fact per
+  reply at most: a reply mostly in another script is refused by the project-language check)
+  — with held-out wording (``bench/consistency_holdout.toml``, written after the inference's
+  word list was frozen and never used to tune it).
+
+The serial's content (who changes what, when) is the same in every variant: the variant only
+decides how the replies say it. Every text the model says is registered with the fact it
+states (slot and value), so a fact is recognised in any wording. After the run:
 
 - ``accuracy``: share of current facts (state per character and aspect, relation per pair, rule
   per key) that memory holds, alone, as the current version (``decayed``: how many of them the
   forgetting curve has put to sleep because no scene mentioned them for many beats);
 - ``leak``: share of the facts served by ``character_state()``, ``relations()``, world rules
-  and filtered ``recall()`` that are outdated;
-- ``dups``: live memories that repeat another live memory of the same subject;
-- ``coverage``: share of planner prompts that carry every current state of every character of
+  and filtered ``recall()`` that are outdated (stale values, in whatever wording);
+- ``dups``: live memories that repeat another live memory of the same subject word for word;
+- ``context``: share of planner prompts that carry every current state of every character of
   the scene (and ``stale``: outdated state lines found in planner prompts);
-- ``closed``: share of paid-off foreshadowing no longer listed as open (``still_open``: threads
-  not yet paid off that are listed).
+- ``ask@5``: share of "what is X's <aspect>?" questions to ``agent.ask`` (self-query through
+  the scripted model's structured request) whose top five answers hold the current state;
+- ``closed``: share of paid-off foreshadowing no longer listed as open (``open ok``: threads
+  not yet paid off that are still listed);
+- ``reunion``: share of scenes where a pair meets again after 100+ beats apart whose current
+  relation is in the next planner prompt (``-`` when the run is too short for one);
+- ``flags``: pairs of facts left for the writer to settle (the inference was unsure).
 
-Run: ``python bench/consistency.py`` (40, 120 and 500 beats, ko and en); ``--beats 40 --lang ko``
-for one run; ``--code DIR`` measures the aizac package in DIR (an older checkout: the scripted
-replies then leave out the extraction fields it does not know). The test
-``tests/consistency`` drives the same harness for 120 Korean beats.
+Run: ``python bench/consistency.py`` (40, 120 and 300 beats, ko and en, all four variants);
+``--beats 120 --lang ko --variant bare`` for one run; ``--code DIR`` measures the aizac package
+in DIR (an older checkout: the scripted replies then leave out the extraction fields it does not
+know). The test ``tests/consistency`` drives the same harness.
 """
 
 from __future__ import annotations
@@ -33,6 +52,7 @@ import re
 import sys
 import tempfile
 import time
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +65,8 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
 ROOT = Path(__file__).resolve().parents[1]
+HOLDOUT = Path(__file__).with_name("consistency_holdout.toml")
+VARIANTS = ("ideal", "bare", "half", "reworded")
 
 ASPECTS = ("condition", "whereabouts", "allegiance")
 KO_FAMILY = "김이박최정강조윤장임한오서신권황안송"
@@ -87,6 +109,20 @@ VALUES = {
     },
 }
 RULE_KEYS = {"ko": ["마나", "게이트", "검", "죽음"], "en": ["mana", "gates", "swords", "death"]}
+OMENS = {  # what a thread plants, and where
+    "ko": (["깨진 인장", "피 묻은 편지", "부러진 검", "검은 반지", "찢어진 지도", "낡은 열쇠"],
+           ["우물 속", "사당 아래", "탑 꼭대기", "강바닥", "서고 깊은 곳", "무덤 안"]),
+    "en": (["cracked seal", "bloodied letter", "broken sword", "black ring", "torn map",
+            "rusty key"],
+           ["well", "shrine cellar", "tower top", "riverbed", "deep archive", "old tomb"]),
+}
+ASPECT_WORD = {"ko": {"condition": "상태", "whereabouts": "위치", "allegiance": "소속"},
+               "en": {"condition": "condition", "whereabouts": "whereabouts",
+                      "allegiance": "allegiance"}}
+QUIET_AFTER = 100
+"""Beats apart after which a pair meeting again is a reunion (issue 24 item 5)."""
+Slot = tuple[str, str, str]
+"""("state", name, aspect), ("rel", a, b) with a < b, or ("rule", key, "")."""
 
 
 def _josa(name: str, pair: tuple[str, str] = ("은", "는")) -> str:
@@ -94,6 +130,19 @@ def _josa(name: str, pair: tuple[str, str] = ("은", "는")) -> str:
     if "가" <= last <= "힣":
         return pair[0] if (ord(last) - 0xAC00) % 28 else pair[1]
     return pair[1]
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
+WORDINGS = ("heldout", "a", "b")
+
+
+def holdout(lang: str, wording: str = "heldout") -> dict[str, Any]:
+    """The wording of variant (d) for ``lang``: ``heldout`` (never used to tune the inference)
+    or ``a`` / ``b`` (earlier held-out sets, since studied; see the file's header)."""
+    return dict(tomllib.loads(HOLDOUT.read_text(encoding="utf-8"))[wording][lang])
 
 
 @dataclass
@@ -107,16 +156,44 @@ class Person:
 
 @dataclass
 class Truth:
-    """Ground truth of the serial so far (by canonical name / sorted pair / rule key)."""
+    """Ground truth of the serial so far: the current value of every slot, the values it had,
+    and every text the model said with the fact (slot, value) it states."""
 
-    state: dict[tuple[str, str], str] = field(default_factory=dict)
-    stale_state: dict[tuple[str, str], set[str]] = field(default_factory=dict)
-    relation: dict[tuple[str, str], str] = field(default_factory=dict)
-    stale_relation: dict[tuple[str, str], set[str]] = field(default_factory=dict)
-    rule: dict[str, str] = field(default_factory=dict)
-    stale_rule: dict[str, set[str]] = field(default_factory=dict)
+    current: dict[Slot, str] = field(default_factory=dict)
+    stale: dict[Slot, set[str]] = field(default_factory=dict)
+    said: dict[str, tuple[Slot, str]] = field(default_factory=dict)
+    texts: dict[tuple[Slot, str], list[str]] = field(default_factory=dict)
     open_threads: dict[str, str] = field(default_factory=dict)
     paid_threads: dict[str, str] = field(default_factory=dict)
+
+    def set(self, slot: Slot, value: str) -> None:
+        old = self.current.get(slot)
+        if old is not None and old != value:
+            self.stale.setdefault(slot, set()).add(old)
+        self.current[slot] = value
+
+    def say(self, slot: Slot, value: str, text: str) -> str:
+        self.said[_key(text)] = (slot, value)
+        known = self.texts.setdefault((slot, value), [])
+        if text not in known:
+            known.append(text)
+        return text
+
+    def fact(self, text: str) -> tuple[Slot, str] | None:
+        """The fact a text states, if the model said it."""
+        return self.said.get(_key(text))
+
+    def is_stale(self, text: str) -> bool:
+        found = self.fact(text)
+        return found is not None and found[1] in self.stale.get(found[0], set())
+
+    @property
+    def stale_rule(self) -> dict[str, set[str]]:
+        return {s[1]: v for s, v in self.stale.items() if s[0] == "rule"}
+
+    @property
+    def relation(self) -> dict[tuple[str, str], str]:
+        return {(s[1], s[2]): v for s, v in self.current.items() if s[0] == "rel"}
 
 
 class Serial:
@@ -124,33 +201,55 @@ class Serial:
 
     Args:
         lang: ``"ko"`` or ``"en"``.
-        seed: the random seed.
+        seed: the random seed (the same content in every variant).
         legacy: leave out the extraction fields older schemas do not have (aspect, rule,
             paid_off) so the same serial runs against older code.
+        variant: how the scripted extractor fills and words its replies (see the module doc).
+        wording: the wording of the ``reworded`` variant (``heldout``, ``a`` or ``b``).
     """
 
-    def __init__(self, lang: str = "ko", seed: int = 7, legacy: bool = False) -> None:
-        self.lang, self.rng, self.legacy = lang, random.Random(seed), legacy
+    def __init__(self, lang: str = "ko", seed: int = 7, legacy: bool = False,
+                 variant: str = "ideal", wording: str = "heldout") -> None:
+        if variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
+        self.lang, self.rng, self.legacy, self.variant = lang, random.Random(seed), legacy, variant
+        # How replies are filled and worded draws on its own generators: the serial's content
+        # (self.rng) is the same whatever the variant.
+        self.fill_rng = random.Random(f"{seed}-fill")
+        self.word_rng = random.Random(f"{seed}-words")
+        self.quiet_rng = random.Random(f"{seed}-quiet")
         self.values = VALUES[lang]
+        self.words = holdout(lang, wording) if variant == "reworded" else {}
         self.people = self._cast()
         self.truth = Truth()
         self.beat_no = 0
         self.thread_no = 0
         self.planted: list[tuple[int, str]] = []  # (beat, keyword)
+        self.threads: dict[str, tuple[int, str, str]] = {}  # keyword -> (beat, object, place)
         self.value: dict[tuple[str, str], str] = {}  # current value per (name, aspect)
-        self.stamp = ""
+        self.since: dict[Slot, int] = {}  # beat each slot's current value was set
+        self.met: dict[tuple[str, str], int] = {}  # last beat a pair shared a scene
+        self.quiet: dict[tuple[str, str], int] = {}  # pair kept apart -> beat they meet again
+        self.reunions: list[tuple[str, str]] = []  # pairs of this beat's scene, long apart
+        self.cast: list[str] = []
+        self._mixed = False  # a fact of this beat was worded with the other language's label
 
     def _cast(self) -> list[Person]:
         people = []
         for n in range(12):
             if self.lang == "ko":
                 given = KO_GIVEN[n]
-                name, alias = KO_FAMILY[n] + given, given + "이" if n % 2 else given
-                alias = given
+                name, alias = KO_FAMILY[n] + given, given
             else:
                 name, alias = f"{EN_FIRST[n]} {EN_LAST[n]}", EN_FIRST[n]
             people.append(Person(name, alias, in_plot=n < 5, introduced=n < 5))
         return people
+
+    def _fill(self) -> bool:
+        """Whether the extractor fills one optional field this time."""
+        if self.variant == "half":
+            return self.fill_rng.random() < 0.5
+        return self.variant == "ideal"
 
     # ------------------------------------------------------------------ plot
     def plot_reply(self) -> str:
@@ -167,7 +266,7 @@ class Serial:
                    "The mentor joins the enemy", "The battle of the capital",
                    "A new ruler is crowned"])
         stages = ["exposition", "development", "crisis", "climax", "resolution"]
-        acts = [{"stage": s, "goal": g, "episodes": 40, "key_events": [e]}
+        acts = [{"stage": s, "goal": g, "episodes": 60, "key_events": [e]}
                 for s, g, e in zip(stages, goals, events, strict=True)]
         return json.dumps({
             "title": "일곱 번째 달" if ko else "The Seventh Moon",
@@ -186,25 +285,31 @@ class Serial:
         """Advance the serial by one beat; the replies for its design and extraction."""
         self.beat_no += 1
         n = self.beat_no
-        rng = self.rng
-        self.stamp = f"{n}"
+        self._mixed = False
         newcomer = next((p for p in self.people if not p.introduced), None)
         alive = [p for p in self.people if p.alive and p.introduced]
-        cast = rng.sample(alive, k=min(len(alive), rng.choice((2, 3))))
+        cast = self._pick_cast(n, alive)
         if newcomer is not None and n % 3 == 0:
             newcomer.introduced = True
             cast = [*cast[:2], newcomer]
+        pairs = {_pair(a.name, b.name) for a in cast for b in cast if a.name < b.name}
+        self.reunions = sorted(p for p in pairs if ("rel", *p) in self.truth.current
+                               and n - self.met.get(p, n) >= QUIET_AFTER)
         story: list[dict[str, Any]] = [{"text": self._say("event", n), "keyword": ""}]
         chars: list[dict[str, Any]] = []
         rels: list[dict[str, Any]] = []
         sets: list[dict[str, Any]] = []
         paid: list[dict[str, Any]] = []
+        events: list[str] = [self._say("event", n)]
+        pays_off: list[str] = []
         self._changes(n, cast, chars, rels, sets)
         self._restatements(cast, chars, rels, sets)
-        self._threads(n, story, paid)
+        self._threads(n, story, paid, events, pays_off)
+        for p in pairs:
+            self.met[p] = n
         replies = {
-            "beat": self._beat_reply(n, cast),
-            "story": json.dumps(self._legacy({"facts": story, "paid_off": paid}),
+            "beat": self._beat_reply(cast, events, pays_off),
+            "story": json.dumps(self._legacy({"facts": story[:4], "paid_off": paid}),
                                 ensure_ascii=False),
             "character": json.dumps(self._legacy({"facts": chars}), ensure_ascii=False),
             "relation": json.dumps({"facts": rels[:4]}, ensure_ascii=False),
@@ -214,6 +319,33 @@ class Serial:
         }
         self.cast = [p.name for p in cast]
         return replies
+
+    def _pick_cast(self, n: int, alive: list[Person]) -> list[Person]:
+        """The beat's scene: a pair kept apart meets again when its time comes; otherwise a
+        random two or three who include no pair still kept apart."""
+        rng = self.rng
+        by_name = {p.name: p for p in alive}
+        for pair, until in sorted(self.quiet.items(), key=lambda kv: (kv[1], kv[0])):
+            if not all(x in by_name for x in pair):
+                if any(not p.alive for p in self.people if p.name in pair):
+                    del self.quiet[pair]
+                continue
+            if n >= until:
+                del self.quiet[pair]
+                others = [p for p in alive if p.name not in pair]
+                extra = [p for p in rng.sample(others, k=min(len(others), 1))
+                         if not self._apart([*pair, p.name])]
+                return [by_name[pair[0]], by_name[pair[1]], *extra[: rng.choice((0, 1))]]
+        cast = alive
+        for _ in range(50):
+            cast = rng.sample(alive, k=min(len(alive), rng.choice((2, 3))))
+            if not self._apart([p.name for p in cast]):
+                break
+        return cast
+
+    def _apart(self, names: list[str]) -> bool:
+        """Whether ``names`` hold a pair that is being kept apart."""
+        return any(_pair(a, b) in self.quiet for a in names for b in names if a < b)
 
     def _changes(self, n: int, cast: list[Person], chars: list[Any], rels: list[Any],
                  sets: list[Any]) -> None:
@@ -229,81 +361,167 @@ class Serial:
             chars.append(self._state(person, aspect, value, n))
         if len(cast) >= 2 and rng.random() < 0.7:
             a, b = rng.sample(cast, 2)
-            text = self._relation_text(a, b, rng.choice(self.values["relation"]), n)
-            key = tuple(sorted((a.name, b.name)))
-            self._replace(self.truth.relation, self.truth.stale_relation, key, text)
-            rels.append(self._rel_fact(a, b, text))
+            value = rng.choice(self.values["relation"])
+            pair = _pair(a.name, b.name)
+            if pair not in self.reunions:  # a reunion's relation must come back from memory
+                rels.append(self._rel_fact(a, b, self._relation(a, b, value, n)))
+                if 20 <= n <= 170 and len(self.quiet) < 8 and self.quiet_rng.random() < 0.35:
+                    self.quiet[pair] = n + QUIET_AFTER + self.quiet_rng.randrange(40)
         if n == 1 or (n % 9 == 0):
             keys = RULE_KEYS[self.lang] if n == 1 else [rng.choice(RULE_KEYS[self.lang])]
             for key in keys:
-                text = self._rule_text(key, rng.choice(self.values["rule"]), n)
-                self._replace(self.truth.rule, self.truth.stale_rule, key, text)
-                sets.append({"keyword": key, "text": text, "rule": True})
+                sets.append(self._rule(key, rng.choice(self.values["rule"]), n))
 
     def _restatements(self, cast: list[Person], chars: list[Any], rels: list[Any],
                       sets: list[Any]) -> None:
-        rng = self.rng
+        rng, truth = self.rng, self.truth
         changed = {c["character_name"] for c in chars}
         for person in cast:
-            held = [(a, t) for (name, a), t in self.truth.state.items()
-                    if name == person.name and name not in changed]
+            held = [(s[2], v) for s, v in truth.current.items()
+                    if s[0] == "state" and s[1] == person.name and s[1] not in changed]
             if held and rng.random() < 0.6:
-                aspect, text = rng.choice(held)
-                chars.append({"character_name": self._called(person), "aspect": aspect,
-                              "text": self._near(text), "keyword": ""})
-        pairs = [k for k in self.truth.relation if all(x in {p.name for p in cast} for x in k)]
+                aspect, vid = rng.choice(held)
+                slot: Slot = ("state", person.name, aspect)
+                called = self._called(person)
+                text = self._near(truth.texts[(slot, vid)][0])
+                if self.words:
+                    text = self._reworded_state(called, aspect, self.value[(person.name, aspect)],
+                                                self.since[slot], "restated")
+                chars.append({"character_name": called, "aspect": aspect,
+                              "text": truth.say(slot, vid, text), "keyword": ""})
+        names = {p.name for p in cast}
+        pairs = [k for k in truth.relation if all(x in names for x in k)
+                 and k not in self.reunions]
         if pairs and not rels and rng.random() < 0.6:
             a, b = rng.choice(pairs)
+            slot = ("rel", a, b)
+            vid = truth.current[slot]
+            text = self._near(truth.texts[(slot, vid)][0])
+            if self.words:
+                value = vid.split(":", 1)[1]
+                index = self.values["relation"].index(value)
+                template = self.word_rng.choice(self.words["relation_restated"])
+                text = template.format(a=a, b=b, n=self.since[slot],
+                                       value=self.words["relation"][index])
             pa, pb = (self._person(a), self._person(b))
-            rels.append(self._rel_fact(pb, pa, self._near(self.truth.relation[(a, b)])))
-        if self.truth.rule and not sets and rng.random() < 0.4:
-            key = rng.choice(sorted(self.truth.rule))
-            sets.append({"keyword": key, "text": self._near(self.truth.rule[key]), "rule": True})
+            rels.append(self._rel_fact(pb, pa, truth.say(slot, vid, text)))
+        rules = sorted(s for s in truth.current if s[0] == "rule")
+        if rules and not sets and rng.random() < 0.4:
+            slot = rng.choice(rules)
+            vid = truth.current[slot]
+            text = self._near(truth.texts[(slot, vid)][0])
+            if self.words:
+                text = self._reworded_rule(slot[1], vid.split(":", 1)[1], self.since[slot])
+            sets.append(self._rule_fact(slot[1], truth.say(slot, vid, text)))
         chars[:] = chars[:4]
 
-    def _threads(self, n: int, story: list[Any], paid: list[Any]) -> None:
+    def _threads(self, n: int, story: list[Any], paid: list[Any], events: list[str],
+                 pays_off: list[str]) -> None:
+        rng = self.rng
         if n % 6 == 2:
             self.thread_no += 1
             key = ("복선" if self.lang == "ko" else "omen") + str(self.thread_no)
-            text = self._say("omen", n)
+            objects, places = OMENS[self.lang]
+            obj, place = rng.choice(objects), rng.choice(places)
+            if self.lang == "ko":
+                text = f"{n}번째 장면에서 {obj}{_josa(obj, ('이', '가'))} {place}에 숨겨졌다"
+            else:
+                text = f"In scene {n} the {obj} was hidden in the {place}"
             story.append({"text": text, "keyword": key, "foreshadow": True})
             self.truth.open_threads[key] = text
+            self.threads[key] = (n, obj, place)
             self.planted.append((n, key))
         due = [k for b, k in self.planted if n - b >= 10 and k in self.truth.open_threads]
         if due and n % 5 == 0:
             key = due[0]
             text = self.truth.open_threads.pop(key)
             self.truth.paid_threads[key] = text
-            paid.append({"keyword": key, "text": text})
+            planted, obj, place = self.threads[key]
+            if self._fill():
+                paid.append({"keyword": key, "text": text})
+            if self._fill():
+                pays_off.append(f"{planted}번째 장면에 {place}에 숨겨진 {obj}" if self.lang == "ko"
+                                else f"the {obj} hidden in the {place} in scene {planted}")
+            if self.words:
+                line = self.word_rng.choice(self.words["payoff"]).format(
+                    n=planted, obj=obj, place=place, eul=_josa(obj, ("을", "를")),
+                    i=_josa(obj, ("이", "가")))
+            elif self.lang == "ko":
+                line = f"{planted}번째 장면에 {place}에 숨겨진 {obj}의 비밀이 드러났다"
+            else:
+                line = f"The {obj} hidden in the {place} in scene {planted} was finally revealed"
+            events.append(line)
+            story.append({"text": line, "keyword": ""})
 
     # ------------------------------------------------------------------ texts
     def _say(self, kind: str, n: int) -> str:
         if self.lang == "ko":
             return {"event": f"{n}번째 장면에서 성문 앞 소동이 벌어졌다",
-                    "omen": f"{n}번째 장면에서 깨진 인장이 우물 속에 숨겨졌다",
                     "summary": f"{n}번째 장면: 인물들이 성문 앞에서 맞섰다."}[kind]
         return {"event": f"In scene {n} a riot broke out at the gate",
-                "omen": f"In scene {n} a cracked seal was hidden in the well",
                 "summary": f"Scene {n}: the characters faced each other at the gate."}[kind]
 
     def _state(self, person: Person, aspect: str, value: str, n: int) -> dict[str, Any]:
         said = self._called(person)
-        if self.lang == "ko":
+        if self.words:
+            text = self._reworded_state(said, aspect, value, n, "state")
+        elif self.lang == "ko":
             text = f"{said}{_josa(said)} {n}번째 장면에서 {value}"
         else:
             text = f"In scene {n}, {said} {value}"
-        self._replace(self.truth.state, self.truth.stale_state, (person.name, aspect), text)
-        return {"character_name": said, "aspect": aspect, "text": text, "keyword": ""}
+        slot: Slot = ("state", person.name, aspect)
+        vid = f"{n}:{value}"
+        self.truth.set(slot, vid)
+        self.since[slot] = n
+        return {"character_name": said, "aspect": aspect, "text": self.truth.say(slot, vid, text),
+                "keyword": ""}
 
-    def _relation_text(self, a: Person, b: Person, value: str, n: int) -> str:
-        if self.lang == "ko":
-            return f"{a.name}와 {b.name}는 {n}번째 장면부터 {value}"
-        return f"From scene {n}, {a.name} and {b.name} are {value}"
+    def _reworded_state(self, said: str, aspect: str, value: str, n: int, kind: str) -> str:
+        w, rng = self.words, self.word_rng
+        if value == self.values["dead"]:
+            words = rng.choice(w["dead"])
+        else:
+            words = rng.choice(w[aspect][self.values[aspect].index(value)])
+        # One fact per reply at most with the other language's slot label: a reply mostly in
+        # another script is refused by the project-language check (as it should be).
+        templates = [t for t in w[kind] if "{mixed}" not in t or not self._mixed]
+        template = rng.choice(templates)
+        self._mixed = self._mixed or "{mixed}" in template
+        return template.format(
+            name=said, eun=_josa(said), n=n, value=words,
+            label=rng.choice(w["labels"][aspect]), mixed=rng.choice(w["mixed"][aspect]))
 
-    def _rule_text(self, key: str, value: str, n: int) -> str:
-        if self.lang == "ko":
-            return f"{key} 규칙({n}번째 장면): {value}"
-        return f"Rule of {key} (scene {n}): {value}"
+    def _reworded_rule(self, key: str, value: str, n: int) -> str:
+        words = self.words["rule"][self.values["rule"].index(value)]
+        return self.word_rng.choice(self.words["rule_restated"]).format(key=key, n=n, value=words)
+
+    def _relation(self, a: Person, b: Person, value: str, n: int) -> str:
+        text = (f"{a.name}와 {b.name}는 {n}번째 장면부터 {value}" if self.lang == "ko"
+                else f"From scene {n}, {a.name} and {b.name} are {value}")
+        slot: Slot = ("rel", *_pair(a.name, b.name))
+        vid = f"{n}:{value}"
+        self.truth.set(slot, vid)
+        self.since[slot] = n
+        return self.truth.say(slot, vid, text)
+
+    def _rule(self, key: str, value: str, n: int) -> dict[str, Any]:
+        if self.words:
+            text = self._reworded_rule(key, value, n)
+        elif self.lang == "ko":
+            text = f"{key} 규칙({n}번째 장면): {value}"
+        else:
+            text = f"Rule of {key} (scene {n}): {value}"
+        slot: Slot = ("rule", key, "")
+        vid = f"{n}:{value}"
+        self.truth.set(slot, vid)
+        self.since[slot] = n
+        return self._rule_fact(key, self.truth.say(slot, vid, text))
+
+    def _rule_fact(self, key: str, text: str) -> dict[str, Any]:
+        fact: dict[str, Any] = {"keyword": key, "text": text}
+        if self._fill():
+            fact["rule"] = True
+        return fact
 
     def _rel_fact(self, a: Person, b: Person, text: str) -> dict[str, Any]:
         return {"character1": self._called(a), "character2": self._called(b), "text": text,
@@ -322,21 +540,13 @@ class Serial:
     def _person(self, name: str) -> Person:
         return next(p for p in self.people if p.name == name)
 
-    @staticmethod
-    def _replace(current: dict[Any, str], stale: dict[Any, set[str]], key: Any, text: str) -> None:
-        old = current.get(key)
-        if old is not None and old != text:
-            stale.setdefault(key, set()).add(old)
-        current[key] = text
-        stale.setdefault(key, set()).discard(text)
-
-    def _beat_reply(self, n: int, cast: list[Person]) -> str:
+    def _beat_reply(self, cast: list[Person], events: list[str], pays_off: list[str]) -> str:
         ko = self.lang == "ko"
         return json.dumps({
             "location": "성문 앞" if ko else "the gate", "time": "밤" if ko else "night",
             "characters": [p.name for p in cast],
-            "events": [self._say("event", n)], "dialogue": [], "emotions": [],
-            "conflicts": [], "sets_up": [], "pays_off": [],
+            "events": events[:4], "dialogue": [], "emotions": [],
+            "conflicts": [], "sets_up": [], "pays_off": pays_off,
         }, ensure_ascii=False)
 
     def _profile(self, person: Person) -> str:
@@ -348,13 +558,21 @@ class Serial:
         }, ensure_ascii=False)
 
     def _legacy(self, reply: dict[str, Any]) -> dict[str, Any]:
-        if not self.legacy:
-            return reply
-        reply.pop("paid_off", None)
+        """The reply without the optional fields the variant leaves out (and, for an older
+        schema, without the fields it does not know)."""
         for fact in reply.get("facts", []):
-            fact.pop("aspect", None)
-            fact.pop("rule", None)
+            if "aspect" in fact and (self.legacy or not self._fill()):
+                fact.pop("aspect")
+        if self.legacy:
+            reply.pop("paid_off", None)
+            for fact in reply.get("facts", []):
+                fact.pop("rule", None)
         return reply
+
+
+def _pair(a: str, b: str) -> tuple[str, str]:
+    x, y = sorted((a, b))
+    return x, y
 
 
 # --------------------------------------------------------------------------- the fake model
@@ -363,6 +581,8 @@ SCHEMA_KINDS = {
     "StoryExtraction": "story", "CharacterExtraction": "character",
     "RelationExtraction": "relation", "SettingExtraction": "setting", "BeatSummary": "summary",
 }
+QUERY_MARK = "<< Structured Request Schema >>"
+"""In LangChain's query-constructor prompt (what ``agent.ask`` sends the extractor)."""
 
 
 class ScriptedModel(FakeListChatModel):
@@ -374,6 +594,8 @@ class ScriptedModel(FakeListChatModel):
     responses: list[str] = Field(default_factory=lambda: [""])
 
     def _kind(self, text: str, kwargs: dict[str, Any]) -> str:
+        if QUERY_MARK in text:
+            return "query"
         blob = text + json.dumps(kwargs, default=str)
         found = [(blob.find(f'"{title}"'), kind) for title, kind in SCHEMA_KINDS.items()]
         found += [(blob.find(f"title: {title}"), kind) for title, kind in SCHEMA_KINDS.items()]
@@ -423,19 +645,24 @@ class Report:
     closed: float
     still_open: float
     seconds: float
+    variant: str = "ideal"
+    ask: float = float("nan")
+    reunion: float = float("nan")
+    reunions: int = 0
+    flags: int = 0
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def _same(a: str, b: str) -> bool:
-    key = re.compile(r"[\W_]+")
-    return key.sub("", a.casefold()) == key.sub("", b.casefold())
+def _state_in(prompt: str, text: str) -> bool:
+    return _key(text) in _key(prompt)
 
 
-def _contains(texts: list[str], wanted: str) -> bool:
-    return any(_same(t, wanted) for t in texts)
+def _said_in(prompt: str, truth: Truth, slot: Slot, value: str) -> bool:
+    return any(_state_in(prompt, t) for t in truth.texts.get((slot, value), []))
 
 
-def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = None) -> Report:
+def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = None,
+        variant: str = "ideal", ask: bool = True, wording: str = "heldout") -> Report:
     """Drive ``beats`` beats of the serial through Studio in this process; measure memory."""
     from aizac.llm.embeddings import HashingEmbeddings
     from aizac.settings import Settings
@@ -443,7 +670,8 @@ def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = Non
     from aizac.writer.service import Studio
 
     legacy = "aspect" not in CharacterFact.model_fields
-    serial = Serial(lang, seed, legacy=legacy)
+    serial = Serial(lang, seed, legacy=legacy, variant=variant, wording=wording)
+    truth = serial.truth
     model = ScriptedModel()
     shm = Path("/dev/shm")  # memory-backed: the figures measure aizac, not the disk's fsync
     own_dir = (tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None)
@@ -459,30 +687,36 @@ def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = Non
                               genre="판타지" if lang == "ko" else "fantasy", language=lang)
         model.replies = {"plot": serial.plot_reply()}
         agent.plan()
-        covered, planner_prompts, stale_lines = 0, 0, 0
+        covered, planner_prompts, stale_lines, met, recalled = 0, 0, 0, 0, 0
         previous_cast: list[str] = []
+        reunions: list[tuple[str, str]] = []
         misses: list[dict[str, Any]] = []
         for _ in range(beats):
-            truth_before = {k: v for k, v in serial.truth.state.items()}
-            stale_before = {k: set(v) for k, v in serial.truth.stale_state.items()}
+            before = dict(truth.current)
+            stale_before = {k: set(v) for k, v in truth.stale.items()}
             model.replies = serial.next_beat()
             seen = len(model.prompts)
             draft = agent.next_beat()
             prompt = next((t for k, t in model.prompts[seen:] if k == "beat"), "")
             if previous_cast:
                 planner_prompts += 1
-                wanted = [t for (name, _), t in truth_before.items() if name in previous_cast]
-                missing = [t for t in wanted if not _state_in(prompt, t)]
+                wanted = [s for s in before if s[0] == "state" and s[1] in previous_cast]
+                missing = [s for s in wanted if not _said_in(prompt, truth, s, before[s])]
                 covered += not missing
-                stale = [t for (name, _), olds in stale_before.items() if name in previous_cast
-                         for t in olds if _state_in(prompt, t)]
+                stale = [(s, v) for s in wanted for v in stale_before.get(s, ())
+                         if _said_in(prompt, truth, s, v)]
                 stale_lines += len(stale)
                 if (missing or stale) and len(misses) < 3:
                     misses.append({"missing": missing, "stale": stale, "prompt": prompt})
+            for pair in reunions:  # met again last beat: is their relation in this context?
+                met += 1
+                recalled += _said_in(prompt, truth, ("rel", *pair), before[("rel", *pair)])
             agent.accept(draft.id)
-            previous_cast = serial.cast
+            previous_cast, reunions = serial.cast, list(serial.reunions)
         memory = agent.memory
         scores = _score(memory, serial)
+        flags = len(memory.conflicts()) if hasattr(memory, "conflicts") else 0
+        asked = _ask(agent, model, serial) if ask else float("nan")
     finally:
         if own_dir is not None:
             own_dir.cleanup()
@@ -490,18 +724,33 @@ def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = Non
         beats=beats, lang=lang, accuracy=scores["accuracy"], leak=scores["leak"],
         dups=scores["dups"], coverage=covered / planner_prompts if planner_prompts else 1.0,
         stale_in_prompts=stale_lines, closed=scores["closed"], still_open=scores["still_open"],
-        seconds=time.perf_counter() - started, details={**scores, "misses": misses},
+        seconds=time.perf_counter() - started, variant=variant, ask=asked,
+        reunion=recalled / met if met else float("nan"), reunions=met, flags=flags,
+        details={**scores, "misses": misses},
     )
 
 
-def _state_in(prompt: str, text: str) -> bool:
-    key = re.compile(r"[\W_]+")
-    return key.sub("", text.casefold()) in key.sub("", prompt.casefold())
+def _ask(agent: Any, model: ScriptedModel, serial: Serial) -> float:
+    """Share of "what is X's <aspect>?" questions whose five answers hold the current state.
 
-
-def _current(hits: list[Any]) -> list[str]:
-    """Texts of the versions that are current (not superseded), decayed or not."""
-    return [h.text for h in hits if not h.metadata.get("superseded_by")]
+    The scripted model answers the query constructor as a capable model would: the name and
+    the aspect as the query, the character as the filter."""
+    truth, lang = serial.truth, serial.lang
+    right = asked = 0
+    for slot, value in sorted(truth.current.items()):
+        if slot[0] != "state":
+            continue
+        name, aspect = slot[1], slot[2]
+        word = ASPECT_WORD[lang][aspect]
+        question = (f"{name}의 지금 {word}{_josa(word, ('은', '는'))}?" if lang == "ko"
+                    else f"What is {name}'s {word} now?")
+        where = f'and(eq("tag", "Character"), eq("character_name", "{name}"))'
+        model.replies["query"] = "```json\n" + json.dumps(
+            {"query": f"{name} {word}", "filter": where}, ensure_ascii=False) + "\n```"
+        docs = agent.ask(question)
+        asked += 1
+        right += any(truth.fact(d.page_content) == (slot, value) for d in docs[:5])
+    return right / asked if asked else 1.0
 
 
 def _score(memory: Any, serial: Serial) -> dict[str, Any]:
@@ -509,68 +758,60 @@ def _score(memory: Any, serial: Serial) -> dict[str, Any]:
     mentioned for many beats) still counts as right when it is the current version and no
     outdated version is current; ``forgotten`` counts them."""
     truth = serial.truth
-    served: list[tuple[str, bool]] = []  # (text, stale?)
+    served: list[str] = []
     right = total = forgotten = 0
     names = {p.name for p in serial.people if p.introduced}
     everything = memory.get_where(None, include_forgotten=True)
-    by_name: dict[str, list[Any]] = {}
-    by_pair: dict[tuple[str, str], list[Any]] = {}
+    kept: dict[tuple[str, ...], list[str]] = {}  # subject -> texts of current versions
     for hit in everything:
         meta = hit.metadata
+        if meta.get("superseded_by"):
+            continue
         if hit.tag == "Character":
-            by_name.setdefault(str(meta.get("character_name", "")), []).append(hit)
+            subject: tuple[str, ...] = ("state", str(meta.get("character_name", "")))
         elif hit.tag == "CharacterRelation":
-            pair = tuple(sorted((str(meta.get("character1")), str(meta.get("character2")))))
-            by_pair.setdefault((pair[0], pair[1]), []).append(hit)
+            subject = ("rel", *_pair(str(meta.get("character1")), str(meta.get("character2"))))
+        elif hit.tag == "NovelSetting":
+            subject = ("rule",)
+        else:
+            continue
+        kept.setdefault(subject, []).append(hit.text)
+    live: dict[tuple[str, ...], list[str]] = {}
     for name in sorted(names):
         texts = [h.text for h in memory.character_state(name)]
-        kept = _current(by_name.get(name, []))
-        for aspect in ASPECTS:
-            current = truth.state.get((name, aspect))
-            if current is None:
-                continue
-            total += 1
-            olds = truth.stale_state.get((name, aspect), set())
-            right += _contains(kept, current) and not any(_contains(kept, o) for o in olds)
-            forgotten += not _contains(texts, current)
-        stale = set().union(*(truth.stale_state.get((name, a), set()) for a in ASPECTS))
-        served += [(t, _contains(list(stale), t)) for t in texts]
-    for (a, b), current in sorted(truth.relation.items()):
-        texts = [h.text for h in memory.relations(a, b)]
-        kept = _current(by_pair.get((a, b), []))
-        total += 1
-        olds = truth.stale_relation.get((a, b), set())
-        right += _contains(kept, current) and not any(_contains(kept, o) for o in olds)
-        forgotten += not _contains(texts, current)
-        served += [(t, _contains(list(olds), t)) for t in texts]
+        live[("state", name)] = texts
+        served += texts
+    for slot in sorted(s for s in truth.current if s[0] == "rel"):
+        texts = [h.text for h in memory.relations(slot[1], slot[2])]
+        live[("rel", slot[1], slot[2])] = texts
+        served += texts
     settings = [h.text for h in memory.get_where({"tag": "NovelSetting"})]
-    kept = _current([h for h in everything if h.tag == "NovelSetting"])
-    for key, current in sorted(truth.rule.items()):
-        total += 1
-        olds = truth.stale_rule.get(key, set())
-        right += _contains(kept, current) and not any(_contains(kept, o) for o in olds)
-        forgotten += not _contains(settings, current)
-    all_stale = set().union(*truth.stale_rule.values()) if truth.stale_rule else set()
-    served += [(t, _contains(list(all_stale), t)) for t in settings]
+    live[("rule",)] = settings
+    served += settings
     for name in sorted(names)[:6]:
         hits = memory.recall(name, k=5, where={"character_name": name}, reinforce=False)
-        stale = set().union(*(truth.stale_state.get((name, a), set()) for a in ASPECTS))
-        served += [(h.text, _contains(list(stale), h.text)) for h in hits]
-    live = memory.get_where(None)
+        served += [h.text for h in hits]
+    for slot, value in sorted(truth.current.items()):
+        subject = slot[:2] if slot[0] == "state" else slot if slot[0] == "rel" else ("rule",)
+        facts = [truth.fact(t) for t in kept.get(subject, [])]
+        olds = truth.stale.get(slot, set())
+        total += 1
+        right += (slot, value) in facts and not any(f is not None and f[0] == slot
+                                                    and f[1] in olds for f in facts)
+        forgotten += (slot, value) not in [truth.fact(t) for t in live.get(subject, [])]
     groups: dict[tuple[str, str], list[str]] = {}
-    for hit in live:
+    for hit in memory.get_where(None):
         meta = hit.metadata
-        subject = meta.get("character_name") or "|".join(
+        subject_key = meta.get("character_name") or "|".join(
             sorted((meta.get("character1", ""), meta.get("character2", ""))))
-        groups.setdefault((hit.tag, subject), []).append(hit.text)
-    dups = sum(len(texts) - len({re.sub(r"[\W_]+", "", t.casefold()) for t in texts})
-               for texts in groups.values())
-    open_texts = [h.text for h in memory.open_foreshadowing()]
-    closed = [not _contains(open_texts, t) for t in truth.paid_threads.values()]
-    still = [_contains(open_texts, t) for t in truth.open_threads.values()]
+        groups.setdefault((hit.tag, subject_key), []).append(hit.text)
+    dups = sum(len(texts) - len({_key(t) for t in texts}) for texts in groups.values())
+    open_texts = [_key(h.text) for h in memory.open_foreshadowing()]
+    closed = [_key(t) not in open_texts for t in truth.paid_threads.values()]
+    still = [_key(t) in open_texts for t in truth.open_threads.values()]
     return {
         "accuracy": right / total if total else 1.0,
-        "leak": sum(s for _, s in served) / len(served) if served else 0.0,
+        "leak": sum(truth.is_stale(t) for t in served) / len(served) if served else 0.0,
         "dups": dups,
         "closed": sum(closed) / len(closed) if closed else 1.0,
         "still_open": sum(still) / len(still) if still else 1.0,
@@ -579,11 +820,19 @@ def _score(memory: Any, serial: Serial) -> dict[str, Any]:
     }
 
 
+def _cell(value: float) -> str:
+    return "     -" if value != value else f"{value:6.3f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--beats", type=int, nargs="*", default=[40, 120, 500])
+    parser.add_argument("--beats", type=int, nargs="*", default=[40, 120, 300])
     parser.add_argument("--lang", nargs="*", default=["ko", "en"])
+    parser.add_argument("--variant", nargs="*", default=list(VARIANTS), choices=VARIANTS)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--no-ask", action="store_true", help="skip the agent.ask questions")
+    parser.add_argument("--wording", choices=WORDINGS, default="heldout",
+                        help="wording of the reworded variant (see consistency_holdout.toml)")
     parser.add_argument("--code", help="run against the aizac package in this directory "
                         "(e.g. an older checkout, for before/after figures)")
     args = parser.parse_args()
@@ -594,15 +843,19 @@ def main() -> None:
     import aizac
 
     print(f"aizac from {Path(aizac.__file__).parent}")
-    print(f"{'beats':>5} {'lang':>4} {'accuracy':>8} {'leak':>6} {'dups':>5} {'coverage':>8} "
-          f"{'stale@prompt':>12} {'closed':>6} {'open ok':>7} {'decayed':>7} {'secs':>6}")
+    print(f"{'beats':>5} {'lang':>4} {'variant':>8} {'accuracy':>8} {'leak':>6} {'dups':>4} "
+          f"{'context':>7} {'stale':>5} {'ask@5':>6} {'closed':>6} {'open ok':>7} "
+          f"{'reunion':>9} {'decayed':>7} {'flags':>5} {'secs':>6}")
     for beats in args.beats:
         for lang in args.lang:
-            r = run(beats, lang, args.seed)
-            print(f"{r.beats:>5} {r.lang:>4} {r.accuracy:>8.3f} {r.leak:>6.3f} {r.dups:>5} "
-                  f"{r.coverage:>8.3f} {r.stale_in_prompts:>12} {r.closed:>6.2f} "
-                  f"{r.still_open:>7.2f} {r.details['forgotten']:>7} {r.seconds:>6.1f}",
-                  flush=True)
+            for variant in args.variant:
+                r = run(beats, lang, args.seed, variant=variant, ask=not args.no_ask,
+                        wording=args.wording)
+                reunion = f"{_cell(r.reunion)}/{r.reunions:<2}"
+                print(f"{r.beats:>5} {r.lang:>4} {r.variant:>8} {r.accuracy:>8.3f} "
+                      f"{r.leak:>6.3f} {r.dups:>4} {r.coverage:>7.3f} {r.stale_in_prompts:>5} "
+                      f"{_cell(r.ask)} {r.closed:>6.2f} {r.still_open:>7.2f} {reunion:>9} "
+                      f"{r.details['forgotten']:>7} {r.flags:>5} {r.seconds:>6.1f}", flush=True)
 
 
 if __name__ == "__main__":

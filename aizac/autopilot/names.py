@@ -32,6 +32,7 @@ NAME_KEYS: dict[str, str] = {
     "secret_leak": "autopilot.name.secret_leak",
     "superseded_relation": "autopilot.name.superseded_relation",
     "world_rule": "autopilot.name.world_rule", "wrong_location": "autopilot.name.wrong_location",
+    "unsettled_memory": "continuity.kind.unsettled_memory",
     # memory tags of a candidate memory
     "story": "autopilot.name.story", "characters": "autopilot.name.characters",
     "relations": "autopilot.name.relations", "settings": "autopilot.name.settings",

@@ -57,6 +57,7 @@ class Canon:
         pins: the pinned memories.
         cast: canonical name -> aliases.
         rules: the current world rules.
+        unsettled: flagged pairs about what the draft touches.
     """
 
     states: Mapping[str, Mapping[str, Fact]] = field(default_factory=dict)
@@ -64,6 +65,9 @@ class Canon:
     pins: tuple[Fact, ...] = ()
     cast: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     rules: tuple[Fact, ...] = ()
+    unsettled: tuple[tuple[Fact, Fact], ...] = ()
+    """Pairs of facts the memory kept side by side for the writer to settle (newer, older):
+    its inference of the newer one's slot was unsure."""
 
     def canonical(self, name: str) -> str:
         """The canonical name of ``name`` or an alias of it (else ``name`` itself)."""
@@ -145,7 +149,17 @@ def read_canon(
             relations[rel.current.slot] = rel
     pins = tuple(fact_of(h) for h in memory.get_where({"pinned": True}))
     rules = tuple(fact_of(h) for h in memory.world_rules())
-    return Canon(states=states, relations=relations, pins=pins, cast=cast, rules=rules)
+    touched = {name_key(canon.canonical(n)) for n in [*names, *named] if name_key(n)}
+    pair_slots = set(relations) | {
+        fact_slot({"tag": "CharacterRelation", "character1": canon.canonical(a),
+                   "character2": canon.canonical(b)}) for a, b in pairs}
+    unsettled = tuple(
+        (fact_of(a), fact_of(b)) for a, b in memory.conflicts()
+        if name_key(str(a.metadata.get("character_name") or "")) in touched
+        or fact_slot(a.metadata) in pair_slots
+    )
+    return Canon(states=states, relations=relations, pins=pins, cast=cast, rules=rules,
+                 unsettled=unsettled)
 
 
 __all__ = ["STATE_ASPECTS", "Canon", "Fact", "RelationCanon", "fact_of", "read_canon"]

@@ -29,6 +29,7 @@ from aizac.continuity.rules import (
     presence_findings,
     relation_findings,
     rule_findings,
+    unsettled_findings,
 )
 from aizac.continuity.secrets import Secret, SecretsRegistry, leak_findings
 from aizac.errors import StructuredOutputError
@@ -67,6 +68,7 @@ def check_draft(
         *rule_findings([*claims, *events], canon, language=language),
         *leak_findings(secrets, appear, claims, canon, language=language),
         *overdue_findings(threads, episode, language),
+        *unsettled_findings(canon, language=language),
     ]
     covered, missed = coverage(beats, prose)
     names = resolve_names(draft_names(appear, claims), canon.cast)

@@ -22,6 +22,7 @@ FindingKind = Literal[
     "world_rule",
     "secret_leak",
     "foreshadowing_overdue",
+    "unsettled_memory",
     "model",
 ]
 KINDS: tuple[str, ...] = (
@@ -33,6 +34,7 @@ KINDS: tuple[str, ...] = (
     "world_rule",
     "secret_leak",
     "foreshadowing_overdue",
+    "unsettled_memory",
     "model",
 )
 

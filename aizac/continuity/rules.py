@@ -14,6 +14,9 @@
   subject that negates it (``pinned_negated``).
 * **world rules** — the same for a world rule that is not pinned (``world_rule``, a warning:
   a world may be meant to change).
+* **unsettled memory** — a pair of facts the memory kept side by side because it could not
+  tell whether the newer replaces the older (``unsettled_memory``, a warning citing the newer
+  one), when the draft touches their subject.
 
 Each finding cites the canon memory it contradicts.
 """
@@ -44,7 +47,7 @@ from aizac.continuity.text import (
     strip_markers,
     without_names,
 )
-from aizac.memory.facts import name_key, same_text
+from aizac.memory.facts import marks, name_key, same_text
 
 STALE_WHEREABOUTS = 3
 """Episodes after which a plain whereabouts fact no longer pins a character to a place."""
@@ -161,15 +164,27 @@ def presence_findings(
     return out
 
 
-def _regresses(claim: FactClaim, current: Fact, old: Fact) -> bool:
-    """Whether ``claim`` restates ``old`` rather than ``current`` (names left out)."""
+def _regresses(claim: FactClaim, current: Fact, old: Fact, cast: Sequence[str] = ()) -> bool:
+    """Whether ``claim`` restates ``old`` rather than ``current`` (names left out).
+
+    Without a relation label to compare, a claim restates ``old`` only when it says what
+    ``old`` says and carries the same :func:`~aizac.memory.facts.marks` (numbers, codes and
+    the other characters it names): "第111次确认" shares every character bigram with the
+    superseded "第11次确认" and is a new fact all the same."""
     if same_text(claim.text, current.text):
         return False
     lc, lcur, lold = (relation_labels(t) for t in (claim.text, current.text, old.text))
     if lc:
         return bool(lc & lold) and not (lc & lcur)
+    pair = {name_key(n) for n in (*claim.pair, *current.pair)}
+    others = [n for n in cast if name_key(n) not in pair]
+    said = marks(claim.text, others)
+    if said != marks(old.text, others):
+        return False
     names = [*claim.pair, *current.pair]
     c, cur, o = (without_names(t, names) for t in (claim.text, current.text, old.text))
+    if said and said != marks(current.text, others):  # the marks name the old version
+        return dice(c, o) >= 0.5
     return dice(c, o) >= 0.5 and dice(c, o) > dice(c, cur) + 0.15
 
 
@@ -177,12 +192,13 @@ def relation_findings(claims: Sequence[FactClaim], canon: Canon, *,
                       language: str) -> list[Finding]:
     """Relation claims that bring back a superseded version of the pair's relation."""
     out: list[Finding] = []
+    cast = [n for name, aliases in canon.cast.items() for n in (name, *aliases)]
     for c in claims:
         rel = canon.relations.get(c.slot) if c.tag == "CharacterRelation" else None
         if rel is None:
             continue
         for old in reversed(rel.older):
-            if _regresses(c, rel.current, old):
+            if _regresses(c, rel.current, old, cast):
                 severity: Severity = "warning" if has_any(c.text, AGAIN) else "error"
                 text = message("superseded_relation", language, pair=" · ".join(c.pair),
                                current=rel.current.text, old=old.text)
@@ -269,6 +285,20 @@ def rule_findings(claims: Sequence[FactClaim], canon: Canon, *,
     ]
 
 
+def unsettled_findings(canon: Canon, *, language: str) -> list[Finding]:
+    """A warning for each pair of facts the memory kept side by side (it could not tell
+    whether the newer replaces the older) about someone or something the draft touches: the
+    draft may rest on either, so the writer should settle the pair in the Memory tab."""
+    from aizac.text import t
+
+    out = []
+    for newer, older in canon.unsettled:
+        who = newer.name or " · ".join(n for n in newer.pair if n) or newer.keyword
+        text = t("continuity.unsettled", language, who=who, newer=newer.text, older=older.text)
+        out.append(Finding("unsettled_memory", "warning", text, newer.id, newer.text, None))
+    return out
+
+
 __all__ = [
     "ACTING_ASPECTS",
     "STALE_WHEREABOUTS",
@@ -276,4 +306,5 @@ __all__ = [
     "presence_findings",
     "relation_findings",
     "rule_findings",
+    "unsettled_findings",
 ]

@@ -241,6 +241,8 @@ class _Session(Generic[M]):
         self.attempt = 0
         self.last: Text | None = None  # the last attempt's problem, for the writer
         self.cuts = 0
+        self.broken: tuple[int, str] | None = None
+        """(characters, finish reason) of the last reply: finished, with unclosed JSON."""
         json_schema = schema.model_json_schema()
         messages = _as_messages(messages)
         self.language = instructions.prompt_language(messages)
@@ -288,6 +290,7 @@ class _Session(Generic[M]):
         self.cuts += 1
         room = self.budget or self.opts.base_budget
         self.budget = min(self.opts.max_tokens_cap, room * 2)
+        self.broken = None
         self.last = Text("error.structured.cut", tokens=room)
 
     def take(self, reply: BaseMessage) -> M | None:
@@ -295,15 +298,19 @@ class _Session(Generic[M]):
         if self.opts.on_reply is not None:
             self.opts.on_reply(reply)
         text = output_text(reply)
-        if finish_of(reply) in LENGTH_REASONS:
+        finish = finish_of(reply)
+        if finish in LENGTH_REASONS:
             self.cut()
             return None
         try:
             return parse_output(self.schema, text, self.opts.check)
         except _Invalid as e:
-            if e.cut:
+            if e.cut and finish is None:  # JSON that stops mid-way, and no word on why
                 self.cut()
                 return None
+            # A reply that says it finished ("stop") was not cut by the token limit, however
+            # its JSON ends: that JSON is broken, and more room would not mend it.
+            self.broken = (len(text), finish or "") if e.cut else None
             self.last = Text(_PROBLEMS[e.key], detail=Verbatim(e.detail[:_MAX_ERROR_CHARS]),
                              **e.fields)
             if not self.profile.small_local:
@@ -318,7 +325,14 @@ class _Session(Generic[M]):
             return None
 
     def failure(self) -> StructuredOutputError:
+        """What went wrong, as a catalogue key and its values; JSON the model finished but
+        broke is ``error.llm.reply_broken_json`` (no advice to raise the token budget)."""
         last = self.last or Text(_PROBLEMS["empty"], detail="")
+        if self.broken is not None:
+            chars, finish = self.broken
+            return StructuredOutputError("error.llm.reply_broken_json", chars=chars,
+                                         finish=finish, schema=self.schema.__name__,
+                                         attempts=self.attempt, problem=last)
         kind = last.key.rsplit(".", 1)[-1]
         hint = Text(_HINTS.get(kind, "hint.structured.other"), budget=self.budget)
         return StructuredOutputError(

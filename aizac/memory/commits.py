@@ -85,10 +85,16 @@ class Commits:
         batch: str,
         reinforce: Sequence[str] = (),
         paid_off: Mapping[str, str] | None = None,
+        edits: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> list[str]:
-        """Write ``candidates`` and the batch's changes atomically; returns the new ids."""
+        """Write ``candidates`` and the batch's changes atomically; returns the new ids.
+
+        ``edits``: memory id -> metadata fields to set on an existing current memory (how the
+        writer settles a flagged pair: a supersede mark, an aspect, a cleared flag), journaled
+        like the rest so undo puts the old values back."""
         paid_off = dict(paid_off or {})
-        if not candidates and not reinforce and not paid_off:
+        edits = {k: dict(v) for k, v in (edits or {}).items()}
+        if not candidates and not reinforce and not paid_off and not edits:
             return []
         with self.rows.lock:
             missing = [c for c in candidates if c.vector is None]
@@ -96,7 +102,7 @@ class Commits:
                 vectors = self.embed_many([c.text for c in missing])
                 for cand, vector in zip(missing, vectors, strict=True):
                     cand.vector = list(vector)
-            snap = self._plan(candidates, batch, reinforce, paid_off)
+            snap = self._plan(candidates, batch, reinforce, paid_off, edits)
             self.journal.put(snap, PENDING)
             try:
                 if snap.ids:
@@ -122,6 +128,7 @@ class Commits:
         batch: str,
         reinforce: Sequence[str],
         paid_off: Mapping[str, str],
+        edits: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> CommitSnapshot:
         turn = self.turn()
         snap = CommitSnapshot(batch=batch, turn=turn)
@@ -153,12 +160,26 @@ class Commits:
                     snap.metadatas[n].update(superseded_by=cand.id, live_until=NEVER)
                 else:
                     change(mid, {"superseded_by": cand.id, "live_until": NEVER}, old)
+            late = [i for i in cand.outdates if i not in {m for m, _ in targets}
+                    and i not in snap.ids]
+            if late:  # notes placed in this slot only now: older versions of it
+                got = self.rows.by_ids(late, ["metadatas"])
+                for mid, old in zip(got["ids"], got["metadatas"], strict=True):
+                    if not current.get(mid, old).get("superseded_by"):
+                        change(mid, {"superseded_by": cand.id, "live_until": NEVER}, old)
             if slot:
                 last_in_slot[slot] = len(snap.ids)
             snap.ids.append(cand.id)
             snap.documents.append(cand.text)
             snap.metadatas.append(meta)
             snap.embeddings.append(list(cand.vector or []))
+        edits = edits or {}
+        if edits:
+            got = self.rows.fetch(list(edits), ["metadatas"])  # every id must exist
+            for mid, meta in zip(got["ids"], got["metadatas"], strict=True):
+                edit = dict(edits[mid])
+                edit["live_until"] = live_until({**meta, **edit})
+                change(mid, edit, meta)
         touched = [i for i in dict.fromkeys([*reinforce, *paid_off]) if i not in current]
         if touched:
             # A memory to reinforce may be gone (an undone commit): it is skipped, not an error.

@@ -26,7 +26,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 Aspect = Literal[
@@ -66,6 +66,8 @@ NEAR_MIN_CHARS = 30
 ("다리를 다쳤다" and "팔을 다쳤다" differ in one word, and are different facts)."""
 
 _NOT_WORD = re.compile(r"[\W_]+")
+_ALNUM = re.compile(r"[0-9a-z]+")
+_CAPITALS = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,}(?![A-Za-z0-9])")
 
 
 def name_key(name: str) -> str:
@@ -82,14 +84,33 @@ def text_key(text: str) -> str:
     return _NOT_WORD.sub("", unicodedata.normalize("NFKC", text or "").casefold())
 
 
+def marks(text: str, names: Iterable[str] = ()) -> frozenset[str]:
+    """What tells two look-alike facts apart: the numbers and codes a text carries, and which
+    of ``names`` it names.
+
+    A number is a run of digits (``"第111次"`` -> ``111``), a code a run of Latin letters and
+    digits with a digit in it (``"记录0BF0"`` -> ``0bf0``) or a run of two or more capitals
+    (``"ABCD"``). "第111次确认" and "第11次确认", "记录0BF0" and "记录0BFC" share almost every
+    character and differ in their marks: they are different facts.
+    """
+    norm = unicodedata.normalize("NFKC", text or "")
+    folded = norm.casefold()
+    out = {t for t in _ALNUM.findall(folded) if any(c.isdigit() for c in t)}
+    out |= {t.casefold() for t in _CAPITALS.findall(norm)}
+    key = text_key(norm)
+    out |= {f"@{k}" for k in (name_key(n) for n in names) if k and k in key}
+    return frozenset(out)
+
+
 def same_text(a: str, b: str, threshold: float = NEAR_SAME) -> bool:
-    """Whether ``a`` and ``b`` state the same fact: equal or near-equal text."""
+    """Whether ``a`` and ``b`` state the same fact: equal or near-equal text (near-equal only
+    with the same :func:`marks`: "in scene 12" and "in scene 13" are two facts)."""
     ka, kb = text_key(a), text_key(b)
     if not ka or not kb:
         return False
     if ka == kb:
         return True
-    if min(len(ka), len(kb)) < NEAR_MIN_CHARS:
+    if min(len(ka), len(kb)) < NEAR_MIN_CHARS or marks(a) != marks(b):
         return False
     if min(len(ka), len(kb)) / max(len(ka), len(kb)) < threshold:
         return False
@@ -174,6 +195,7 @@ __all__ = [
     "check_aspect",
     "fact_slot",
     "fact_subject",
+    "marks",
     "match_payoff",
     "name_key",
     "same_text",

@@ -203,6 +203,26 @@ class KeyIndex:
             )
             return [row[0] for row in rows]
 
+    def slotted(self, subject: str, tag: str) -> list[str]:
+        """Ids of ``tag`` memories about ``subject`` that hold a slot, whatever their hint
+        (current states, faded or not, and their superseded versions)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id FROM keys WHERE coll = ? AND subject = ? AND tag = ? AND slot != ''",
+                (self.collection, subject, tag),
+            )
+            return [row[0] for row in rows]
+
+    def recent_slotted(self, tag: str, limit: int) -> list[str]:
+        """Ids of the newest ``limit`` ``tag`` memories that hold a slot (any version)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id FROM keys WHERE coll = ? AND tag = ? AND slot != ''"
+                " ORDER BY created DESC, chapter DESC, beat DESC, id DESC LIMIT ?",
+                (self.collection, tag, int(limit)),
+            )
+            return [row[0] for row in rows]
+
     def close(self) -> None:
         with self._lock:
             self._db.close()

@@ -8,7 +8,7 @@ Names compare by the one rule of :func:`aizac.memory.facts.name_key`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from aizac.errors import InvalidInputError, NotFoundError
@@ -28,11 +28,14 @@ from aizac.memory.records import (
     normalize_name,
     recency_key,
     split_aliases,
+    split_ids,
     state_where,
     to_hit,
 )
 from aizac.memory.rows import INCLUDE, Rows
 
+LEXICON_FACTS = 2000
+"""Newest character facts with a known slot whose words teach the slot inference."""
 NOTES = 32
 """Notes without an aspect read per character (newest first) by :meth:`Lookups.character_state`
 and near-same restatement checks: a scene shows a few, and older ones decay; current states
@@ -46,6 +49,7 @@ class Lookups:
         self.rows = rows
         self.turn = turn
         self._cast: tuple[int, int, dict[str, list[str]]] | None = None
+        self._slot_facts: tuple[int, list[tuple[str, str]]] | None = None
 
     def hits(self, res: Mapping[str, Any]) -> list[MemoryHit]:
         docs = res.get("documents") or [None] * len(res["ids"])
@@ -201,6 +205,129 @@ class Lookups:
             if name_key(canonical) != name_key(name):
                 hits = read(name_key(canonical))
         return [h for h in hits if h.tag == CHARACTER]
+
+    def current_states(self, name: str, *, include_forgotten: bool = False) -> list[MemoryHit]:
+        """The current version of each slot (aspect) of character ``name`` or an alias of it,
+        faded or not, newest first: what the story holds true of them, whether or not a scene
+        recalled it lately. One explicitly forgotten is left out unless ``include_forgotten``.
+        """
+        if not normalize_name(name or ""):
+            raise InvalidInputError("error.memory.empty_name")
+
+        def read(key: str) -> list[MemoryHit]:
+            with self.rows.lock:
+                if self.rows.index is not None:
+                    ids = self.rows.index.slotted(key, CHARACTER)
+                    hits = self.hits(self.rows.by_ids(ids, INCLUDE))
+                else:
+                    hits = [h for h in self.get_where({"tag": CHARACTER}, include_forgotten=True)
+                            if fact_subject(h.metadata) == key]
+            return [h for h in hits if h.tag == CHARACTER and not h.superseded
+                    and fact_slot(h.metadata) and fact_subject(h.metadata) == key
+                    and (include_forgotten or not h.metadata.get("forgotten"))]
+
+        hits = read(name_key(name))
+        if not hits:
+            canonical = self.resolve_name(name)
+            if name_key(canonical) != name_key(name):
+                hits = read(name_key(canonical))
+        return sorted(hits, key=recency_key, reverse=True)
+
+    def current_relation(self, a: str, b: str) -> MemoryHit | None:
+        """The current relation of the pair, faded or not (never one explicitly forgotten)."""
+        c1, c2 = canonical_pair(a, b)
+        held = self.slot_holders({"tag": RELATION, "character1": c1, "character2": c2})
+        kept = [h for h in held if not h.metadata.get("forgotten")]
+        return kept[0] if kept else None
+
+    def current_rule(self, keyword: str) -> MemoryHit | None:
+        """The current world rule of ``keyword``, faded or not (never one explicitly
+        forgotten)."""
+        if not name_key(keyword):
+            return None
+        held = self.slot_holders({"tag": SETTING, "aspect": RULE, "keyword": keyword})
+        kept = [h for h in held if not h.metadata.get("forgotten")]
+        return kept[0] if kept else None
+
+    def slot_facts(self, limit: int = LEXICON_FACTS) -> list[tuple[str, str]]:
+        """``(aspect, text)`` of the newest ``limit`` character facts that hold a slot, any
+        version (what the story has called a condition, a whereabouts ...); cached until the
+        next write."""
+        if self._slot_facts is not None and self._slot_facts[0] == self.rows.version:
+            return list(self._slot_facts[1])
+        with self.rows.lock:
+            version = self.rows.version
+            if self.rows.index is not None:
+                ids = self.rows.index.recent_slotted(CHARACTER, limit)
+                hits = self.hits(self.rows.by_ids(ids, INCLUDE))
+            else:
+                hits = self.get_where({"tag": CHARACTER}, limit, include_forgotten=True,
+                                      include_superseded=True)
+        facts = [(str(h.metadata.get("aspect")), h.text) for h in hits if fact_slot(h.metadata)]
+        self._slot_facts = (version, facts)
+        return list(facts)
+
+    def settings_of(self, keyword: str) -> list[MemoryHit]:
+        """Live NovelSetting memories whose keyword is ``keyword`` (same :func:`name_key`),
+        newest first."""
+        key = name_key(keyword)
+        if not key:
+            return []
+        hits = self.get_where({"tag": SETTING})
+        return [h for h in hits if name_key(str(h.metadata.get("keyword", ""))) == key]
+
+    def cued_settings(self, keywords: Iterable[str]) -> list[MemoryHit]:
+        """Current NovelSetting memories (world rules, places) whose keyword is one of
+        ``keywords``, faded or not (never one explicitly forgotten or superseded), newest
+        first: what a scene that names them recalls on its cue."""
+        wanted = {name_key(k) for k in keywords if name_key(k)}
+        if not wanted:
+            return []
+        found = [h for h in self._settings() if name_key(str(h.metadata.get("keyword", "")))
+                 in wanted]
+        return sorted(found, key=recency_key, reverse=True)
+
+    def setting_keywords(self) -> list[str]:
+        """The keywords of current NovelSetting memories, faded or not (a scene may name one)."""
+        out: dict[str, str] = {}
+        for h in self._settings():
+            kw = str(h.metadata.get("keyword", "")).strip()
+            if kw:
+                out.setdefault(name_key(kw), kw)
+        return list(out.values())
+
+    def _settings(self) -> list[MemoryHit]:
+        """Current settings, faded or not, never one explicitly forgotten (keyed reads)."""
+        with self.rows.lock:
+            if self.rows.index is not None:
+                ids = self.rows.index.ids({"tag": SETTING}, live_from=None)
+                hits = self.hits(self.rows.by_ids(ids, INCLUDE))
+            else:
+                hits = self.get_where({"tag": SETTING}, include_forgotten=True)
+        return [h for h in hits if h.tag == SETTING and not h.superseded
+                and not h.metadata.get("forgotten")]
+
+    def conflicts(self) -> list[tuple[MemoryHit, MemoryHit]]:
+        """Pairs of facts kept side by side because the slot inference was unsure: ``(flagged,
+        other)``, the flagged one newer; each pair while both are current and the writer has
+        not settled it. A flagged fact's other side that was superseded since is followed to
+        its current version (the slot moved on; the doubt did not)."""
+        with self.rows.lock:
+            res = self.rows.get_paged(and_where({"conflicts": {"$ne": ""}},
+                                                state_where(self.turn(), include_forgotten=True)))
+            flagged = [h for h in self.hits(res) if h.metadata.get("conflicts")
+                       and not h.metadata.get("forgotten") and not h.superseded]
+            out: list[tuple[MemoryHit, MemoryHit]] = []
+            for hit in sorted(flagged, key=recency_key, reverse=True):
+                for other_id in split_ids(hit.metadata.get("conflicts")):
+                    try:
+                        other = self.history(other_id)[-1]
+                    except NotFoundError:
+                        continue
+                    if other.id != hit.id and not other.superseded and not (
+                            other.metadata.get("forgotten")):
+                        out.append((hit, other))
+            return out
 
     def characters(self) -> dict[str, list[str]]:
         """Canonical name -> aliases, from the live Character memories, newest first.

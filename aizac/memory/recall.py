@@ -118,12 +118,18 @@ class Recall:
         include_forgotten: bool = False,
         include_superseded: bool = False,
         tag: str | None = None,
+        cued: bool = False,
     ) -> list[MemoryHit]:
         """The ``k`` memories most similar to ``query`` among those served now.
 
         ``where`` is a Chroma filter on the metadata (``tag``, ``character_name``, ``chapter``,
         ``last_turn``, ``memory_strength``, ``pinned``...), ANDed with the live filter. Returned
         hits are reinforced (unless ``reinforce=False``) and show the state after that.
+
+        ``cued``: a question that names a character (``character_name``) or a pair
+        (``character1`` and ``character2``) is a cue: their current states or relation are
+        candidates too, faded or not (forgetting decides what is offered unasked, not what can
+        be found when asked).
         """
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("error.memory.empty_query")
@@ -162,6 +168,9 @@ class Recall:
                 )
                 found = {key: list(res[key][0]) for key in ("ids", "documents", "metadatas")}
                 found["distances"] = [float(d) for d in res["distances"][0]]
+            if cued and not include_superseded:
+                found = self._with_cued(found, and_where(where, {"tag": tag} if tag else None),
+                                        vector, k)
             if not found["ids"]:
                 return []
             if reinforce:
@@ -169,6 +178,33 @@ class Recall:
             cols = ("ids", "documents", "metadatas", "distances")
             rows = zip(*(found[c] for c in cols), strict=True)
             return [to_hit(i, doc, m, now, d) for i, doc, m, d in rows]
+
+    def _with_cued(self, found: dict[str, Any], where: Where | None, vector: list[float],
+                   k: int) -> dict[str, Any]:
+        """``found`` with the current facts the filter's names cue, faded or not, ranked with
+        the rest by similarity (the ``k`` nearest kept)."""
+        equal = simple_equalities(where) or {}
+        if equal.get("tag") not in (None, "Character", "CharacterRelation"):
+            return found
+        held: list[MemoryHit] = []
+        if equal.get("character_name") and equal.get("tag") != "CharacterRelation":
+            held = self.lookups.current_states(str(equal["character_name"]))
+        elif equal.get("character1") and equal.get("character2"):
+            hit = self.lookups.current_relation(str(equal["character1"]),
+                                                str(equal["character2"]))
+            held = [hit] if hit is not None else []
+        extra = [h.id for h in held if h.id not in found["ids"]]
+        if not extra:
+            return found
+        got = self.rows.by_ids(extra, WITH_VECTORS)
+        ranked = self._rank(got, vector, len(extra))
+        merged = sorted(
+            zip(*(list(found[c]) + list(ranked[c])
+                  for c in ("ids", "documents", "metadatas", "distances")), strict=True),
+            key=lambda row: row[3] if row[3] is not None else 2.0,
+        )[:k]
+        return {c: [row[n] for row in merged]
+                for n, c in enumerate(("ids", "documents", "metadatas", "distances"))}
 
     def _scan(self, where: Where | None, vector: list[float], k: int) -> dict[str, Any] | None:
         """Exact top-k over a small filtered set, or ``None`` if more than ``scan_limit`` match.

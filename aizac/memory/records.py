@@ -24,6 +24,9 @@ paid_off       str     ``"<chapter>-<beat>"`` where planted foreshadowing was pa
 aspect         str     the part of a character a state fact is about (see
                        :data:`aizac.memory.facts.ASPECTS`), ``"rule"`` for a world rule, or ``""``
 batch          str     id of the commit that wrote the memory (undo/redo by commit)
+conflicts      str     ids (``"|"``-joined) of current facts this one may state differently: the
+                       slot inference was unsure, so both were kept and the pair waits for the
+                       writer (see :mod:`aizac.memory.inference`), or ``""``
 supersedes     str     id of the previous version of this fact, or ``""``
 superseded_by  str     id of the newer version, or ``""`` for current canon
 forget_at      float   ``last_turn + S * ln(10 / threshold)``: last turn the memory is live
@@ -66,7 +69,7 @@ RESERVED_KEYS: frozenset[str] = frozenset({
     "tag", "character_name", "character1", "character2", "aliases", "keyword", "chapter",
     "beat", "created_turn", "last_turn", "memory_strength", "pinned", "forgotten",
     "foreshadow", "paid_off", "aspect", "batch", "supersedes", "superseded_by", "forget_at",
-    "live_until",
+    "live_until", "conflicts",
 })
 """The stored keys of the table above (caller ``extra`` metadata may not use them)."""
 
@@ -192,7 +195,8 @@ class MemoryFields:
 
     ``aspect`` makes a Character fact a state of that aspect (see
     :data:`aizac.memory.facts.ASPECTS`), ``"rule"`` a NovelSetting a world rule keyed by its
-    keyword; ``extra`` is the caller's own scalar metadata.
+    keyword; ``conflicts`` names current facts it may state differently (a pair kept for the
+    writer to settle); ``extra`` is the caller's own scalar metadata.
     """
 
     strength: float
@@ -206,6 +210,7 @@ class MemoryFields:
     aliases: Iterable[str] | None = None
     foreshadow: bool = False
     aspect: str | None = None
+    conflicts: Sequence[str] | None = None
     extra: Mapping[str, object] | None = None
 
     @classmethod
@@ -220,6 +225,8 @@ class MemoryFields:
             fields["aliases"] = list(fields["aliases"])
         if fields.get("extra"):
             fields["extra"] = dict(fields["extra"])
+        if fields.get("conflicts") is not None:
+            fields["conflicts"] = list(fields["conflicts"])
         return cls(strength=strength, **fields)
 
 
@@ -258,6 +265,20 @@ def _tag_fields(tag: str, fields: MemoryFields) -> str:
     return aspect
 
 
+def _conflicts(ids: Sequence[str] | None) -> str:
+    if not ids:
+        return ""
+    if isinstance(ids, str) or not all(isinstance(i, str) and i and ALIAS_SEP not in i
+                                       for i in ids):
+        raise InvalidInputError("error.memory.conflict_ids")
+    return ALIAS_SEP.join(dict.fromkeys(ids))
+
+
+def split_ids(value: object) -> list[str]:
+    """The ids stored in a ``"|"``-joined metadata string (``conflicts``)."""
+    return [i for i in str(value or "").split(ALIAS_SEP) if i]
+
+
 def _aspect_tag(aspect: str) -> str:
     """The one tag an aspect applies to."""
     return {RULE: SETTING, ADDRESS: RELATION}.get(aspect, CHARACTER)
@@ -291,6 +312,7 @@ def build_metadata(
         "foreshadow": bool(fields.foreshadow),
         "paid_off": "",
         "aspect": aspect,
+        "conflicts": _conflicts(fields.conflicts),
         "batch": "",
         "supersedes": supersedes,
         "superseded_by": "",

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from aizac.errors import InvalidInputError, NotFoundError, StorageError
+from aizac.errors import EmbeddingError, InvalidInputError, NotFoundError, StorageError
 from aizac.llm.embeddings import embedding_fingerprint as embedding_fingerprint
 from aizac.memory.chroma_client import SERVER_DOWN_HINT, is_transport_failure
 from aizac.memory.key_index import KeyIndex
@@ -78,19 +78,30 @@ def keep_log_short(coll: Any) -> None:
             coll.modify(configuration={"hnsw": {"sync_threshold": SYNC_THRESHOLD}})
 
 
+def embedding_error(error: BaseException) -> EmbeddingError:
+    """What the writer reads when the embeddings failed: nothing was saved, and whether trying
+    again helps (a 503, a timeout: the server is busy for a moment) or the setting needs a look.
+    """
+    from aizac.llm.errors import is_transient, summarize
+    key = "error.llm.embedding_unavailable" if is_transient(error) else (
+        "error.llm.embedding_failed")
+    return EmbeddingError(key, cause=summarize(error))
+
+
 def embed_texts(embeddings: Any, texts: Sequence[str]) -> list[list[float]]:
     """Vectors of ``texts`` in ONE call to ``embeddings`` (one HTTP request, one batch of a
     local model), checked: as many as texts, as floats.
 
     Raises:
-        StorageError: the embeddings failed or returned the wrong number of vectors.
+        EmbeddingError: the embeddings failed (:func:`embedding_error`: nothing was saved).
+        StorageError: the embeddings returned the wrong number of vectors.
     """
     if not texts:
         return []
     try:
         vectors = [[float(x) for x in v] for v in embeddings.embed_documents(list(texts))]
     except Exception as e:
-        raise StorageError("error.memory.embed", cause=str(e)) from e
+        raise embedding_error(e) from e
     if len(vectors) != len(texts):
         raise StorageError("error.memory.embed_count", vectors=len(vectors), texts=len(texts))
     return vectors
@@ -274,7 +285,7 @@ class Rows:
         self, changes: Mapping[str, Mapping[str, Any]], *, rises: bool | None = None
     ) -> None:
         """Merge metadata ``changes`` (id -> fields, with ``live_until``) into existing rows;
-        rows whose index keys change (``foreshadow``) are re-indexed.
+        rows whose index keys change (``foreshadow``, ``aspect``: the slot) are re-indexed.
 
         ``rises=True`` (reinforcement) says every ``live_until`` goes up: the hints are set
         before the write only; ``False``: down, set after only; ``None``: either.
@@ -292,7 +303,7 @@ class Rows:
                     "error.memory.what.write")
         if rises is not True:
             self.lower_hints(lives)
-        rekey = [i for i in ids if "foreshadow" in changes[i]]
+        rekey = [i for i in ids if "foreshadow" in changes[i] or "aspect" in changes[i]]
         if rekey and self.index is not None:
             got = self.fetch(rekey, INCLUDE)
             with contextlib.suppress(StorageError):

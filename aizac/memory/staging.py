@@ -22,9 +22,12 @@ from aizac.errors import InvalidInputError, NotFoundError
 from aizac.memory.facts import (
     ADDRESS,
     LISTENER_KEY,
+    OTHER,
+    RULE,
     SPEAKER_KEY,
     fact_slot,
     fact_subject,
+    name_key,
     same_text,
 )
 from aizac.memory.records import (
@@ -33,6 +36,7 @@ from aizac.memory.records import (
     build_metadata,
     check_tag,
     check_text,
+    normalize_name,
     split_aliases,
 )
 
@@ -53,6 +57,9 @@ class Candidate:
     supersedes: str = ""
     metadata: Metadata = field(default_factory=dict, repr=False)
     """Validated metadata as of staging; turn fields are refreshed at commit."""
+    outdates: list[str] = field(default_factory=list)
+    """Earlier notes recognised (late) as older versions of this fact's slot: superseded by it
+    at commit too."""
 
 
 def new_id() -> str:
@@ -75,6 +82,7 @@ class CandidateBatch:
         self.paid_off: dict[str, str] = {}
         """Open foreshadowing this batch pays off: memory id -> ``"<chapter>-<beat>"``."""
         self.state = "open"
+        self._lexicon: Any = None
         self.committed_ids: list[str] = []
         self.batch_id = new_id()
 
@@ -88,8 +96,8 @@ class CandidateBatch:
 
         ``fields`` are those of :class:`~aizac.memory.records.MemoryFields` (the one home of a
         memory's fields): ``character_name``, ``character1``/``character2``, ``keyword``,
-        ``chapter``, ``beat``, ``pinned``, ``aliases``, ``foreshadow``, ``aspect``, ``extra``;
-        ``strength`` defaults to the tag's (settings).
+        ``chapter``, ``beat``, ``pinned``, ``aliases``, ``foreshadow``, ``aspect``,
+        ``conflicts``, ``extra``; ``strength`` defaults to the tag's (settings).
         """
         self._check_open()
         text = check_text(text)
@@ -99,16 +107,26 @@ class CandidateBatch:
         self._candidates.append(cand)
         return cand.id
 
-    def note(self, text: str, tag: str, **fields: Any) -> str | None:
+    def note(self, text: str, tag: str, *, infer: bool = False, **fields: Any) -> str | None:
         """State a fact (same arguments as :meth:`remember`, plus ``aspect``).
 
         Returns the id of the new memory (a new fact, or a new version of a changing fact,
         which supersedes the current one at commit), the id of a candidate of this batch that
         already states it, or ``None`` when a committed memory already states it (that memory
         is reinforced at commit instead).
+
+        ``infer``: the fact comes from a model that may leave ``aspect`` out (a character
+        fact without one, a setting without ``aspect="rule"``): its slot is inferred from its
+        words and the current facts (:mod:`aizac.memory.inference`). When the inference is
+        unsure the fact is kept as a note beside the facts it may replace, and the pair is
+        flagged (``conflicts``) for the writer.
         """
         self._check_open()
         text = check_text(text)
+        outdated: list[str] = []
+        if infer:
+            fields = self._inferred(text, tag, fields)
+            outdated = self._outdated(text, tag, fields)
         strength = self._memory.default_strength(check_tag(tag), fields.pop("strength", None))
         meta = self._validate(tag, MemoryFields.of(strength, **fields))
         slot, subject = fact_slot(meta), fact_subject(meta)
@@ -129,7 +147,84 @@ class CandidateBatch:
                 if found.id not in self.reinforced:
                     self.reinforced.append(found.id)
                 return None
-        return self.remember(text, tag, strength=strength, **fields)
+        new = self.remember(text, tag, strength=strength, **fields)
+        self._candidates[-1].outdates = outdated
+        return new
+
+    def _inferred(self, text: str, tag: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """``fields`` with the slot the inference finds (and any doubt) filled in."""
+        from aizac.memory import inference
+
+        if fields.get("aspect"):
+            return fields
+        memory = self._memory
+        if tag == "Character" and fields.get("character_name"):
+            name = normalize_name(str(fields["character_name"]))
+            holders = {str(h.metadata["aspect"]): inference.Holder(
+                h.id, str(h.metadata["aspect"]), h.text)
+                for h in reversed(memory.lookups.current_states(name))
+                if h.metadata.get("aspect") in inference.SLOT_ASPECTS}
+            for cand in self._candidates:  # staged earlier in this beat: the newest holder
+                aspect = str(cand.metadata.get("aspect") or "")
+                if (cand.tag == tag and aspect in inference.SLOT_ASPECTS
+                        and name_key(str(cand.metadata.get("character_name"))) == name_key(name)):
+                    holders[aspect] = inference.Holder(cand.id, aspect, cand.text)
+            cast = self._cast(name)
+            guess = inference.guess_aspect(text, str(fields.get("keyword") or ""),
+                                           holders=list(holders.values()), names=cast,
+                                           lexicon=self._story_words(cast))
+            # A note without a slot is kept as "other": a later fact may place it (_outdated).
+            return {**fields, "aspect": guess.aspect or OTHER,
+                    "conflicts": list(guess.conflicts) or None}
+        if tag == "NovelSetting" and str(fields.get("keyword") or "").strip():
+            keyword = str(fields["keyword"])
+            staged = any(fact_slot(c.metadata) == fact_slot(
+                {"tag": tag, "aspect": RULE, "keyword": keyword}) for c in self._candidates)
+            current = staged or memory.lookups.current_rule(keyword) is not None
+            plain: list[str] = []
+            if not current:
+                plain = [h.id for h in memory.lookups.settings_of(keyword)
+                         if not fact_slot(h.metadata)]
+            rule = inference.guess_rule(text, keyword, current_rule=current, same_keyword=plain)
+            return {**fields, "aspect": RULE if rule.rule else None,
+                    "conflicts": list(rule.conflicts) or None}
+        return fields
+
+    def _outdated(self, text: str, tag: str, fields: Mapping[str, Any]) -> list[str]:
+        """Live notes of the same character that the story's words now place in this fact's
+        slot: notes an extractor left without a slot and the inference could not place when
+        they came (``aspect="other"``). This newer fact outdates them."""
+        from aizac.memory import inference
+
+        aspect = str(fields.get("aspect") or "")
+        if tag != "Character" or not aspect or aspect in (OTHER, RULE):
+            return []
+        name = normalize_name(str(fields.get("character_name") or ""))
+        notes = [h for h in self._memory.lookups.character_state(name)
+                 if h.metadata.get("aspect") == OTHER and not h.pinned]
+        if not notes:
+            return []
+        cast = self._cast(name)
+        out = []
+        for hit in notes:
+            guess = inference.guess_aspect(hit.text, str(hit.metadata.get("keyword") or ""),
+                                           names=cast, lexicon=self._story_words(cast))
+            if guess.sure and guess.aspect == aspect and not same_text(hit.text, text):
+                out.append(hit.id)
+        return out
+
+    def _cast(self, name: str) -> list[str]:
+        return [name, *(n for canon, aliases in self._memory.characters().items()
+                        for n in (canon, *aliases))]
+
+    def _story_words(self, cast: list[str]) -> Any:
+        """The story's own slot words (:class:`~aizac.memory.inference.Lexicon`), read once
+        per batch."""
+        from aizac.memory import inference
+
+        if self._lexicon is None:
+            self._lexicon = inference.Lexicon(self._memory.lookups.slot_facts(), cast)
+        return self._lexicon
 
     def pay_off(self, memory_id: str, *, chapter: int = 0, beat: int = 0) -> None:
         """Close the open foreshadowing ``memory_id`` at commit (paid off at chapter-beat)."""

@@ -48,6 +48,7 @@ from aizac.memory.rows import (
     Rows,
     check_fingerprint,
     embed_texts,
+    embedding_error,
     embedding_fingerprint,
     open_collection,
     stored_fingerprint,
@@ -265,7 +266,7 @@ class WriterMemory:
             try:
                 return list(self.embeddings.embed_query(text))
             except Exception as e:
-                raise StorageError("error.memory.embed", cause=str(e)) from e
+                raise embedding_error(e) from e
         return self.embed_many([text])[0]
 
     def embed_many(self, texts: list[str]) -> list[list[float]]:
@@ -285,7 +286,8 @@ class WriterMemory:
 
         ``fields`` are those of :class:`~aizac.memory.records.MemoryFields` (their one home):
         ``character_name``, ``character1``/``character2``, ``keyword``, ``chapter``,
-        ``beat``, ``strength``, ``pinned``, ``aliases``, ``foreshadow``, ``aspect``, ``extra``.
+        ``beat``, ``strength``, ``pinned``, ``aliases``, ``foreshadow``, ``aspect``,
+        ``conflicts``, ``extra``.
         ``aspect`` makes a Character fact a state of that aspect (see
         :data:`aizac.memory.facts.ASPECTS`), ``aspect="rule"`` a NovelSetting a world rule keyed
         by its keyword: the new fact then supersedes the current one of that slot.
@@ -363,15 +365,18 @@ class WriterMemory:
         include_forgotten: bool = False,
         include_superseded: bool = False,
         tag: str | None = None,
+        cued: bool = False,
     ) -> list[MemoryHit]:
         """The ``k`` memories most similar to ``query`` among those served now.
 
         ``where`` is a Chroma filter on the metadata (``tag``, ``character_name``, ``chapter``,
         ``last_turn``, ``memory_strength``, ``pinned``...), ANDed with the live filter. Returned
         hits are reinforced (unless ``reinforce=False``) and show the state after that.
+        ``cued``: the current states of a character the filter names (or the current relation
+        of a pair) are found even when they faded (see :meth:`Recall.recall`).
         """
         return self.recaller.recall(
-            query, k, where, reinforce, include_forgotten, include_superseded, tag
+            query, k, where, reinforce, include_forgotten, include_superseded, tag, cued
         )
 
     def get(self, memory_id: str) -> MemoryHit:
@@ -424,6 +429,75 @@ class WriterMemory:
     def history(self, memory_id: str) -> list[MemoryHit]:
         """Every version of the fact ``memory_id`` belongs to, oldest first."""
         return self.lookups.history(memory_id)
+
+    def current_states(self, name: str) -> list[MemoryHit]:
+        """The current state of each aspect of ``name``, faded or not: what a scene with this
+        character recalls on its cue (see :meth:`character_state` for what is live)."""
+        return self.lookups.current_states(name)
+
+    def current_relation(self, a: str, b: str) -> MemoryHit | None:
+        """The current relation of the pair, faded or not: recalled when both are in a scene."""
+        return self.lookups.current_relation(a, b)
+
+    def current_rule(self, keyword: str) -> MemoryHit | None:
+        """The current world rule of ``keyword``, faded or not: recalled when a scene names it."""
+        return self.lookups.current_rule(keyword)
+
+    def cued_settings(self, keywords: Sequence[str]) -> list[MemoryHit]:
+        """Current settings (rules, places) with one of ``keywords``, faded or not: what a
+        scene that names them recalls."""
+        return self.lookups.cued_settings(keywords)
+
+    def setting_keywords(self) -> list[str]:
+        """Keywords of the current settings, faded or not."""
+        return self.lookups.setting_keywords()
+
+    def conflicts(self) -> list[tuple[MemoryHit, MemoryHit]]:
+        """Pairs of facts kept side by side for the writer to settle (the inference of a
+        fact's slot was unsure): ``(flagged, other)``; see :meth:`settle`."""
+        return self.lookups.conflicts()
+
+    def settle(self, flagged: str, other: str, keep: str) -> str:
+        """Settle a flagged pair (one of :meth:`conflicts`); returns the commit's batch id
+        (:meth:`undo_commit` takes it back).
+
+        ``keep``: ``"flagged"`` — the newer fact replaces the other (takes its slot, the other
+        becomes its history); ``"other"`` — the flagged fact is taken out (forgotten,
+        restorable); ``"both"`` — they do not conflict, both stay.
+
+        Raises:
+            NotFoundError: ``flagged``/``other`` is not a pair waiting to be settled.
+            InvalidInputError: ``keep`` is none of the three.
+        """
+        from aizac.errors import NotFoundError
+        from aizac.memory.facts import fact_slot
+        from aizac.memory.records import split_ids
+        from aizac.memory.staging import new_id
+
+        if keep not in ("flagged", "other", "both"):
+            raise InvalidInputError("error.memory.settle_keep", keep=keep)
+        with self._lock:
+            pair = next(((a, b) for a, b in self.conflicts() if a.id == flagged and b.id == other),
+                        None)
+            if pair is None:
+                raise NotFoundError("error.memory.no_conflict", flagged=flagged, other=other)
+            new, old = pair
+            rest = [i for i in split_ids(new.metadata.get("conflicts"))
+                    if i != other and all(h.id != i for h in self.history(other))]
+            edits: dict[str, dict[str, Any]] = {new.id: {"conflicts": "|".join(rest)}}
+            if keep == "flagged":
+                edits[old.id] = {"superseded_by": new.id}
+                edits[new.id]["supersedes"] = old.id
+                if old.tag == new.tag and fact_slot(old.metadata) and not fact_slot(
+                        new.metadata):
+                    edits[new.id]["aspect"] = old.metadata["aspect"]
+                    if old.metadata.get("aspect") == "rule":
+                        edits[new.id]["keyword"] = old.metadata.get("keyword", "")
+            elif keep == "other":
+                edits[new.id]["forgotten"] = True
+            batch = new_id()
+            self.commits.commit([], batch=batch, edits=edits)
+            return batch
 
     def all(
         self, include_forgotten: bool = True, include_superseded: bool = True

@@ -6,6 +6,11 @@ however long the serial gets: the characters present (their latest live Characte
 the current relation of each pair among them (exact keyed lookups), the few most relevant
 settings, the short-term summary, the most relevant open foreshadowing and pinned memories,
 and a few related story events.
+
+Forgetting decides what is offered unasked, not what a scene can recall: the scene's cues —
+its cast (each one's current states, each pair's current relation) and the places and rules
+it names — bring back the current fact even when it faded, and the pack that shows it
+reinforces it (once the writer keeps what was written from it).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from aizac.memory.facts import APPEARANCE, fact_slot
+from aizac.memory.facts import APPEARANCE, fact_slot, text_key
 from aizac.retrieval.aliases import AliasResolver
 from aizac.retrieval.matrix import relation_matrix
 from aizac.retrieval.memory_api import Hit, MemoryReader
@@ -105,6 +110,9 @@ def _character_items(
     items: list[PackItem] = []
     for rank, name in enumerate(present):
         hits = [h for h in memory.character_state(name) if _is_current(h)]
+        live = {h.id for h in hits}
+        # present in the scene: every current state comes back, faded or not (the cue)
+        hits += [h for h in memory.current_states(name) if h.id not in live and _is_current(h)]
         hits.sort(key=_story_order, reverse=True)
         states = [h for h in hits if _aspect(h)]
         notes = [h for h in hits if not _aspect(h)][: limits.states_per_character]
@@ -128,19 +136,25 @@ def _character_items(
 def _setting_items(
     memory: MemoryReader, text: str, terms: Sequence[str], limits: PackLimits
 ) -> list[PackItem]:
-    """Settings similar to the scene, and world rules that concern it (rules rank first)."""
+    """Settings the scene names (a place, a rule's keyword: recalled even when faded), world
+    rules that concern it, and settings similar to it (named ones rank first, then rules)."""
     similar = memory.recall(text, k=limits.settings, tag="NovelSetting", reinforce=False)
+    said = text_key(" ".join(terms))
+    named_keys = [kw for kw in memory.setting_keywords()
+                  if len(text_key(kw)) >= 2 and text_key(kw) in said]
+    named = list(memory.cued_settings(named_keys))[: limits.rules] if named_keys else []
     rules = list(memory.world_rules())
     scored = [(h, overlap_score(f"{h.metadata.get('keyword', '')} {h.text}", terms))
               for h in rules]
     relevant = [h for h, score in sorted(scored, key=lambda p: (-p[1], p[0].text)) if score > 0]
     items: list[PackItem] = []
     seen: set[str] = set()
-    for n, hit in enumerate([*relevant[: limits.rules], *similar]):
+    cued = {h.id for h in named}
+    for n, hit in enumerate([*named, *relevant[: limits.rules], *similar]):
         if hit.id in seen:
             continue
         seen.add(hit.id)
-        bonus = 100 if _aspect(hit) == "rule" else 0
+        bonus = (200 if hit.id in cued else 0) + (100 if _aspect(hit) == "rule" else 0)
         items.append(PackItem(section="settings", text=hit.text, memory_id=hit.id,
                               pinned=hit.pinned, relevance=bonus - n))
     return items
@@ -175,7 +189,7 @@ def gather_items(
 
     items.extend(_character_items(memory, present, limits))
 
-    matrix = relation_matrix(memory, present, resolver=resolver)
+    matrix = relation_matrix(memory, present, resolver=resolver, cued=True)
     for n, cell in enumerate(matrix.known()):
         items.append(
             PackItem(section="relations", text=f"{cell.a} — {cell.b}: {cell.text}",

@@ -64,9 +64,14 @@ def _cell(a: str, b: str, hit: Hit | None) -> RelationCell:
 
 
 def relation_matrix(
-    memory: MemoryReader, names: Iterable[str], *, resolver: AliasResolver | None = None
+    memory: MemoryReader, names: Iterable[str], *, resolver: AliasResolver | None = None,
+    cued: bool = False,
 ) -> RelationMatrix:
-    """Current relation of every pair among ``names`` (aliases resolved, duplicates merged)."""
+    """Current relation of every pair among ``names`` (aliases resolved, duplicates merged).
+
+    ``cued``: the names are a scene's cast, which recalls a pair's current relation even when
+    it faded (nobody mentioned it for a long time); otherwise only live relations are shown
+    (the inspector's view: forgetting decides what is offered unasked)."""
     resolver = resolver if resolver is not None else AliasResolver(memory.characters())
     canonical: list[str] = []
     seen: set[str] = set()
@@ -78,5 +83,8 @@ def relation_matrix(
     matrix = RelationMatrix(names=tuple(canonical))
     for x, y in combinations(canonical, 2):
         a, b = canonical_pair(x, y)
-        matrix.cells[(a, b)] = _cell(a, b, memory.relation(a, b))
+        hit = memory.relation(a, b)
+        if hit is None and cued:
+            hit = memory.current_relation(a, b)
+        matrix.cells[(a, b)] = _cell(a, b, hit)
     return matrix

@@ -56,6 +56,7 @@ class MemoryReader(Protocol):
         include_forgotten: bool = False,
         include_superseded: bool = False,
         tag: str | None = None,
+        cued: bool = False,
     ) -> Sequence[Hit]: ...
 
     def get_where(
@@ -78,6 +79,15 @@ class MemoryReader(Protocol):
     def world_rules(self) -> Sequence[Hit]: ...
 
     def reinforce(self, ids: Sequence[str]) -> Any: ...
+
+    # Cued recall: current facts, faded or not, that a scene's cast or words name.
+    def current_states(self, name: str) -> Sequence[Hit]: ...
+
+    def current_relation(self, a: str, b: str) -> Hit | None: ...
+
+    def cued_settings(self, keywords: Sequence[str]) -> Sequence[Hit]: ...
+
+    def setting_keywords(self) -> Sequence[str]: ...
 
 
 if TYPE_CHECKING:  # WriterMemory must keep satisfying the protocol (checked by mypy only)

@@ -144,6 +144,8 @@ class MemoryVectorStore(VectorStore):
             reinforce=self.reinforce,
             include_superseded=include_superseded,
             include_forgotten=include_superseded,
+            # asked about a character or a pair: their current facts are found, faded or not
+            cued=where is not None and is_keyed(where) and not include_superseded,
         )
         return [hit_to_document(h) for h in hits]
 

@@ -1,8 +1,11 @@
 """The memory inspector: memories by tag with strength, memory factor and pinned state.
 
 Plain handler functions (:func:`memory_table`, :func:`set_pinned`, :func:`curve_figure`,
-:func:`relation_table`, :func:`ask_memory`) over the :class:`WebService`, and :func:`build`, which
-lays out the Memory tab and wires them. Curves are computed by :mod:`aizac.memory.forgetting`.
+:func:`relation_table`, :func:`ask_memory`, :func:`conflict_choices`, :func:`settle_pair`) over
+the :class:`WebService`, and :func:`build`, which lays out the Memory tab and wires them. The
+pairs of facts the memory kept side by side ("these two may conflict: keep which?") are settled
+with three buttons (keep the newer, the earlier, or both). Curves are computed by
+:mod:`aizac.memory.forgetting`.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from aizac.errors import InvalidInputError
 from aizac.export.render import escape_markdown_cell, escape_markdown_lines
 from aizac.memory.forgetting import memory_factor
 from aizac.plotting import use_cjk_fonts
-from aizac.text import Text, render
+from aizac.text import Text, Verbatim, render, t
 from aizac.web.labels import TAG_KEYS, Labels
 from aizac.web.service import WebService
 
@@ -175,6 +178,44 @@ def curve_figure(
     return fig
 
 
+# ------------------------------------------------------------------- facts to settle
+KEEP = {"keep-newer": "flagged", "keep-older": "other", "keep-both": "both"}
+"""The Memory tab's buttons for a flagged pair -> what :meth:`WriterMemory.settle` keeps."""
+KEEP_LABELS = {"keep-newer": "ui.memory.keep_newer", "keep-older": "ui.memory.keep_older",
+               "keep-both": "ui.memory.keep_both"}
+"""Each of those buttons' label."""
+
+
+def conflict_choices(
+    service: WebService, project: str | None, language: str = "en"
+) -> list[tuple[str, str]]:
+    """(label, "<newer id>|<earlier id>") of each pair of facts the memory kept side by side
+    because it could not tell whether the newer replaces the earlier."""
+    return [
+        (t("ui.memory.conflict_pair", language, newer=Verbatim(a.text[:60]),
+           older=Verbatim(b.text[:60])), f"{a.id}|{b.id}")
+        for a, b in service.conflicts(project)
+    ]
+
+
+def settle_pair(
+    service: WebService, project: str | None, pair: str | None, keep: str,
+    language: str = "en",
+) -> str:
+    """Settle the chosen pair as the writer said (a button of :data:`KEEP`); what was kept."""
+    newer, _, older = (pair or "").partition("|")
+    if not newer or not older:
+        raise InvalidInputError("error.memory.pick_conflict")
+    pairs = {(a.id, b.id): (a, b) for a, b in service.conflicts(project)}
+    service.settle(project, newer, older, KEEP[keep])
+    a, b = pairs.get((newer, older), (None, None))
+    said = {"keep-newer": a, "keep-older": b}.get(keep)
+    if said is not None:
+        return t("ui.memory.settled", language, kept=Verbatim(said.text[:80]))
+    return t("ui.memory.settled_both", language, newer=Verbatim(a.text[:60] if a else newer),
+             older=Verbatim(b.text[:60] if b else older))
+
+
 # --------------------------------------------------------------------- relations / ask
 def relation_table(
     service: WebService, project: str | None, none_text: str | None = None
@@ -252,15 +293,16 @@ class MemoryTab:
 
 def _refresher(service: WebService, L: Labels, language: str) -> Callable[..., list[Any]]:
     """The Memory tab's refresh: table, character filter, selection box, relationship matrix,
-    the reindex note."""
+    the reindex note, the pairs of facts waiting to be settled."""
 
     def refresh(name: str | None, tag_v: str, who: str,
                 keep: list[str] | None = None) -> list[Any]:
         if not name:
-            return [gr.skip()] * 5
+            return [gr.skip()] * 6
         try:
             heads, rows = relation_table(service, name, L["ui.no_two"])
             people = character_names(service, name)
+            pairs = conflict_choices(service, name, language)
             return [
                 memory_table(service, name, tag_v or None, who or None, L),
                 gr.Dropdown(choices=[(L["ui.all"], ""), *[(p, p) for p in people]],
@@ -268,9 +310,11 @@ def _refresher(service: WebService, L: Labels, language: str) -> Callable[..., l
                 gr.Dropdown(choices=memory_choices(service, name, L), value=keep or []),
                 gr.Dataframe(value=rows, headers=heads),
                 reindex_notice(service, name, language),
+                gr.Dropdown(choices=pairs, value=pairs[0][1] if pairs else None,
+                            info=None if pairs else t("ui.memory.no_conflicts", language)),
             ]
         except Exception:
-            return [gr.skip()] * 5
+            return [gr.skip()] * 6
 
     return refresh
 
@@ -306,13 +350,19 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
             matrix = gr.Dataframe(label=L["ui.relations"], interactive=False, wrap=True,
                                   type="array", elem_id="aizac-relations")
     with gr.Row():
+        pair = gr.Dropdown(label=t("ui.memory.conflicts", ui.language), choices=[], scale=3,
+                           info=t("ui.memory.no_conflicts", ui.language),
+                           elem_id="aizac-conflicts")
+        for name, label in KEEP_LABELS.items():
+            ui.button(name, t(label, ui.language), scale=0)
+    with gr.Row():
         question = gr.Textbox(label=L["ui.ask"], placeholder=L["ui.ask_hint"], scale=4,
                               elem_id="aizac-question")
         ui.button("ask", L["ui.ask_button"], scale=0)
     answer = gr.Markdown("", elem_id="aizac-answer")
 
     refresh = _refresher(service, L, ui.language)
-    outputs = [table, character, selected, matrix, notice]
+    outputs = [table, character, selected, matrix, notice, pair]
     inputs = [ui.project, tag, character]
 
     def wire() -> None:
@@ -322,6 +372,13 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
             def run(name: str | None, ids: list[str], tag_v: str, who: str) -> Any:
                 said = set_pinned(service, name, ids, pinned, L)
                 return refresh(name, tag_v, who, ids), said
+
+            return ui.act(run, len(outputs))
+
+        def settler(keep: str) -> Callable[..., Any]:
+            def run(name: str | None, chosen: str | None, tag_v: str, who: str) -> Any:
+                said = settle_pair(service, name, chosen, keep, ui.language)
+                return refresh(name, tag_v, who), said
 
             return ui.act(run, len(outputs))
 
@@ -343,6 +400,9 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
         b["pin"].click(pinner(True), [ui.project, selected, tag, character], [*outputs, *after])
         b["unpin"].click(pinner(False), [ui.project, selected, tag, character],
                          [*outputs, *after])
+        for name in KEEP:
+            b[name].click(settler(name), [ui.project, pair, tag, character],
+                          [*outputs, *after])
         b["curves"].click(ui.act(on_curves, 1), [ui.project, selected], [plot, *after])
         b["ask"].click(ui.act(on_ask, 1), [ui.project, question], [answer, *after])
         question.submit(ui.act(on_ask, 1), [ui.project, question], [answer, *after])

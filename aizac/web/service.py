@@ -473,6 +473,18 @@ class WebService:
                 else:
                     memory.unpin(memory_id)
 
+    def conflicts(self, name: str | None) -> list[tuple[Any, Any]]:
+        """Pairs of facts the memory kept side by side for the writer (newer, earlier)."""
+        memory: Any = self.agent(name).memory
+        return list(memory.conflicts())
+
+    def settle(self, name: str | None, flagged: str, other: str, keep: str) -> str:
+        """Settle a flagged pair (``keep``: ``flagged``, ``other`` or ``both``); returns the
+        memory commit (undoable like any)."""
+        with self._locked(name) as agent:
+            memory: Any = agent.memory
+            return str(memory.settle(flagged, other, keep))
+
     # ---------------------------------------------------------------------------- prose
     def write_prose(self, name: str | None, beat_id: int | None) -> Iterator[str]:
         """Stream the prose of an accepted beat; the text so far after each chunk."""

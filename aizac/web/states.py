@@ -39,7 +39,7 @@ def button_states(service: WebService, project: str | None) -> dict[str, bool]:
         "download": accepted, "send": accepted,
         "save-episode": True,
         "pin": True, "unpin": True, "curves": True, "ask": True, "mem-refresh": True,
-        "reindex": True,
+        "keep-newer": True, "keep-older": True, "keep-both": True, "reindex": True,
         **dict.fromkeys(ILLUSTRATION_BUTTONS, has_plot),
         **dict.fromkeys(STYLE_BUTTONS, True),
     }

@@ -17,7 +17,7 @@ embedded model gets a lenient script rule and more tries with fresh seeds).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -78,7 +78,8 @@ class QualityCheck:
 
     ``fixed`` fields are the writer's (locked on a regenerated beat): their values replace the
     model's before the check, as they will in what is stored, so the model's filler there
-    refuses nothing.
+    refuses nothing. ``names`` (the cast with aliases) count as names, not as words of a
+    language, when the script is measured.
     """
 
     def __init__(
@@ -87,18 +88,21 @@ class QualityCheck:
         policy: QualityPolicy = STRICT,
         schema: str = "output",
         fixed: Mapping[str, Any] | None = None,
+        names: Iterable[str] = (),
     ) -> None:
         self.language = language
         self.policy = policy
         self.schema = schema
         self.fixed = dict(fixed or {})
+        self.names = list(names)
         self.problems: list[quality.Problem] = []
         self.rejected = 0
 
     def __call__(self, value: BaseModel) -> None:
         checked = {**value.model_dump(mode="json"), **self.fixed} if self.fixed else value
         self.problems = quality.find_problems(
-            checked, language=self.language, min_script_share=self.policy.min_script_share
+            checked, language=self.language, min_script_share=self.policy.min_script_share,
+            names=self.names,
         )
         if not self.problems:
             return
@@ -147,25 +151,31 @@ class CheckedRouter:
         router: the wrapped router (anything with ``structured``/``astructured``).
         language: returns the project's language at call time.
         attempts: calls per request when the output is degenerate.
+        names: returns the cast's names and aliases at call time (the project's memory):
+            names are not words of a language, so a Korean sentence about Baek Dohyun is
+            Korean.
     """
 
     def __init__(
-        self, router: Any, language: Callable[[], str], *, attempts: int = ATTEMPTS
+        self, router: Any, language: Callable[[], str], *, attempts: int = ATTEMPTS,
+        names: Callable[[], Iterable[str]] | None = None,
     ) -> None:
         self.router = router
         self._language = language
         self.attempts = attempts
+        self._names = names
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.router, name)
 
     def structured(
         self, role: str, schema: type[M], messages: list[BaseMessage], *,
-        fixed: Mapping[str, Any] | None = None,
+        fixed: Mapping[str, Any] | None = None, names: Iterable[str] = (),
     ) -> M:
         """``router.structured`` with the quality check (see the module docstring); ``fixed``:
-        the fields the writer set, which the caller puts in place of the model's."""
-        check = self._check(role, schema, fixed)
+        the fields the writer set, which the caller puts in place of the model's; ``names``:
+        names this call may use besides the cast (a beat's new characters)."""
+        check = self._check(role, schema, fixed, names)
         if accepts_keyword(self.router.structured, "check"):
             try:
                 return self.router.structured(role, schema, messages, check=check)
@@ -176,10 +186,10 @@ class CheckedRouter:
 
     async def astructured(
         self, role: str, schema: type[M], messages: list[BaseMessage], *,
-        fixed: Mapping[str, Any] | None = None,
+        fixed: Mapping[str, Any] | None = None, names: Iterable[str] = (),
     ) -> M:
         """Async :meth:`structured`."""
-        check = self._check(role, schema, fixed)
+        check = self._check(role, schema, fixed, names)
         if accepts_keyword(self.router.astructured, "check"):
             try:
                 return await self.router.astructured(role, schema, messages, check=check)
@@ -189,11 +199,13 @@ class CheckedRouter:
         return await arun(rounds, lambda conv: self.router.astructured(role, schema, conv))
 
     def _check(
-        self, role: str, schema: type[BaseModel], fixed: Mapping[str, Any] | None = None
+        self, role: str, schema: type[BaseModel], fixed: Mapping[str, Any] | None = None,
+        names: Iterable[str] = (),
     ) -> QualityCheck:
         """The check of one call, with the policy of the model serving ``role``."""
         policy = policy_for(role_profile(self.router, role), small_retries_of(self.router))
-        return QualityCheck(self._language(), policy, schema.__name__, fixed)
+        cast = list(self._names()) if self._names is not None else []
+        return QualityCheck(self._language(), policy, schema.__name__, fixed, [*cast, *names])
 
     def _rounds(
         self, schema: type[M], messages: list[BaseMessage], check: QualityCheck

@@ -81,9 +81,11 @@ async def extract_combined(
     prompts: PromptLibrary,
 ) -> Extracted:
     """Ask the extractor role for the four tags and the summary in one structured call."""
-    names = ", ".join(dict.fromkeys([*known, *beat.characters])) or "-"
-    messages = prompts.render("extract_combined", language, beat=beat.render(), characters=names)
-    reply = await router.astructured("extractor", BeatExtraction, messages)
+    cast = list(dict.fromkeys([*known, *beat.characters]))
+    messages = prompts.render("extract_combined", language, beat=beat.render(),
+                              characters=", ".join(cast) or "-")
+    named = {"names": cast} if accepts_keyword(router.astructured, "names") else {}
+    reply = await router.astructured("extractor", BeatExtraction, messages, **named)
     return reply.extracted()
 
 

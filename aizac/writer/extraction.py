@@ -17,6 +17,7 @@ from aizac.dialogue.memory import stage_voices
 from aizac.errors import AizacError
 from aizac.llm.runtime import run_sync as run_sync  # one model loop per process
 from aizac.memory import facts
+from aizac.writer.checked import accepts_keyword
 from aizac.writer.ports import Memory, Router
 from aizac.writer.prompt_words import prompt_words
 from aizac.writer.prompts import PromptLibrary
@@ -62,9 +63,12 @@ async def extract(
     text = beat.render(labels=prompt_words(language).labels)
     names = ", ".join(dict.fromkeys([*known, *beat.characters])) or "-"
 
+    cast = list(dict.fromkeys([*known, *beat.characters]))
+    named = {"names": cast} if accepts_keyword(router.astructured, "names") else {}
+
     def ask(kind: str, schema: type[Any]) -> Coroutine[Any, Any, Any]:
         messages = prompts.render(kind, language, beat=text, characters=names)
-        return router.astructured("extractor", schema, messages)
+        return router.astructured("extractor", schema, messages, **named)
 
     calls = [
         ask("extract_Story", StoryExtraction),
@@ -145,7 +149,7 @@ def stage(
             aspect = None if c.aspect == facts.OTHER else c.aspect
             keep(batch.note(
                 c.text, "Character", character_name=name(c.character_name), aspect=aspect,
-                keyword=c.keyword, **where,
+                keyword=c.keyword, infer=True, **where,
             ))
         for r in extracted.relations.facts:
             a, b = name(r.character1), name(r.character2)
@@ -158,31 +162,48 @@ def stage(
         for st in extracted.settings.facts:
             keep(batch.note(
                 st.text, "NovelSetting", keyword=st.keyword,
-                aspect=facts.RULE if st.rule and st.keyword else None, **where,
+                aspect=facts.RULE if st.rule and st.keyword else None, infer=True, **where,
             ))
         for voice_id in stage_voices(
             memory, batch, beat, language=language, where=where, hold=held_voices,
             reported_pairs=extracted.speech, reported_cards=extracted.voices,
         ):
             keep(voice_id)
-        _pay_off(memory, batch, extracted, where)
+        _pay_off(memory, batch, extracted, beat, where)
     except BaseException:
         batch.discard()
         raise
     return batch, ids
 
 
-def _pay_off(memory: Any, batch: Any, extracted: Extracted, where: Mapping[str, int]) -> None:
-    """Close the open foreshadowing each reported payoff matches (each thread once)."""
-    if not extracted.story.paid_off:
+def _pay_off(
+    memory: Any, batch: Any, extracted: Extracted, beat: NovelBeat, where: Mapping[str, int]
+) -> None:
+    """Close the open foreshadowing the beat pays off (each thread once): what the extractor
+    reports as paid off, else what the beat's ``pays_off`` lines quote, else an event or a
+    story fact of the beat that quotes a thread and says it came to light (an extractor that
+    leaves ``paid_off`` out must not leave a paid-off thread open)."""
+    from aizac.memory.inference import quoted_thread
+
+    lines = [(line, False) for line in beat.pays_off]
+    lines += [(line, True) for line in [*beat.events, *(s.text for s in extracted.story.facts
+                                                        if not s.foreshadow)]]
+    if not extracted.story.paid_off and not lines:
         return
     threads = [(h.id, str(h.metadata.get("keyword", "")), h.text)
                for h in memory.open_foreshadowing()]
-    for paid in extracted.story.paid_off:
-        found = facts.match_payoff(paid.keyword, paid.text, threads)
+
+    def close(found: str | None) -> None:
+        nonlocal threads
         if found is not None:
             batch.pay_off(found, chapter=where["chapter"], beat=where["beat"])
             threads = [t for t in threads if t[0] != found]
+
+    for paid in extracted.story.paid_off:
+        close(facts.match_payoff(paid.keyword, paid.text, threads))
+    for line, event in lines:
+        if threads:
+            close(quoted_thread(line, threads, need_reveal=event))
 
 
 def seed_plot(memory: Memory, plot: NovelPlot, *, old_ids: list[str]) -> list[str]:

@@ -262,10 +262,42 @@ def is_echo(text: str, labels: frozenset[str] = LABELS) -> bool:
 
 
 # ------------------------------------------------------------------------------- script
-def script_share(texts: Sequence[str], language: str) -> tuple[float, int]:
-    """The share of letters in ``language``'s script and the number of letters (pure)."""
+_QUOTED = re.compile(r"\"([^\"]{1,40})\"|'([^']{1,40})'|“([^”]{1,40})”|‘([^’]{1,40})’"
+                     r"|「([^」]{1,40})」|『([^』]{1,40})』|«([^»]{1,40})»|《([^》]{1,40})》")
+MAX_QUOTED_WORDS = 4
+"""A quoted span of at most this many words, without sentence punctuation, is a proper noun
+("the 'Black Lotus' guild"); a longer one is a quoted sentence and counts."""
+
+
+def _quoted_names(text: str) -> list[str]:
+    """Short quoted spans that name something ("Black Lotus", 『월하검』), not sentences."""
+    out = []
+    for match in _QUOTED.finditer(text):
+        span = next(g for g in match.groups() if g is not None).strip()
+        if span and len(span.split()) <= MAX_QUOTED_WORDS and not _SENTENCE_MARKS.search(span) \
+                and not span.endswith((".", "。")):
+            out.append(span)
+    return out
+
+
+def without_names(text: str, names: Sequence[str]) -> str:
+    """``text`` with the given names and its short quoted proper nouns taken out (pure): they
+    are names, not words of a language ("Yoon Jiwoo와 Baek Dohyun이 ...")."""
+    out = text
+    spans = [*(n for n in names if len(n.strip()) >= 2), *_quoted_names(text)]
+    for name in sorted({" ".join(n.split()) for n in spans}, key=len, reverse=True):
+        out = re.sub(re.escape(name).replace("\\ ", r"\s+"), " ", out, flags=re.IGNORECASE)
+    return out
+
+
+def script_share(
+    texts: Sequence[str], language: str, names: Sequence[str] = ()
+) -> tuple[float, int]:
+    """The share of letters in ``language``'s script and the number of letters (pure), with
+    ``names`` (the cast, the reply's own name fields) and quoted proper nouns left out: the
+    share is measured on what is left."""
     pattern = _SCRIPTS.get(language)
-    letters = [c for t in texts for c in _LETTER.findall(t)]
+    letters = [c for t in texts for c in _LETTER.findall(without_names(t, names))]
     if pattern is None or not letters:
         return 1.0, len(letters)
     return sum(1 for c in letters if pattern.match(c)) / len(letters), len(letters)
@@ -308,6 +340,7 @@ def find_problems(
     language: str,
     labels: frozenset[str] = LABELS,
     min_script_share: float = MIN_SCRIPT_SHARE,
+    names: Sequence[str] = (),
 ) -> list[Problem]:
     """Every degenerate feature of ``value`` for a project in ``language`` (pure).
 
@@ -317,6 +350,9 @@ def find_problems(
         labels: prompt labels that must not open a value.
         min_script_share: the least share of letters in the project's script (the small
             embedded model's policy lowers it: :mod:`aizac.writer.model_policy`).
+        names: the cast's names and aliases. They, the names the value itself gives in its
+            name fields and quoted proper nouns do not count for or against the script: a
+            Korean sentence about Baek Dohyun is Korean.
     """
     items = leaves(value)
     problems: list[Problem] = []
@@ -339,7 +375,8 @@ def find_problems(
     else:
         problems.append(Problem("repeat", "*", repeat[0], f"{repeat[1]}/{repeat[2]}"))
     texts = [i.text for i in items if i.key not in SKIP_SCRIPT and not _is_name_leaf(i)]
-    share, letters = script_share(texts, language)
+    given = [i.text for i in items if _is_name_leaf(i) and looks_like_name(i.text)]
+    share, letters = script_share(texts, language, [*names, *given])
     if letters >= MIN_SCRIPT_LETTERS and share < min_script_share:
         problems.append(Problem("script", "*", "", f"{share:.0%}"))
     return problems

@@ -95,6 +95,11 @@ def check_question(question: str) -> str:
     return text
 
 
+def cast_names(memory: Any) -> list[str]:
+    """Every name and alias of the cast the memory knows (for the quality check)."""
+    return [n for name, aliases in memory.characters().items() for n in (name, *aliases)]
+
+
 def parse_keywords(keywords: str | list[str]) -> list[str]:
     """Keywords from ``"회귀, 복수"`` or a list: stripped, deduplicated, bounded (pure)."""
     out = split_keywords(keywords)
@@ -346,12 +351,15 @@ class Studio:
                 # Chroma handles would go stale under it (and lose its writes).
                 claim_project(store.directory, wait=self.owner_wait)
                 language = store.info().language
+                memory = self._memory(store)
                 agent = WriterAgent(
                     store,
-                    self._memory(store),
-                    # Degenerate model output is retried, then refused; clichés come in the
-                    # project's language, relevant ones only.
-                    CheckedRouter(self.router, lambda: language),
+                    memory,
+                    # Degenerate model output is retried, then refused (the cast's names count
+                    # as names, not as another language); clichés come in the project's
+                    # language, relevant ones only.
+                    CheckedRouter(self.router, lambda: language,
+                                  names=lambda: cast_names(memory)),
                     ProjectCliches(self.cliches, language),
                     settings=self.settings,
                     prompts=self.prompts,

@@ -225,3 +225,26 @@ def test_a_death_in_extraction_results_cites_no_memory_yet(seeded: Seeded) -> No
                            candidates=found, language="ko")
     dead = [f for f in report.findings if f.kind == "dead_character"]
     assert [(f.beat, f.memory_id) for f in dead] == [(2, None)]
+
+
+def test_a_pair_the_memory_could_not_settle_is_cited_when_the_draft_touches_it(
+    seeded: Seeded,
+) -> None:
+    """Issue 24 item 1: where the slot inference was unsure, both facts were kept and flagged;
+    a draft about that character gets a warning citing the flagged memory."""
+    mem = seeded.mem
+    for text in ("강미라는 다리를 다쳤다", "강미라는 부산 항구에 있다"):
+        with mem.stage() as b:
+            b.note(text, "Character", character_name="강미라", chapter=2, infer=True)
+    with mem.stage() as b:
+        flagged = b.note("강미라는 쓰러진 채 떠났다", "Character",
+                         character_name="강미라", chapter=2, infer=True)
+    assert flagged in {a.id for a, _ in mem.conflicts()}
+    about = [beat(1, "부산 항구", ["강미라"])]
+    report = check_episode(mem, episode=3, beats=about, prose={1: "..."}, language="ko")
+    found = [f for f in report.findings if f.kind == "unsettled_memory"]
+    assert found and {f.memory_id for f in found} == {flagged}
+    assert found[0].severity == "warning" and "기억 탭에서 정리하세요" in found[0].message
+    elsewhere = [beat(1, "서울 본사", ["진도준"])]
+    report = check_episode(mem, episode=3, beats=elsewhere, prose={1: "..."}, language="ko")
+    assert "unsettled_memory" not in kinds(report)

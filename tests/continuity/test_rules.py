@@ -75,3 +75,38 @@ def test_words_found_missing_by_the_held_out_bench() -> None:
     revived = FactClaim("Character", "Victor Hale returned from the dead", 1,
                         name="Victor Hale", aspect="condition")
     assert kinds([revived]) == [("dead_character", "d1")]
+
+
+def test_a_look_alike_of_a_superseded_relation_is_a_new_fact_not_a_restatement() -> None:
+    """Issue 24 item 6: numbers, codes and other names differ -> different facts (the bigram
+    test read "第111次确认" as restating the superseded "第11次确认": 16 extra autopilot calls)."""
+
+    def rel(old_text: str, cur_text: str, claim_text: str) -> list[str]:
+        cur = Fact("r2", cur_text, "CharacterRelation", pair=("A", "B"), slot="rel")
+        old = Fact("r1", old_text, "CharacterRelation", pair=("A", "B"), slot="rel")
+        canon = Canon(relations={"rel": RelationCanon(cur, (old,))},
+                      cast={"A": (), "B": (), "Cole": (), "Mira": ()})
+        claim = FactClaim("CharacterRelation", claim_text, 1, pair=("A", "B"), slot="rel")
+        return [f.kind for f in relation_findings([claim], canon, language="zh")]
+
+    assert rel("A与B第11次确认", "A与B第110次确认", "A与B第111次确认") == []
+    assert rel("A与B签下记录0BFC", "A与B签下记录0BF1", "A与B签下记录0BF0") == []
+    assert rel("A와 B는 Cole의 빚을 나눠 졌다", "A와 B는 서로를 믿지 않는다",
+               "A와 B는 Mira의 빚을 나눠 졌다") == []
+    # the same marks: still a restatement of the superseded version
+    assert rel("A与B第11次确认", "A与B第110次确认", "A与B第11次确认了") == [
+        "superseded_relation"]
+    assert rel("A与B签下记录0BFC", "A与B签下记录0BF1", "A与B又签下记录0BFC") == [
+        "superseded_relation"]
+
+
+def test_near_same_text_needs_the_same_numbers_and_codes() -> None:
+    from aizac.memory.facts import marks, same_text
+
+    long = "A and B signed the ledger entry 0BF0 at the northern archive"
+    assert same_text(long, long + ".")
+    assert not same_text(long, long.replace("0BF0", "0BFC"))
+    assert not same_text("在北方档案馆里，甲和乙第111次确认了那份契约的全部条款",
+                         "在北方档案馆里，甲和乙第11次确认了那份契约的全部条款")
+    assert marks("记录0BF0") == {"0bf0"} and marks("第111次确认") == {"111"}
+    assert marks("Mira met Jun", ["Jun", "Cole"]) == {"@jun"}

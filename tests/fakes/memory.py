@@ -65,7 +65,7 @@ class Batch:
             if held:
                 return self.supersede(held[0].id, text, **fields)
             return self.remember(text, tag, **fields)
-        fields = {k: v for k, v in fields.items() if k != "aspect"}
+        fields = {k: v for k, v in fields.items() if k not in ("aspect", "infer")}
         if tag == "CharacterRelation":
             current = self.memory.relation(fields["character1"], fields["character2"])
             if current is not None:

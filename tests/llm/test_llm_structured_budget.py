@@ -184,3 +184,41 @@ def test_a_real_model_keeps_the_repair_follow_up() -> None:
     assert generate_structured(model, Plot, "plan", check=check) == Plot(**PLOT)
     second = model.conversations[1]
     assert second[-2].text == same and "every field holds the same value" in second[-1].text
+
+
+def test_broken_json_that_finished_normally_is_not_reported_as_cut(
+    openai_server: OpenAIServer,
+) -> None:
+    """Issue 24 item 4: 760 characters of broken JSON ending with finish_reason "stop" were
+    reported as "cut at the token limit (about 4096 tokens)", with advice to raise
+    AIZAC_STRUCTURED_MAX_TOKENS: more room never mends JSON the model finished."""
+    from acceptance.openai_server import ChatReply
+
+    broken = '{"title": "회귀한 재벌집 막내", "logline": "복수를 위해 돌아온 진도준의 이야기'
+    openai_server.script(*[ChatReply(content=broken, finish_reason="stop")] * 3)
+    router = _router(openai_server, structured_max_tokens=512, structured_max_tokens_cap=4096)
+    with pytest.raises(StructuredOutputError) as info:
+        router.structured("planner", Plot, "plan")
+    error = info.value
+    assert error.key == "error.llm.reply_broken_json"
+    assert "cut at the token limit" not in error.message.replace("not cut at the token", "")
+    assert f"{len(broken)} characters, finish reason: stop" in error.message
+    assert "Nothing was saved" in error.hint and "Try again" in error.hint
+    assert "AIZAC_STRUCTURED_MAX_TOKENS" not in error.hint
+    assert [budget(r.body) for r in openai_server.chat_requests] == [None, None, None]
+
+
+def test_structured_failures_are_catalogue_keys_in_every_language(
+    openai_server: OpenAIServer,
+) -> None:
+    from aizac.text import describe
+
+    openai_server.fault(truncated(), truncated(), truncated())
+    router = _router(openai_server, structured_max_tokens=512, structured_max_tokens_cap=1024)
+    with pytest.raises(StructuredOutputError) as info:
+        router.structured("planner", Plot, "plan")
+    assert info.value.key == "error.structured.failed"
+    korean = describe(info.value, "ko")
+    assert "토큰 한도" in korean.message and "잘렸습니다" in korean.message
+    assert "1024" in korean.hint and "AIZAC_STRUCTURED_MAX_TOKENS" in korean.hint
+    assert "令牌" in describe(info.value, "zh").message

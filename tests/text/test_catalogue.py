@@ -58,7 +58,7 @@ def test_a_korean_particle_agrees_with_the_value_it_follows() -> None:
 # ------------------------------------------------------------------ keys the code uses
 PACKAGE = Path(__file__).resolve().parents[2] / "aizac"
 SURFACE_VARIANTS = (".web", ".api", ".cli")
-FILE_SUFFIXES = (".sqlite3", ".toml", ".json", ".txt")  # a file name (style.sqlite3) is no key
+FILE_SUFFIXES = (".sqlite3", ".sqlite", ".toml", ".json", ".txt")  # a file name is no key
 
 
 def _namespaces() -> set[str]:

@@ -134,3 +134,17 @@ def test_the_writers_locked_fields_stand_in_for_the_models_before_the_check() ->
     with pytest.raises(StructuredOutputError):  # only the locked field is the writer's
         CheckedRouter(ScriptedRouter(elsewhere, elsewhere, elsewhere), lambda: "ko").structured(
             "planner", BeatDesign, [], fixed=fixed)
+
+
+def test_the_cast_given_to_the_router_counts_as_names() -> None:
+    """Issue 24 item 3: a grammatical Korean beat about a romanised cast was refused after three
+    attempts (26% Korean letters) with advice that the model was too small."""
+    beat = BeatDesign(location="서울역 광장", time="새벽", characters=["Yoon Jiwoo", "Baek Dohyun"],
+                      events=["Yoon Jiwoo와 Baek Dohyun이 Kang Taeho를 쫓았다.",
+                              "Kang Taeho는 Baek Dohyun의 가방을 빼앗아 달아났다."])
+    cast = ["Yoon Jiwoo", "Baek Dohyun", "Kang Taeho"]
+    assert CheckedRouter(ScriptedRouter(beat), lambda: "ko", names=lambda: cast).structured(
+        "planner", BeatDesign, []) == beat
+    later = ScriptedRouter(beat)  # a name of this call only (a beat's newcomer)
+    assert CheckedRouter(later, lambda: "ko", names=lambda: cast[:2]).structured(
+        "planner", BeatDesign, [], names=["Kang Taeho"]) == beat

@@ -203,3 +203,62 @@ def test_a_beat_placed_at_a_number_is_caught() -> None:
     )
     found = quality.find_problems(beat, language="ko")
     assert [(p.kind, p.path) for p in found] == [("name", "location")]
+
+
+# ------------------------------------------------------------ names are names (issue 24 item 3)
+ROMANISED = ["Yoon Jiwoo", "Baek Dohyun", "Kang Taeho"]
+HANGUL = ["한서아", "백도현", "강태호"]
+HANZI = ["林晓", "陈默"]
+
+
+def _story(*texts: str) -> StoryExtraction:
+    return StoryExtraction.model_validate({"facts": [{"text": t} for t in texts]})
+
+
+def script_problems(value: Any, language: str, names: list[str]) -> list[str]:
+    return [p.detail for p in quality.find_problems(value, language=language, names=names)
+            if p.kind == "script"]
+
+
+KOREAN_WITH_ROMANISED = _story(
+    "Yoon Jiwoo와 Baek Dohyun이 Kang Taeho를 쫓았다.",
+    "Baek Dohyun은 Kang Taeho의 검을 빼앗아 강물에 던졌다.",
+    "Yoon Jiwoo는 Kang Taeho가 숨긴 장부를 찾아냈다.",
+)
+
+
+def test_a_korean_extraction_about_a_romanised_cast_is_korean() -> None:
+    assert script_problems(KOREAN_WITH_ROMANISED, "ko", ROMANISED) == []
+    # what the check said before it knew the cast: the names counted as English
+    assert script_problems(KOREAN_WITH_ROMANISED, "ko", []) != []
+
+
+@pytest.mark.parametrize(("language", "texts", "cast"), [
+    ("en", ["한서아 and 백도현 chased 강태호 through the night market until dawn.",
+            "백도현 threw 강태호's sword into the river and ran."], HANGUL),
+    ("zh", ["Yoon Jiwoo和한서아一起追赶Kang Taeho，直到天亮才停下。",
+            "Baek Dohyun把林晓的剑扔进了河里。"], [*ROMANISED, *HANGUL, *HANZI]),
+    ("ko", ["林晓와 陈默은 Kang Taeho를 따라 북쪽 요새로 향했다.",
+            "陈默은 한서아에게 Yoon Jiwoo의 편지를 건넸다."], [*ROMANISED, *HANGUL, *HANZI]),
+])
+def test_mixed_casts_in_every_language_pass(language: str, texts: list[str],
+                                            cast: list[str]) -> None:
+    assert script_problems(_story(*texts), language, cast) == []
+
+
+def test_names_the_reply_gives_and_quoted_proper_nouns_count_as_names() -> None:
+    reply = CharacterExtraction.model_validate({"facts": [
+        {"character_name": "Kang Taeho", "text": "Kang Taeho는 Baek Dohyun에게 등을 돌렸다"},
+        {"character_name": "Baek Dohyun", "text": "Baek Dohyun은 Kang Taeho를 끝까지 쫓았다"},
+    ]})
+    assert script_problems(reply, "ko", []) == []
+    quoted = _story('한서아는 "Black Lotus Syndicate" 본부로 들어가 장부를 훔쳤다.',
+                    "백도현은 『Moonlit Blade』를 읽고 검술을 익혔다.")
+    assert script_problems(quoted, "ko", []) == []
+
+
+def test_english_sentences_in_a_korean_project_are_still_refused() -> None:
+    english = _story("Yoon Jiwoo and Baek Dohyun chased Kang Taeho through the market.",
+                     "Baek Dohyun threw the sword of Kang Taeho into the river at night.",
+                     'Yoon Jiwoo said "we are going to find the ledger before the dawn".')
+    assert script_problems(english, "ko", ROMANISED) != []

@@ -1,0 +1,523 @@
+"""Which slot a fact fills when the extractor did not say (pure, apart from reading a word list
+once).
+
+Extractors leave the optional fields out: a character fact without its ``aspect``, a world
+rule without ``rule``, a payoff without ``paid_off``. What the reply still carries is used
+instead:
+
+* the slot words in the fact's text and keyword, in Korean, English and Chinese
+  (``slot_words.toml`` beside this module: "다쳤" / "injured" / "受伤" state a condition, a
+  label such as "거처:" or "whereabouts -" names the slot itself);
+* the character's current facts: a fact that restates one of them in other words belongs to
+  its slot, and breaks a tie between two slots the words point to;
+* for a rule, a current rule with the same keyword, or a label ("규칙", "law", "规则");
+* for a payoff, a beat line that quotes an open thread (its keyword, or most of its words with
+  the same numbers and codes).
+
+Where the evidence points two ways the guess says so (``sure=False``) and names the current
+facts the new one may replace: the caller keeps both and flags the pair for the writer rather
+than guessing silently.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aizac.memory.facts import APPEARANCE, ASPECTS, OTHER, marks, name_key, text_key
+
+WORDS_FILE = Path(__file__).with_name("slot_words.toml")
+SLOT_ASPECTS: tuple[str, ...] = tuple(a for a in ASPECTS if a not in (OTHER, APPEARANCE))
+"""Aspects the inference places a fact in (a look is one slot per feature keyword: the
+extractor names it or the fact stays a note)."""
+LABEL = 3.0
+"""Weight of a slot's own name used as a label ("거처: 왕도") or as the fact's keyword."""
+CUE = 1.0
+NOUN = 0.5
+"""Weight of a noun of the slot's field (a place, a part of the body, a side): less than a
+verb, since "the port" can be where a thing happened rather than where someone is."""
+NOUN_CAP = 1.0
+JOIN = 2.0
+"""Weight of going into a group ("교단에 들어갔다", "entered the guild"): joining it."""
+SAME_SLOT = 0.8
+"""Similarity to a current fact at which a fact without slot words restates it."""
+TIE_BREAK = 0.4
+"""Similarity to a current fact that decides between two slots the words point to."""
+MARGIN = 0.2
+"""How much more similar to one current fact than to the next a restatement must be."""
+QUOTE = 0.6
+"""Share of an open thread's character bigrams a beat line repeats (or of the line's found in
+the thread) for the line to quote it."""
+LABEL_GAP = 3
+"""Words a label may be followed by before its separator ("상태(7번째 장면):", "health in
+scene 7:")."""
+MIN_QUOTE = 4
+"""Fewest character bigrams a quote shares with the thread (one shared word is no quote)."""
+_SEPARATORS = ":：/|—–=-"
+_BEFORE = re.compile(r"(?:^|[/|—–:：,(\[]|'s|의)\s*$")
+
+
+def _labelled(body: str, start: int, end: int) -> bool:
+    """Whether the slot name at ``body[start:end]`` is used as a label: it heads a field
+    ("거처: 왕도", "Mira's health in scene 7: ...", "이름 / 컨디션 / ...", "[状态]")."""
+    if body[end:end + 1] in "])）】" and body[start - 1:start] in "[(（【":
+        return True
+    rest = body[end:]
+    cut = min((rest.find(c) for c in _SEPARATORS if c in rest), default=-1)
+    if cut < 0:
+        return False
+    gap = re.sub(r"\([^)]*\)|\d+", " ", rest[:cut])
+    if len(gap.split()) > LABEL_GAP or "," in gap:
+        return False
+    return bool(_BEFORE.search(body[:start])) or not gap.strip()
+
+
+@dataclass(frozen=True)
+class Holder:
+    """A current fact of a character that holds a slot."""
+
+    id: str
+    aspect: str
+    text: str
+
+
+@dataclass(frozen=True)
+class SlotGuess:
+    """What a character fact is about.
+
+    Attributes:
+        aspect: the aspect it is a state of, or ``""`` for a note that holds no slot.
+        sure: the evidence points one way (or nowhere). When ``False`` the fact is kept as a
+            note and ``conflicts`` names the current facts it may replace.
+        conflicts: ids of current facts that may state the same slot differently.
+        scores: the evidence per aspect (for tests and the curious).
+    """
+
+    aspect: str
+    sure: bool = True
+    conflicts: tuple[str, ...] = ()
+    scores: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RuleGuess:
+    """Whether a setting fact is a world rule; ``sure=False``: it may restate ``conflicts``."""
+
+    rule: bool
+    sure: bool = True
+    conflicts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Entry:
+    word: str
+    pattern: re.Pattern[str]
+
+
+@dataclass(frozen=True)
+class _Words:
+    labels: dict[str, tuple[_Entry, ...]]
+    cues: dict[str, tuple[_Entry, ...]]
+    nouns: dict[str, tuple[_Entry, ...]]
+    enter: tuple[_Entry, ...]
+    group: tuple[_Entry, ...]
+    rule_labels: tuple[_Entry, ...]
+    rule_cues: tuple[_Entry, ...]
+    payoff: tuple[_Entry, ...]
+    particles: tuple[str, ...]
+    stop: frozenset[str]
+    endings: tuple[str, ...]
+    suffixes: tuple[str, ...]
+
+
+def _norm(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text or "").casefold().split())
+
+
+def _entry(word: str) -> _Entry:
+    """A word of the list as a pattern: Latin whole words (or beginnings with ``*``), other
+    scripts anywhere."""
+    norm = _norm(word.rstrip("*"))
+    if norm.isascii():
+        tail = r"\w*" if word.endswith("*") else r"\b"
+        return _Entry(norm, re.compile(r"\b" + re.escape(norm) + tail))
+    return _Entry(norm, re.compile(re.escape(norm)))
+
+
+@functools.cache
+def words() -> _Words:
+    """The slot words (read once from :data:`WORDS_FILE`)."""
+    data = tomllib.loads(WORDS_FILE.read_text(encoding="utf-8"))
+    aspects = data["aspects"]
+
+    def entries(values: Iterable[str]) -> tuple[_Entry, ...]:
+        return tuple(_entry(w) for w in values if w.strip())
+
+    return _Words(
+        labels={a: entries(aspects.get(a, {}).get("label", ())) for a in SLOT_ASPECTS},
+        cues={a: entries(aspects.get(a, {}).get("cue", ())) for a in SLOT_ASPECTS},
+        nouns={a: entries(aspects.get(a, {}).get("noun", ())) for a in SLOT_ASPECTS},
+        enter=entries(aspects["whereabouts"].get("enter", ())),
+        group=entries(aspects["allegiance"].get("group", ())),
+        rule_labels=entries(data["rule"]["label"]),
+        rule_cues=entries(data["rule"]["cue"]),
+        payoff=entries(data["payoff"]["cue"]),
+        particles=tuple(sorted((_norm(p) for p in data["lexicon"]["particles"]), key=len,
+                               reverse=True)),
+        stop=frozenset(_norm(w) for w in data["lexicon"]["stop"]),
+        endings=tuple(sorted((_norm(e) for e in data["lexicon"]["endings"]), key=len,
+                             reverse=True)),
+        suffixes=tuple(sorted((_norm(e) for e in data["lexicon"]["suffixes"]), key=len,
+                              reverse=True)),
+    )
+
+
+@dataclass(frozen=True)
+class _Match:
+    start: int
+    end: int
+    aspect: str
+    kind: str  # "label" | "cue" | "noun" | "enter" | "group"
+    word: str
+
+
+def _without_names(text: str, names: Iterable[str]) -> str:
+    out = _norm(text)
+    for name in sorted({_norm(n) for n in names if n and n.strip()}, key=len, reverse=True):
+        out = out.replace(name, " " * len(name))
+    return out
+
+
+def _matches(text: str) -> list[_Match]:
+    """Every word of the list found in ``text`` (normalised), the longer of two overlapping
+    ones kept."""
+    w = words()
+    found: list[_Match] = []
+
+    def scan(entries: Iterable[_Entry], aspect: str, kind: str) -> None:
+        for e in entries:
+            found.extend(_Match(m.start(), m.end(), aspect, kind, e.word)
+                         for m in e.pattern.finditer(text))
+
+    for aspect in SLOT_ASPECTS:
+        scan(w.labels[aspect], aspect, "label")
+        scan(w.cues[aspect], aspect, "cue")
+        scan(w.nouns[aspect], aspect, "noun")
+    scan(w.enter, "whereabouts", "enter")
+    scan(w.group, "allegiance", "group")
+    found.sort(key=lambda m: (m.start, -(m.end - m.start)))
+    kept: list[_Match] = []
+    for m in found:
+        inside = any(k.start <= m.start and m.end <= k.end and (k.end - k.start) > (m.end - m.start)
+                     for k in kept)
+        if not inside:
+            kept.append(m)
+    return kept
+
+
+def slot_scores(text: str, keyword: str = "", names: Iterable[str] = ()) -> dict[str, float]:
+    """The evidence for each aspect in a character fact's text and keyword (pure)."""
+    return dict(_slot_scores(text, keyword, tuple(names)))
+
+
+@functools.lru_cache(maxsize=16384)
+def _slot_scores(text: str, keyword: str, names: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
+    body = _without_names(text, names)
+    scores = dict.fromkeys(SLOT_ASPECTS, 0.0)
+    counted: set[tuple[str, str]] = set()
+    found = _matches(body)
+    groups = any(m.kind == "group" for m in found)
+    nouns = dict.fromkeys(SLOT_ASPECTS, 0.0)
+    for m in found:
+        if (m.aspect, m.word) in counted:
+            continue
+        counted.add((m.aspect, m.word))
+        if m.kind in ("noun", "group"):  # a place, a body part, a side one can take
+            nouns[m.aspect] = min(NOUN_CAP, nouns[m.aspect] + NOUN)
+        elif m.kind == "enter":
+            scores["allegiance" if groups else "whereabouts"] += JOIN if groups else CUE
+        elif m.kind == "label":
+            if _labelled(body, m.start, m.end):
+                scores[m.aspect] += LABEL
+            elif len(m.word) >= 2 and not m.word.isascii():
+                scores[m.aspect] += CUE
+        else:
+            scores[m.aspect] += CUE
+    for aspect, more in nouns.items():
+        scores[aspect] += more
+    key = name_key(keyword)
+    if key:
+        w = words()
+        for aspect in SLOT_ASPECTS:
+            if any(name_key(e.word) == key for e in w.labels[aspect]):
+                scores[aspect] += LABEL
+            elif any(e.pattern.search(_norm(keyword)) for e in w.cues[aspect]):
+                scores[aspect] += CUE
+    return tuple(scores.items())
+
+
+@functools.lru_cache(maxsize=16384)
+def listed_aspect(text: str) -> str:
+    """The aspect the word list alone gives ``text`` ("" when none wins clearly)."""
+    scores = slot_scores(text)
+    ranked = sorted(scores.values(), reverse=True)
+    if ranked[0] == 0 or ranked[0] < 2 * ranked[1]:
+        return ""
+    return max(scores, key=lambda a: scores[a])
+
+
+def _bigrams(text: str) -> set[str]:
+    key = text_key(text)
+    return {key[i : i + 2] for i in range(len(key) - 1)} if len(key) > 1 else {key} - {""}
+
+
+def _content(text: str, names: Iterable[str]) -> str:
+    """What a fact says once names and numbers are left out (they are shared by its versions
+    or differ between restatements)."""
+    return re.sub(r"\d+", " ", _without_names(text, names))
+
+
+def similarity(a: str, b: str, names: Iterable[str] = ()) -> float:
+    """Bigram Dice similarity of two facts' content (names and numbers left out)."""
+    ga, gb = _bigrams(_content(a, names)), _bigrams(_content(b, names))
+    return 2 * len(ga & gb) / (len(ga) + len(gb)) if ga and gb else 0.0
+
+
+def words_of(text: str, names: Iterable[str] = ()) -> set[str]:
+    """The content words of a fact (pure): names, numbers, function words and Korean
+    particles left out ("반란군과" and "반란군의" are one word)."""
+    w = words()
+    out: set[str] = set()
+    for raw in re.split(r"[^\w]+|\d+|_", _without_names(text, names)):
+        if not raw or raw in w.stop or raw in w.particles:
+            continue  # a particle left where a name was taken out
+        word = _strip(raw, w.particles if not raw.isascii() else ())
+        word = _strip(word, w.endings if not raw.isascii() else w.suffixes)
+        if (len(word) >= 2 or not word.isascii()) and word not in w.stop:
+            out.add(word)  # one syllable is a word in Korean and Chinese ("탑", "독")
+    return out
+
+
+def _strip(word: str, endings: Sequence[str], keep: int = 2) -> str:
+    """``word`` without the first of ``endings`` it ends in, if ``keep`` characters remain
+    (a Latin word one more)."""
+    least = keep + (1 if word.isascii() else 0)
+    for ending in endings:
+        if word.endswith(ending) and len(word) - len(ending) >= least:
+            return word[: -len(ending)]
+    return word
+
+
+class Lexicon:
+    """The story's own slot words: which words its facts of a known aspect used (pure).
+
+    Built from ``(aspect, text)`` of character facts whose slot is known and that the word list
+    confirms (:func:`listed_aspect`: a fact the lexicon itself placed teaches nothing); a word
+    counts for an aspect when :data:`LEARNED_SHARE` of the facts that used it were of that
+    aspect, so words facts of every slot share (names, "scene", a template) say nothing.
+    """
+
+    def __init__(self, facts: Iterable[tuple[str, str]] = (), names: Iterable[str] = ()
+                 ) -> None:
+        names = list(names)
+        self.counts: dict[str, dict[str, int]] = {}
+        per_aspect: dict[str, int] = {}
+        for aspect, text in facts:
+            if aspect not in SLOT_ASPECTS or listed_aspect(text) != aspect:
+                continue  # taught only by facts the word list confirms: no learning in circles
+            per_aspect[aspect] = per_aspect.get(aspect, 0) + 1
+            for word in words_of(text, names):
+                per = self.counts.setdefault(word, {})
+                per[aspect] = per.get(aspect, 0) + 1
+        # Until the story has stated a few facts of several slots, every word looks telling
+        # (the first facts' template words would teach one slot for everything).
+        self.ready = sum(n >= LEARNED_READY for n in per_aspect.values()) >= 2
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    def evidence(self, text: str, names: Iterable[str] = ()) -> dict[str, float]:
+        """Learned evidence per aspect for ``text`` (:data:`LEARNED` per telling word, at most
+        :data:`LEARNED_CAP` per aspect)."""
+        out = dict.fromkeys(SLOT_ASPECTS, 0.0)
+        if not self.ready:
+            return out
+        for word in words_of(text, names):
+            per = self.counts.get(word)
+            if not per:
+                continue
+            total = sum(per.values())
+            aspect, count = max(per.items(), key=lambda kv: kv[1])
+            if total >= LEARNED_MIN and count / total >= LEARNED_SHARE:
+                out[aspect] = min(LEARNED_CAP, out[aspect] + LEARNED)
+        return out
+
+
+LEARNED = 0.5
+"""Weight of a learned word: less than a word of the list, so it decides where the list has
+nothing to say and never overrides it."""
+LEARNED_MIN = 2
+LEARNED_SHARE = 0.8
+LEARNED_CAP = 1.0
+LEARNED_READY = 5
+"""Facts of a slot the story must have stated before its words teach anything."""
+
+
+def _restated(text: str, holders: Sequence[Holder], names: Iterable[str]) -> Holder | None:
+    """The one current fact ``text`` restates in other words: it shares a number or code, or
+    words no other current fact of the character has, with that one only."""
+    if not holders:
+        return None
+    names = list(names)
+    said, own = marks(text), words_of(text, names)
+    theirs = {h.id: words_of(h.text, names) for h in holders}
+    tagged = {h.id: marks(h.text) for h in holders}
+    common = {w for h in holders for w in theirs[h.id]
+              if sum(w in theirs[o.id] for o in holders) > 1}
+    shared = {m for h in holders for m in tagged[h.id]
+              if sum(m in tagged[o.id] for o in holders) > 1}
+    # a number or code only one current fact carries identifies it (the same marks, the same
+    # fact); so do words only it has
+    score = {h.id: 2 * len((said & tagged[h.id]) - shared) + len((own & theirs[h.id]) - common)
+             for h in holders}
+    best = max(holders, key=lambda h: score[h.id])
+    rest = [score[h.id] for h in holders if h.id != best.id]
+    if score[best.id] >= 2 and (not rest or score[best.id] >= 2 * max(rest) + 1):
+        return best
+    return None
+
+
+def guess_aspect(
+    text: str,
+    keyword: str = "",
+    *,
+    holders: Sequence[Holder] = (),
+    names: Iterable[str] = (),
+    lexicon: Lexicon | None = None,
+) -> SlotGuess:
+    """The aspect a character fact states, from its words and the character's current facts.
+
+    Args:
+        text: the fact.
+        keyword: its keyword (may be a slot name: "상태", "whereabouts").
+        holders: the character's current facts that hold a slot (one per aspect).
+        names: names to leave out of the text (the cast): they are not words about a slot.
+        lexicon: the story's own slot words (:class:`Lexicon`), besides the word list.
+    """
+    names = list(names)
+    scores = slot_scores(text, keyword, names)
+    if lexicon is not None:
+        for aspect, more in lexicon.evidence(text, names).items():
+            scores[aspect] += more
+    ranked = sorted(SLOT_ASPECTS, key=lambda a: (-scores[a], SLOT_ASPECTS.index(a)))
+    best, first = ranked[0], scores[ranked[0]]
+    second = scores[ranked[1]]
+    sims = {h.id: similarity(text, h.text, names) for h in holders}
+
+    def restates(among: Sequence[Holder], least: float) -> Holder | None:
+        order = sorted(among, key=lambda h: -sims[h.id])
+        if not order or sims[order[0].id] < least:
+            return None
+        rest = [sims[h.id] for h in holders if h.id != order[0].id]
+        return order[0] if not rest or sims[order[0].id] - max(rest) >= MARGIN else None
+
+    if first > 0 and (second == 0 or first >= 2 * second):
+        return SlotGuess(best, True, (), scores)
+    if first > 0:
+        close = [a for a in SLOT_ASPECTS if scores[a] * 2 > first]
+        among = [h for h in holders if h.aspect in close]
+        found = restates(among, TIE_BREAK) or _restated(text, among, names)
+        if found is not None:
+            return SlotGuess(found.aspect, True, (), scores)
+        doubt = tuple(h.id for h in holders if h.aspect in close)
+        return SlotGuess("", not doubt, doubt, scores)
+    found = restates(holders, SAME_SLOT) or _restated(text, holders, names)
+    return SlotGuess(found.aspect if found else "", True, (), scores)
+
+
+def guess_rule(
+    text: str, keyword: str, *, current_rule: bool, same_keyword: Sequence[str] = ()
+) -> RuleGuess:
+    """Whether a setting fact is a world rule.
+
+    Args:
+        text: the fact.
+        keyword: its keyword (a rule's slot; without one it cannot be a rule).
+        current_rule: a current rule has this keyword (then a new fact with it revises it).
+        same_keyword: ids of current plain settings with this keyword (an earlier statement
+            of the rule the extractor did not mark).
+    """
+    if not name_key(keyword):
+        return RuleGuess(False)
+    if current_rule:
+        return RuleGuess(True)
+    w = words()
+    body = _norm(f"{keyword} {text}")
+    if any(e.pattern.search(body) for e in w.rule_labels):
+        return RuleGuess(True)
+    if any(e.pattern.search(body) for e in w.rule_cues) and same_keyword:
+        return RuleGuess(False, False, tuple(same_keyword))
+    return RuleGuess(False)
+
+
+def reveals(text: str) -> bool:
+    """Whether a line says something planted came to light ("드러났다", "turned out")."""
+    body = _norm(text)
+    return any(e.pattern.search(body) for e in words().payoff)
+
+
+def quoted_thread(
+    line: str, threads: Sequence[tuple[str, str, str]], *, need_reveal: bool = False
+) -> str | None:
+    """The id of the open thread ``line`` quotes, or ``None`` (none, or two equally).
+
+    ``threads`` holds ``(id, keyword, text)``. A line quotes a thread that it names by keyword,
+    or whose words it mostly repeats (:data:`QUOTE` of the bigrams) without other numbers or
+    codes ("the seal of scene 12" is not the seal of scene 18). ``need_reveal``: the line
+    must also say that something came to light (an event line, unlike a ``pays_off`` one,
+    may mention a thread without paying it off).
+    """
+    if not line.strip() or (need_reveal and not reveals(line)):
+        return None
+    key, grams, said = text_key(line), _bigrams(line), marks(line)
+    scored: list[tuple[float, str]] = []
+    for mid, keyword, text in threads:
+        kw = name_key(keyword)
+        if len(kw) >= 2 and kw in key:
+            scored.append((2.0, mid))
+            continue
+        planted = marks(text)
+        if planted and said and not planted & said:
+            continue
+        theirs = _bigrams(text)
+        shared = len(theirs & grams)
+        share = max(shared / len(theirs), shared / len(grams)) if theirs and grams else 0.0
+        if share >= QUOTE and shared >= MIN_QUOTE:
+            scored.append((share + (0.5 if planted and planted <= said else 0.0), mid))
+    scored.sort(key=lambda p: -p[0])
+    if not scored or (len(scored) > 1 and scored[0][0] - scored[1][0] < 0.05):
+        return None
+    return scored[0][1]
+
+
+__all__ = [
+    "SLOT_ASPECTS",
+    "WORDS_FILE",
+    "Holder",
+    "Lexicon",
+    "RuleGuess",
+    "SlotGuess",
+    "guess_aspect",
+    "guess_rule",
+    "quoted_thread",
+    "reveals",
+    "similarity",
+    "slot_scores",
+    "words",
+    "words_of",
+]

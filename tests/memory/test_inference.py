@@ -1,0 +1,185 @@
+"""Supersession that does not depend on one optional field (issue 24 item 1).
+
+An extractor that leaves ``aspect`` / ``rule`` / ``paid_off`` out still says what changed: the
+slot words in the fact (ko/en/zh), the character's current facts, a rule's keyword, a beat line
+quoting an open thread. Where that evidence points two ways, both facts are kept and the pair
+is flagged for the writer, who settles it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from aizac.errors import InvalidInputError, NotFoundError
+from aizac.memory import WriterMemory
+from aizac.memory.inference import (
+    WORDS_FILE,
+    Holder,
+    guess_aspect,
+    guess_rule,
+    quoted_thread,
+)
+
+
+def note(mem: WriterMemory, text: str, tag: str, **fields: object) -> str | None:
+    batch = mem.stage()
+    new = batch.note(text, tag, infer=True, **fields)
+    batch.commit()
+    return new
+
+
+# ------------------------------------------------------------------------------- pure
+@pytest.mark.parametrize(("text", "aspect"), [
+    ("한서아는 왼쪽 다리를 크게 다쳤다", "condition"),
+    ("한서아는 열병에 걸려 앓아누웠다", "condition"),
+    ("한서아가 북쪽 요새로 떠났다", "whereabouts"),
+    ("한서아는 지하 감옥에 갇혔다", "whereabouts"),
+    ("한서아는 반란군에 합류했다", "allegiance"),
+    ("한서아는 암흑 교단에 들어갔다", "allegiance"),  # going into a group is joining it
+    ("한서아는 황궁에 들어갔다", "whereabouts"),
+    ("Mira Kang broke an arm in the fall", "condition"),
+    ("Mira Kang is locked in the dungeon", "whereabouts"),
+    ("Mira Kang sided with the merchants", "allegiance"),
+    ("林晓在战斗中受了重伤", "condition"),
+    ("林晓逃往南方的港口", "whereabouts"),
+    ("林晓投靠了叛军", "allegiance"),
+    # a slot's own name as a label, in another language than the fact
+    ("한서아 — whereabouts: the port town", "whereabouts"),
+    ("Mira Kang 상태: 고열", "condition"),
+    ("林晓 | 位置：皇宫", "whereabouts"),
+])
+def test_slot_words_in_three_languages_name_the_aspect(text: str, aspect: str) -> None:
+    guess = guess_aspect(text, names=["한서아", "Mira Kang", "林晓"])
+    assert (guess.aspect, guess.sure) == (aspect, True)
+
+
+def test_a_fact_with_no_slot_words_is_a_note_and_a_keyword_can_name_the_slot() -> None:
+    assert guess_aspect("Mira Kang hums an old song").aspect == ""
+    assert guess_aspect("Mira Kang: the port town", "whereabouts").aspect == "whereabouts"
+    assert guess_aspect("Mira Kang is in love with Jun").aspect != "whereabouts"
+
+
+def test_a_restatement_in_other_words_finds_its_slot_among_the_current_facts() -> None:
+    holders = [Holder("c1", "condition", "Mira Kang hums the ballad of the grey heron"),
+               Holder("w1", "whereabouts", "Mira Kang rests at the Lantern inn")]
+    guess = guess_aspect("Mira Kang still hums the grey heron ballad", holders=holders,
+                         names=["Mira Kang"])
+    assert guess.aspect == "condition"
+
+
+def test_words_that_point_two_ways_keep_both_and_flag_the_facts_they_may_replace() -> None:
+    holders = [Holder("c1", "condition", "한서아는 다리를 다쳤다"),
+               Holder("w1", "whereabouts", "한서아는 왕도에 있다"),
+               Holder("a1", "allegiance", "한서아는 길드 편에 섰다")]
+    guess = guess_aspect("한서아는 쓰러진 채 떠났다", holders=holders,
+                         names=["한서아"])
+    assert guess.aspect == "" and not guess.sure
+    assert set(guess.conflicts) == {"c1", "w1"}
+
+
+def test_a_rule_by_its_keyword_or_its_label_and_doubt_beside_a_plain_setting() -> None:
+    assert guess_rule("마나는 이제 아무 때나 회복된다", "마나", current_rule=True).rule
+    assert guess_rule("The law of gates: they open every day", "gates",
+                      current_rule=False).rule
+    assert guess_rule("门的规则：每三天开一次", "门", current_rule=False).rule
+    assert not guess_rule("The capital lies by the sea", "capital", current_rule=False).rule
+    doubt = guess_rule("Only nobles may enter the capital", "capital", current_rule=False,
+                       same_keyword=["s1"])
+    assert (doubt.rule, doubt.sure, doubt.conflicts) == (False, False, ("s1",))
+
+
+def test_a_beat_line_quotes_an_open_thread_with_the_same_numbers_only() -> None:
+    threads = [("t12", "복선3", "12번째 장면에서 깨진 인장이 우물 속에 숨겨졌다"),
+               ("t18", "복선4", "18번째 장면에서 깨진 인장이 우물 속에 숨겨졌다"),
+               ("t20", "omen5", "In scene 20 a black ring was buried under the shrine")]
+    assert quoted_thread("12번째 장면에 우물 속에 숨겨진 깨진 인장의 비밀이 드러났다",
+                         threads, need_reveal=True) == "t12"
+    assert quoted_thread("우물 속에 숨겨진 깨진 인장이 드러났다", threads,
+                         need_reveal=True) is None  # which of the two? neither is closed
+    assert quoted_thread("12번째 장면에 우물 속에 숨겨진 깨진 인장을 떠올렸다", threads,
+                         need_reveal=True) is None  # remembered, not paid off
+    assert quoted_thread("the black ring buried under the shrine in scene 20", threads) == "t20"
+    assert quoted_thread("복선4가 회수되었다", threads, need_reveal=True) == "t18"
+
+
+def test_the_word_lists_are_data_beside_the_code() -> None:
+    assert WORDS_FILE.suffix == ".toml" and WORDS_FILE.parent.name == "memory"
+    assert "다쳤" in WORDS_FILE.read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------------------ memory
+def test_a_condition_without_its_aspect_supersedes_the_old_condition(mem: WriterMemory) -> None:
+    hurt = note(mem, "한서아는 다리를 다쳤다", "Character", character_name="한서아", chapter=1)
+    where = note(mem, "한서아는 왕도에 있다", "Character", character_name="한서아", chapter=1)
+    mem.advance()
+    sick = note(mem, "한서아는 열병에 걸렸다", "Character", character_name="한서아", chapter=2)
+    assert {h.id for h in mem.character_state("한서아")} == {where, sick}
+    assert mem.get(str(hurt)).metadata["superseded_by"] == sick
+    assert mem.get(str(sick)).metadata["aspect"] == "condition"
+
+
+def test_without_infer_a_fact_without_aspect_stays_a_note(mem: WriterMemory) -> None:
+    batch = mem.stage()
+    a = batch.note("한서아는 다리를 다쳤다", "Character", character_name="한서아")
+    b = batch.note("한서아는 열병에 걸렸다", "Character", character_name="한서아")
+    batch.commit()
+    assert {h.id for h in mem.character_state("한서아")} == {a, b}
+
+
+def test_a_revised_rule_without_the_rule_flag_supersedes_by_its_keyword(
+    mem: WriterMemory,
+) -> None:
+    old = note(mem, "게이트 규칙: 게이트는 사흘마다 열린다", "NovelSetting", keyword="게이트")
+    new = note(mem, "게이트는 이제 매일 열린다", "NovelSetting", keyword="게이트")
+    assert [h.id for h in mem.world_rules()] == [new]
+    assert mem.get(str(old)).metadata["superseded_by"] == new
+
+
+def test_an_unsure_fact_is_kept_beside_the_other_and_the_writer_settles_the_pair(
+    mem: WriterMemory,
+) -> None:
+    hurt = note(mem, "한서아는 다리를 다쳤다", "Character", character_name="한서아", chapter=1)
+    where = note(mem, "한서아는 왕도에 있다", "Character", character_name="한서아", chapter=1)
+    both = note(mem, "한서아는 쓰러진 채 떠났다", "Character",
+                character_name="한서아", chapter=2)
+    assert {h.id for h in mem.character_state("한서아")} == {hurt, where, both}
+    pairs = {(a.id, b.id) for a, b in mem.conflicts()}
+    assert pairs == {(both, hurt), (both, where)}
+
+    mem.settle(str(both), str(where), "flagged")  # it replaces her whereabouts
+    assert mem.get(str(where)).metadata["superseded_by"] == both
+    assert mem.get(str(both)).metadata["aspect"] == "whereabouts"
+    assert {(a.id, b.id) for a, b in mem.conflicts()} == {(both, hurt)}
+    mem.settle(str(both), str(hurt), "both")
+    assert mem.conflicts() == []
+    assert {h.id for h in mem.character_state("한서아")} == {hurt, both}
+    with pytest.raises(NotFoundError):  # settled: nothing waits
+        mem.settle(str(both), str(hurt), "other")
+    with pytest.raises(InvalidInputError):
+        mem.settle(str(both), str(hurt), "neither")
+
+
+def test_settling_is_undone_like_any_commit(mem: WriterMemory) -> None:
+    note(mem, "Mira Kang hurt a leg", "Character", character_name="Mira Kang")
+    where = note(mem, "Mira Kang is in the capital", "Character", character_name="Mira Kang")
+    both = note(mem, "Mira Kang, wounded, hides in the port town", "Character",
+                character_name="Mira Kang")
+    pairs = mem.conflicts()
+    assert pairs and all(a.id == both for a, _ in pairs)
+    batch = mem.settle(str(both), str(where), "other")
+    assert mem.get(str(both)).metadata["forgotten"] is True
+    assert mem.conflicts() == []
+    mem.undo_commit(batch)
+    assert mem.get(str(both)).metadata["forgotten"] is False
+    assert {b.id for _, b in mem.conflicts()} >= {where}
+
+
+def test_a_flag_follows_the_slot_when_the_other_fact_is_superseded(mem: WriterMemory) -> None:
+    note(mem, "한서아는 다리를 다쳤다", "Character", character_name="한서아", chapter=1)
+    where = note(mem, "한서아는 왕도에 있다", "Character", character_name="한서아", chapter=1)
+    both = note(mem, "한서아는 쓰러진 채 떠났다", "Character",
+                character_name="한서아", chapter=2)
+    moved = note(mem, "한서아는 북쪽 요새로 갔다", "Character", character_name="한서아",
+                 chapter=3)
+    assert mem.get(str(where)).metadata["superseded_by"] == moved
+    assert (both, moved) in {(a.id, b.id) for a, b in mem.conflicts()}
