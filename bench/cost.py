@@ -271,8 +271,13 @@ def run(mode: str, episodes: int, language: str, data_dir: Path) -> dict[str, An
     importable now; the logged calls and the prose written, as a JSON-able dict."""
     _one_loop_for_old_code()
     sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.append(str(ROOT))  # the tests package (the fakes); aizac stays the one under test
     from acceptance.openai_server import OpenAIServer
     from autopilot.fakes import WireStory
+
+    import aizac
+
+    print(f"{mode}: aizac from {Path(aizac.__file__).parent}", file=sys.stderr)
 
     from aizac.cliches import ClicheDB
     from aizac.llm.embeddings import HashingEmbeddings
@@ -336,9 +341,19 @@ def run(mode: str, episodes: int, language: str, data_dir: Path) -> dict[str, An
         sent = c.schema + "\n" + c.prompt
         key = (c.role, c.node)
         if key in last:
-            row["cached"] = count_tokens(os.path.commonprefix([last[key], sent]))
+            row["cached"] = count_tokens(_common_start(last[key], sent))
         last[key] = sent
     return {"calls": calls, "prose": dict(prose), "beats": dict(beats)}
+
+
+def _common_start(a: str, b: str) -> str:
+    """The longest start ``a`` and ``b`` share (characters, not path parts)."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return a[:n]
 
 
 # ------------------------------------------------------------------------------ reporting

@@ -23,7 +23,12 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 
 from aizac.llm import instructions
 from aizac.llm.profiles import ModelProfile, profile_of
-from aizac.llm.wire_schema import compact_schema, small_bounds, tighten_schema
+from aizac.llm.wire_schema import (
+    compact_schema,
+    share_definitions,
+    small_bounds,
+    tighten_schema,
+)
 
 METHODS: tuple[str, ...] = ("json_schema", "tool", "constrained", "format", "prompt")
 # Name of the provider-neutral kwarg carrying a structured request through a routed model.
@@ -90,6 +95,8 @@ def plan_structured(
     if profile_of(model).small_local:  # short replies: it fills every bound it is given
         share, items = small_bounds(language)
         schema = tighten_schema(schema, length_share=share, max_items=items)
+    elif chosen in ("json_schema", "tool"):  # the API models: billed per schema character
+        schema = share_definitions(schema)
     if chosen == "json_schema":
         return StructuredPlan(
             chosen,
