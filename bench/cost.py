@@ -262,6 +262,8 @@ def _one_loop_for_old_code() -> None:
     extraction.run_sync = lambda coro: asyncio.run_coroutine_threadsafe(coro, loop).result()
 
 
+OPENAI_MIN_PREFIX = 1024
+"""OpenAI's prompt cache serves prefixes from this many tokens on."""
 TOPICS = {"zh": ("重生, 复仇, 钥匙", "都市奇幻"), "ko": ("회귀, 복수, 열쇠", "현대 판타지"),
           "en": ("regression, revenge, a key", "urban fantasy")}
 
@@ -331,7 +333,7 @@ def run(mode: str, episodes: int, language: str, data_dir: Path) -> dict[str, An
     calls = [
         {"role": c.role, "node": c.node, "episode": c.episode,
          "prompt": count_tokens(c.prompt), "schema": count_tokens(c.schema),
-         "schema_chars": len(c.schema), "cached": 0}
+         "schema_chars": len(c.schema), "cached": 0, "cached_1024": 0}
         for c in script.calls
     ]
     # The cacheable part of each request: the start it shares with an earlier request of the
@@ -342,6 +344,7 @@ def run(mode: str, episodes: int, language: str, data_dir: Path) -> dict[str, An
         key = (c.role, c.node)
         if key in last:
             row["cached"] = count_tokens(_common_start(last[key], sent))
+            row["cached_1024"] = row["cached"] if row["cached"] >= OPENAI_MIN_PREFIX else 0
         last[key] = sent
     return {"calls": calls, "prose": dict(prose), "beats": dict(beats)}
 
@@ -378,6 +381,7 @@ def summarise(result: dict[str, Any], episodes: int) -> dict[str, float]:
         "tok+schema": 1000 * (prompt + schema) / chars,
         "schema chars/call": sum(c["schema_chars"] for c in structured) / max(len(structured), 1),
         "cacheable": sum(c["cached"] for c in calls) / max(prompt + schema, 1),
+        "cacheable 1024": sum(c["cached_1024"] for c in calls) / max(prompt + schema, 1),
         "growth": per_episode(episodes) / early if early else float("nan"),
         "calls/episode": len([c for c in calls if c["episode"] >= 1]) / episodes,
         "prose chars/episode": chars / episodes,
@@ -385,14 +389,15 @@ def summarise(result: dict[str, Any], episodes: int) -> dict[str, float]:
 
 
 def by_node(result: dict[str, Any]) -> dict[tuple[str, str], tuple[int, int, int]]:
-    """(role, node) -> calls, prompt tokens, schema tokens over the whole run."""
-    table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    """(role, node) -> calls, prompt tokens, schema tokens, cacheable tokens (whole run)."""
+    table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for c in result["calls"]:
         cell = table[(c["role"], c["node"])]
         cell[0] += 1
         cell[1] += c["prompt"]
         cell[2] += c["schema"]
-    return {k: (v[0], v[1], v[2]) for k, v in table.items()}
+        cell[3] += c["cached"]
+    return {k: (v[0], v[1], v[2], v[3]) for k, v in table.items()}
 
 
 LABELS = {
@@ -401,6 +406,7 @@ LABELS = {
     "tok+schema": "est. prompt tokens, + JSON schemas",
     "schema chars/call": "schema characters per structured call",
     "cacheable": "cacheable share (prefix repeated)",
+    "cacheable 1024": "cacheable share, prefixes >= 1,024 tokens",
     "growth": "growth (tokens ep N / ep 6)",
     "calls/episode": "calls per episode",
     "prose chars/episode": "prose characters per episode",
@@ -420,7 +426,7 @@ def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> 
         for n in names:
             v = sums[n][row]
             text = f"{v:.2f}" if row in ("calls", "growth", "calls/episode") else (
-                f"{v:.0%}" if row == "cacheable" else f"{v:,.0f}")
+                f"{v:.0%}" if row.startswith("cacheable") else f"{v:,.0f}")
             if peer:
                 text += f" ({v / peer:.2f}x)"
             cells.append(text)
@@ -434,9 +440,11 @@ def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> 
     print("\n(goals, issue 26: tok+schema <= 0.5x the peer in both modes; autopilot calls below "
           "the peer's)")
     for name in names:
-        print(f"\n{name}: calls / prompt tokens / schema tokens by role and node, whole run")
-        for (role, node), (n, p, sch) in sorted(by_node(results[name]).items()):
-            print(f"  {role + ':' + node:<36}{n:>6}{p:>10}{sch:>10}")
+        print(f"\n{name}: by role and node, whole run")
+        print(f"  {'role:node':<36}{'calls':>6}{'prompt':>10}{'schema':>10}{'cacheable':>10}")
+        for (role, node), (n, p, sch, hit) in sorted(by_node(results[name]).items()):
+            share = f"{hit / max(p + sch, 1):.0%}"
+            print(f"  {role + ':' + node:<36}{n:>6}{p:>10}{sch:>10}{share:>10}")
 
 
 # ------------------------------------------------------------------------------ driver
