@@ -24,6 +24,26 @@ side by side, with the peer generator's figures from issue 26 as the reference:
 
     python bench/cost.py                         # zh, 20 episodes, both modes, before and after
     python bench/cost.py --episodes 5 --only after --modes autopilot
+
+Closing note (2026-12-01, 20 episodes, zh, before fda767a / after i26, one run; tokens per
+1,000 prose characters, ratio to the peer's 4,558; calls per 1,000 characters, peer 1.94):
+
+====================  =============  =============  =============  =============
+                      co-writing     co-writing     autopilot      autopilot
+                      before         after          before         after
+====================  =============  =============  =============  =============
+calls                 4.02 (2.07x)   4.02 (2.07x)   2.42 (1.25x)   2.42 (1.25x)
+messages              3,985 (0.87x)  3,804 (0.83x)  3,154 (0.69x)  3,109 (0.68x)
+messages + schemas    7,742 (1.70x)  7,072 (1.55x)  4,278 (0.94x)  4,110 (0.90x)
+schema chars / call   2,647          2,148          1,962          1,649
+cacheable (>= 1,024)  33%            31%            24%            22%
+====================  =============  =============  =============  =============
+
+The goal (<= 0.5x the peer with schemas, in both modes) is not reached: shared schema
+definitions cut the schemas by a fifth; what is left in co-writing is mostly the extraction
+schema sent with each of the four beats (1,579 estimated tokens a call) and the design schema
+(861). The scripted model's next-beat hints here come from the hash embedding; the issue's
+English hints (semantic embedding) are gone for a Chinese project either way.
 """
 
 from __future__ import annotations
