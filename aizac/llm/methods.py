@@ -13,6 +13,7 @@ prompt         the schema in a system message, JSON read from text   anything el
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -74,6 +75,18 @@ def schema_instruction(schema: dict[str, Any], language: str = "en") -> str:
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _shared_text(schema_text: str) -> str:
+    return json.dumps(share_definitions(json.loads(schema_text)), ensure_ascii=False)
+
+
+def _shared(schema_text: str) -> dict[str, Any]:
+    """:func:`share_definitions` of the schema in ``schema_text``, worked out once per schema
+    (the same few schemas go with every beat), a fresh copy each call."""
+    out: dict[str, Any] = json.loads(_shared_text(schema_text))
+    return out
+
+
 def default_method(model: BaseChatModel) -> str:
     """The best structured-output method ``model`` supports (its declared profile)."""
     return profile_of(model).structured_method
@@ -96,7 +109,7 @@ def plan_structured(
         share, items = small_bounds(language)
         schema = tighten_schema(schema, length_share=share, max_items=items)
     elif chosen in ("json_schema", "tool"):  # the API models: billed per schema character
-        schema = share_definitions(schema)
+        schema = _shared(json.dumps(schema, ensure_ascii=False))
     if chosen == "json_schema":
         return StructuredPlan(
             chosen,
