@@ -1,24 +1,49 @@
-"""Cost per episode: calls and prompt tokens a serial sends to a paid API.
+"""Cost per 1,000 characters of prose: calls and prompt tokens a serial sends to a paid API.
 
 A loopback OpenAI-compatible server (127.0.0.1, the real chat-completions wire format, SSE
 for streamed prose) answers every role (planner, writer, extractor, reviewer: each role is a
-model name, so the server knows who asks) and logs every request. A Korean project runs
-``--episodes`` episodes through :class:`~aizac.writer.service.Studio` as the CLI and the web app
-drive it (plan, then per beat: design, accept, write prose) with real memory, retrieval, the
-cliché database and SQLite. The "model" writes as much prose as the prose prompt asks for
-(the number before 자 / words / 字), so prompt cost per 1,000 characters of prose compares
-versions that ask for different lengths.
+model name, so the server knows who asks) and logs every request. A project (Chinese by
+default, as the issue's comparison with the peer generator) runs ``--episodes`` episodes in
+each mode: **co-writing** through :class:`~aizac.writer.service.Studio` as the CLI and the web
+app drive it (plan, then per beat: design, accept, write prose) and **autopilot** through
+:class:`~aizac.autopilot.runner.Autopilot` (design, draft, extract, check, review, commit),
+with real memory, retrieval, the cliché database and SQLite. The "model" writes as much prose
+as the prose prompt asks for (the number before 字 / 자 / words), so cost per 1,000 characters
+of prose compares versions that ask for different lengths.
 
-Prompt tokens are the :mod:`aizac.tokens` estimate of the messages sent; "+schema" adds the JSON
-schema sent with a structured call (providers bill it as prompt tokens).
+Prompt tokens are the :mod:`aizac.tokens` estimate of the messages sent; "+schemas" adds the
+JSON schema sent with a structured call (providers bill it as prompt tokens). "cacheable" is the
+share of those tokens (schema first, then the messages, as a provider reads the request) that
+repeat the start of an earlier request of the same role and schema: what a provider's prompt
+cache can serve (OpenAI caches prefixes from 1,024 tokens on, Anthropic at its breakpoints).
 
 ``before`` is the code of ``--before-rev`` (default: the revision this work started from),
 exported with ``git archive`` to a temporary directory and run in a child process with the
 same server and the same scripted model; ``after`` is the working tree. One run prints both
-side by side:
+side by side, with the peer generator's figures from issue 26 as the reference:
 
-    python bench/cost.py                      # 20 episodes, before and after
-    python bench/cost.py --episodes 5 --only after
+    python bench/cost.py                         # zh, 20 episodes, both modes, before and after
+    python bench/cost.py --episodes 5 --only after --modes autopilot
+
+Closing note (2026-12-01, 20 episodes, zh, before fda767a / after i26, one run; tokens per
+1,000 prose characters, ratio to the peer's 4,558; calls per 1,000 characters, peer 1.94):
+
+====================  =============  =============  =============  =============
+                      co-writing     co-writing     autopilot      autopilot
+                      before         after          before         after
+====================  =============  =============  =============  =============
+calls                 4.02 (2.07x)   4.02 (2.07x)   2.42 (1.25x)   2.42 (1.25x)
+messages              3,985 (0.87x)  3,804 (0.83x)  3,154 (0.69x)  3,109 (0.68x)
+messages + schemas    7,742 (1.70x)  7,072 (1.55x)  4,278 (0.94x)  4,110 (0.90x)
+schema chars / call   2,647          2,148          1,962          1,649
+cacheable (>= 1,024)  33%            31%            24%            22%
+====================  =============  =============  =============  =============
+
+The goal (<= 0.5x the peer with schemas, in both modes) is not reached: shared schema
+definitions cut the schemas by a fifth; what is left in co-writing is mostly the extraction
+schema sent with each of the four beats (1,579 estimated tokens a call) and the design schema
+(861). The scripted model's next-beat hints here come from the hash embedding; the issue's
+English hints (semantic embedding) are gone for a Chinese project either way.
 """
 
 from __future__ import annotations
@@ -37,7 +62,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-BEFORE_REV = "8e9f3ce"
+BEFORE_REV = "fda767a"
+PEER = {"calls": 1.94, "tok": 4558.0, "tok+schema": 4558.0}
+"""The peer generator (AI_NovelGenerator, 20 chapters of ``word_number=3000`` in Chinese on the
+same kind of loopback server, one token estimator), per 1,000 prose characters: issue 26."""
 ROLES = ("planner", "writer", "extractor", "reviewer")
 CAST = ["강준", "서유나", "백호", "민세리", "차도윤"]
 EXTRAS = ["한석", "윤재희", "오만복", "남궁태", "진소하",
@@ -51,6 +79,18 @@ SENTENCES = [
     "문틈으로 새어 나온 빛 아래, 누군가의 그림자가 길게 늘어졌다.",
     '"네가 본 게 전부는 아니야." 그가 웃으며 고개를 저었다.',
     "차가운 바람이 불어와 외투 자락을 거칠게 흔들었다.",
+]
+
+
+ZH_SENTENCES = [
+    "雨停后的巷子里，湿漉漉的招牌灯光晕开了。",
+    "他屏住呼吸，摸了摸口袋里那把旧钥匙。",
+    "“这一次我不会再逃了。”她低声说道。",
+    "远处钟声响起，人们的目光都聚到了一处。",
+    "那个旧约定掠过脑海，他的指尖微微发抖。",
+    "门缝里透出的光下，有人的影子被拉得很长。",
+    "“你看到的并不是全部。”他笑着摇了摇头。",
+    "冷风吹来，狠狠掀动了外套的衣角。",
 ]
 
 
@@ -70,6 +110,14 @@ def _schema_text(body: dict[str, Any]) -> str:
     return ""
 
 
+def _hanzi(text: str) -> str:
+    """``text`` with every Hangul syllable replaced by a fixed Han character (a Chinese
+    project's checks refuse Korean values; each syllable maps to one character, so names stay
+    distinct and consistent, and the token estimate is the same: one per character)."""
+    return "".join(chr(0x4E00 + (ord(ch) - 0xAC00) * 7 % 20900) if "\uac00" <= ch <= "\ud7a3"
+                   else ch for ch in text)
+
+
 @dataclass
 class Call:
     """One logged request."""
@@ -86,17 +134,20 @@ class Call:
 class Script:
     """The scripted model: deterministic Korean replies; position set by the driver."""
 
+    language: str = "ko"
     episode: int = 0
     index: int = 0
     designed: int = 0
     paragraphs: int = 0
     calls: list[Call] = field(default_factory=list)
+    _body: dict[str, Any] = field(default_factory=dict)
+    filler: Any = None  # the autopilot fakes' WireStory: every other schema, filled
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def node(self, body: dict[str, Any]) -> str:
         name = _schema_name(body)
         if name is None:
-            return "prose"
+            return "prose" if body.get("stream") else "plain"
         if name.startswith("BeatDesign"):
             return "beat"
         return {
@@ -108,7 +159,8 @@ class Script:
             "CharacterExtraction": "extract_Character",
             "RelationExtraction": "extract_CharacterRelation",
             "SettingExtraction": "extract_NovelSetting",
-        }.get(name, "extract_combined" if "xtract" in name else name)
+            "BeatExtraction": "extract_combined",
+        }.get(name, name)
 
     def answer(self, body: dict[str, Any]) -> str:
         from acceptance.openai_server import prompt_text
@@ -120,7 +172,9 @@ class Script:
                                    prompt, _schema_text(body)))
             if node == "beat":
                 self.designed += 1
-            return self._reply(node, prompt, _schema_name(body) or "")
+            self._body = body
+            reply = self._reply(node, prompt, _schema_name(body) or "")
+        return _hanzi(reply) if self.language == "zh" and node != "prose" else reply
 
     def _cast(self) -> tuple[str, str, list[str]]:
         # Each episode follows one pair (beats of an episode keep their cast); a new character
@@ -182,6 +236,10 @@ class Script:
             return json.dumps({"facts": facts[keyed[node]]}, ensure_ascii=False)
         if node == "summary":
             return json.dumps({"summary": facts["summary"]}, ensure_ascii=False)
+        if node == "Verdict":
+            return json.dumps({"decision": "accept", "reasons": ["通过"]}, ensure_ascii=False)
+        if node not in ("prose", "plain", "extract_combined"):  # any other schema, filled
+            return json.dumps(self.filler(self._body), ensure_ascii=False)
         if node == "extract_combined":
             nested = {k: {"facts": facts[k]} for k in ("story", "characters", "relations",
                                                         "settings")}
@@ -196,8 +254,9 @@ class Script:
         while size < target:
             self.paragraphs += 1
             k = self.paragraphs
-            lines = (SENTENCES[(k + i) % len(SENTENCES)] for i in range(3))
-            para = f"{k}번째 문단. " + " ".join(lines)
+            pool = ZH_SENTENCES if self.language == "zh" else SENTENCES
+            lines = (pool[(k + i) % len(pool)] for i in range(3))
+            para = (f"第{k}段。" if self.language == "zh" else f"{k}번째 문단. ") + " ".join(lines)
             para = para[: max(20, target - size)]
             out.append(para)
             size += len(para) + 2
@@ -223,155 +282,189 @@ def _one_loop_for_old_code() -> None:
     extraction.run_sync = lambda coro: asyncio.run_coroutine_threadsafe(coro, loop).result()
 
 
-def run(episodes: int, data_dir: Path) -> dict[str, Any]:
-    """Run ``episodes`` episodes with the ``aizac`` importable now; figures as JSON-able dict."""
+OPENAI_MIN_PREFIX = 1024
+"""OpenAI's prompt cache serves prefixes from this many tokens on."""
+TOPICS = {"zh": ("重生, 复仇, 钥匙", "都市奇幻"), "ko": ("회귀, 복수, 열쇠", "현대 판타지"),
+          "en": ("regression, revenge, a key", "urban fantasy")}
+
+
+def run(mode: str, episodes: int, language: str, data_dir: Path) -> dict[str, Any]:
+    """Run ``episodes`` episodes in ``mode`` (``cowrite`` or ``autopilot``) with the ``aizac``
+    importable now; the logged calls and the prose written, as a JSON-able dict."""
     _one_loop_for_old_code()
     sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.append(str(ROOT))  # the tests package (the fakes); aizac stays the one under test
     from acceptance.openai_server import OpenAIServer
+    from autopilot.fakes import WireStory
+
+    import aizac
+
+    print(f"{mode}: aizac from {Path(aizac.__file__).parent}", file=sys.stderr)
 
     from aizac.cliches import ClicheDB
     from aizac.llm.embeddings import HashingEmbeddings
     from aizac.settings import Settings
     from aizac.tokens import count_tokens
-    from aizac.writer.context import default_context
     from aizac.writer.service import Studio
 
-    script = Script()
-    contexts: list[tuple[int, int, int]] = []
-    built: list[str] = []
-
-    def context_builder(memory: Any, **kw: Any) -> str:
-        text = str(default_context(memory, **kw))
-        contexts.append((script.episode, script.index, count_tokens(text)))
-        built.append(text)
-        return text
-
+    script = Script(language=language, filler=WireStory([]))
     with OpenAIServer(script.answer, chunk_chars=64) as server:
         specs = {f"{r}_model": f"openai-compatible:{server.base_url}:{r}" for r in ROLES}
-        settings = Settings(data_dir=data_dir, language="ko", embedding="hash",
+        settings = Settings(data_dir=data_dir, language=language, embedding="hash",
                             openai_compatible_api_key="bench", transient_retries=0, **specs)
         studio = Studio(settings, cliches=ClicheDB(embeddings=HashingEmbeddings()),
-                        context_builder=context_builder)
-        agent = studio.create("cost", "회귀, 복수, 열쇠", genre="현대 판타지", language="ko")
+                        embeddings=HashingEmbeddings())
+        topic, genre = TOPICS[language]
+        agent = studio.create("cost", topic, genre=genre, language=language)
         agent.plan()
+        if mode == "cowrite":
+            while True:
+                episode, index = agent.next_position()
+                if episode > episodes:
+                    break
+                script.episode, script.index = episode, index
+                draft = agent.next_beat()
+                agent.accept(draft.id)
+                "".join(agent.write_prose(draft.id))
+        else:
+            from aizac.autopilot.runner import Autopilot
+            from aizac.autopilot.state import Options
+
+            script.episode, script.index = 1, 1
+
+            def on_event(event: Any) -> None:
+                if event.kind == "end" and event.node == "commit":
+                    script.episode = event.episode + 1
+
+            autopilot = Autopilot(agent)
+            try:
+                result = autopilot.start(Options(episodes=episodes, every=0), on_event=on_event)
+                if result.status != "finished":
+                    raise SystemExit(f"the run stopped: {result.status} {result.message}")
+            finally:
+                autopilot.close()
         prose: dict[int, int] = defaultdict(int)
         beats: dict[int, int] = defaultdict(int)
-        while True:
-            episode, index = agent.next_position()
-            if episode > episodes:
-                break
-            script.episode, script.index = episode, index
-            draft = agent.next_beat()
-            agent.accept(draft.id)
-            "".join(agent.write_prose(draft.id))
-            prose[episode] += len(agent.store.beat(draft.id).prose)
-            beats[episode] += 1
-    # A prompt holds a pack when it holds the pack's item lines (headings are translated into
-    # the prompt's language on the way, so the whole text is not a substring).
-    packs = {text: {ln for ln in text.splitlines() if ln.startswith("- ")} for text in built}
-
-    def context_sent(prompt: str) -> int:
-        lines = set(prompt.splitlines())
-        held = [count_tokens(t) for t, items in packs.items() if items and items <= lines]
-        return max(held, default=0)
-
+        for beat in agent.store.beats():
+            if beat.prose and 1 <= beat.episode <= episodes:
+                prose[beat.episode] += len(beat.prose)
+                beats[beat.episode] += 1
+        studio.close()
     calls = [
-        {"role": c.role, "node": c.node, "episode": c.episode, "index": c.index,
+        {"role": c.role, "node": c.node, "episode": c.episode,
          "prompt": count_tokens(c.prompt), "schema": count_tokens(c.schema),
-         "context": context_sent(c.prompt)}
+         "schema_chars": len(c.schema), "cached": 0, "cached_1024": 0}
         for c in script.calls
     ]
-    return {"calls": calls, "prose": dict(prose), "beats": dict(beats),
-            "contexts": contexts}
+    # The cacheable part of each request: the start it shares with an earlier request of the
+    # same role and schema (the schema, then the messages, as the provider reads them).
+    last: dict[tuple[str, str], str] = {}
+    for row, c in zip(calls, script.calls, strict=True):
+        sent = c.schema + "\n" + c.prompt
+        key = (c.role, c.node)
+        if key in last:
+            row["cached"] = count_tokens(_common_start(last[key], sent))
+            row["cached_1024"] = row["cached"] if row["cached"] >= OPENAI_MIN_PREFIX else 0
+        last[key] = sent
+    return {"calls": calls, "prose": dict(prose), "beats": dict(beats)}
+
+
+def _common_start(a: str, b: str) -> str:
+    """The longest start ``a`` and ``b`` share (characters, not path parts)."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return a[:n]
 
 
 # ------------------------------------------------------------------------------ reporting
-def summarise(result: dict[str, Any], marks: list[int]) -> dict[str, Any]:
-    calls, prose = result["calls"], {int(k): v for k, v in result["prose"].items()}
-    beats = {int(k): v for k, v in result["beats"].items()}
-    out: dict[str, Any] = {}
-    for ep in marks:
-        mine = [c for c in calls if c["episode"] == ep]
-        chars = max(prose.get(ep, 0), 1)
-        prompt = sum(c["prompt"] for c in mine)
-        schema = sum(c["schema"] for c in mine)
-        out[ep] = {
-            "beats": beats.get(ep, 0), "calls": len(mine),
-            "calls/beat": len(mine) / max(beats.get(ep, 1), 1),
-            "prose chars": prose.get(ep, 0), "prompt tok": prompt, "+schema tok": prompt + schema,
-            "tok/1k chars": 1000 * prompt / chars,
-            "tok/1k +schema": 1000 * (prompt + schema) / chars,
-        }
-    sent: dict[tuple[int, int], int] = defaultdict(int)
-    for c in calls:
-        sent[(c["episode"], c["index"])] += c["context"]
-    packs: dict[tuple[int, int], int] = defaultdict(int)
-    for ep, idx, _ in result["contexts"]:
-        packs[(ep, idx)] += 1
-    for ep in (6, 20):
-        values = [t for (e, _), t in sent.items() if e == ep]
-        out[f"context/beat ep{ep}"] = sum(values) / len(values) if values else 0.0
-        built = [n for (e, _), n in packs.items() if e == ep]
-        out[f"packs/beat ep{ep}"] = sum(built) / len(built) if built else 0.0
-    return out
+ROWS = ("calls", "tok", "tok+schema", "schema chars/call", "cacheable", "growth")
 
 
-def by_node(result: dict[str, Any], marks: list[int]) -> dict[tuple[str, str], dict[int, tuple]]:
-    table: dict[tuple[str, str], dict[int, tuple]] = defaultdict(dict)
-    for ep in marks:
-        groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        for c in result["calls"]:
-            if c["episode"] == ep:
-                groups[(c["role"], c["node"])].append(c)
-        for key, group in groups.items():
-            table[key][ep] = (len(group), sum(c["prompt"] for c in group),
-                              sum(c["schema"] for c in group))
-    return table
+def summarise(result: dict[str, Any], episodes: int) -> dict[str, float]:
+    """Per 1,000 prose characters over the whole run (the plan included), and the rest."""
+    calls = result["calls"]
+    chars = max(sum(result["prose"].values()), 1)
+    prompt = sum(c["prompt"] for c in calls)
+    schema = sum(c["schema"] for c in calls)
+    structured = [c for c in calls if c["schema_chars"]]
+
+    def per_episode(ep: int) -> float:
+        return float(sum(c["prompt"] + c["schema"] for c in calls if c["episode"] == ep))
+
+    early = per_episode(min(6, episodes))
+    return {
+        "calls": 1000 * len(calls) / chars,
+        "tok": 1000 * prompt / chars,
+        "tok+schema": 1000 * (prompt + schema) / chars,
+        "schema chars/call": sum(c["schema_chars"] for c in structured) / max(len(structured), 1),
+        "cacheable": sum(c["cached"] for c in calls) / max(prompt + schema, 1),
+        "cacheable 1024": sum(c["cached_1024"] for c in calls) / max(prompt + schema, 1),
+        "growth": per_episode(episodes) / early if early else float("nan"),
+        "calls/episode": len([c for c in calls if c["episode"] >= 1]) / episodes,
+        "prose chars/episode": chars / episodes,
+    }
 
 
-def report(results: dict[str, dict[str, Any]], episodes: int) -> None:
-    marks = sorted({1, min(10, episodes), episodes})
-    sums = {mode: summarise(r, marks) for mode, r in results.items()}
-    modes = list(results)
-    print(f"\ncost per episode, Korean project, {episodes} episodes, every role on a loopback "
-          "OpenAI-compatible server (prompt tokens: aizac.tokens estimate)\n")
-    rows = ["beats", "calls", "calls/beat", "prose chars", "prompt tok", "+schema tok",
-            "tok/1k chars", "tok/1k +schema"]
-    head = f"{'':<16}" + "".join(f"{f'{m} ep{e}':>17}" for m in modes for e in marks)
-    print(head)
-    for row in rows:
-        cells = []
-        for m in modes:
-            for e in marks:
-                v = sums[m][e][row]
-                cells.append(f"{v:>17.1f}" if isinstance(v, float) else f"{v:>17}")
-        print(f"{row:<16}" + "".join(cells))
-    print()
-    for m in modes:
-        c6, c20 = sums[m]["context/beat ep6"], sums[m]["context/beat ep20"]
-        ratio = c20 / c6 if c6 else float("nan")
-        print(f"{m:<10} context tokens sent per beat: ep6 {c6:.0f}, ep20 {c20:.0f}, "
-              f"ep20/ep6 {ratio:.2f} (goal <= 1.2); context packs built per beat: "
-              f"ep6 {sums[m]['packs/beat ep6']:.2f}, ep20 {sums[m]['packs/beat ep20']:.2f}")
-    a = modes[0]
-    for b in modes[1:]:
-        print()
-        for row in ("calls/beat", "tok/1k chars", "tok/1k +schema"):
-            ratios = [sums[a][e][row] / max(sums[b][e][row], 1e-9) for e in marks]
-            cells = "".join(f"  ep{e} {r:.2f}x" for e, r in zip(marks, ratios, strict=True))
-            print(f"{a}/{b} {row:<16}" + cells)
-    if len(modes) > 1:
-        print(f"(goals: calls/beat after <= 3; tok/1k chars before/after >= 2.0 at ep{marks[-1]})")
-    for m in modes:
-        print(f"\n{m}: calls / prompt tokens / schema tokens by role and node, per episode")
-        table = by_node(results[m], marks)
-        print(f"{'role:node':<34}" + "".join(f"{f'ep{e}':>20}" for e in marks))
-        for (role, node), cells in sorted(table.items()):
-            line = f"{role + ':' + node:<34}"
-            for e in marks:
-                n, p, s = cells.get(e, (0, 0, 0))
-                line += f"{f'{n} / {p} / {s}':>20}"
-            print(line)
+def by_node(result: dict[str, Any]) -> dict[tuple[str, str], tuple[int, int, int]]:
+    """(role, node) -> calls, prompt tokens, schema tokens, cacheable tokens (whole run)."""
+    table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for c in result["calls"]:
+        cell = table[(c["role"], c["node"])]
+        cell[0] += 1
+        cell[1] += c["prompt"]
+        cell[2] += c["schema"]
+        cell[3] += c["cached"]
+    return {k: (v[0], v[1], v[2], v[3]) for k, v in table.items()}
+
+
+LABELS = {
+    "calls": "calls",
+    "tok": "est. prompt tokens, messages",
+    "tok+schema": "est. prompt tokens, + JSON schemas",
+    "schema chars/call": "schema characters per structured call",
+    "cacheable": "cacheable share (prefix repeated)",
+    "cacheable 1024": "cacheable share, prefixes >= 1,024 tokens",
+    "growth": "growth (tokens ep N / ep 6)",
+    "calls/episode": "calls per episode",
+    "prose chars/episode": "prose characters per episode",
+}
+
+
+def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> None:
+    sums = {name: summarise(r, episodes) for name, r in results.items()}
+    names = list(results)
+    print(f"\nper 1,000 prose characters, {language} project, {episodes} episodes, every role on "
+          "a loopback OpenAI-compatible server (aizac.tokens estimate); peer: issue 26\n")
+    print("| per 1,000 prose characters | peer | " + " | ".join(names) + " |")
+    print("| --- | --- |" + " --- |" * len(names))
+    for row in LABELS:
+        peer = PEER.get(row)
+        cells = [f"{peer:,.2f}" if row == "calls" else f"{peer:,.0f}"] if peer else ["-"]
+        for n in names:
+            v = sums[n][row]
+            text = f"{v:.2f}" if row in ("calls", "growth", "calls/episode") else (
+                f"{v:.0%}" if row.startswith("cacheable") else f"{v:,.0f}")
+            if peer:
+                text += f" ({v / peer:.2f}x)"
+            cells.append(text)
+        print(f"| {LABELS[row]} | " + " | ".join(cells) + " |")
+    for mode in ("cowrite", "autopilot"):
+        a, b = f"after {mode}", f"before {mode}"
+        if a in sums and b in sums:
+            print(f"\n{mode} after/before: " + ", ".join(
+                f"{row} {sums[a][row] / max(sums[b][row], 1e-9):.2f}x"
+                for row in ("calls", "tok", "tok+schema", "schema chars/call")))
+    print("\n(goals, issue 26: tok+schema <= 0.5x the peer in both modes; autopilot calls below "
+          "the peer's)")
+    for name in names:
+        print(f"\n{name}: by role and node, whole run")
+        print(f"  {'role:node':<36}{'calls':>6}{'prompt':>10}{'schema':>10}{'cacheable':>10}")
+        for (role, node), (n, p, sch, hit) in sorted(by_node(results[name]).items()):
+            share = f"{hit / max(p + sch, 1):.0%}"
+            print(f"  {role + ':' + node:<36}{n:>6}{p:>10}{sch:>10}{share:>10}")
 
 
 # ------------------------------------------------------------------------------ driver
@@ -379,30 +472,35 @@ def child(args: argparse.Namespace) -> None:
     if args.code:
         sys.path.insert(0, args.code)
     with tempfile.TemporaryDirectory() as d:
-        result = run(args.episodes, Path(d))
+        result = run(args.mode, args.episodes, args.language, Path(d))
     Path(args.out).write_text(json.dumps(result), encoding="utf-8")
 
 
-def spawn(code: Path | None, episodes: int, out: Path, **env_extra: str) -> dict[str, Any]:
-    cmd = [sys.executable, __file__, "--child", "--episodes", str(episodes), "--out", str(out)]
+def spawn(code: Path | None, mode: str, args: argparse.Namespace, out: Path) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--child", "--mode", mode, "--episodes", str(args.episodes),
+           "--language", args.language, "--out", str(out)]
     if code is not None:
         cmd += ["--code", str(code)]
-    env = dict(os.environ, PYTHONHASHSEED="0", **env_extra)
+    env = dict(os.environ, PYTHONHASHSEED="0")
     env.pop("AIZAC_CONFIG", None)
+    env.pop("AIZAC_EPISODE_LENGTH", None)
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
     subprocess.run(cmd, check=True, env=env, cwd=tempfile.gettempdir())
     result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
     return result
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--episodes", type=int, default=20)
+    ap.add_argument("--language", choices=tuple(TOPICS), default="zh")
+    ap.add_argument("--modes", default="cowrite,autopilot",
+                    help="comma-separated: cowrite, autopilot")
     ap.add_argument("--before-rev", default=BEFORE_REV, help="git revision of the before run")
     ap.add_argument("--only", choices=("before", "after"), help="run one side only")
-    ap.add_argument("--same-length", type=int, metavar="CHARS",
-                    help="also run the working tree at this episode length (e.g. 1200, the old "
-                    "4 x 300): the saving from calls and schemas alone")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--mode", help=argparse.SUPPRESS)
     ap.add_argument("--code", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -410,22 +508,21 @@ def main() -> None:
         child(args)
         return
     results: dict[str, dict[str, Any]] = {}
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
+        code = tmp / "before"
         if args.only in (None, "before"):
-            code = tmp / "before"
             code.mkdir()
             git = ["git", "-C", str(ROOT), "archive", args.before_rev, "aizac", "data"]
             archive = subprocess.run(git, check=True, capture_output=True).stdout
             subprocess.run(["tar", "-x", "-C", str(code)], input=archive, check=True)
-            results["before"] = spawn(code, args.episodes, tmp / "before.json")
-        if args.only in (None, "after"):
-            results["after"] = spawn(ROOT, args.episodes, tmp / "after.json")
-        if args.same_length:
-            results[f"after@{args.same_length}"] = spawn(
-                ROOT, args.episodes, tmp / "same.json", AIZAC_EPISODE_LENGTH=str(args.same_length)
-            )
-    report(results, args.episodes)
+        for mode in modes:
+            if args.only in (None, "before"):
+                results[f"before {mode}"] = spawn(code, mode, args, tmp / f"before-{mode}.json")
+            if args.only in (None, "after"):
+                results[f"after {mode}"] = spawn(ROOT, mode, args, tmp / f"after-{mode}.json")
+    report(results, args.episodes, args.language)
 
 
 if __name__ == "__main__":

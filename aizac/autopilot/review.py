@@ -37,6 +37,10 @@ _PROMPTS = prompt_data("review")
 _SYSTEM = {lang: str(texts["system"]) for lang, texts in _PROMPTS.items()}
 _LABELS = {lang: tuple(texts["labels"]) for lang, texts in _PROMPTS.items()}
 _BLOCKED = {lang: str(texts["blocked"]) for lang, texts in _PROMPTS.items()}
+MAX_OVERDUE = 3
+"""Overdue foreshadowing threads the verdict prompt lists, oldest first (the rest counted):
+by episode 20 of a run the ledger held 12 (1,155 characters a review, issue 26); the writer
+still sees every one in the report."""
 MAX_PROSE_CHARS = 12_000
 """Prose beyond this is cut from the prompt (the findings carry the quotes that matter)."""
 
@@ -49,12 +53,18 @@ def render_report(report: ContinuityReport, language: str) -> str:
     """The report as prompt lines in ``language`` (pure)."""
     _, _, err, warn, missed, names, none = _LABELS[_lang(language)]
     lines = []
+    overdue = [f for f in report.findings if f.kind == "foreshadowing_overdue"]
+    left_out = {id(f) for f in overdue[MAX_OVERDUE:]}  # the ledger lists the oldest first
     for f in report.findings:
+        if id(f) in left_out:
+            continue
         label = err if f.severity == "error" else warn
         where = f" [{f.beat}]" if f.beat is not None else ""
         cite = f" (memory {f.memory_id})" if f.memory_id else ""
         quote = f" — {f.quote}" if f.quote else ""
         lines.append(f"- {label}{where}: {f.message}{quote}{cite}")
+        if left_out and f is overdue[MAX_OVERDUE - 1]:
+            lines.append(f"- {warn}: … (+{len(left_out)})")
     if report.missed:
         lines.append(f"- {missed}: " + ", ".join(str(i) for i in report.missed))
     if report.unsure_names:

@@ -14,6 +14,11 @@ from typing import Any
 
 from aizac.cliches.models import BeatHit, TropeArc, relevant_arcs, relevant_hits
 
+WRITTEN_IN: frozenset[str] = frozenset({"en", "ko"})
+"""The languages the database's text is written in (English, and the Korean columns). A
+project in another language gets no next-beat hints: English lines in a Chinese beat prompt
+cost about 400 characters a call (issue 26) and tell the planner of another story's scenes."""
+
 
 class ProjectCliches:
     """The cliché database as one project sees it.
@@ -44,6 +49,9 @@ class ProjectCliches:
     def suggest_next(
         self, current_beat: str, stage: str, *, trope: str | None = None, k: int = 5
     ) -> list[BeatHit]:
-        """The relevant next-beat suggestions, in the project's language."""
+        """The relevant next-beat suggestions, in the project's language (none where the
+        database has no text in it: :data:`WRITTEN_IN`)."""
+        if self.language not in WRITTEN_IN:
+            return []
         hits = self.db.suggest_next(current_beat, stage, trope=trope, k=k)
         return [h.localized(self.language) for h in relevant_hits(hits, self.language)]

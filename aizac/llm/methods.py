@@ -13,6 +13,7 @@ prompt         the schema in a system message, JSON read from text   anything el
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -24,7 +25,12 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from aizac.llm import instructions
 from aizac.llm.grammar import wire_strings
 from aizac.llm.profiles import ModelProfile, profile_of
-from aizac.llm.wire_schema import compact_schema, small_bounds, tighten_schema
+from aizac.llm.wire_schema import (
+    compact_schema,
+    share_definitions,
+    small_bounds,
+    tighten_schema,
+)
 
 METHODS: tuple[str, ...] = ("json_schema", "tool", "constrained", "format", "prompt")
 # Name of the provider-neutral kwarg carrying a structured request through a routed model.
@@ -70,6 +76,18 @@ def schema_instruction(schema: dict[str, Any], language: str = "en") -> str:
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _shared_text(schema_text: str) -> str:
+    return json.dumps(share_definitions(json.loads(schema_text)), ensure_ascii=False)
+
+
+def _shared(schema_text: str) -> dict[str, Any]:
+    """:func:`share_definitions` of the schema in ``schema_text``, worked out once per schema
+    (the same few schemas go with every beat), a fresh copy each call."""
+    out: dict[str, Any] = json.loads(_shared_text(schema_text))
+    return out
+
+
 def default_method(model: BaseChatModel) -> str:
     """The best structured-output method ``model`` supports (its declared profile)."""
     return profile_of(model).structured_method
@@ -95,6 +113,8 @@ def plan_structured(
     # The small model's strings get their language's patterns (names are names, no digits or
     # label echo: aizac.llm.grammar); every other model gets the schema without the marks.
     schema = wire_strings(schema, language, small=small)
+    if not small and chosen in ("json_schema", "tool"):  # API models: billed per character
+        schema = _shared(json.dumps(schema, ensure_ascii=False))
     if chosen == "json_schema":
         return StructuredPlan(
             chosen,

@@ -36,6 +36,10 @@ class UsageRecord:
     ok: bool = True
     images: int = 0
     """Pictures an image model made in this call (the ``image`` role)."""
+    cached_tokens: int = 0
+    """Prompt tokens the provider's prompt cache served (billed at its discount): OpenAI's
+    ``prompt_tokens_details.cached_tokens``, Anthropic's ``cache_read_input_tokens``, as
+    LangChain reports both (``usage_metadata.input_token_details.cache_read``)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,7 @@ class UsageTotals:
     completion_tokens: int
     latency_s: float
     images: int = 0
+    cached_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -99,6 +104,7 @@ def _totals(recs: list[UsageRecord]) -> UsageTotals:
         completion_tokens=sum(r.completion_tokens for r in recs),
         latency_s=sum(r.latency_s for r in recs),
         images=sum(r.images for r in recs),
+        cached_tokens=sum(r.cached_tokens for r in recs),
     )
 
 
@@ -137,7 +143,7 @@ class UsageCallback(BaseCallbackHandler):
     def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
         latency, prompt_estimate = self._pop(run_id)
         model = self.default_model
-        prompt, completion, estimated = prompt_estimate, 0, True
+        prompt, completion, estimated, cached = prompt_estimate, 0, True, 0
         gens = response.generations[0] if response.generations else []
         if gens:
             gen = gens[0]
@@ -151,7 +157,10 @@ class UsageCallback(BaseCallbackHandler):
                     prompt = int(usage.get("input_tokens", 0))
                     completion = int(usage.get("output_tokens", 0))
                     estimated = bool(msg.response_metadata.get("aizac_usage_estimated"))
-        self.log.add(UsageRecord(self.role, model, prompt, completion, latency, estimated))
+                    details = usage.get("input_token_details") or {}
+                    cached = int(details.get("cache_read") or 0)
+        self.log.add(UsageRecord(self.role, model, prompt, completion, latency, estimated,
+                                 cached_tokens=cached))
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         latency, prompt_estimate = self._pop(run_id)

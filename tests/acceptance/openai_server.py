@@ -248,6 +248,9 @@ class OpenAIServer(LoopbackServer):
         self.base_url = self.url + "/v1"
         self.answers: deque[Answer] = deque()
         self.faults: list[Fault] = []
+        self.cached_tokens: Callable[[dict[str, Any]], int] | None = None
+        """When set: the prompt tokens of a request the provider's cache served, reported as
+        OpenAI does (``usage.prompt_tokens_details.cached_tokens``)."""
 
     # ----------------------------------------------------------------------------- scripting
     def script(self, *answers: Answer) -> None:
@@ -344,6 +347,8 @@ class OpenAIServer(LoopbackServer):
         spent = fault.cut_after is None and not fault.length
         reply = self._answer(body, consume=spent)
         turn = _Turn(body, reply, self.model)
+        if self.cached_tokens is not None:
+            turn.cached = self.cached_tokens(body)
         if fault.length:
             turn.text = turn.text[: max(1, len(turn.text) // 2)]
             turn.finish = "length"
@@ -389,11 +394,16 @@ class _Turn:
         default = "stop" if self.tool is None or forced_by_name else "tool_calls"
         self.finish = reply.finish_reason if reply.finish_reason != "stop" else default
         self.id = "chatcmpl-" + hashlib.sha1(json.dumps(body).encode()).hexdigest()[:12]
+        self.cached: int | None = None
 
-    def usage(self) -> dict[str, int]:
+    def usage(self) -> dict[str, Any]:
         prompt = sum(tokens(str(m.get("content") or "")) for m in self.body.get("messages", []))
         out = tokens(self.text)
-        return {"prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out}
+        usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": out,
+                                 "total_tokens": prompt + out}
+        if self.cached is not None:
+            usage["prompt_tokens_details"] = {"cached_tokens": min(self.cached, prompt)}
+        return usage
 
     def _tool_call(self, arguments: str, *, first: bool) -> dict[str, Any]:
         call: dict[str, Any] = {"index": 0, "function": {"arguments": arguments}}

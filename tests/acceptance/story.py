@@ -91,6 +91,8 @@ class KoreanStory:
 
     def _array(self, schema: dict[str, Any], root: dict[str, Any], key: str) -> list[Any]:
         items = schema.get("items", {})
+        while "$ref" in items:  # a shared definition (the wire copy's $defs), as a model reads it
+            items = root.get("$defs", {}).get(items["$ref"].rsplit("/", 1)[-1], {})
         wanted = {"aliases": 0, "paid_off": 0, "pays_off": 0, "characters": 2, "facts": 1}
         count = max(schema.get("minItems", 0), wanted.get(key, 1))
         count = min(count, schema.get("maxItems", count))

@@ -35,6 +35,18 @@ def test_the_prompt_holds_prose_findings_missed_beats_and_unsure_names() -> None
     assert "빠진 비트: 2" in user and "확인할 이름: 미라" in user
 
 
+def test_the_prompt_lists_the_oldest_overdue_threads_and_counts_the_rest() -> None:
+    # Twelve overdue threads by episode 20 were 1,155 characters of every review (issue 26).
+    threads = tuple(Finding("foreshadowing_overdue", "warning", f"伏笔{n}仍未回收。", f"t-{n}", "",
+                            None) for n in range(12))
+    report = ContinuityReport(findings=(DEAD, *threads))
+    user = str(review_messages(prose="原稿", report=report, language="zh")[1].content)
+    assert [n for n in range(12) if f"伏笔{n}仍未回收" in user] == [0, 1, 2]
+    assert "- 警告: … (+9)" in user and "박철수는 이미 죽었습니다." in user  # errors all stay
+    few = ContinuityReport(findings=threads[:3])
+    assert "(+" not in str(review_messages(prose="原稿", report=few, language="zh")[1].content)
+
+
 def test_a_valid_verdict_after_one_repair() -> None:
     model = fake("좋아요, accept", {"decision": "polish", "reasons": ["문장이 길다"]})
     verdict = review_episode(model, prose="원고", report=ContinuityReport(), language="ko")

@@ -133,3 +133,25 @@ def test_a_korean_project_sees_relevant_korean_clichés_only(db: ClicheDB) -> No
     unrelated = "진도준이 할아버지 앞에서 주가 폭락을 예언한다"
     assert suggestion_lines(ko, unrelated, "development") == "-"
     assert ko.tropes() == db.tropes()  # everything else passes through
+
+
+def test_a_chinese_project_gets_no_english_next_beat_hints() -> None:
+    # The database has English and Korean text only: a Chinese beat prompt carried ~400
+    # characters of English hints from other stories (issue 26).
+    from aizac.cliches import ProjectCliches
+    from aizac.cliches.models import BeatHit
+    from aizac.writer.tropes import suggestion_lines
+
+    hit = BeatHit(id="h-01", genre="crime", trope="casino-heist", order=1, stage="development",
+                  keywords=("heist",), summary="The crew cases the casino.", location="casino",
+                  time="night", roles=("leader",), event="casing", emotion="tension",
+                  conflict="guards", hook="The vault moved.", score=2.0)
+
+    class Db:
+        def suggest_next(self, *args: object, **kwargs: object) -> list[BeatHit]:
+            return [hit]
+
+    assert suggestion_lines(ProjectCliches(Db(), "en"), "夜里，他走进赌场。", "development") == (
+        "- The crew cases the casino. (The vault moved.)")
+    assert suggestion_lines(ProjectCliches(Db(), "zh"), "夜里，他走进赌场。", "development") == "-"
+    assert ProjectCliches(Db(), "zh").suggest_next("夜里", "development") == []

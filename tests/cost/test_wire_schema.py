@@ -75,7 +75,9 @@ def test_plan_sends_the_compact_schema_under_the_model_name() -> None:
     plan = plan_structured(model, Holder.model_json_schema(), "json_schema")
     sent = plan.kwargs["response_format"]["json_schema"]
     assert sent["name"] == "Holder"
-    assert sent["schema"] == compact_schema(Holder.model_json_schema())
+    from aizac.llm.wire_schema import share_definitions
+
+    assert sent["schema"] == share_definitions(compact_schema(Holder.model_json_schema()))
     note = plan_structured(model, Holder.model_json_schema(), "prompt").system_note
     assert note is not None and '"title":"Item"' not in note and "maxLength" in note
 
@@ -89,3 +91,79 @@ def test_reply_is_still_validated_against_the_full_model() -> None:
     ]))
     out = generate_structured(model, Holder, [HumanMessage("go")], retries=1)
     assert out.items[0].title == "열쇠" and out.items[0].default == 3 and out.note is None
+
+
+# ------------------------------------------------------------------ shared definitions (issue 26)
+def _instances() -> list[tuple[type[BaseModel], dict[str, Any], bool]]:
+    from aizac.writer.combined import BeatExtraction
+
+    fact = {"text": "单行", "keyword": "钥匙"}
+    good = {"story": {"facts": [fact]}, "summary": "一句话。",
+            "relations": {"facts": [{"character1": "甲", "character2": "乙", "text": "结盟"}]}}
+    return [
+        (BeatExtraction, good, True),
+        (BeatExtraction, {**good, "summary": "x" * 241}, False),  # a shared leaf's bound
+        (BeatExtraction, {**good, "story": {"facts": [{"text": ""}]}}, False),  # minLength
+        (BeatExtraction, {**good, "extra": 1}, False),  # still closed
+        (BeatExtraction, {"story": {"facts": [fact]}}, False),  # required kept
+        (BeatDesign, {"location": "港口", "time": "夜", "characters": ["甲"],
+                      "events": ["相遇"]}, True),
+        (BeatDesign, {"location": "港口", "time": "夜", "characters": ["甲" * 41],
+                      "events": ["相遇"]}, False),
+    ]
+
+
+def test_shared_definitions_accept_and_refuse_what_the_full_schema_does() -> None:
+    import jsonschema
+
+    from aizac.llm.wire_schema import share_definitions
+
+    for model, instance, valid in _instances():
+        full = compact_schema(model.model_json_schema())
+        shared = share_definitions(full)
+        for schema in (full, shared):
+            errors = list(jsonschema.Draft202012Validator(schema).iter_errors(instance))
+            assert (not errors) is valid, (model.__name__, instance, errors)
+
+
+def test_shared_definitions_cut_the_extraction_schema_by_a_fifth() -> None:
+    from aizac.llm.wire_schema import share_definitions
+    from aizac.tokens import count_tokens
+    from aizac.writer.combined import BeatDesignWithCast, BeatExtraction
+
+    def text(s: dict[str, Any]) -> str:
+        return json.dumps(s, ensure_ascii=False, separators=(",", ":"))
+
+    for model, share in ((BeatExtraction, 0.8), (BeatDesignWithCast, 0.9)):
+        before = compact_schema(model.model_json_schema())
+        after = share_definitions(before)
+        assert len(text(after)) <= share * len(text(before)), model.__name__
+        assert count_tokens(text(after)) < count_tokens(text(before))
+        assert before == compact_schema(model.model_json_schema())  # input untouched
+    # A definition used once is put in place; nothing repeated: nothing changes.
+    assert share_definitions(compact_schema(Holder.model_json_schema())) == {
+        **{k: v for k, v in compact_schema(Holder.model_json_schema()).items() if k != "$defs"},
+        "properties": {
+            **compact_schema(Holder.model_json_schema())["properties"],
+            "items": {**compact_schema(Holder.model_json_schema())["properties"]["items"],
+                      "items": compact_schema(Holder.model_json_schema())["$defs"]["Item"]},
+        },
+    }
+
+
+def test_api_models_get_the_shared_schema_the_small_model_the_plain_one() -> None:
+    from aizac.llm.profiles import ModelProfile, attach
+    from aizac.llm.wire_schema import share_definitions
+    from aizac.writer.combined import BeatExtraction
+
+    full = BeatExtraction.model_json_schema()
+    api = GenericFakeChatModel(messages=iter([]))
+    sent = plan_structured(api, full, "json_schema").kwargs["response_format"]["json_schema"]
+    assert sent["schema"] == share_definitions(compact_schema(full))
+    assert '"$defs":{"t1"' in json.dumps(sent["schema"], separators=(",", ":"))
+    claude = attach(GenericFakeChatModel(messages=iter([])), ModelProfile("anthropic"))
+    tool = plan_structured(claude, full, "tool").kwargs["tools"][0]["input_schema"]
+    assert tool == share_definitions(compact_schema(full))
+    small = attach(GenericFakeChatModel(messages=iter([])), ModelProfile("local", small_local=True))
+    grammar = plan_structured(small, full, "constrained").kwargs["response_format"]["schema"]
+    assert "t1" not in grammar.get("$defs", {})  # llama.cpp's grammar: unchanged

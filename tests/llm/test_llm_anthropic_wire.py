@@ -86,6 +86,18 @@ def test_plain_call(wire: WireServer) -> None:
     assert (record.prompt_tokens, record.completion_tokens, record.estimated) == (13, 6, False)
 
 
+def test_cache_read_tokens_reach_the_usage_log(wire: WireServer) -> None:
+    reply = message([{"type": "text", "text": "Fine prose."}])
+    reply["usage"] = {"input_tokens": 40, "output_tokens": 6, "cache_read_input_tokens": 1200,
+                      "cache_creation_input_tokens": 0}
+    wire.script(json_reply(reply))
+    router = router_for(wire, [])
+    router.model("reviewer").invoke("Review.")
+    [record] = router.usage.records
+    # LangChain counts the cached part in the input tokens, as the bill does (at a discount).
+    assert (record.prompt_tokens, record.cached_tokens) == (1240, 1200)
+
+
 def test_streaming(wire: WireServer) -> None:
     wire.script(text_stream(["Good", " job"]))
     router = router_for(wire, [])

@@ -55,6 +55,20 @@ def test_plain_call_sends_key_and_records_usage(wire: WireServer) -> None:
     assert (record.prompt_tokens, record.completion_tokens, record.estimated) == (11, 7, False)
 
 
+def test_cached_prompt_tokens_reach_the_usage_log(wire: WireServer) -> None:
+    # OpenAI reports the part of the prompt its cache served (billed at a discount).
+    body = openai_completion("Again.", prompt=2048, out=5)
+    body["usage"]["prompt_tokens_details"] = {"cached_tokens": 1536}
+    wire.script(json_reply(body), json_reply(openai_completion("Fresh.")))
+    router = router_for(wire, [])
+    router.model("planner").invoke("Begin.")
+    router.model("planner").invoke("Begin.")
+    first, second = router.usage.records
+    assert (first.prompt_tokens, first.cached_tokens) == (2048, 1536)
+    assert second.cached_tokens == 0  # none reported: none counted
+    assert router.usage.totals().cached_tokens == 1536
+
+
 def test_streaming_yields_pieces_and_usage(wire: WireServer) -> None:
     wire.script(openai_stream(["Hel", "lo", "!"]))
     router = router_for(wire, [])
