@@ -152,18 +152,21 @@ def test_shared_definitions_cut_the_extraction_schema_by_a_fifth() -> None:
 
 
 def test_api_models_get_the_shared_schema_the_small_model_the_plain_one() -> None:
+    from aizac.llm.grammar import wire_strings
     from aizac.llm.profiles import ModelProfile, attach
     from aizac.llm.wire_schema import share_definitions
     from aizac.writer.combined import BeatExtraction
 
     full = BeatExtraction.model_json_schema()
+    # what an API model is sent: the kind marks dropped (aizac.llm.grammar), then shared
+    wire = share_definitions(wire_strings(compact_schema(full), "en", small=False))
     api = GenericFakeChatModel(messages=iter([]))
     sent = plan_structured(api, full, "json_schema").kwargs["response_format"]["json_schema"]
-    assert sent["schema"] == share_definitions(compact_schema(full))
+    assert sent["schema"] == wire
     assert '"$defs":{"t1"' in json.dumps(sent["schema"], separators=(",", ":"))
     claude = attach(GenericFakeChatModel(messages=iter([])), ModelProfile("anthropic"))
     tool = plan_structured(claude, full, "tool").kwargs["tools"][0]["input_schema"]
-    assert tool == share_definitions(compact_schema(full))
+    assert tool == wire
     small = attach(GenericFakeChatModel(messages=iter([])), ModelProfile("local", small_local=True))
     grammar = plan_structured(small, full, "constrained").kwargs["response_format"]["schema"]
     assert "t1" not in grammar.get("$defs", {})  # llama.cpp's grammar: unchanged
