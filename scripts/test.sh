@@ -4,13 +4,16 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian's chromium drives the browser tests (Playwright never downloads a browser here);
-# the CJK fonts make Korean and Chinese readable in the test screenshots.
-if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+# the CJK fonts make Korean and Chinese readable in the test screenshots; PostgreSQL's server
+# binaries run the storage tests' second engine (tests/pg.py starts its own cluster on a free
+# loopback port: the service the package installs is not used).
+if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK" \
+    || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then
-    (apt-get update -qq && apt-get install -y -qq chromium fonts-noto-cjk >/dev/null) \
-      || echo "warning: could not install chromium; browser tests will be skipped"
+    (apt-get update -qq && apt-get install -y -qq chromium fonts-noto-cjk postgresql >/dev/null) \
+      || echo "warning: could not install chromium or postgresql; their tests will fail"
   else
-    echo "warning: chromium is missing and we are not root; browser tests will be skipped"
+    echo "warning: chromium or postgresql is missing and we are not root; their tests will fail"
   fi
 fi
 
