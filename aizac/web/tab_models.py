@@ -18,7 +18,8 @@ from pydantic import SecretStr
 from aizac.export.render import escape_markdown_cell
 from aizac.llm.errors import role_name
 from aizac.llm.model_config import KEY_FIELDS, ModelConfig
-from aizac.settings import IMAGE_ROLE, ROLES, Settings
+from aizac.llm.roles import IMAGE_ROLE, ROLES
+from aizac.settings import Settings
 from aizac.text import language_name
 from aizac.web.labels import Labels
 from aizac.web.runner import Ui
