@@ -19,12 +19,7 @@ from langchain_core.language_models import BaseChatModel
 from aizac.cliches.view import ProjectCliches
 from aizac.errors import InvalidInputError, NotFoundError, StorageError
 from aizac.keywords import split_keywords
-from aizac.memory.chroma_client import (
-    ChromaClients,
-    namespace_database,
-    open_server_memory,
-    server_mode,
-)
+from aizac.memory.chroma_client import ChromaClients, namespace_database, server_mode
 from aizac.settings import Settings, get_settings
 from aizac.text.message import Text
 from aizac.writer import episode
@@ -43,7 +38,6 @@ CURRENT_FILE = "current_project"
 MAX_KEYWORDS = 12
 MAX_KEYWORD_CHARS = 30
 
-MAX_QUESTION_CHARS = 500
 MemoryFactory = Callable[[ProjectStore], Memory]
 
 
@@ -78,17 +72,6 @@ def memory_notice(agent: WriterAgent) -> Text | None:
         "notice.memory.reindex", project=agent.info.name, written=embedding_label(written),
         configured=embedding_label(configured),
     )
-
-
-def check_question(question: str) -> str:
-    """A question to memory, stripped; empty or longer than :data:`MAX_QUESTION_CHARS` is an
-    :class:`InvalidInputError` (it would go to the model verbatim) (pure)."""
-    text = question.strip()
-    if not text:
-        raise InvalidInputError("error.question.empty")
-    if len(text) > MAX_QUESTION_CHARS:
-        raise InvalidInputError("error.question.long", n=len(text), limit=MAX_QUESTION_CHARS)
-    return text
 
 
 def parse_keywords(keywords: str | list[str]) -> list[str]:
@@ -208,6 +191,8 @@ class Studio:
         from aizac.llm.embeddings import embeddings_for_fingerprint
 
         if server_mode(self.settings):
+            from aizac.memory.store import open_server_memory
+
             info = store.info()
             return cast(Memory, open_server_memory(
                 self.chroma_clients, self.chroma_namespace, memory_dir=store.memory_dir,
