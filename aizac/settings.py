@@ -23,15 +23,11 @@ from pydantic_settings import (
 )
 
 from aizac.errors import ConfigError
+from aizac.llm.roles import IMAGE_ROLE, ROLES
 from aizac.text import Text, Verbatim
 from aizac.text.message import Clauses
 
 Language = Literal["ko", "en", "zh"]
-ROLES: tuple[str, ...] = ("planner", "writer", "extractor", "reviewer")
-IMAGE_ROLE = "image"
-"""The role that draws covers and illustrations (an image model, not a chat model)."""
-MODEL_ROLES: tuple[str, ...] = (*ROLES, IMAGE_ROLE)
-"""Every role a model spec can be stored for (``aizac models set``, the Models tab)."""
 # Chroma's rule for tenant, database and collection names.
 CHROMA_NAME = r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$"
 

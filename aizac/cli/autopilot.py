@@ -136,10 +136,10 @@ def autopilot_command(
 ) -> None:
     """Write episodes on their own: plan, draft, check, review, rewrite, commit."""
     from aizac.autopilot.runner import Autopilot
-    from aizac.cli.story import _make
+    from aizac.cli.studio import make_studio
 
     rest = list(args or [])
-    agent = _make(ctx).open(project)
+    agent = make_studio(ctx).open(project)
     autopilot = Autopilot(agent)
     progress: dict[int, set[str]] = {}
 
@@ -173,11 +173,11 @@ def autopilot_command(
 
 def _store(project: str | None) -> RunStore:
     from aizac.autopilot.events import RunStore
-    from aizac.cli.story import _list_projects
+    from aizac.cli.studio import list_projects
     from aizac.errors import NotFoundError
     from aizac.settings import get_settings
 
-    current, _ = _list_projects()
+    current, _ = list_projects()
     name = project or current
     if name is None:
         raise NotFoundError("error.project.none_selected")

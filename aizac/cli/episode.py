@@ -6,14 +6,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from aizac.cli.errors import friendly
+from aizac.cli.studio import StudioFactory, make_studio
 
 if TYPE_CHECKING:
-    from aizac.cli.story import StudioFactory
     from aizac.writer.episode import EpisodeLength
 
 BeatsOpt = Annotated[
@@ -50,10 +50,7 @@ def length_command(
     ] = False,
 ) -> None:
     """Show the project's episode length, or set it with the options."""
-    from aizac.cli.story import default_studio
-
-    factory: Any = ctx.obj if callable(ctx.obj) else default_studio
-    agent = factory().open(project)
+    agent = make_studio(ctx).open(project)
     episodes = agent.episodes
     if reset:
         current = episodes.set(beats=None, length=None)

@@ -213,7 +213,8 @@ def unset_command(
 ) -> None:
     """Forget ROLE's stored spec (the environment, aizac.toml or the default applies again)."""
     from aizac.llm.model_config import ModelConfig
-    from aizac.settings import ROLES, load_settings
+    from aizac.llm.roles import ROLES
+    from aizac.settings import load_settings
 
     if role not in ROLES:
         raise InvalidInputError("error.model.role", role=role, roles=", ".join(ROLES))

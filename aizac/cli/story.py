@@ -17,59 +17,18 @@ import typer
 
 from aizac.cli.episode import BeatsOpt, LengthOpt
 from aizac.cli.errors import friendly
+from aizac.cli.studio import StudioFactory, list_projects, make_studio
 from aizac.text import Text, render
 
 if TYPE_CHECKING:  # the writer (Chroma, LangChain) is imported only by commands that use it
-    from aizac.writer.project import BeatRecord, ProjectInfo
+    from aizac.writer.project import BeatRecord
     from aizac.writer.service import Studio
 
-StudioFactory = Callable[..., "Studio"]
 DEMO_MAX_TOKENS = 1536
 
 ProjectOpt = Annotated[
     str | None, typer.Option("--project", "-p", help="Project name (default: the current one).")
 ]
-
-
-def default_studio(data_dir: Path | None = None, **options: Any) -> Studio:
-    """The product Studio: settings from the environment, models from the settings."""
-    from aizac.settings import get_settings
-    from aizac.writer.service import Studio
-
-    settings = get_settings()
-    if data_dir is not None:
-        settings = settings.model_copy(update={"data_dir": data_dir})
-    return Studio(settings, **options)
-
-
-def _make(ctx: typer.Context, **options: Any) -> Studio:
-    """The Studio from the factory :func:`register` put in the context (else the product one)."""
-    factory = ctx.obj if callable(ctx.obj) else default_studio
-    studio: Studio = factory(**options)
-    return studio
-
-
-def _list_projects() -> tuple[str | None, list[ProjectInfo]]:
-    """``(current project, every project)`` read straight from the data directory, as
-    :meth:`Studio.current_name` and :meth:`Studio.projects` do, without building a Studio."""
-    from aizac.settings_fast import quick_data_dir
-    from aizac.writer.project import ProjectStore
-
-    data_dir = quick_data_dir()
-    if data_dir is None:  # something else is configured: read (and validate) every setting
-        from aizac.settings import get_settings
-
-        data_dir = get_settings().data_dir
-    root = data_dir / "projects"
-    infos = sorted(
-        (ProjectStore(root / n).info() for n in ProjectStore.list_names(root)),
-        key=lambda i: i.created_at,
-    )
-    try:
-        current: str | None = (data_dir / "current_project").read_text(encoding="utf-8").strip()
-    except OSError:
-        current = None
-    return (current if current and (root / current).is_dir() else None), infos
 
 
 def _show_beat(record: BeatRecord) -> None:
@@ -93,7 +52,7 @@ def new_command(
     episode_length: LengthOpt = None,
 ) -> None:
     """Create a project and make it current (episode length: see `aizac length`)."""
-    agent = _make(ctx).create(
+    agent = make_studio(ctx).create(
         name, keywords, genre=genre, language=lang,
         beats_per_episode=beats_per_episode, episode_length=episode_length,
     )
@@ -107,10 +66,10 @@ def new_command(
 def projects_command(ctx: typer.Context) -> None:
     """List projects (the current one is marked with *)."""
     if callable(ctx.obj):
-        studio = _make(ctx)
+        studio = make_studio(ctx)
         current, infos = studio.current_name(), studio.projects()
     else:  # the product path reads the project folders only: no models, no Chroma imported
-        current, infos = _list_projects()
+        current, infos = list_projects()
     if not infos:
         typer.echo("no projects yet: aizac new NAME --keywords ...")
     for info in infos:
@@ -125,7 +84,7 @@ def plot_command(
     force: Annotated[bool, typer.Option(help="Replace the existing plot.")] = False,
 ) -> None:
     """Generate the plot from the project's keywords (or show it)."""
-    agent = _make(ctx).open(project)
+    agent = make_studio(ctx).open(project)
     _notices(agent)
     record = agent.plan(force=force, progress=_progress)
     p = record.plot
@@ -161,7 +120,7 @@ def beat_command(
     ] = None,
 ) -> None:
     """Design the next beat (or show the pending draft); --accept commits it."""
-    agent = _make(ctx).open(project)
+    agent = make_studio(ctx).open(project)
     agent.require_plot()
     _notices(agent)
     draft = agent.current_draft()
@@ -191,7 +150,7 @@ def write_command(
     beat_id: Annotated[int | None, typer.Option("--beat", help="Beat id.")] = None,
 ) -> None:
     """Write (stream) the prose of the last accepted beat."""
-    agent = _make(ctx).open(project)
+    agent = make_studio(ctx).open(project)
     _notices(agent)
     for chunk in agent.write_prose(beat_id):
         typer.echo(chunk, nl=False)
@@ -205,9 +164,9 @@ def ask_command(
     project: ProjectOpt = None,
 ) -> None:
     """Ask the project's memory (self-query: the model builds the filter)."""
-    from aizac.writer.service import check_question
+    from aizac.writer.rules import check_question
 
-    agent = _make(ctx).open(project)
+    agent = make_studio(ctx).open(project)
     _notices(agent)
     docs = agent.ask(check_question(question))
     if not docs:
@@ -235,7 +194,7 @@ def export_command(
     from aizac.illustration.book import illustrated
 
     directory, name, kind = export_target(out, fmt)
-    agent = _make(ctx).open(project)
+    agent = make_studio(ctx).open(project)
     path = write_export(illustrated(agent.manuscript(), agent.store), kind, directory, name)
     agent.store.log_step("export", {"format": kind, "path": str(path)})
     typer.echo(f"wrote {path}")
@@ -272,7 +231,7 @@ def demo_command(
     from aizac.cli.say import say
 
     start = time.perf_counter()
-    studio = _make(ctx, data_dir=out / "aizac-data", beats_per_episode=beats)
+    studio = make_studio(ctx, data_dir=out / "aizac-data", beats_per_episode=beats)
     update: dict[str, Any] = {}
     if studio.settings.local_max_tokens < DEMO_MAX_TOKENS:
         # A whole plot in JSON needs more room than one chat reply's default budget.
@@ -374,7 +333,7 @@ def reindex_command(ctx: typer.Context, project: ProjectOpt = None) -> None:
     after an interruption)."""
     from aizac.llm.embeddings import embedding_label
 
-    studio = _make(ctx)
+    studio = make_studio(ctx)
     name = studio.open(project).info.name
     result = studio.reindex(name, progress=lambda text: _progress(render(text, "en")))
     key = "ui.memory.reindex_done" if result.switched else "ui.memory.reindex_current"

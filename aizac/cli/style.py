@@ -5,14 +5,12 @@ own word on a pair). Text comes from the catalogue in ``--lang`` (default: the U
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from aizac.cli.errors import friendly
-
-if TYPE_CHECKING:
-    from aizac.cli.story import StudioFactory
+from aizac.cli.studio import StudioFactory, make_studio
 
 ProjectOpt = Annotated[
     str | None, typer.Option("--project", "-p", help="Project (default: the current one).")
@@ -23,10 +21,7 @@ LangOpt = Annotated[
 
 
 def _open(ctx: typer.Context, project: str | None, lang: str | None) -> tuple[Any, str]:
-    from aizac.cli.story import default_studio
-
-    factory: Any = ctx.obj if callable(ctx.obj) else default_studio
-    studio = factory()
+    studio = make_studio(ctx)
     agent = studio.open(project)
     return agent, lang or str(getattr(studio.settings, "ui_language", "en"))
 

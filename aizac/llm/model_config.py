@@ -24,7 +24,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from aizac.errors import ConfigError, InvalidInputError, StorageError
-from aizac.settings import IMAGE_ROLE, MODEL_ROLES, ROLES
+from aizac.llm.roles import IMAGE_ROLE, MODEL_ROLES, ROLES
 
 # Provider -> the Settings field its key fills.
 KEY_FIELDS: dict[str, str] = {

@@ -263,40 +263,10 @@ def _embedded(path: Path) -> Any:
         raise StorageError("error.memory.open_embedded", path=str(path), cause=str(e)) from e
 
 
-def open_server_memory(
-    clients: ChromaClients,
-    namespace: str | None,
-    *,
-    memory_dir: Path,
-    project: str,
-    created_at: float,
-    embeddings: Any,
-    settings: Settings,
-    adopt: Any = None,
-) -> Any:
-    """The ``WriterMemory`` of a project on the Chroma server: its collection in the
-    namespace's database, its key index and commit journal in ``memory_dir``.
-
-    Raises:
-        StorageError: the server cannot be reached (says what to do), or the collection was
-            written with other embeddings.
-    """
-    from aizac.memory.store import WriterMemory
-
-    client = clients.client(namespace=namespace)
-    try:
-        memory_dir.mkdir(parents=True, exist_ok=True)  # the key index and journal live here
-    except OSError as e:
-        raise StorageError("error.memory.folder", path=str(memory_dir), cause=str(e)) from e
-    try:
-        return WriterMemory(
-            path=memory_dir, collection=project_collection(project, created_at),
-            client=client, embeddings=embeddings, settings=settings, adopt=adopt,
-        )
-    except StorageError as e:
-        if _refused(e):
-            raise _unreachable(settings, e) from e
-        raise
+def server_unreachable(settings: Settings, error: Exception) -> StorageError | None:
+    """The error that says the configured Chroma server cannot be reached (and what to do),
+    when ``error`` or what it chains is a transport failure on the way to it; else ``None``."""
+    return _unreachable(settings, error) if _refused(error) else None
 
 
 def _refused(error: BaseException) -> bool:

@@ -33,7 +33,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from langchain_core.embeddings import Embeddings
 
@@ -41,10 +41,7 @@ from aizac.errors import StorageError
 from aizac.llm.embeddings import embedding_fingerprint
 from aizac.memory.journal import CommitJournal
 from aizac.memory.key_index import KeyIndex
-from aizac.memory.rows import FINGERPRINT_KEY, HNSW, INCLUDE, embed_texts
-
-if TYPE_CHECKING:
-    from aizac.memory.store import WriterMemory
+from aizac.memory.rows import FINGERPRINT_KEY, HNSW, INCLUDE, Rows, embed_texts
 
 POINTER_FILE = "collections.json"
 REPLACES_KEY = "aizac_replaces"
@@ -125,8 +122,48 @@ class ReindexReport:
     switched: bool
 
 
+class _Journaled(Protocol):
+    @property
+    def journal(self) -> CommitJournal:
+        """Where each commit is recorded."""
+
+
+class Reindexable(Protocol):
+    """What a reindex reads of a memory (a :class:`~aizac.memory.store.WriterMemory`, which
+    opens its collection through :func:`active_collection` here, so this module names it only
+    through this Protocol)."""
+
+    @property
+    def path(self) -> Path | None:
+        """The memory folder (``None``: in memory only, nothing to switch)."""
+
+    @property
+    def logical_name(self) -> str:
+        """The memory's name in the pointer file."""
+
+    @property
+    def fingerprint(self) -> str:
+        """The fingerprint of the embeddings the rows were written with."""
+
+    @property
+    def client(self) -> Any:
+        """The Chroma client holding the collections."""
+
+    @property
+    def collection(self) -> Any:
+        """The Chroma collection in use."""
+
+    @property
+    def rows(self) -> Rows:
+        """The row layer over :attr:`collection` (its lock serialises writers)."""
+
+    @property
+    def commits(self) -> _Journaled:
+        """The commits, with their journal."""
+
+
 def reindex(
-    memory: WriterMemory,
+    memory: Reindexable,
     embeddings: Embeddings,
     *,
     progress: Progress | None = None,
@@ -183,7 +220,7 @@ def _chroma(call: Callable[[], Any], what: str) -> Any:
 
 
 def _copy_rows(
-    memory: WriterMemory, target: Any, embeddings: Embeddings, progress: Progress | None,
+    memory: Reindexable, target: Any, embeddings: Embeddings, progress: Progress | None,
     batch: int,
 ) -> tuple[int, int]:
     """Rows of the source into ``target`` (module docstring, step 1); ``(embedded, rows)``."""
@@ -228,7 +265,7 @@ def _copy_rows(
     return len(todo), len(ids)
 
 
-def _copy_journal(memory: WriterMemory, path: Path, name: str, embeddings: Embeddings) -> None:
+def _copy_journal(memory: Reindexable, path: Path, name: str, embeddings: Embeddings) -> None:
     """The commit journal's records under the new collection, with new vectors (step 2)."""
     journal = CommitJournal(path, name)
     try:
@@ -251,7 +288,7 @@ def _without_vectors(snap: Any) -> str:
                       ensure_ascii=False, sort_keys=True)
 
 
-def _verify(memory: WriterMemory, target: Any) -> None:
+def _verify(memory: Reindexable, target: Any) -> None:
     """Every row of the source is in ``target``, once (before the switch)."""
     source_ids = set(memory.rows.get_paged(None)["ids"])
     got = _chroma(lambda: target.get(include=[]), "checking the new collection")["ids"]

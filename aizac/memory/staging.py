@@ -14,9 +14,9 @@ at commit, all in one call.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aizac.errors import InvalidInputError, NotFoundError
 from aizac.memory.facts import (
@@ -41,7 +41,8 @@ from aizac.memory.records import (
 )
 
 if TYPE_CHECKING:
-    from aizac.memory.store import WriterMemory
+    from aizac.memory.lookups import Lookups
+    from aizac.memory.records import MemoryHit
 
 
 @dataclass
@@ -62,6 +63,51 @@ class Candidate:
     at commit too."""
 
 
+class Committer(Protocol):
+    """Writes a batch (:class:`~aizac.memory.commits.Commits`, which imports :class:`Candidate`
+    from here)."""
+
+    def commit(
+        self, candidates: Sequence[Candidate], *, batch: str, reinforce: Sequence[str] = (),
+        paid_off: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """Write ``candidates`` and the batch's changes atomically; returns the new ids."""
+
+
+class StagingMemory(Protocol):
+    """What a batch reads and writes through: the memory's reads (:class:`Lookups`), its
+    commits, the story turn and the tag strengths. :class:`~aizac.memory.store.WriterMemory`
+    is one; it imports this module to stage, so this module knows it only by this Protocol."""
+
+    @property
+    def lookups(self) -> Lookups:
+        """Keyed and filtered reads of the stored rows."""
+
+    @property
+    def commits(self) -> Committer:
+        """Where :meth:`CandidateBatch.commit` writes."""
+
+    @property
+    def turn(self) -> int:
+        """The current story turn."""
+
+    @property
+    def threshold(self) -> float:
+        """The forgetting threshold (validated metadata carries it)."""
+
+    def default_strength(self, tag: str, strength: float | None = None) -> float:
+        """``strength`` if given, else the tag's default from settings."""
+
+    def get(self, memory_id: str) -> MemoryHit:
+        """One memory in whatever state it is."""
+
+    def characters(self) -> dict[str, list[str]]:
+        """Canonical name -> aliases of the live cast."""
+
+    def undo_commit(self, target: str | Sequence[str]) -> object:
+        """Undo one commit (by its batch id)."""
+
+
 def new_id() -> str:
     """A fresh memory id."""
     return uuid.uuid4().hex
@@ -74,7 +120,7 @@ class CandidateBatch:
     same arguments as the memory's and return the id the memory will have once committed.
     """
 
-    def __init__(self, memory: WriterMemory) -> None:
+    def __init__(self, memory: StagingMemory) -> None:
         self._memory = memory
         self._candidates: list[Candidate] = []
         self.reinforced: list[str] = []
@@ -327,7 +373,7 @@ class CandidateBatch:
 
 
 def successor_fields(
-    memory: WriterMemory,
+    memory: StagingMemory,
     old: Mapping[str, Any],
     *,
     chapter: int | None = None,
@@ -362,4 +408,5 @@ def successor_fields(
     )
 
 
-__all__ = ["Candidate", "CandidateBatch", "new_id", "successor_fields"]
+__all__ = ["Candidate", "CandidateBatch", "Committer", "StagingMemory", "new_id",
+           "successor_fields"]

@@ -31,6 +31,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 
 from aizac.errors import InvalidInputError, StorageError
+from aizac.memory.chroma_client import ChromaClients, project_collection, server_unreachable
 from aizac.memory.commits import Commits
 from aizac.memory.forgetting import check_strength, check_threshold
 from aizac.memory.journal import CommitJournal, CommitSnapshot
@@ -543,3 +544,39 @@ class WriterMemory:
 
     def __repr__(self) -> str:
         return f"WriterMemory(collection={self.collection.name!r}, turn={self._turn})"
+
+
+def open_server_memory(
+    clients: ChromaClients,
+    namespace: str | None,
+    *,
+    memory_dir: Path,
+    project: str,
+    created_at: float,
+    embeddings: Any,
+    settings: Settings,
+    adopt: Any = None,
+) -> WriterMemory:
+    """The memory of a project on the Chroma server: its collection in the namespace's
+    database (:mod:`aizac.memory.chroma_client`), its key index and commit journal in
+    ``memory_dir``.
+
+    Raises:
+        StorageError: the server cannot be reached (says what to do), or the collection was
+            written with other embeddings.
+    """
+    client = clients.client(namespace=namespace)
+    try:
+        memory_dir.mkdir(parents=True, exist_ok=True)  # the key index and journal live here
+    except OSError as e:
+        raise StorageError("error.memory.folder", path=str(memory_dir), cause=str(e)) from e
+    try:
+        return WriterMemory(
+            path=memory_dir, collection=project_collection(project, created_at),
+            client=client, embeddings=embeddings, settings=settings, adopt=adopt,
+        )
+    except StorageError as e:
+        unreachable = server_unreachable(settings, e)
+        if unreachable is not None:
+            raise unreachable from e
+        raise

@@ -29,6 +29,7 @@ from aizac.server.config import ServerConfig
 from aizac.server.errors import TooLargeError
 from aizac.server.gate import Envelope, Gate, UiSlot, refuse
 from aizac.server.sandbox import Sandboxes, StudioFactory
+from aizac.server.state import ServerState
 from aizac.settings import Settings
 
 SESSION_COOKIE = "aizac_session"
@@ -121,7 +122,7 @@ def create_app(
     accounts.min_password_score = config.min_password_score
     max_age = int(config.session_days * 86400)
     window = config.login_window_s
-    state = auth.ServerState(
+    state = ServerState(
         config=config, accounts=accounts, sessions=SessionStore(accounts, max_age),
         sandboxes=Sandboxes(settings, config, studio_factory),
         limiter=LoginLimiter(config.login_attempts, window),

@@ -10,7 +10,6 @@ every password check takes one of a few hash slots.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Request, Response
@@ -18,8 +17,7 @@ from fastapi.responses import FileResponse
 from starlette.background import BackgroundTask
 
 from aizac.errors import LimitError
-from aizac.server.accounts import AccountStore, LoginLimiter, SessionStore, User, name_key
-from aizac.server.config import ServerConfig
+from aizac.server.accounts import LoginLimiter, User, name_key
 from aizac.server.errors import ForbiddenError, UnauthorizedError, clip
 from aizac.server.gate import caller_of
 from aizac.server.models import (
@@ -34,24 +32,8 @@ from aizac.server.models import (
     UserOut,
 )
 from aizac.server.openapi import responses
-from aizac.server.sandbox import Sandbox, Sandboxes, describe
-
-SESSION_KEY = "sid"
-
-
-@dataclass
-class ServerState:
-    """What every route needs; kept on ``app.state.aizac``."""
-
-    config: ServerConfig
-    accounts: AccountStore
-    sessions: SessionStore
-    sandboxes: Sandboxes
-    limiter: LoginLimiter  # failed logins per (name, address)
-    signups: LoginLimiter  # sign-ups per address
-    per_address: LoginLimiter | None = None  # failed logins per address, any name
-    per_name: LoginLimiter | None = None  # failed logins per name, any address
-    health: Any = None  # aizac.server.health.Readiness
+from aizac.server.sandbox import Sandbox, describe
+from aizac.server.state import SESSION_KEY, ServerState
 
 
 def state_of(request: Request) -> ServerState:

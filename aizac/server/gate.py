@@ -40,7 +40,7 @@ from aizac.server.errors import ForbiddenError, UnauthorizedError, error_respons
 
 if TYPE_CHECKING:
     from aizac.server.accounts import User
-    from aizac.server.auth import ServerState
+    from aizac.server.state import ServerState
 
 log = logging.getLogger("aizac.server.access")
 
@@ -267,7 +267,7 @@ class Gate:
     def caller(self, scope: Scope) -> Caller:
         """Who the request speaks for: a bearer token wins (a bad one is no one), else the
         session cookie's server-side session."""
-        from aizac.server.auth import SESSION_KEY
+        from aizac.server.state import SESSION_KEY
 
         header = Headers(scope=scope).get("authorization", "")
         scheme, _, token = header.partition(" ")

@@ -22,7 +22,7 @@ from aizac.server.errors import UnavailableError, clip, for_request
 from aizac.server.openapi import responses
 
 if TYPE_CHECKING:
-    from aizac.server.auth import ServerState
+    from aizac.server.state import ServerState
 
 log = logging.getLogger("aizac.server")
 CHECK_EVERY_S = 2.0

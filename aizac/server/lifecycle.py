@@ -27,8 +27,8 @@ from aizac.server.errors import UnavailableError, clip
 from aizac.settings import Settings
 
 if TYPE_CHECKING:
-    from aizac.server.auth import ServerState
     from aizac.server.sandbox import Sandboxes
+    from aizac.server.state import ServerState
 
 SKIP = {".lock", ".owner", ".owner.lock"}
 """Files of a project folder that are this process's, not the writer's."""

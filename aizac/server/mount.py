@@ -18,9 +18,9 @@ from typing import cast
 
 from fastapi import FastAPI, Request
 
-from aizac.server.auth import ServerState
 from aizac.server.gate import UiSlot
 from aizac.server.sandbox import Sandbox
+from aizac.server.state import ServerState
 from aizac.server.ui_gate import UiGate
 from aizac.text import t
 from aizac.web.service import WebService

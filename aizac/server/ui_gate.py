@@ -40,7 +40,7 @@ from aizac.server.errors import ForbiddenError, UnauthorizedError, clip
 from aizac.server.gate import UNSAFE, Caller, refuse
 
 if TYPE_CHECKING:
-    from aizac.server.auth import ServerState
+    from aizac.server.state import ServerState
 
 API = "/gradio_api"
 PUBLIC_PREFIXES = ("/assets/", "/static/", "/svelte/")

@@ -24,13 +24,13 @@ from aizac.plotting import use_cjk_fonts
 from aizac.text import Text, Verbatim, render, t
 from aizac.web.labels import TAG_KEYS, Labels
 from aizac.web.service import WebService
+from aizac.writer.rules import check_question
 
 TAGS = ("Story", "Character", "CharacterRelation", "NovelSetting")
 MEMORY_HEADERS = ["ID", "Tag", "Memory", "Who", "Ch.", "Strength", "Factor", "Pinned", "Live"]
 SHORT_ID = 8
 MAX_CURVES = 8
 MAX_ROWS = 300  # the table and the selection box show the most vivid memories first
-MAX_QUESTION_CHARS = 500
 
 
 # ------------------------------------------------------------------------------ reading
@@ -245,11 +245,7 @@ def ask_memory(
     service: WebService, project: str | None, question: str | None,
     nothing: str | None = None,
 ) -> str:
-    text = (question or "").strip()
-    if not text:
-        raise InvalidInputError("error.question.empty")
-    if len(text) > MAX_QUESTION_CHARS:
-        raise InvalidInputError("error.question.long", n=len(text), limit=MAX_QUESTION_CHARS)
+    text = check_question(question or "")
     docs = service.agent(project).ask(text)
     if not docs:
         return nothing or Labels()["ui.memory_nothing"]

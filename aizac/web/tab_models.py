@@ -22,7 +22,8 @@ from aizac.export.render import escape_markdown_cell
 from aizac.llm.discovery import Discovery, FoundServer, usable_specs
 from aizac.llm.errors import role_name
 from aizac.llm.model_config import KEY_FIELDS, ModelConfig
-from aizac.settings import IMAGE_ROLE, ROLES, Settings
+from aizac.llm.roles import IMAGE_ROLE, ROLES
+from aizac.settings import Settings
 from aizac.text import language_name
 from aizac.text import t as text
 from aizac.web.labels import Labels

@@ -27,7 +27,14 @@ from aizac.writer.ports import Cliches, Memory, Router
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
 from aizac.writer.prompt_words import prompt_words
 from aizac.writer.prompts import PromptLibrary
-from aizac.writer.rules import beat_thing, check_version, require_draft, require_plot, story_genre
+from aizac.writer.rules import (
+    beat_thing,
+    check_question,
+    check_version,
+    require_draft,
+    require_plot,
+    story_genre,
+)
 from aizac.writer.schemas import BeatDesign, NovelBeat, NovelPlot
 from aizac.writer.tropes import plot_tropes, suggestion_lines
 
@@ -386,7 +393,6 @@ class WriterAgent:
     def ask(self, question: str, k: int = 5) -> list[Any]:
         """Self-query memory: documents answering ``question`` (filters built by a model)."""
         from aizac.retrieval.self_query import build_self_query_retriever
-        from aizac.writer.service import check_question
 
         question = check_question(question)
 

@@ -18,6 +18,10 @@ from typing import Any
 
 from aizac.errors import ConfigError
 
+LANGUAGES: tuple[str, ...] = ("ko", "en", "zh")
+"""The languages with prompts: a folder of templates and a ``words.toml`` each (imported by
+:mod:`aizac.writer.prompts`, which renders them)."""
+
 
 @dataclass(frozen=True)
 class PromptWords:
@@ -60,8 +64,6 @@ def prompt_words(language: str) -> PromptWords:
     Raises:
         ConfigError: the installation lacks the words file (package data left out).
     """
-    from aizac.writer.prompts import LANGUAGES
-
     lang = language if language in LANGUAGES else "en"
     resource = resources.files("aizac.writer") / "prompts" / lang / "words.toml"
     try:
@@ -87,4 +89,4 @@ def instruction_line(instruction: str, words: PromptWords) -> str:
     return f"\n{words.labels['instruction']}{said}\n" if said else ""
 
 
-__all__ = ["PromptWords", "instruction_line", "prompt_words"]
+__all__ = ["LANGUAGES", "PromptWords", "instruction_line", "prompt_words"]

@@ -18,9 +18,8 @@ from string import Template
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from aizac.errors import ConfigError
-from aizac.writer.prompt_words import prompt_words
+from aizac.writer.prompt_words import LANGUAGES, prompt_words
 
-LANGUAGES: tuple[str, ...] = ("ko", "en", "zh")
 KINDS: tuple[str, ...] = (
     "plot",
     "beat",

@@ -1,22 +1,31 @@
 """Domain rules of the writer that several steps share, each written once.
 
-Pure functions over a :class:`~aizac.writer.project.ProjectStore` or its records: the store,
-the agent, the prose writer and the web service call these instead of repeating the rule.
+Pure functions over a project's records (:mod:`aizac.writer.project_rows`) or anything that
+reads its plot (:class:`PlotSource`, which :class:`~aizac.writer.project.ProjectStore` is): the
+store, the agent, the prose writer and the web service call these instead of repeating the rule.
+The store itself uses the checks, so this module knows it only through :class:`PlotSource`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from aizac.errors import ConflictError, InvalidInputError
 from aizac.text import Text, Verbatim
-
-if TYPE_CHECKING:  # the store itself uses the checks below
-    from aizac.writer.project import BeatRecord, PlotRecord, ProjectStore
+from aizac.writer.project_rows import BeatRecord, PlotRecord, ProjectInfo
 
 
+class PlotSource(Protocol):
+    """What the plot rules read of a project (a :class:`~aizac.writer.project.ProjectStore`)."""
 
-def require_plot(store: ProjectStore) -> PlotRecord:
+    def plot(self) -> PlotRecord | None:
+        """The project's plot, ``None`` before one is made."""
+
+    def info(self) -> ProjectInfo:
+        """The project's name, language, genre and keywords."""
+
+
+def require_plot(store: PlotSource) -> PlotRecord:
     """The project's plot.
 
     Raises:
@@ -28,7 +37,7 @@ def require_plot(store: ProjectStore) -> PlotRecord:
     return record
 
 
-def story_genre(store: ProjectStore, default: str) -> str:
+def story_genre(store: PlotSource, default: str) -> str:
     """The genre prompts name: the project's, else the plot's, else ``default`` (the prompt
     language's word for a web novel, :attr:`aizac.writer.prompt_words.PromptWords.genre`)."""
     record = store.plot()
@@ -90,3 +99,21 @@ def check_accepted(what: Text, status: str) -> None:
     """
     if status != "accepted":
         raise InvalidInputError("error.beat.not_accepted", what=what, status=status_name(status))
+
+
+MAX_QUESTION_CHARS = 500
+"""The longest question to memory (it goes to the model verbatim)."""
+
+
+def check_question(question: str) -> str:
+    """A question to memory, stripped.
+
+    Raises:
+        InvalidInputError: it is empty or longer than :data:`MAX_QUESTION_CHARS`.
+    """
+    text = question.strip()
+    if not text:
+        raise InvalidInputError("error.question.empty")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise InvalidInputError("error.question.long", n=len(text), limit=MAX_QUESTION_CHARS)
+    return text

@@ -25,7 +25,6 @@ from aizac.keywords import split_keywords
 from aizac.memory.chroma_client import (
     ChromaClients,
     namespace_database,
-    open_server_memory,
     project_collection,
     server_mode,
 )
@@ -47,7 +46,6 @@ CURRENT_FILE = "current_project"
 MAX_KEYWORDS = 12
 MAX_KEYWORD_CHARS = 30
 
-MAX_QUESTION_CHARS = 500
 MemoryFactory = Callable[[ProjectStore], Memory]
 
 
@@ -82,17 +80,6 @@ def memory_notice(agent: WriterAgent) -> Text | None:
         "notice.memory.reindex", project=agent.info.name, written=embedding_label(written),
         configured=embedding_label(configured),
     )
-
-
-def check_question(question: str) -> str:
-    """A question to memory, stripped; empty or longer than :data:`MAX_QUESTION_CHARS` is an
-    :class:`InvalidInputError` (it would go to the model verbatim) (pure)."""
-    text = question.strip()
-    if not text:
-        raise InvalidInputError("error.question.empty")
-    if len(text) > MAX_QUESTION_CHARS:
-        raise InvalidInputError("error.question.long", n=len(text), limit=MAX_QUESTION_CHARS)
-    return text
 
 
 def cast_names(memory: Any) -> list[str]:
@@ -217,6 +204,8 @@ class Studio:
         from aizac.llm.embeddings import embeddings_for_fingerprint
 
         if server_mode(self.settings):
+            from aizac.memory.store import open_server_memory
+
             info = store.info()
             return cast(Memory, open_server_memory(
                 self.chroma_clients, self.chroma_namespace, memory_dir=store.memory_dir,

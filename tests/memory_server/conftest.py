@@ -18,7 +18,8 @@ import pytest
 
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.memory import WriterMemory
-from aizac.memory.chroma_client import ChromaClients, open_server_memory
+from aizac.memory.chroma_client import ChromaClients
+from aizac.memory.store import open_server_memory
 from aizac.settings import Settings
 from tests.memory.conftest import settings
 

@@ -13,13 +13,9 @@ from aizac.cliches import ClicheDB
 from aizac.errors import ConfigError, InvalidInputError, StorageError
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.memory import WriterMemory
-from aizac.memory.chroma_client import (
-    ChromaClients,
-    namespace_database,
-    open_server_memory,
-    project_collection,
-)
+from aizac.memory.chroma_client import ChromaClients, namespace_database, project_collection
 from aizac.memory.key_index import FILE_NAME as KEY_INDEX
+from aizac.memory.store import open_server_memory
 from aizac.settings import Settings, load_settings
 from aizac.writer.project import ProjectStore
 from aizac.writer.service import Studio

@@ -18,7 +18,7 @@ from aizac.cli.story import register
 from aizac.cliches import ClicheDB
 from aizac.errors import ConflictError, InvalidInputError
 from aizac.writer.project import DB_NAME, ProjectStore
-from aizac.writer.service import MAX_QUESTION_CHARS, check_question
+from aizac.writer.rules import MAX_QUESTION_CHARS, check_question
 
 from .test_service_cli import studio_for
 

@@ -1,0 +1,62 @@
+"""The Studio a command works with, and the project list read without one.
+
+:func:`register` of each command module puts a Studio factory in the click context (tests pass
+one that injects fakes); :func:`make_studio` builds from it, else from :func:`default_studio`,
+the product one. Every command module (story, length, style, autopilot) takes its Studio here,
+so none of them imports another to get it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+if TYPE_CHECKING:  # the writer (Chroma, LangChain) is imported only by commands that use it
+    from aizac.writer.project import ProjectInfo
+    from aizac.writer.service import Studio
+
+StudioFactory = Callable[..., "Studio"]
+
+
+def default_studio(data_dir: Path | None = None, **options: Any) -> Studio:
+    """The product Studio: settings from the environment, models from the settings."""
+    from aizac.settings import get_settings
+    from aizac.writer.service import Studio
+
+    settings = get_settings()
+    if data_dir is not None:
+        settings = settings.model_copy(update={"data_dir": data_dir})
+    return Studio(settings, **options)
+
+
+def make_studio(ctx: typer.Context, **options: Any) -> Studio:
+    """The Studio from the factory ``register`` put in the context (else the product one)."""
+    factory = ctx.obj if callable(ctx.obj) else default_studio
+    studio: Studio = factory(**options)
+    return studio
+
+
+def list_projects() -> tuple[str | None, list[ProjectInfo]]:
+    """``(current project, every project)`` read straight from the data directory, as
+    :meth:`Studio.current_name` and :meth:`Studio.projects` do, without building a Studio."""
+    from aizac.settings_fast import quick_data_dir
+    from aizac.writer.project import ProjectStore
+
+    data_dir = quick_data_dir()
+    if data_dir is None:  # something else is configured: read (and validate) every setting
+        from aizac.settings import get_settings
+
+        data_dir = get_settings().data_dir
+    root = data_dir / "projects"
+    infos = sorted(
+        (ProjectStore(root / n).info() for n in ProjectStore.list_names(root)),
+        key=lambda i: i.created_at,
+    )
+    try:
+        current: str | None = (data_dir / "current_project").read_text(encoding="utf-8").strip()
+    except OSError:
+        current = None
+    return (current if current and (root / current).is_dir() else None), infos
