@@ -21,6 +21,7 @@ from langgraph.types import interrupt
 
 from aizac.autopilot.state import AutopilotState
 from aizac.errors import InvalidInputError
+from aizac.writer.locks import changed_fields, check_fields
 from aizac.writer.schemas import NovelBeat
 
 CHOICES = ("approve", "edit", "reject")
@@ -69,6 +70,7 @@ def payload(gate: str, state: AutopilotState) -> dict[str, Any]:
                             "choices": list(CHOICES)}
     if gate == "plan":
         base["beats"] = [NovelBeat.model_validate(b).render() for b in state.get("beats", [])]
+        base["written"] = [list(w) for w in state.get("written", [])]  # the writer's fields
     elif gate == "rewrite":
         base["verdict"] = state.get("verdict")
         base["findings"] = (state.get("report") or {}).get("findings", [])
@@ -92,7 +94,11 @@ def gate_plan(state: AutopilotState) -> Update:
         raise InvalidInputError(f"An edited plan needs {len(old)} beats.")
     beats = [NovelBeat.model_validate({**b, "episode": o["episode"], "index": o["index"]})
              for b, o in zip(value, old, strict=True)]
-    return {"beats": [b.model_dump() for b in beats], "plan_ok": True}
+    # what the writer changes at the gate is theirs, like an edit in the beat editor
+    mine = list(state.get("written", [])) or [[] for _ in old]
+    written = [check_fields([*w, *changed_fields(NovelBeat.model_validate(o), b)])
+               for w, o, b in zip(mine, old, beats, strict=False)]
+    return {"beats": [b.model_dump() for b in beats], "written": written, "plan_ok": True}
 
 
 def gate_rewrite(state: AutopilotState) -> Update:

@@ -28,6 +28,7 @@ from aizac.server.models import (
     RegenerateIn,
     SwitchIn,
     VersionIn,
+    WrittenIn,
 )
 from aizac.writer.project_dirs import validate_project_name
 from aizac.writer.service import parse_keywords
@@ -130,6 +131,12 @@ def regenerate_beat(
         record = box.service.regenerate(name, beat_id, body.version, body.instruction,
                                         locked=body.locked)
     return BeatOut.of(record)
+
+
+@router.put("/projects/{name}/beats/{beat_id}/written", response_model=BeatOut)
+def set_written(name: Project, beat_id: int, body: WrittenIn, box: CurrentBox) -> BeatOut:
+    """Lock exactly ``fields`` of the draft (unlocking the others)."""
+    return BeatOut.of(box.service.set_written(name, beat_id, body.version, body.fields))
 
 
 @router.post("/projects/{name}/beats/{beat_id}/accept", response_model=BeatOut)

@@ -29,6 +29,7 @@ from aizac.writer.project_rows import (
     PlotRecord,
     ProjectInfo,
     Step,
+    add_missing_columns,
     beat_record,
     dump_profiles,
     plot_record,
@@ -120,6 +121,7 @@ class ProjectStore:
             if self.db_path not in _READY:  # WAL mode and the tables persist: once a process
                 db.execute("PRAGMA journal_mode=WAL")
                 db.executescript(SCHEMA)
+                add_missing_columns(db)
                 _READY.add(self.db_path)
         except sqlite3.Error as e:
             raise StorageError(f"Cannot open project database {self.db_path}: {e}.") from e
@@ -281,19 +283,21 @@ class ProjectStore:
         *,
         new_characters: list[CharacterProfile] | None = None,
         instruction: str = "",
+        written: list[str] | None = None,
     ) -> BeatRecord:
         now = time.time()
         with self._tx() as db:
             try:
                 cur = db.execute(
                     "INSERT INTO beats (episode, idx, status, json, new_characters, instruction,"
-                    " created_at, updated_at) VALUES (?, ?, 'draft', ?, ?, ?, ?, ?)",
+                    " written, created_at, updated_at) VALUES (?, ?, 'draft', ?, ?, ?, ?, ?, ?)",
                     (
                         beat.episode,
                         beat.index,
                         beat.model_dump_json(),
                         dump_profiles(new_characters),
                         instruction,
+                        json.dumps(written or []),
                         now,
                         now,
                     ),
@@ -316,8 +320,10 @@ class ProjectStore:
         new_characters: list[CharacterProfile] | None = None,
         instruction: str | None = None,
         step: str = "edit",
+        written: list[str] | None = None,
     ) -> BeatRecord:
-        """Replace a draft's design (edit or regeneration); accepted beats are read-only."""
+        """Replace a draft's design (edit or regeneration); accepted beats are read-only.
+        ``written``: the fields the writer wrote, replacing the stored ones (``None``: kept)."""
         with self._tx() as db:
             row = self._row_for_update(db, beat_id, expected_version)
             check_draft(f"beat {row['episode']}-{row['idx']}", row["status"], row["version"], None)
@@ -329,12 +335,13 @@ class ProjectStore:
                 else row["new_characters"]
             )
             db.execute(
-                "UPDATE beats SET json = ?, new_characters = ?, instruction = ?,"
+                "UPDATE beats SET json = ?, new_characters = ?, instruction = ?, written = ?,"
                 " version = version + 1, updated_at = ? WHERE id = ?",
                 (
                     beat.model_dump_json(),
                     profiles,
                     row["instruction"] if instruction is None else instruction,
+                    row["written"] if written is None else json.dumps(list(written)),
                     time.time(),
                     beat_id,
                 ),

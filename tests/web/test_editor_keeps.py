@@ -1,0 +1,61 @@
+"""Issue 23: the beat editor keeps the writer's work: the fields the writer wrote belong to the
+draft (stored, versioned, in the undo tree), and every accepted beat, the autopilot's too, is a
+node of the history.
+
+Handlers over a real Studio (SQLite, WriterMemory, cliché DB) with the scripted model.
+"""
+
+from __future__ import annotations
+
+from aizac.web import handlers as h
+from aizac.web.service import WebService
+from tests.fakes import ScriptedChatModel
+
+TIME = "회귀 첫날 새벽 4시"
+
+
+def _planned(service: WebService, lang: str = "ko") -> str:
+    name = h.create_project(service, "dawn", "판타지", "회귀, 복수", lang)
+    h.generate_plot(service, name)
+    return name
+
+
+def test_an_edit_stands_through_every_regeneration_until_it_is_unticked(
+    service: WebService, model: ScriptedChatModel
+) -> None:
+    model.speak_korean()
+    name = _planned(service)
+    view = h.next_beat(service, name)
+    # typed, then straight to regenerate (no save, no tick): the typed field is the writer's
+    regen = h.regenerate(service, name, view.beat_id, view.version, "",
+                         fields=dict(view.fields, time=TIME))
+    for _ in range(2):
+        assert regen.fields["time"] == TIME and regen.edited == ["time"]  # still ticked
+        regen = h.regenerate(service, name, regen.beat_id, regen.version, "")
+    assert regen.fields["time"] == TIME
+    # unticked: the draft holds that too (a reload shows it), and the model may change it
+    free = h.set_locks(service, name, regen.beat_id, regen.version, [], dict(regen.fields))
+    assert free.edited == [] and h.editor_view(service, name).edited == []
+    again = h.regenerate(service, name, free.beat_id, free.version, "")
+    assert again.fields["time"] != TIME and again.edited == []
+    # undo puts back the lock with the text; a branch regenerated from there keeps both
+    h.undo(service, name)
+    back = h.undo(service, name)
+    assert back.fields["time"] == TIME and back.edited == ["time"]
+    branch = h.regenerate(service, name, back.beat_id, back.version, "")
+    assert branch.fields["time"] == TIME and branch.edited == ["time"]
+    assert branch.history.siblings  # the unlocked regeneration is the other branch
+
+
+def test_ticking_a_field_the_model_wrote_keeps_it(
+    service: WebService, model: ScriptedChatModel
+) -> None:
+    model.speak_korean()
+    name = _planned(service)
+    view = h.next_beat(service, name)
+    kept = h.set_locks(service, name, view.beat_id, view.version, ["location"],
+                       dict(view.fields))
+    assert kept.edited == ["location"]
+    model.react("", {"location": "다른 곳"})
+    regen = h.regenerate(service, name, kept.beat_id, kept.version, "")
+    assert regen.fields["location"] == view.fields["location"]
