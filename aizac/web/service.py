@@ -207,16 +207,19 @@ class WebService:
             return agent.update_plot(plot, expected_version=version)
 
     # ----------------------------------------------------------------------- the tree
-    def _load_tree(self, agent: WriterAgent) -> tuple[UndoTree, int]:
+    def _load_tree(self, agent: WriterAgent, recording: int | None = None
+                   ) -> tuple[UndoTree, int]:
+        """The stored tree with every accepted beat in it (but ``recording``, the beat whose
+        own node the caller is adding)."""
         from aizac.web.tree import UndoTree
 
         stored = agent.store.kv_get(TREE_KEY)
         tree, version = (UndoTree(), 0) if stored is None else (
             UndoTree.from_dict(json.loads(stored[0])), stored[1])
-        self._adopt(agent, tree)
+        self._adopt(agent, tree, recording)
         return tree, version
 
-    def _adopt(self, agent: WriterAgent, tree: UndoTree) -> None:
+    def _adopt(self, agent: WriterAgent, tree: UndoTree, skip: int | None = None) -> None:
         """Make every accepted beat a node of ``tree``: one the editor did not accept (the
         autopilot's, the CLI's, or from before the tree) is added as its design and its
         acceptance, in story order, so undo/redo/branch walk across them too. Deterministic
@@ -227,7 +230,7 @@ class WebService:
         drafted = {beat for kind, beat in path if kind == hist.DRAFT}
         batch_of = getattr(agent.memory, "batch_of", None)
         for record in agent.store.beats(status="accepted"):
-            if record.id in on_path:
+            if record.id in on_path or record.id == skip:
                 continue
             ids = list(record.memory_ids)
             batch = str(batch_of(ids)) if batch_of is not None and ids else ""
@@ -252,7 +255,7 @@ class WebService:
         self, agent: WriterAgent, kind: str, record: BeatRecord,
         before: BeatRecord | None = None,
     ) -> None:
-        tree, version = self._load_tree(agent)
+        tree, version = self._load_tree(agent, recording=record.id)
         ids = list(record.memory_ids) if kind == hist.ACCEPT else []
         batch_of = getattr(agent.memory, "batch_of", None)  # memories with a commit journal
         batch = str(batch_of(ids)) if batch_of is not None and ids else ""

@@ -300,6 +300,7 @@ class ProseWriter:
             )
         return Manuscript(
             title=plot.title,
+            identifier=self.store.book_id(),  # two novels of one title are two books
             language=self.store.info().language,  # type: ignore[arg-type]
             episodes=[
                 EpisodeText(n, titles.get(n, ""), "\n\n".join(parts))

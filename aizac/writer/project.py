@@ -14,6 +14,7 @@ import contextlib
 import json
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -183,6 +184,17 @@ class ProjectStore:
             path=self.directory,
             created_at=float(meta.get("created_at", "0")),
         )
+
+    def book_id(self) -> str:
+        """The novel's own identifier (``urn:uuid:``, made once and kept): what an EPUB names
+        it by, distinct for two novels with the same title."""
+        with self._tx() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'book_id'").fetchone()
+            if row is not None:
+                return str(row["value"])
+            made = f"urn:uuid:{uuid.uuid4()}"
+            db.execute("INSERT INTO meta VALUES ('book_id', ?)", (made,))
+            return made
 
     def set_meta(self, **values: str) -> None:
         with self._tx() as db:

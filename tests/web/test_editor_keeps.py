@@ -7,6 +7,8 @@ Handlers over a real Studio (SQLite, WriterMemory, cliché DB) with the scripted
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from aizac.web import handlers as h
 from aizac.web.service import WebService
 from tests.fakes import ScriptedChatModel
@@ -59,3 +61,24 @@ def test_ticking_a_field_the_model_wrote_keeps_it(
     model.react("", {"location": "다른 곳"})
     regen = h.regenerate(service, name, kept.beat_id, kept.version, "")
     assert regen.fields["location"] == view.fields["location"]
+
+
+def test_two_novels_with_the_same_title_export_distinct_epub_identifiers(
+    service: WebService, model: ScriptedChatModel
+) -> None:
+    model.speak_korean()
+    ids = []
+    for name in ("first", "second"):
+        h.create_project(service, name, "판타지", "회귀, 복수", "ko")
+        h.generate_plot(service, name)
+        view = h.next_beat(service, name)
+        h.accept(service, name, view.beat_id, view.version)
+        agent = service.agent(name)
+        beat = agent.store.beats(status="accepted")[0]
+        agent.save_prose(beat.id, "\u3000그는 눈을 떴다.")
+        book = agent.manuscript()
+        assert book.episodes[0].paragraphs == ["\u3000그는 눈을 떴다."]
+        ids.append((book.title, book.identifier))
+    assert ids[0][0] == ids[1][0] and ids[0][1] != ids[1][1]
+    named = service.export("second", "epub", None, None, "#1 `final` [v2] draft")
+    assert Path(named.target).name == "_1_final_v2_draft.epub"  # its download URL works
