@@ -82,3 +82,20 @@ def test_two_novels_with_the_same_title_export_distinct_epub_identifiers(
     assert ids[0][0] == ids[1][0] and ids[0][1] != ids[1][1]
     named = service.export("second", "epub", None, None, "#1 `final` [v2] draft")
     assert Path(named.target).name == "_1_final_v2_draft.epub"  # its download URL works
+
+
+def test_the_relationship_matrix_covers_the_characters_the_story_has(
+    service: WebService, model: ScriptedChatModel
+) -> None:
+    """Issue 23 item 12: it listed only the plot's characters; one met in a beat is there too."""
+    from aizac.web import inspector
+
+    name = h.create_project(service, "dawn", "fantasy", "regression", "en")
+    h.generate_plot(service, name)
+    model.cast_next(["Aren", "Lord Kestrel"])
+    view = h.next_beat(service, name)
+    h.accept(service, name, view.beat_id, view.version)
+    assert "Lord Kestrel" in service.agent(name).memory.characters()
+    headers, rows = inspector.relation_table(service, name)
+    assert headers[:4] == ["", "Aren", "Mira", "Duke Veil"] and "Lord Kestrel" in headers
+    assert len(rows) == len(headers) - 1
