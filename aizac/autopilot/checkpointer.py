@@ -37,19 +37,13 @@ def open_checkpointer(directory: Path, spec: str = "sqlite") -> Any:
             )
             from psycopg.rows import dict_row  # type: ignore[import-not-found, unused-ignore]
         except ImportError as e:
-            raise ConfigError(
-                "AIZAC_AUTOPILOT_CHECKPOINTER names Postgres, but its saver is not installed.",
-                hint="pip install langgraph-checkpoint-postgres, or use sqlite.",
-            ) from e
+            raise ConfigError("error.autopilot.postgres_saver") from e
         # the saver reads rows as dicts
         pg = psycopg.connect(rest, autocommit=True, prepare_threshold=0, row_factory=dict_row)
         saver = PostgresSaver(pg)
         saver.setup()
         return saver
-    raise ConfigError(
-        f"AIZAC_AUTOPILOT_CHECKPOINTER={spec!r} is not valid.",
-        hint="Use sqlite (default) or postgres:postgresql://user@host/db.",
-    )
+    raise ConfigError("error.autopilot.checkpointer", spec=spec)
 
 
 def close_checkpointer(saver: Any) -> None:

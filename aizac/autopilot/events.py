@@ -21,7 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aizac.autopilot.panel_text import event_note
 from aizac.errors import NotFoundError, StorageError
+from aizac.text import Text, Verbatim
+from aizac.text.message import Clauses, from_data, to_data
 
 RUNS_FILE = "autopilot_runs.sqlite3"
 SCHEMA = """
@@ -49,7 +52,7 @@ class Run:
     updated_at: float
     status: str  # running, waiting (at a gate), paused, finished, failed
     options: dict[str, Any]
-    message: str
+    message: Text | Verbatim | Clauses  # where it stands, said by each surface
     pause_requested: bool
 
 
@@ -66,8 +69,8 @@ class Event:
     detail: dict[str, Any]
 
     def line(self) -> str:
-        """One line for a log: ``ep 3  review   verdict   120 tok  1.2 s  accept``."""
-        note = self.detail.get("text") or self.detail.get("decision") or ""
+        """One line for a log (English): ``ep 3  review   verdict   120 tok  1.2 s  accept``."""
+        note = event_note(self.node, self.kind, self.detail, "en")
         return (
             f"ep {self.episode:<3} {self.node:<14} {self.kind:<8} {self.tokens:>6} tok "
             f"{self.seconds:>6.2f} s  {str(note)[:70]}"
@@ -93,10 +96,8 @@ class RunStore:
             db = sqlite3.connect(self.path, timeout=30)
             db.execute("PRAGMA journal_mode=WAL")
         except sqlite3.Error as e:
-            raise StorageError(
-                f"Cannot open the autopilot's runs store {self.path}: {e}.",
-                hint="Check that the project folder is writable.",
-            ) from e
+            raise StorageError("error.autopilot.open_runs", path=str(self.path),
+                               cause=str(e)) from e
         db.row_factory = sqlite3.Row
         return db
 
@@ -107,10 +108,7 @@ class RunStore:
                 with db:
                     yield db
             except sqlite3.Error as e:
-                raise StorageError(
-                    f"Writing the autopilot's runs store failed: {e}.",
-                    hint="Free disk space and resume the run (`aizac autopilot --resume`).",
-                ) from e
+                raise StorageError("error.autopilot.write_runs", cause=str(e)) from e
 
     # ------------------------------------------------------------------------------ runs
     def create(self, options: dict[str, Any]) -> str:
@@ -136,17 +134,19 @@ class RunStore:
         else:
             found = [r for r in runs if r.status != "finished"] or runs
         if not found:
-            raise NotFoundError(
-                f"No autopilot run {run_id!r}." if run_id else "No autopilot run yet.",
-                hint="List runs with `aizac runs`; start one with `aizac autopilot --episodes N`.",
-            )
+            if run_id:
+                raise NotFoundError("error.autopilot.no_run", run=run_id)
+            raise NotFoundError("error.autopilot.no_runs")
         return found[-1]
 
-    def set_status(self, run_id: str, status: str, message: str = "") -> None:
+    def set_status(self, run_id: str, status: str,
+                   message: Text | Verbatim | Clauses | None = None) -> None:
+        """The run's status and where it stands (stored as data, said by each surface)."""
+        said = json.dumps(to_data(message), ensure_ascii=False) if message is not None else ""
         with self._tx() as db:
             db.execute(
                 "UPDATE runs SET status = ?, message = ?, updated_at = ? WHERE id = ?",
-                (status, message, time.time(), run_id),
+                (status, said, time.time(), run_id),
             )
 
     def set_options(self, run_id: str, options: dict[str, Any]) -> None:
@@ -306,8 +306,7 @@ def steered_sources(directory: Path) -> set[str]:
             rows = db.execute("SELECT run_id, id FROM steering "
                               "WHERE status IN ('interpreted', 'applied')").fetchall()
     except sqlite3.Error as e:
-        raise StorageError(f"Cannot read the autopilot's runs store {path}: {e}.",
-                           hint="Check the project folder is readable.") from e
+        raise StorageError("error.autopilot.read_runs", path=str(path), cause=str(e)) from e
     return {canon_change_source(str(run), int(note)) for run, note in rows}
 
 
@@ -318,4 +317,14 @@ def _event(r: sqlite3.Row) -> Event:
 
 def _run(r: sqlite3.Row) -> Run:
     return Run(r["id"], r["created_at"], r["updated_at"], r["status"],
-               json.loads(r["options"] or "{}"), r["message"] or "", bool(r["pause_requested"]))
+               json.loads(r["options"] or "{}"), _message(r["message"] or ""),
+               bool(r["pause_requested"]))
+
+
+def _message(stored: str) -> Text | Verbatim | Clauses:
+    """A run's stored message: data (a catalogue text), or an older run's English sentence."""
+    try:
+        data = json.loads(stored)
+    except ValueError:
+        return Verbatim(stored)
+    return from_data(data) if isinstance(data, dict) else Verbatim(stored)

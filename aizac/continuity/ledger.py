@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from aizac.continuity.messages import message
-from aizac.continuity.report import Finding
+from aizac.continuity.report import Finding, message
 from aizac.continuity.text import containment
 from aizac.errors import NotFoundError, StorageError
 from aizac.memory.facts import name_key, text_key
@@ -63,16 +62,14 @@ def connect(folder: str | Path) -> Iterator[sqlite3.Connection]:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(path, timeout=30)
     except (OSError, sqlite3.Error) as e:
-        raise StorageError(f"Cannot open {path}: {e}.",
-                           hint="Check the project folder exists and is writable.") from e
+        raise StorageError("error.continuity.open", path=str(path), cause=str(e)) from e
     try:
         with conn:
             if _fresh(conn):
                 conn.executescript(_SCHEMA)
             yield conn
     except sqlite3.Error as e:
-        raise StorageError(f"The continuity store {path} failed: {e}.",
-                           hint="Retry; if it persists, check the disk.") from e
+        raise StorageError("error.continuity.failed", path=str(path), cause=str(e)) from e
     finally:
         conn.close()
 
@@ -161,8 +158,7 @@ class ForeshadowingLedger:
             done = conn.execute(f"UPDATE threads SET {sql} WHERE memory_id = ?",
                                 (*args, memory_id)).rowcount
         if not done:
-            raise NotFoundError(f"No foreshadowing thread {memory_id!r} in the ledger.",
-                                hint="Run sync() so the ledger reads the memory's threads.")
+            raise NotFoundError("error.continuity.no_thread", id=memory_id)
 
     def set_due(self, memory_id: str, due: int) -> None:
         self._set(memory_id, "due = ?", due)

@@ -20,8 +20,7 @@ from pathlib import Path
 from aizac.continuity.canon import Canon
 from aizac.continuity.claims import Appearance, FactClaim
 from aizac.continuity.ledger import connect
-from aizac.continuity.messages import message
-from aizac.continuity.report import Finding
+from aizac.continuity.report import Finding, message
 from aizac.continuity.text import LEARN, has_any, mentions
 from aizac.errors import InvalidInputError
 from aizac.memory.facts import name_key
@@ -99,10 +98,7 @@ class SecretsRegistry:
             episode: int = 0) -> None:
         """Register the secret stated by memory ``memory_id`` (replaces a registration)."""
         if not name_key(keyword):
-            raise InvalidInputError(
-                "A secret needs a keyword that names it in the draft.",
-                hint="Pass keyword='회귀' (a word a character would say if they knew it).",
-            )
+            raise InvalidInputError("error.continuity.secret_keyword")
         with connect(self.folder) as conn:
             conn.execute("INSERT OR REPLACE INTO secrets VALUES (?, ?, ?, ?)",
                          (memory_id, keyword.strip(), text.strip(), episode))

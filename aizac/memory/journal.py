@@ -85,7 +85,7 @@ class CommitJournal:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
         except sqlite3.Error as e:
-            raise StorageError(f"Cannot open the memory commit journal at {target}: {e}") from e
+            raise StorageError("error.memory.open_journal", path=str(target), cause=str(e)) from e
         self._lock = threading.Lock()
 
     def _exec(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
@@ -93,10 +93,7 @@ class CommitJournal:
             try:
                 return list(self._db.execute(sql, args))
             except sqlite3.Error as e:
-                raise StorageError(
-                    f"The memory commit journal failed: {e}",
-                    hint="Check that AIZAC_DATA_DIR is writable and the disk is not full.",
-                ) from e
+                raise StorageError("error.memory.journal", cause=str(e)) from e
 
     def put(self, snap: CommitSnapshot, status: str) -> None:
         """Insert or replace the record of ``snap.batch`` with ``status``."""

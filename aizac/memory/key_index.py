@@ -102,7 +102,7 @@ class KeyIndex:
                 self._db.execute("DROP TABLE keys")
             self._db.executescript(_SCHEMA)
         except sqlite3.Error as e:
-            raise StorageError(f"Cannot open the memory key index at {target}: {e}") from e
+            raise StorageError("error.memory.open_index", path=str(target), cause=str(e)) from e
         self._lock = threading.Lock()
 
     def _run(self, sql: str, rows: Iterable[Sequence[Any]] | None = None) -> None:
@@ -116,7 +116,7 @@ class KeyIndex:
                 self._db.execute("COMMIT")
             except sqlite3.Error as e:
                 self._db.execute("ROLLBACK")
-                raise StorageError(f"The memory key index could not be written: {e}") from e
+                raise StorageError("error.memory.index", cause=str(e)) from e
 
     def count(self) -> int:
         """Rows for this collection."""

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
+from aizac.text import Text
 from aizac.writer.killpoints import checkpoint as _checkpoint
 from aizac.writer.project_dirs import DB_NAME, create_staged, is_ghost, locks_for
 from aizac.writer.project_dirs import validate_project_name as validate_project_name
@@ -35,7 +36,7 @@ from aizac.writer.project_rows import (
     dump_profiles,
     plot_record,
 )
-from aizac.writer.rules import check_accepted, check_draft, check_version
+from aizac.writer.rules import beat_thing, check_accepted, check_draft, check_version
 
 if TYPE_CHECKING:
     from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
@@ -68,10 +69,7 @@ class ProjectStore:
         clean = validate_project_name(name)
         directory = root / clean
         if (directory / DB_NAME).exists() and not is_ghost(directory):
-            raise InvalidInputError(
-                f"A project named {clean!r} already exists.",
-                hint="Pick another name, or open it with --project.",
-            )
+            raise InvalidInputError("error.project.exists", name=clean)
         meta = {
             "name": clean,
             "language": language,
@@ -95,10 +93,7 @@ class ProjectStore:
         clean = validate_project_name(name)
         directory = root / clean
         if not (directory / DB_NAME).is_file() or is_ghost(directory):
-            raise NotFoundError(
-                f"No project named {clean!r} in {root}.",
-                hint="List projects with `aizac projects` or create one with `aizac new NAME`.",
-            )
+            raise NotFoundError("error.project.missing", name=clean, root=str(root))
         return cls(directory)
 
     @staticmethod
@@ -125,7 +120,8 @@ class ProjectStore:
                 add_missing_columns(db)
                 _READY.add(self.db_path)
         except sqlite3.Error as e:
-            raise StorageError(f"Cannot open project database {self.db_path}: {e}.") from e
+            raise StorageError("error.project.open_db", path=str(self.db_path),
+                               cause=str(e)) from e
         db.row_factory = sqlite3.Row
         return db
 
@@ -142,7 +138,8 @@ class ProjectStore:
                 raise
             db.execute("COMMIT")
         except sqlite3.Error as e:
-            raise StorageError(f"Writing {self.db_path} failed: {e}.") from e
+            raise StorageError("error.project.write_db", path=str(self.db_path),
+                               cause=str(e)) from e
         finally:
             db.close()
 
@@ -152,7 +149,8 @@ class ProjectStore:
         try:
             yield db
         except sqlite3.Error as e:
-            raise StorageError(f"Reading {self.db_path} failed: {e}.") from e
+            raise StorageError("error.project.read_db", path=str(self.db_path),
+                               cause=str(e)) from e
         finally:
             db.close()
 
@@ -219,7 +217,7 @@ class ProjectStore:
         with self._tx() as db:
             row = db.execute("SELECT version, memory_ids FROM plot WHERE id = 1").fetchone()
             current = row["version"] if row else 0
-            check_version("plot", current, expected_version)
+            check_version(Text("thing.plot"), current, expected_version)
             ids = memory_ids if memory_ids is not None else (
                 json.loads(row["memory_ids"]) if row else []
             )
@@ -286,7 +284,7 @@ class ProjectStore:
         with self._read() as db:
             row = db.execute("SELECT * FROM beats WHERE id = ?", (beat_id,)).fetchone()
         if row is None:
-            raise NotFoundError(f"No beat with id {beat_id}.", hint="List beats with `aizac beat`.")
+            raise NotFoundError("error.beat.missing", id=beat_id)
         return beat_record(row)
 
     def add_draft(
@@ -315,10 +313,8 @@ class ProjectStore:
                     ),
                 )
             except sqlite3.IntegrityError as e:
-                raise ConflictError(
-                    f"Episode {beat.episode} already has a beat {beat.index}.",
-                    hint="Reload the episode: another session designed this beat first.",
-                ) from e
+                raise ConflictError("error.beat.taken", episode=beat.episode,
+                                    index=beat.index) from e
             beat_id = int(cur.lastrowid or 0)
             self._log(db, "beat", {"id": beat_id, "episode": beat.episode, "index": beat.index})
         return self.beat(beat_id)
@@ -338,9 +334,10 @@ class ProjectStore:
         ``written``: the fields the writer wrote, replacing the stored ones (``None``: kept)."""
         with self._tx() as db:
             row = self._row_for_update(db, beat_id, expected_version)
-            check_draft(f"beat {row['episode']}-{row['idx']}", row["status"], row["version"], None)
+            check_draft(beat_thing(row["episode"], row["idx"]), row["status"], row["version"],
+                        None)
             if (beat.episode, beat.index) != (row["episode"], row["idx"]):
-                raise InvalidInputError("An edit cannot move a beat to another position.")
+                raise InvalidInputError("error.beat.moved")
             profiles = (
                 dump_profiles(new_characters)
                 if new_characters is not None
@@ -387,10 +384,8 @@ class ProjectStore:
                     ),
                 )
             except sqlite3.IntegrityError as e:
-                raise ConflictError(
-                    f"Episode {row['episode']} already has another beat {row['idx']}.",
-                    hint="Reject or remove the other beat first.",
-                ) from e
+                raise ConflictError("error.beat.taken_other", episode=row["episode"],
+                                    index=row["idx"]) from e
             self._log(db, step or status, {"id": beat_id, "version": row["version"] + 1})
         return self.beat(beat_id)
 
@@ -399,7 +394,7 @@ class ProjectStore:
     ) -> BeatRecord:
         with self._tx() as db:
             row = self._row_for_update(db, beat_id, expected_version)
-            check_accepted(f"beat {row['episode']}-{row['idx']}", row["status"])
+            check_accepted(beat_thing(row["episode"], row["idx"]), row["status"])
             db.execute(
                 "UPDATE beats SET prose = ?, version = version + 1, updated_at = ? WHERE id = ?",
                 (prose, time.time(), beat_id),
@@ -432,7 +427,7 @@ class ProjectStore:
         with self._tx() as db:
             row = db.execute("SELECT version FROM kv WHERE key = ?", (key,)).fetchone()
             current = row["version"] if row else 0
-            check_version(f"kv {key!r}", current, expected_version)
+            check_version(Text("thing.kv", key=key), current, expected_version)
             db.execute(
                 "INSERT OR REPLACE INTO kv (key, value, version) VALUES (?, ?, ?)",
                 (key, value, current + 1),
@@ -465,8 +460,8 @@ class ProjectStore:
     ) -> sqlite3.Row:
         row = db.execute("SELECT * FROM beats WHERE id = ?", (beat_id,)).fetchone()
         if row is None:
-            raise NotFoundError(f"No beat with id {beat_id}.")
-        check_version(f"beat {beat_id}", row["version"], expected_version)
+            raise NotFoundError("error.beat.missing", id=beat_id)
+        check_version(Text("thing.beat_id", id=beat_id), row["version"], expected_version)
         return row
 
 
