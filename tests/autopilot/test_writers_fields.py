@@ -46,7 +46,8 @@ def test_undo_and_redo_walk_across_co_written_and_autopilot_beats(tmp_path: Path
     assert accepted == [(1, 1), (1, 2), (2, 1), (2, 2)]
     turn = agent.memory.turn
     shown = h.editor_view(service, "auto")
-    assert shown.history.can_undo and shown.history.path[-1].startswith("accepted 2-2")
+    last = shown.history.path[-1]
+    assert shown.history.can_undo and (last.kind, last.where) == ("accept", "2-2")
     back = h.undo(service, "auto")  # 2-2's acceptance: its memories go, it is a draft again
     assert back.draft_position == "2-2" and agent.memory.turn == turn - 1
     for _ in range(3):
