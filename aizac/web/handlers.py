@@ -124,9 +124,29 @@ def create_project(
         raise InvalidInputError("error.project.language", language=lang,
                                 choices=", ".join(LANGUAGES))
     genre_text = forms.check_length("form.genre", genre, 40).strip()
-    agent = service.create_project(clean_name, genre=genre_text, keywords=words, language=lang,
-                                   beats_per_episode=beats_n, episode_length=length_n)
+    try:
+        agent = service.create_project(clean_name, genre=genre_text, keywords=words,
+                                       language=lang, beats_per_episode=beats_n,
+                                       episode_length=length_n)
+    except InvalidInputError as e:
+        if e.key != "error.project.exists" or not _just_made(
+            service, clean_name, genre_text, words, lang
+        ):
+            raise
+        return clean_name  # the same request again (a double click): one project, opened
     return agent.info.name
+
+
+def _just_made(service: WebService, name: str, genre: str, words: list[str], lang: str) -> bool:
+    """Whether project ``name`` is what this request would create and nothing was done in it
+    yet (no plot): then a repeated "create" is the same creation, not a clash."""
+    try:
+        agent = service.agent(name)
+    except Exception:  # not openable: the clash stands
+        return False
+    info = agent.info
+    return (info.genre, info.keywords, info.language) == (genre, words, lang) and (
+        agent.plot() is None)
 
 
 def update_project(

@@ -99,3 +99,24 @@ def test_the_relationship_matrix_covers_the_characters_the_story_has(
     headers, rows = inspector.relation_table(service, name)
     assert headers[:4] == ["", "Aren", "Mira", "Duke Veil"] and "Lord Kestrel" in headers
     assert len(rows) == len(headers) - 1
+
+
+def test_create_twice_is_one_project_but_a_real_clash_is_refused(
+    service: WebService, model: ScriptedChatModel
+) -> None:
+    """Issue 23 item 5: a double click on 프로젝트 만들기 said "이미 있습니다" and left the
+    plot buttons disabled."""
+    import pytest
+
+    from aizac.errors import InvalidInputError
+
+    model.speak_korean()
+    first = h.create_project(service, "새벽", "판타지", "회귀, 복수", "ko")
+    again = h.create_project(service, "새벽", "판타지", "회귀, 복수", "ko")
+    assert first == again == "새벽" and h.project_names(service) == ["새벽"]
+    with pytest.raises(InvalidInputError) as other:  # another request under the same name
+        h.create_project(service, "새벽", "판타지", "재벌", "ko")
+    assert other.value.key == "error.project.exists"
+    h.generate_plot(service, "새벽")
+    with pytest.raises(InvalidInputError):  # once work began, a repeat is a clash
+        h.create_project(service, "새벽", "판타지", "회귀, 복수", "ko")
