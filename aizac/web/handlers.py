@@ -106,6 +106,14 @@ def project_names(service: WebService) -> list[str]:
     return service.list_projects()
 
 
+def reopened(names: Sequence[str], last: str | None) -> str | None:
+    """The project a page opens on load: the one this browser had open (``last``, kept per
+    browser session) while it still exists, else the newest."""
+    if last and last in names:
+        return last
+    return names[-1] if names else None
+
+
 def create_project(
     service: WebService, name: str | None, genre: str | None, keywords: str | None,
     language: str | None, beats: Any = None, length: Any = None,

@@ -85,3 +85,32 @@ def test_a_typed_field_stands_until_its_box_is_unticked(page: Any) -> None:
     _regenerate(page)
     assert field(page, "aizac-time").input_value() != TIME
     shot(page, "23-unticked-regenerated")
+
+
+def _create(page: Any, name: str) -> None:
+    field(page, "aizac-new-name").fill(name)
+    field(page, "aizac-keywords").fill("regression, revenge")
+    click(page, "aizac-create")
+    status_says(page, f"Created project {name}")
+
+
+def test_a_reload_reopens_the_project_this_browser_had_open(page: Any) -> None:
+    """Issue 23 items 3 and 5: the page opened the last created project, not the writer's;
+    a double click on Create said the project exists and left the plot buttons disabled."""
+    field(page, "aizac-new-name").fill("first")
+    field(page, "aizac-keywords").fill("regression, revenge")
+    page.locator("#aizac-create").dblclick()
+    status_says(page, "Created project first")
+    page.wait_for_timeout(1500)  # the second click's answer
+    wait_enabled(page, "aizac-generate-plot")
+    assert "exists" not in page.locator("#aizac-status").inner_text()
+    _create(page, "second")
+    page.locator("#aizac-project input").click()
+    page.get_by_role("option", name="first").click()
+    page.wait_for_function("() => document.querySelector('#aizac-project input').value"
+                           " === 'first'")
+    page.wait_for_timeout(1000)  # the browser state is written after the pick
+    page.reload()
+    page.wait_for_function("() => document.querySelector('#aizac-project input')?.value"
+                           " === 'first'")
+    shot(page, "23-reopened-first")

@@ -120,3 +120,9 @@ def test_create_twice_is_one_project_but_a_real_clash_is_refused(
     h.generate_plot(service, "새벽")
     with pytest.raises(InvalidInputError):  # once work began, a repeat is a clash
         h.create_project(service, "새벽", "판타지", "회귀, 복수", "ko")
+
+
+def test_a_page_reopens_the_project_its_browser_had_open() -> None:
+    assert h.reopened(["a", "b"], "a") == "a"
+    assert h.reopened(["a", "b"], "gone") == "b" and h.reopened(["a", "b"], None) == "b"
+    assert h.reopened([], "a") is None
