@@ -55,12 +55,13 @@ def load_extracted(data: Mapping[str, Any]) -> extraction.Extracted:
 def commit_episode(
     agent: Any, beats: list[dict[str, Any]], profiles: list[list[dict[str, Any]]],
     prose: Mapping[str, str], candidates: Mapping[str, Mapping[str, Any]],
-    held_voices: Collection[str] = (),
+    held_voices: Collection[str] = (), written: list[list[str]] | None = None,
 ) -> list[int]:
     """Accept every planned beat in order with its candidates and save its prose; the stored
     beat ids. Safe to run again after a kill at any point. ``held_voices``: the pair voices
     the last check found lines against; no human said the change is meant, so the episode's
-    lines do not supersede them."""
+    lines do not supersede them. ``written``: per beat, the fields the writer wrote (kept
+    with the accepted beat, as the beat editor keeps them)."""
     store, memory = agent.store, agent.memory
     ids: list[int] = []
     with store.lock():
@@ -69,9 +70,10 @@ def commit_episode(
             beat = NovelBeat.model_validate(data)
             cast = [CharacterProfile.model_validate(p) for p in (profiles[n] if n < len(profiles)
                                                                  else [])]
+            mine = (written or [])[n] if n < len(written or []) else None
             record = _accepted(agent, beat) or _accept(
                 agent, beat, cast, load_extracted(candidates.get(str(beat.index), {})),
-                held_voices,
+                held_voices, mine,
             )
             text = prose.get(str(beat.index), "")
             if text and not record.prose:
@@ -100,7 +102,7 @@ def _accepted(agent: Any, beat: NovelBeat) -> BeatRecord | None:
 
 def _accept(
     agent: Any, beat: NovelBeat, cast: list[CharacterProfile], found: extraction.Extracted,
-    held_voices: Collection[str] = (),
+    held_voices: Collection[str] = (), written: list[str] | None = None,
 ) -> BeatRecord:
     store, memory = agent.store, agent.memory
     if (beat.episode, beat.index) != agent.next_position():
@@ -108,10 +110,12 @@ def _accept(
                             story=str(agent.next_position()))
     record = store.draft_at(beat.episode, beat.index)
     if record is None:
-        record = store.add_draft(beat, new_characters=cast, instruction="autopilot")
-    elif record.beat != beat:
+        record = store.add_draft(beat, new_characters=cast, instruction="autopilot",
+                                 written=written)
+    elif record.beat != beat or (written is not None and record.written != written):
         record = store.update_draft(record.id, beat, expected_version=record.version,
-                                    new_characters=cast, instruction="autopilot")
+                                    new_characters=cast, instruction="autopilot",
+                                    written=written)
     checkpoint("autopilot:drafted")
     batch, future = extraction.stage(memory, found, record.beat, new_characters=cast,
                                      language=agent.info.language, held_voices=held_voices)

@@ -23,6 +23,7 @@ from aizac.autopilot.state import AutopilotState
 from aizac.errors import InvalidInputError
 from aizac.text import Text
 from aizac.text.message import to_data
+from aizac.writer.locks import changed_fields, check_fields
 from aizac.writer.schemas import NovelBeat
 
 CHOICES = ("approve", "edit", "reject")
@@ -75,6 +76,7 @@ def payload(gate: str, state: AutopilotState) -> dict[str, Any]:
         beats = [NovelBeat.model_validate(b) for b in state.get("beats", [])]
         base["beats"] = [b.render() for b in beats]  # the command line's lines
         base["beat_data"] = [b.model_dump(mode="json") for b in beats]  # a panel says its own
+        base["written"] = [list(w) for w in state.get("written", [])]  # the writer's fields
     elif gate == "rewrite":
         base["verdict"] = state.get("verdict")
         base["findings"] = (state.get("report") or {}).get("findings", [])
@@ -99,7 +101,11 @@ def gate_plan(state: AutopilotState) -> Update:
         raise InvalidInputError("error.autopilot.plan_edit", n=len(old))
     beats = [NovelBeat.model_validate({**b, "episode": o["episode"], "index": o["index"]})
              for b, o in zip(value, old, strict=True)]
-    return {"beats": [b.model_dump() for b in beats], "plan_ok": True}
+    # what the writer changes at the gate is theirs, like an edit in the beat editor
+    mine = list(state.get("written", [])) or [[] for _ in old]
+    written = [check_fields([*w, *changed_fields(NovelBeat.model_validate(o), b)])
+               for w, o, b in zip(mine, old, beats, strict=False)]
+    return {"beats": [b.model_dump() for b in beats], "written": written, "plan_ok": True}
 
 
 def gate_rewrite(state: AutopilotState) -> Update:

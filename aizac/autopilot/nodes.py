@@ -91,11 +91,12 @@ def plan(state: AutopilotState, deps: Deps) -> Update:
     """Design the open episode's remaining beats (a draft the beat editor left is reused)."""
     agent, episode = deps.agent, int(state["episode"])
     goal = _outlined_goal(deps, episode)
-    beats, profiles = [], []
+    beats, profiles, written = [], [], []
     indices = range(int(state["start_index"]), agent.episodes.current().beats + 1)
     designed = _designed_together(deps, episode, indices, goal)
     for index in indices:
         existing = agent.store.draft_at(episode, index)
+        written.append(list(existing.written) if existing is not None else [])
         if existing is not None:
             beat, cast = existing.beat, list(existing.new_characters)
         elif index in designed:
@@ -105,7 +106,7 @@ def plan(state: AutopilotState, deps: Deps) -> Update:
             beat, cast = agent.design(episode, index, goal)
         beats.append(beat.model_dump())
         profiles.append([p.model_dump() for p in cast])
-    return {"beats": beats, "profiles": profiles}
+    return {"beats": beats, "profiles": profiles, "written": written}
 
 
 def _designed_together(deps: Deps, episode: int, indices: range, goal: str) -> dict[int, Any]:
@@ -247,6 +248,7 @@ def commit(state: AutopilotState, deps: Deps) -> Update:
     committing.commit_episode(
         deps.agent, beats, list(state.get("profiles", [])),
         state.get("prose", {}), state.get("candidates", {}), held_voices=held,
+        written=list(state.get("written", [])),
     )
     record_episode(deps.agent.memory, deps.books(), episode=int(state["episode"]),
                    beats=_beats(state), candidates=dict(state.get("candidates", {})))

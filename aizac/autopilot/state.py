@@ -64,6 +64,7 @@ class AutopilotState(TypedDict, total=False):
     start_index: int
     beats: list[dict[str, Any]]
     profiles: list[list[dict[str, Any]]]
+    written: list[list[str]]  # per planned beat: the fields the writer wrote (kept as typed)
     prose: dict[str, str]  # beat index -> prose
     candidates: dict[str, dict[str, Any]]  # beat index -> Extracted as dicts
     report: dict[str, Any] | None  # continuity report (findings, covered, missed, blocking)
@@ -96,7 +97,7 @@ def new_state(run_id: str, options: Options) -> AutopilotState:
 def closed_episode() -> AutopilotState:
     """The episode fields reset (between episodes, or a plan rejected at a gate)."""
     return AutopilotState(
-        episode_open=False, beats=[], profiles=[], prose={}, candidates={}, report=None,
+        episode_open=False, beats=[], profiles=[], written=[], prose={}, candidates={}, report=None,
         verdict=None, rewrites=0, rewrite_note="", plan_ok=False, rewrite_ok=False,
         commit_ok=False, committed=False,
     )

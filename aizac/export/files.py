@@ -17,6 +17,19 @@ from aizac.export.render import IMAGE_DIR, check_format, figures, render
 MAX_NAME_BYTES = 200
 # Characters that are separators or reserved on some file system (Windows included).
 _FORBIDDEN = set('/\\<>:"|?*')
+# Characters a download URL cannot carry as they are (a fragment, a query, brackets, quotes,
+# white space): an export's file name replaces them with "_" so its link works unescaped.
+_URL_UNSAFE = set("#`[]%?&+'\"")
+
+
+def url_safe_name(name: str) -> str:
+    """``name`` with URL-unsafe characters and runs of white space as ``_`` (pure)."""
+    out: list[str] = []
+    for c in unicodedata.normalize("NFC", name).strip():
+        bad = c in _URL_UNSAFE or c.isspace()
+        if not (bad and out and out[-1] == "_"):
+            out.append("_" if bad else c)
+    return "".join(out)
 _WINDOWS_RESERVED = {"CON", "PRN", "AUX", "NUL"} | {
     f"{port}{i}" for port in ("COM", "LPT") for i in range(1, 10)
 }
@@ -103,7 +116,7 @@ def default_export_name(title: str, fmt: str) -> str:
         "_" if c in _FORBIDDEN or unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c
         for c in text
     ]
-    cleaned = "".join(chars)
+    cleaned = url_safe_name("".join(chars))  # its download link works as it is
     while ".." in cleaned:
         cleaned = cleaned.replace("..", ".")
     cleaned = cleaned.strip().strip(".").strip()

@@ -30,6 +30,9 @@ _FIGURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}\.(png|jpg|webp)")
 FIGURE_TYPES = ("image/png", "image/jpeg", "image/webp")
 
 
+_LEADING_SPACE = re.compile(r"^[^\S\u3000]+")  # white space before the text, U+3000 aside
+
+
 def clean_text(text: str) -> str:
     """``text`` without characters that XML (and so EPUB) cannot carry."""
     return _XML_INVALID.sub("", text)
@@ -91,9 +94,12 @@ class EpisodeText:
 
     @property
     def paragraphs(self) -> list[str]:
-        """The prose's paragraphs: non-blank lines, stripped, XML-safe."""
-        lines = (clean_text(line).strip() for line in _LINE_BREAKS.split(self.prose))
-        return [line for line in lines if line]
+        """The prose's paragraphs: non-blank lines, stripped, XML-safe. A leading ideographic
+        space (U+3000, how a Korean or Chinese paragraph is indented) is the writer's and is
+        kept; other surrounding white space goes."""
+        lines = (_LEADING_SPACE.sub("", clean_text(line).rstrip())
+                 for line in _LINE_BREAKS.split(self.prose))
+        return [line for line in lines if line.strip()]
 
 
 @dataclass(frozen=True)

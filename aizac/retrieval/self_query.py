@@ -54,7 +54,7 @@ from aizac.retrieval.routing import (
     tag_in_filter,
 )
 from aizac.retrieval.translator import MemoryFilterTranslator
-from aizac.retrieval.who import who_question
+from aizac.retrieval.who import is_bare_name, who_question
 
 logger = logging.getLogger(__name__)
 
@@ -243,21 +243,27 @@ class MemorySelfQueryRetriever(SelfQueryRetriever):
         return self.vectorstore.similarity_search(question, **kwargs)
 
     def _who(self, question: str) -> list[Document] | None:
-        """A "who is X?" question about a known character: X's memories, pinned first."""
+        """A "who is X?" question about a known character: X's memories, pinned first; about
+        a bare name no character has (or one with no memory): nothing (abstain)."""
         name = who_question(question)
         store = self.vectorstore
         if name is None or self.resolver is None or not isinstance(store, MemoryVectorStore):
             return None
         canonical = self.resolver.resolve(name)
         if canonical is None:
-            return None
+            return self._abstain(question, name) if is_bare_name(name) else None
         where = {"$and": [{"tag": {"$eq": "Character"}}, {"character_name": {"$eq": canonical}}]}
         hits = sorted(store.memory.get_where(where), key=lambda h: not h.pinned)
         if not hits:
-            return None
+            return self._abstain(question, name)
         self.last_fallback_reason = None
         self.last_search = {"query": question, "filter": where, "route": "who"}
         return [hit_to_document(h) for h in hits[: int(self.search_kwargs.get("k", 5))]]
+
+    def _abstain(self, question: str, name: str) -> list[Document]:
+        self.last_fallback_reason = None
+        self.last_search = {"query": question, "route": "abstain", "name": name}
+        return []
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun

@@ -31,6 +31,7 @@ from aizac.server.models import (
     RegenerateIn,
     SwitchIn,
     VersionIn,
+    WrittenIn,
 )
 from aizac.server.openapi import responses
 from aizac.writer.project_dirs import validate_project_name
@@ -175,6 +176,13 @@ def regenerate_beat(
         record = box.service.regenerate(name, beat_id, body.version, body.instruction,
                                         locked=body.locked)
     return BeatOut.of(record)
+
+
+@router.put("/projects/{name}/beats/{beat_id:int}/written", response_model=BeatOut,
+            responses=MODEL)
+def set_written(name: Project, beat_id: BeatId, body: WrittenIn, box: CurrentBox) -> BeatOut:
+    """Lock exactly ``fields`` of the draft (unlocking the others)."""
+    return BeatOut.of(box.service.set_written(name, beat_id, body.version, body.fields))
 
 
 @router.post("/projects/{name}/beats/{beat_id:int}/accept", response_model=BeatOut,

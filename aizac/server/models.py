@@ -186,11 +186,13 @@ class BeatOut(Body):
     version: int
     beat: NovelBeat
     prose: str | None = None
+    written: list[str] = Field(default_factory=list)
+    """The fields the writer wrote: regenerations keep them until they are unlocked."""
 
     @classmethod
     def of(cls, r: BeatRecord) -> BeatOut:
         return cls(id=r.id, episode=r.episode, index=r.index, status=r.status,
-                   version=r.version, beat=r.beat, prose=r.prose)
+                   version=r.version, beat=r.beat, prose=r.prose, written=list(r.written))
 
 
 class Sibling(Body):
@@ -231,7 +233,16 @@ class BeatEdit(Body):
 class RegenerateIn(Body):
     version: Int | None = None
     instruction: str = Field(default="", max_length=500)
-    locked: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list,
+    locked: list[Annotated[str, Field(max_length=40)]] | None = Field(default=None,
+                                                                      max_length=20)
+    """The fields to keep; left out: the fields the writer wrote (the draft's ``written``)."""
+
+
+class WrittenIn(Body):
+    """The draft's fields the writer keeps (locks); the others may change on regeneration."""
+
+    version: Int | None = None
+    fields: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list,
                                                                max_length=20)
 
 

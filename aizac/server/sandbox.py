@@ -59,7 +59,8 @@ class LimitedService(WebService):
             return super().next_beat(name, progress)
 
     def regenerate(self, name: str | None, beat_id: int | None, version: int | None,
-                   instruction: str = "", progress: Any = None, locked: Sequence[str] = ()
+                   instruction: str = "", progress: Any = None,
+                   locked: Sequence[str] | None = None
                    ) -> Any:
         with self._slot():
             return super().regenerate(name, beat_id, version, instruction, progress, locked)

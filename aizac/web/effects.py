@@ -27,28 +27,33 @@ class AgentEffects:
         self.agent = agent
 
     def _put_design(
-        self, beat_id: int, beat: NovelBeat, cast: hist.Cast | None, step: str
+        self, beat_id: int, beat: NovelBeat, cast: hist.Cast | None, step: str,
+        written: list[str] | None,
     ) -> None:
         store = self.agent.store
         record = store.beat(beat_id)
         if cast is None:  # history written before casts were kept: keep what the beat names
             cast = [p for p in record.new_characters if p.name in beat.characters]
-        if record.beat != beat or record.new_characters != cast:
-            store.update_draft(beat_id, beat, new_characters=cast, step=step)
+        if written is None:  # history written before the writer's fields were kept
+            written = record.written
+        if record.beat != beat or record.new_characters != cast or record.written != written:
+            store.update_draft(beat_id, beat, new_characters=cast, step=step, written=written)
 
-    def restore_draft(self, beat_id: int, beat: NovelBeat, cast: hist.Cast | None) -> None:
+    def restore_draft(self, beat_id: int, beat: NovelBeat, cast: hist.Cast | None,
+                      written: list[str] | None = None) -> None:
         store = self.agent.store
         if store.beat(beat_id).status == "rejected":
             store.set_status(beat_id, "draft", step="redo")
-        self._put_design(beat_id, beat, cast, "redo")
+        self._put_design(beat_id, beat, cast, "redo", written)
 
     def drop_draft(self, beat_id: int) -> None:
         record = self.agent.store.beat(beat_id)
         if record.status == "draft":
             self.agent.store.set_status(beat_id, "rejected", step="undo")
 
-    def set_design(self, beat_id: int, beat: NovelBeat, cast: hist.Cast | None) -> None:
-        self._put_design(beat_id, beat, cast, "undo")
+    def set_design(self, beat_id: int, beat: NovelBeat, cast: hist.Cast | None,
+                   written: list[str] | None = None) -> None:
+        self._put_design(beat_id, beat, cast, "undo", written)
 
     def unaccept(self, beat_id: int, commit_ids: Sequence[str]) -> None:
         if self.agent.store.beat(beat_id).status == "accepted":

@@ -54,7 +54,7 @@ class ExportService:
         self, name: str | None, fmt: str, first: int | None, last: int | None,
         filename: str | None,
     ) -> ExportResult:
-        from aizac.export.files import safe_export_name, write_export
+        from aizac.export.files import safe_export_name, url_safe_name, write_export
         from aizac.export.manuscript import select_episodes
         from aizac.export.render import check_format
         from aizac.illustration.book import illustrated
@@ -62,6 +62,7 @@ class ExportService:
         checked = check_format(fmt)
         if filename:
             safe_export_name(filename, checked)
+            filename = url_safe_name(filename)  # served by URL: no '#', '[', spaces...
         agent = self.agent_of(name)
         missing = beats_without_prose(agent, first, last)
         manuscript = select_episodes(illustrated(agent.manuscript(), agent.store), first, last)

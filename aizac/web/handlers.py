@@ -65,8 +65,9 @@ class StartView:
 class EditorView:
     """Everything the beat editor shows: the episode, the draft, the history, prose targets.
 
-    ``edited`` names the draft's fields the writer changed from the model's design: they are
-    kept (locked) when the beat is regenerated, unless the writer unticks them.
+    ``edited`` names the draft's fields the writer wrote (:attr:`BeatRecord.written`, stored
+    with the draft): they are kept (locked) when the beat is regenerated, until the writer
+    unticks them. The page's checkboxes show this state; they do not hold it.
     """
 
     episode: int
@@ -105,6 +106,14 @@ def project_names(service: WebService) -> list[str]:
     return service.list_projects()
 
 
+def reopened(names: Sequence[str], last: str | None) -> str | None:
+    """The project a page opens on load: the one this browser had open (``last``, kept per
+    browser session) while it still exists, else the newest."""
+    if last and last in names:
+        return last
+    return names[-1] if names else None
+
+
 def create_project(
     service: WebService, name: str | None, genre: str | None, keywords: str | None,
     language: str | None, beats: Any = None, length: Any = None,
@@ -123,9 +132,29 @@ def create_project(
         raise InvalidInputError("error.project.language", language=lang,
                                 choices=", ".join(LANGUAGES))
     genre_text = forms.check_length("form.genre", genre, 40).strip()
-    agent = service.create_project(clean_name, genre=genre_text, keywords=words, language=lang,
-                                   beats_per_episode=beats_n, episode_length=length_n)
+    try:
+        agent = service.create_project(clean_name, genre=genre_text, keywords=words,
+                                       language=lang, beats_per_episode=beats_n,
+                                       episode_length=length_n)
+    except InvalidInputError as e:
+        if e.key != "error.project.exists" or not _just_made(
+            service, clean_name, genre_text, words, lang
+        ):
+            raise
+        return clean_name  # the same request again (a double click): one project, opened
     return agent.info.name
+
+
+def _just_made(service: WebService, name: str, genre: str, words: list[str], lang: str) -> bool:
+    """Whether project ``name`` is what this request would create and nothing was done in it
+    yet (no plot): then a repeated "create" is the same creation, not a clash."""
+    try:
+        agent = service.agent(name)
+    except Exception:  # not openable: the clash stands
+        return False
+    info = agent.info
+    return (info.genre, info.keywords, info.language) == (genre, words, lang) and (
+        agent.plot() is None)
 
 
 def update_project(
@@ -195,12 +224,7 @@ def editor_view(service: WebService, project: str | None) -> EditorView:
         (f"{b.episode}-{b.index} {b.beat.location}", b.id) for b in service.accepted(project)
     ]
     fields = forms.beat_to_fields(draft.beat if draft else None)
-    edited: list[str] = []
-    if draft is not None:
-        design = service.model_design(project, draft.id)
-        if design is not None:
-            model_fields = forms.beat_to_fields(design)
-            edited = [f for f in forms.BEAT_FIELDS if fields[f] != model_fields[f]]
+    edited = list(draft.written) if draft is not None else []
     return EditorView(
         episode=episode,
         draft_position=f"{draft.episode}-{draft.index}" if draft else None,
@@ -259,13 +283,31 @@ def save_edit(
 def regenerate(
     service: WebService, project: str | None, beat_id: int | None, version: int | None,
     instruction: str | None, progress: Progress | None = None, *,
-    fields: dict[str, str | None] | None = None, locked: Sequence[str] = (),
+    fields: dict[str, str | None] | None = None, locked: Sequence[str] | None = None,
 ) -> EditorView:
-    """Design the draft again: unsaved form edits are saved first, ``locked`` fields are
-    kept as the writer has them, and the instruction goes into the prompt."""
+    """Design the draft again: unsaved form edits are saved first (they become the writer's
+    fields), ``locked`` fields are kept as the writer has them (``None``: the fields the
+    writer wrote, stored with the draft), and the instruction goes into the prompt."""
     text = forms.check_length("form.instruction", instruction, forms.MAX_INSTRUCTION_CHARS)
     version = _save_pending(service, project, beat_id, version, fields)
-    service.regenerate(project, beat_id, version, text.strip(), progress, locked=list(locked))
+    service.regenerate(project, beat_id, version, text.strip(), progress,
+                       locked=None if locked is None else list(locked))
+    return editor_view(service, project)
+
+
+def set_locks(
+    service: WebService, project: str | None, beat_id: int | None, version: int | None,
+    locked: Sequence[str] | None, fields: dict[str, str | None] | None = None,
+) -> EditorView:
+    """The writer ticks or unticks a field to keep: unsaved form edits are saved first (a field
+    typed in is the writer's, so it stays ticked), then exactly these fields are the draft's."""
+    if beat_id is None:
+        raise InvalidInputError("error.beat.no_draft")
+    before = service.agent(project).store.beat(int(beat_id)).written
+    version = _save_pending(service, project, beat_id, version, fields)
+    typed = [f for f in service.agent(project).store.beat(int(beat_id)).written
+             if f not in before]
+    service.set_written(project, int(beat_id), version, [*(locked or []), *typed])
     return editor_view(service, project)
 
 

@@ -37,9 +37,11 @@ Cast = list[CharacterProfile]
 class Effects(Protocol):
     """What moving through the history does to the project."""
 
-    def restore_draft(self, beat_id: int, beat: NovelBeat, cast: Cast | None) -> None: ...
+    def restore_draft(self, beat_id: int, beat: NovelBeat, cast: Cast | None,
+                      written: list[str] | None = None) -> None: ...
     def drop_draft(self, beat_id: int) -> None: ...
-    def set_design(self, beat_id: int, beat: NovelBeat, cast: Cast | None) -> None: ...
+    def set_design(self, beat_id: int, beat: NovelBeat, cast: Cast | None,
+                   written: list[str] | None = None) -> None: ...
     def unaccept(self, beat_id: int, commit_ids: Sequence[str]) -> None: ...
     def reaccept(self, beat_id: int, batch: str, summary: str | None) -> list[str]: ...
     def place_image(self, slot: str, image_id: str | None) -> None: ...
@@ -65,6 +67,8 @@ class Step:
     slot: str = ""  # a placement's slot, the picture it put there and the one it replaced
     image: str | None = None
     before_image: str | None = None
+    written: list[str] | None = None  # the fields the writer wrote, after and before
+    before_written: list[str] | None = None  # (None in payloads written before they were kept)
 
     @classmethod
     def from_payload(cls, kind: str, payload: dict[str, Any]) -> Step:
@@ -82,7 +86,13 @@ class Step:
             slot=str(payload.get("slot") or ""),
             image=payload.get("image"),
             before_image=payload.get("before_image"),
+            written=_names(payload.get("written")),
+            before_written=_names(payload.get("before_written")),
         )
+
+
+def _names(value: Any) -> list[str] | None:
+    return None if value is None else [str(v) for v in value]
 
 
 def _cast(value: Any) -> Cast | None:
@@ -98,10 +108,12 @@ def _dump_cast(cast: Cast | None) -> list[dict[str, Any]] | None:
 def payload(
     beat_id: int, beat: NovelBeat | None, before: NovelBeat | None = None, *,
     cast: Cast | None = None, before_cast: Cast | None = None, summary: str | None = None,
-    batch: str = "",
+    batch: str = "", written: list[str] | None = None, before_written: list[str] | None = None,
 ) -> dict[str, Any]:
     """The JSON payload of a node."""
     return {
+        "written": None if written is None else list(written),
+        "before_written": None if before_written is None else list(before_written),
         "summary": summary,
         "batch": batch,
         "beat_id": beat_id,
@@ -127,7 +139,7 @@ def undo_step(step: Step, commit_ids: Sequence[str], effects: Effects) -> None:
         effects.drop_draft(step.beat_id)
     elif step.kind in (EDIT, REGENERATE):
         if step.before is not None:
-            effects.set_design(step.beat_id, step.before, step.before_cast)
+            effects.set_design(step.beat_id, step.before, step.before_cast, step.before_written)
     elif step.kind == ACCEPT:
         effects.unaccept(step.beat_id, commit_ids)
 
@@ -138,9 +150,9 @@ def redo_step(step: Step, effects: Effects) -> list[str] | None:
     if step.kind == PLACE:
         effects.place_image(step.slot, step.image)
     elif step.kind == DRAFT and step.beat is not None:
-        effects.restore_draft(step.beat_id, step.beat, step.cast)
+        effects.restore_draft(step.beat_id, step.beat, step.cast, step.written)
     elif step.kind in (EDIT, REGENERATE) and step.beat is not None:
-        effects.set_design(step.beat_id, step.beat, step.cast)
+        effects.set_design(step.beat_id, step.beat, step.cast, step.written)
     elif step.kind == ACCEPT:
         return effects.reaccept(step.beat_id, step.batch, step.summary)
     return None

@@ -217,16 +217,23 @@ def settle_pair(
 
 
 # --------------------------------------------------------------------- relations / ask
+MATRIX_NAMES = 12
+"""Characters the relationship matrix shows at most (a table a writer can still read)."""
+
+
 def relation_table(
     service: WebService, project: str | None, none_text: str | None = None
 ) -> tuple[list[str], list[list[str]]]:
-    """(headers, rows) of the relationship matrix of the plot's main characters."""
+    """(headers, rows) of the relationship matrix of the story's characters: the plot's
+    first, then everyone memory knows (characters met in accepted beats), at most
+    :data:`MATRIX_NAMES`."""
     from aizac.retrieval.matrix import relation_matrix
 
     agent = service.agent(project)
     record = agent.plot()
-    names = [c.name for c in record.plot.characters] if record else []
-    names = names or sorted(agent.memory.characters())[:6]
+    planned = [c.name for c in record.plot.characters] if record else []
+    known = list(agent.memory.characters())  # newest first
+    names = list(dict.fromkeys([*planned, *known]))[:MATRIX_NAMES]
     if len(names) < 2:
         return ["", "—"], [["—", none_text or Labels()["ui.no_two"]]]
     matrix = relation_matrix(agent.memory, names)  # type: ignore[arg-type]

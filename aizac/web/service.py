@@ -240,14 +240,40 @@ class WebService:
             return agent.update_plot(plot, expected_version=version)
 
     # ----------------------------------------------------------------------- the tree
-    def _load_tree(self, agent: WriterAgent) -> tuple[UndoTree, int]:
+    def _load_tree(self, agent: WriterAgent, recording: int | None = None
+                   ) -> tuple[UndoTree, int]:
+        """The stored tree with every accepted beat in it (but ``recording``, the beat whose
+        own node the caller is adding)."""
         from aizac.web.tree import UndoTree
 
         stored = agent.store.kv_get(TREE_KEY)
-        if stored is None:
-            return UndoTree(), 0
-        value, version = stored
-        return UndoTree.from_dict(json.loads(value)), version
+        tree, version = (UndoTree(), 0) if stored is None else (
+            UndoTree.from_dict(json.loads(stored[0])), stored[1])
+        self._adopt(agent, tree, recording)
+        return tree, version
+
+    def _adopt(self, agent: WriterAgent, tree: UndoTree, skip: int | None = None) -> None:
+        """Make every accepted beat a node of ``tree``: one the editor did not accept (the
+        autopilot's, the CLI's, or from before the tree) is added as its design and its
+        acceptance, in story order, so undo/redo/branch walk across them too. Deterministic
+        (the same nodes with the same ids each time), so a read needs not store it."""
+        path = [(n.kind, hist.Step.from_payload(n.kind, n.payload).beat_id)
+                for n in tree.path() if n.kind in (hist.DRAFT, hist.ACCEPT)]
+        on_path = {beat for kind, beat in path if kind == hist.ACCEPT}
+        drafted = {beat for kind, beat in path if kind == hist.DRAFT}
+        batch_of = getattr(agent.memory, "batch_of", None)
+        for record in agent.store.beats(status="accepted"):
+            if record.id in on_path or record.id == skip:
+                continue
+            ids = list(record.memory_ids)
+            batch = str(batch_of(ids)) if batch_of is not None and ids else ""
+            if record.id not in drafted:  # a draft the editor designed keeps its own node
+                tree.add(hist.payload(record.id, record.beat, cast=record.new_characters,
+                                      written=record.written),
+                         hist.DRAFT, **_step_meta(record))
+            tree.add(hist.payload(record.id, record.beat, cast=record.new_characters,
+                                  summary=record.summary, batch=batch, written=record.written),
+                     hist.ACCEPT, commit_ids=ids, **_step_meta(record))
 
     def _save_tree(self, agent: WriterAgent, tree: UndoTree, version: int) -> None:
         agent.store.kv_set(
@@ -262,7 +288,7 @@ class WebService:
         self, agent: WriterAgent, kind: str, record: BeatRecord,
         before: BeatRecord | None = None,
     ) -> None:
-        tree, version = self._load_tree(agent)
+        tree, version = self._load_tree(agent, recording=record.id)
         ids = list(record.memory_ids) if kind == hist.ACCEPT else []
         batch_of = getattr(agent.memory, "batch_of", None)  # memories with a commit journal
         batch = str(batch_of(ids)) if batch_of is not None and ids else ""
@@ -271,20 +297,11 @@ class WebService:
                 record.id, record.beat, before.beat if before else None,
                 cast=record.new_characters, before_cast=before.new_characters if before else None,
                 summary=record.summary if kind == hist.ACCEPT else None, batch=batch,
+                written=record.written, before_written=before.written if before else None,
             ),
             kind, commit_ids=ids, **_step_meta(record),
         )
         self._save_tree(agent, tree, version)
-
-    def model_design(self, name: str | None, beat_id: int) -> NovelBeat | None:
-        """The beat as the model last designed it (before the writer's edits), if known."""
-        tree, _ = self._load_tree(self.agent(name))
-        for node in reversed(tree.path()):
-            if node.kind in (hist.DRAFT, hist.REGENERATE):
-                step = hist.Step.from_payload(node.kind, node.payload)
-                if step.beat_id == beat_id:
-                    return step.beat
-        return None
 
     # ---------------------------------------------------------------------------- beats
     def beats(self, name: str | None) -> tuple[int, list[BeatRecord], BeatRecord | None]:
@@ -330,6 +347,21 @@ class WebService:
             self._record(agent, hist.EDIT, record, before=old)
             return record
 
+    def set_written(
+        self, name: str | None, beat_id: int | None, version: int | None, fields: Sequence[str]
+    ) -> BeatRecord:
+        """The writer locks or unlocks the draft's fields (a node of the history: undo puts
+        the previous locks back)."""
+        from aizac.writer.locks import check_fields
+
+        with self._locked(name) as agent:
+            old = self._draft(agent, beat_id, version)
+            if old.written == check_fields(fields):
+                return old
+            record = agent.set_written(old.id, fields, expected_version=old.version)
+            self._record(agent, hist.EDIT, record, before=old)
+            return record
+
     def regenerate(
         self,
         name: str | None,
@@ -337,20 +369,19 @@ class WebService:
         version: int | None,
         instruction: str = "",
         progress: Progress | None = None,
-        locked: Sequence[str] = (),
+        locked: Sequence[str] | None = None,
     ) -> BeatRecord:
-        """Design the draft again; ``locked`` fields keep the draft's current values."""
-        from aizac.writer.locks import locked_values
-
+        """Design the draft again; ``locked`` fields keep the draft's current values
+        (``None``: the fields the writer wrote, :attr:`BeatRecord.written`)."""
         with self.operation(name) as token, self._locked(name) as agent:
             old = self._draft(agent, beat_id, version)
             record = agent.regenerate(
                 old.id, instruction, expected_version=old.version,
-                progress=token.progress(progress), locked=locked_values(old.beat, locked),
+                progress=token.progress(progress), locked=locked,
             )
             if token.cancelled:  # cancelled after the model's last word
                 agent.store.update_draft(old.id, old.beat, new_characters=old.new_characters,
-                                         step="cancel")
+                                         step="cancel", written=old.written)
                 token.check()
             self._record(agent, hist.REGENERATE, record, before=old)
             return record

@@ -179,10 +179,16 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
 
     def regenerate(project: str | None, bid: int | None, ver: int | None, *rest: Any,
                    progress: Any) -> Any:
-        *fields, locked, instr = rest
+        *fields, instr = rest  # the locks are the draft's own (set by ticking, below)
         view = h.regenerate(service, project, bid, ver, instr, progress,
-                            fields=_fields(tuple(fields)), locked=locked or [])
+                            fields=_fields(tuple(fields)))
         return view_of(view, "ui.regenerated")
+
+    def set_locks(project: str | None, bid: int | None, ver: int | None, *rest: Any
+                  ) -> tuple[list[Any], str]:
+        *fields, locked = rest
+        view = h.set_locks(service, project, bid, ver, locked, _fields(tuple(fields)))
+        return view_of(view, "ui.edit_saved")
 
     def mover(fn: Callable[..., h.EditorView], key: str) -> Callable[..., Any]:
         def run(project: str | None, *args: Any) -> tuple[list[Any], str]:
@@ -198,7 +204,8 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
     b["save-edit"].click(ui.act(save_edit, n), draft_in, out)
     b["accept"].click(ui.long(accept, n, "ui.busy.accept"), draft_in, out, **hidden)
     b["regenerate"].click(ui.long(regenerate, n, "ui.busy.regen"),
-                          [*draft_in, tab.locked, tab.instruction], out, **hidden)
+                          [*draft_in, tab.instruction], out, **hidden)
+    tab.locked.input(ui.act(set_locks, n), [*draft_in, tab.locked], out)
     b["cancel-beat"].click(cancel, ui.project, ui.status, **hidden)
     b["undo"].click(ui.act(mover(h.undo, "ui.undone"), n), ui.project, out)
     b["redo"].click(ui.act(mover(h.redo, "ui.redone"), n), ui.project, out)

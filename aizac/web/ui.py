@@ -164,9 +164,12 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
     n = len(start.outputs) + len(beats.outputs)
     refresh = (memory.refresh_fn, memory.refresh_inputs, memory.refresh_outputs)
 
-    def on_load() -> Any:
+    # the project this browser had open (its own, not the CLI's current_project on disk)
+    last_open = gr.BrowserState(None, storage_key="aizac-open-project")
+
+    def on_load(last: str | None) -> Any:
         names = h.project_names(service)
-        return gr.Dropdown(choices=names, value=names[-1] if names else None)
+        return gr.Dropdown(choices=names, value=h.reopened(names, last))
 
     def opened(name: str | None, said: Any) -> list[Any]:
         if not name:
@@ -195,7 +198,8 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
         choices = gr.Dropdown(choices=h.project_names(service), value=created)
         return [choices, *opened(created, ui.L.t("ui.created", name=created))]
 
-    app.load(on_load, None, ui.project).then(on_open, ui.project, out).then(*refresh)
+    app.load(on_load, last_open, ui.project).then(on_open, ui.project, out).then(*refresh)
+    ui.project.change(lambda name: name, ui.project, last_open, show_progress="hidden")
     ui.project.input(on_open, ui.project, out).then(*refresh)
     ui.buttons["create"].click(on_create, start.create_inputs, [ui.project, *out]).then(*refresh)
     ui.buttons["refresh"].click(on_open, ui.project, out).then(*refresh)

@@ -8,7 +8,7 @@ and the context pack; the prose writer gets the beat, the context pack and the p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -231,18 +231,26 @@ class WriterAgent:
 
     def regenerate(
         self, beat_id: int, instruction: str = "", *, expected_version: int | None = None,
-        progress: Progress | None = None, locked: dict[str, Any] | None = None,
+        progress: Progress | None = None, locked: Sequence[str] | None = None,
     ) -> BeatRecord:
-        """Design the draft ``beat_id`` again (optionally following ``instruction``);
-        ``locked`` fields (:func:`aizac.writer.locks.locked_values`) keep the writer's values."""
+        """Design the draft ``beat_id`` again (optionally following ``instruction``).
+
+        ``locked``: the fields that keep the writer's values (:data:`~aizac.writer.locks.
+        LOCKABLE` names); ``None``: the fields the writer wrote (:attr:`BeatRecord.written`),
+        so an edit survives every regeneration until the writer unlocks it. The locked fields
+        are the new draft's written ones."""
+        from aizac.writer.locks import locked_values
+
         self._recover()
         old = self._draft(beat_id, expected_version)
+        fields = list(old.written if locked is None else locked)
+        values = locked_values(old.beat, fields)
         beat, profiles = self._design(
-            old.episode, old.index, instruction, progress or _quiet, locked or {}
+            old.episode, old.index, instruction, progress or _quiet, values
         )
         stored = self.store.update_draft(
             beat_id, beat, expected_version=old.version, new_characters=profiles,
-            instruction=instruction, step="regenerate",
+            instruction=instruction, step="regenerate", written=list(values),
         )
         accepting.keep_context(self.store, beat_id, self._used_context)  # replaces the old one
         self._drafted_beat(stored)
@@ -250,9 +258,14 @@ class WriterAgent:
 
     def edit_beat(
         self, beat_id: int, beat: NovelBeat | BeatDesign | dict[str, Any], *,
-        expected_version: int | None = None,
+        expected_version: int | None = None, written: Sequence[str] | None = None,
     ) -> BeatRecord:
-        """Replace a draft's fields with the writer's edit (validated like model output)."""
+        """Replace a draft's fields with the writer's edit (validated like model output).
+
+        The fields the edit changes join the draft's written ones (``written``: exactly these
+        instead, the writer's own choice of locks)."""
+        from aizac.writer.locks import changed_fields, check_fields
+
         old = self._draft(beat_id, expected_version)
         try:
             data = beat.model_dump() if not isinstance(beat, dict) else dict(beat)
@@ -260,12 +273,23 @@ class WriterAgent:
             new = NovelBeat.model_validate(data)
         except ValueError as e:
             raise InvalidInputError("error.beat.edit_invalid", cause=str(e)) from e
+        mine = check_fields(written if written is not None
+                            else [*old.written, *changed_fields(old.beat, new)])
         keep = [p for p in old.new_characters if p.name in new.characters]
         stored = self.store.update_draft(
-            beat_id, new, expected_version=old.version, new_characters=keep
+            beat_id, new, expected_version=old.version, new_characters=keep, written=mine
         )
-        self.style.edited(beat_id, "beat", beat_text(new), episode=new.episode, index=new.index)
+        if new != old.beat:
+            self.style.edited(beat_id, "beat", beat_text(new), episode=new.episode,
+                              index=new.index)
         return stored
+
+    def set_written(
+        self, beat_id: int, fields: Sequence[str], *, expected_version: int | None = None
+    ) -> BeatRecord:
+        """The writer locks (or unlocks) a draft's fields: exactly ``fields`` are theirs."""
+        return self.edit_beat(beat_id, self._draft(beat_id, expected_version).beat,
+                              expected_version=expected_version, written=fields)
 
     def reject(self, beat_id: int, *, expected_version: int | None = None) -> BeatRecord:
         """Discard a draft; memory is not touched."""

@@ -19,15 +19,26 @@ LOCKABLE: tuple[str, ...] = (
     "sets_up", "pays_off",
 )
 
-def locked_values(beat: NovelBeat, fields: Iterable[str]) -> dict[str, Any]:
-    """The values of ``fields`` in ``beat`` (JSON-ready), in :data:`LOCKABLE` order."""
+def check_fields(fields: Iterable[str]) -> list[str]:
+    """``fields`` once each in :data:`LOCKABLE` order; an unknown name is refused."""
     chosen = set(fields)
     unknown = chosen - set(LOCKABLE)
     if unknown:
         raise InvalidInputError("error.beat.lock", fields=", ".join(sorted(unknown)),
                                 lockable=", ".join(LOCKABLE))
+    return [f for f in LOCKABLE if f in chosen]
+
+
+def changed_fields(before: NovelBeat, after: NovelBeat) -> list[str]:
+    """The :data:`LOCKABLE` fields whose value differs between two designs of a beat."""
+    a, b = before.model_dump(mode="json"), after.model_dump(mode="json")
+    return [f for f in LOCKABLE if a[f] != b[f]]
+
+
+def locked_values(beat: NovelBeat, fields: Iterable[str]) -> dict[str, Any]:
+    """The values of ``fields`` in ``beat`` (JSON-ready), in :data:`LOCKABLE` order."""
     data = beat.model_dump(mode="json")
-    return {f: data[f] for f in LOCKABLE if f in chosen}
+    return {f: data[f] for f in check_fields(fields)}
 
 
 def apply_locks(beat: NovelBeat, locked: Mapping[str, Any]) -> NovelBeat:

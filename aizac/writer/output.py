@@ -322,6 +322,7 @@ class ProseWriter:
             raise InvalidInputError("error.prose.none_to_export")
         return Manuscript(
             title=plot.title,
+            identifier=self.store.book_id(),  # two novels of one title are two books
             language=self.store.info().language,  # type: ignore[arg-type]
             episodes=[
                 EpisodeText(n, titles.get(n, ""), "\n\n".join(parts))

@@ -14,6 +14,7 @@ import contextlib
 import json
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ from aizac.writer.project_rows import (
     PlotRecord,
     ProjectInfo,
     Step,
+    add_missing_columns,
     beat_record,
     dump_profiles,
     plot_record,
@@ -115,6 +117,7 @@ class ProjectStore:
             if self.db_path not in _READY:  # WAL mode and the tables persist: once a process
                 db.execute("PRAGMA journal_mode=WAL")
                 db.executescript(SCHEMA)
+                add_missing_columns(db)
                 _READY.add(self.db_path)
         except sqlite3.Error as e:
             raise StorageError("error.project.open_db", path=str(self.db_path),
@@ -179,6 +182,17 @@ class ProjectStore:
             path=self.directory,
             created_at=float(meta.get("created_at", "0")),
         )
+
+    def book_id(self) -> str:
+        """The novel's own identifier (``urn:uuid:``, made once and kept): what an EPUB names
+        it by, distinct for two novels with the same title."""
+        with self._tx() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'book_id'").fetchone()
+            if row is not None:
+                return str(row["value"])
+            made = f"urn:uuid:{uuid.uuid4()}"
+            db.execute("INSERT INTO meta VALUES ('book_id', ?)", (made,))
+            return made
 
     def set_meta(self, **values: str) -> None:
         with self._tx() as db:
@@ -279,19 +293,21 @@ class ProjectStore:
         *,
         new_characters: list[CharacterProfile] | None = None,
         instruction: str = "",
+        written: list[str] | None = None,
     ) -> BeatRecord:
         now = time.time()
         with self._tx() as db:
             try:
                 cur = db.execute(
                     "INSERT INTO beats (episode, idx, status, json, new_characters, instruction,"
-                    " created_at, updated_at) VALUES (?, ?, 'draft', ?, ?, ?, ?, ?)",
+                    " written, created_at, updated_at) VALUES (?, ?, 'draft', ?, ?, ?, ?, ?, ?)",
                     (
                         beat.episode,
                         beat.index,
                         beat.model_dump_json(),
                         dump_profiles(new_characters),
                         instruction,
+                        json.dumps(written or []),
                         now,
                         now,
                     ),
@@ -312,8 +328,10 @@ class ProjectStore:
         new_characters: list[CharacterProfile] | None = None,
         instruction: str | None = None,
         step: str = "edit",
+        written: list[str] | None = None,
     ) -> BeatRecord:
-        """Replace a draft's design (edit or regeneration); accepted beats are read-only."""
+        """Replace a draft's design (edit or regeneration); accepted beats are read-only.
+        ``written``: the fields the writer wrote, replacing the stored ones (``None``: kept)."""
         with self._tx() as db:
             row = self._row_for_update(db, beat_id, expected_version)
             check_draft(beat_thing(row["episode"], row["idx"]), row["status"], row["version"],
@@ -326,12 +344,13 @@ class ProjectStore:
                 else row["new_characters"]
             )
             db.execute(
-                "UPDATE beats SET json = ?, new_characters = ?, instruction = ?,"
+                "UPDATE beats SET json = ?, new_characters = ?, instruction = ?, written = ?,"
                 " version = version + 1, updated_at = ? WHERE id = ?",
                 (
                     beat.model_dump_json(),
                     profiles,
                     row["instruction"] if instruction is None else instruction,
+                    row["written"] if written is None else json.dumps(list(written)),
                     time.time(),
                     beat_id,
                 ),

@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS beats (
     json TEXT NOT NULL,
     new_characters TEXT NOT NULL DEFAULT '[]',
     instruction TEXT NOT NULL DEFAULT '',
+    written TEXT NOT NULL DEFAULT '[]',
     memory_ids TEXT NOT NULL DEFAULT '[]',
     summary TEXT NOT NULL DEFAULT '',
     prose TEXT,
@@ -56,6 +57,19 @@ CREATE TABLE IF NOT EXISTS steps (
     detail TEXT NOT NULL DEFAULT '{}'
 );
 """
+COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("beats", "written", "TEXT NOT NULL DEFAULT '[]'"),
+)
+"""Columns added after a table's first release: (table, column, declaration); a database
+made before them gets them on open (``CREATE TABLE IF NOT EXISTS`` leaves old tables alone)."""
+
+
+def add_missing_columns(db: sqlite3.Connection) -> None:
+    """Add the :data:`COLUMNS` an older project database lacks."""
+    for table, column, declaration in COLUMNS:
+        have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+        if column not in have:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
 
 @dataclass(frozen=True)
@@ -89,6 +103,9 @@ class BeatRecord:
     new_characters: list[CharacterProfile] = field(default_factory=list)
     instruction: str = ""
     memory_ids: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+    """The draft's fields the writer wrote (edited or locked): a regeneration keeps them
+    until the writer unlocks them. Stored and versioned with the draft."""
     summary: str = ""
     prose: str | None = None
 
@@ -142,6 +159,7 @@ def beat_record(row: sqlite3.Row) -> BeatRecord:
         version=row["version"],
         new_characters=[p.model_copy() for p in parse_profiles(row["new_characters"])],
         instruction=row["instruction"],
+        written=list(json.loads(row["written"])),
         memory_ids=json.loads(row["memory_ids"]),
         summary=row["summary"],
         prose=row["prose"],

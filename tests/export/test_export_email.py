@@ -207,7 +207,7 @@ class TestDelivery:
         part = _attachment_part(message)
         assert part.get_content_type() == content_type
         assert part.get_content_charset() == "utf-8"
-        assert part.get_filename() == f"달빛 검객_ 서연의 길.{fmt}"
+        assert part.get_filename() == f"달빛_검객_서연의_길.{fmt}"  # no spaces (issue 23)
         payload = part.get_payload(decode=True)
         assert isinstance(payload, bytes)
         assert payload.decode("utf-8") == renderer(korean_manuscript)

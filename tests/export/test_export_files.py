@@ -85,8 +85,9 @@ class TestDefaultExportName:
     @pytest.mark.parametrize(
         ("title", "expected"),
         [
-            ("달빛 검객", "달빛 검객.txt"),
-            ("A/B: C?", "A_B_ C_.txt"),
+            ("달빛 검객", "달빛_검객.txt"),  # no spaces: the download URL works as it is
+            ("A/B: C?", "A_B_C_.txt"),
+            ("#1 `x` [완]", "_1_x_완_.txt"),
             ("..secret..", "secret.txt"),
             ("CON", "novel-CON.txt"),
             ("\x00", "_.txt"),

@@ -51,10 +51,23 @@ def test_who_is_question_answers_with_the_pinned_character_memory(
     assert retriever.last_search.get("route") == "who"
 
 
-def test_who_question_of_an_unknown_name_goes_to_the_model(jin: WriterMemory) -> None:
+@pytest.mark.parametrize("question", ["박서준은 누구야?", "Who is Lord Kestrel?", "陈默是谁？"])
+def test_who_is_a_name_nobody_in_the_story_has_abstains(jin: WriterMemory, question: str) -> None:
+    """Issue 23 item 9: "진도준은 누구야?" in a story without 진도준 returned five unrelated
+    memories; memory that has nothing on a name says nothing (no model call)."""
+    model = FakeListChatModel(responses=[UNRELATED])  # would answer with the relation
+    retriever = build_self_query_retriever(jin, model)
+    assert retriever.invoke(question) == []
+    assert retriever.last_search.get("route") == "abstain" and model.i == 0
+
+
+@pytest.mark.parametrize("question", ["박서준의 적은 누구야?", "Who is the duke?"])
+def test_who_is_someone_described_still_goes_to_the_model(
+    jin: WriterMemory, question: str
+) -> None:
     retriever = build_self_query_retriever(jin, FakeListChatModel(responses=[UNRELATED]))
-    docs = retriever.invoke("박서준은 누구야?")
-    assert retriever.last_search.get("route") != "who"
+    docs = retriever.invoke(question)
+    assert retriever.last_search.get("route") not in ("who", "abstain")
     assert all(d.metadata["tag"] == "CharacterRelation" for d in docs)
 
 

@@ -78,6 +78,37 @@ def test_edit_regenerate_undo_redo(client: TestClient) -> None:
     assert stale.status_code == 409
 
 
+def test_an_edited_field_stands_through_regenerations_until_it_is_unlocked(
+    client: TestClient,
+) -> None:
+    """Issue 23 item 1: what the writer typed belongs to the draft, so a regeneration that
+    names no locks keeps it (twice), and after unlocking the next one may change it."""
+    signup(client, "mina")
+    draft = write_one_beat(client, "novel", accept=False)
+    url = f"/api/v1/projects/novel/beats/{draft['id']}"
+    edited = client.put(url, json={"version": draft["version"],
+                                   "beat": dict(draft["beat"], time="회귀 첫날 새벽 4시")})
+    assert edited.json()["written"] == ["time"]
+    version = edited.json()["version"]
+    for _ in range(2):
+        regen = client.post(f"{url}/regenerate", json={"version": version})
+        assert regen.status_code == 200, regen.text
+        assert regen.json()["beat"]["time"] == "회귀 첫날 새벽 4시"
+        assert regen.json()["written"] == ["time"]
+        version = regen.json()["version"]
+    unlocked = client.put(f"{url}/written", json={"version": version, "fields": []})
+    assert unlocked.status_code == 200 and unlocked.json()["written"] == []
+    free = client.post(f"{url}/regenerate", json={"version": unlocked.json()["version"]})
+    assert free.json()["beat"]["time"] != "회귀 첫날 새벽 4시"
+    # Undo puts the lock back with the text; a branch made from there keeps it too.
+    client.post("/api/v1/projects/novel/undo")
+    client.post("/api/v1/projects/novel/undo")
+    back = client.get(url).json()
+    assert back["written"] == ["time"] and back["beat"]["time"] == "회귀 첫날 새벽 4시"
+    branch = client.post(f"{url}/regenerate", json={"version": back["version"]}).json()
+    assert branch["beat"]["time"] == "회귀 첫날 새벽 4시" and branch["written"] == ["time"]
+
+
 def test_memory_pin_and_export(client: TestClient) -> None:
     signup(client, "mina")
     beat = write_one_beat(client, "novel")

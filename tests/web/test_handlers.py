@@ -44,8 +44,9 @@ def test_create_project_rejects_bad_input_without_side_effects(service: WebServi
     assert h.project_names(service) == []
     assert _project(service) == "dawn"
     assert h.project_names(service) == ["dawn"]
+    assert _project(service) == "dawn"  # the same request again (a double click): opened
     with pytest.raises(InvalidInputError, match="already exists"):
-        _project(service)
+        h.create_project(service, "dawn", "fantasy", "another story", "en")
 
 
 def test_generate_plot_shows_acts_characters_settings_and_cliches(

@@ -139,7 +139,7 @@ def test_cli_export_out_folder_and_md_name(tmp_path: Path, cliches: ClicheDB) ->
     folder.mkdir()
     got = runner.invoke(app, ["export", "--out", f"{folder}/"])
     assert got.exit_code == 0, got.output
-    assert [p.name for p in folder.iterdir()] == ["The Second Life.txt"]
+    assert [p.name for p in folder.iterdir()] == ["The_Second_Life.txt"]
     got = runner.invoke(app, ["export", "--out", str(tmp_path / "x.md")])
     assert got.exit_code == 0, got.output
     assert (tmp_path / "x.md").read_text(encoding="utf-8").startswith("# ")
