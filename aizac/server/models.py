@@ -31,7 +31,7 @@ class Body(BaseModel):
 
 # The rules of names, written as schema (Python regex syntax: letters are Unicode letters), so
 # that anything the schema accepts the server accepts too: a 422 means the body broke these.
-USER_NAME = r"^\s*[^\W_][\w.\-]{1,39}\s*$"
+USER_NAME = r"^[ \t\r\n]*[^\W_][\w.\-]{1,39}[ \t\r\n]*$"  # spaces, not \s (engines differ)
 PROJECT_NAME = r"^[^\W_](?:[\w \-]|\.[\w \-])*\.?$"  # no "..": a dot is never doubled
 _SEPARATORS = ",，、;；\n"
 KEYWORD = rf"^\s*[^\s{_SEPARATORS}](?:[^{_SEPARATORS}]{{0,28}}[^\s{_SEPARATORS}])?\s*$"
