@@ -560,14 +560,29 @@ prototypes) at which a beat line quotes it by meaning; calibrated on the studied
 wordings ``a`` and ``b`` (right matches led by 0.018 or more)."""
 
 
-def sensed_thread(line: str, threads: Sequence[tuple[str, str, str]], vectors: VectorCache
-                  ) -> str | None:
+def _reveal_lead(line: str, thread: str, vectors: VectorCache) -> float:
+    """How much nearer the ``reveal`` prototypes than the ``mention`` ones what ``line`` says
+    besides the thread's own words is (its verb, roughly: "came out" or "was remembered")."""
+    theirs = words_of(thread)
+    rest = " ".join(tok for tok in re.sub(r"\d+", " ", line).split()
+                    if not (words_of(tok) and words_of(tok) <= theirs))
+    reveal, mention = list(prototypes().get("reveal", ())), list(prototypes().get("mention", ()))
+    if not rest.strip() or not reveal or not mention:
+        return 0.0
+    vecs = vectors([rest, *reveal, *mention])
+    return _top(vecs[0], vecs[1:1 + len(reveal)]) - _top(vecs[0], vecs[1 + len(reveal):])
+
+
+def sensed_thread(line: str, threads: Sequence[tuple[str, str, str]], vectors: VectorCache,
+                  *, need_reveal: bool = False) -> str | None:
     """The id of the open thread a beat line quotes by meaning (an embedding), or ``None``.
 
     ``threads`` holds ``(id, keyword, text)``. Numbers are left out of the comparison but must
     agree ("the seal of scene 12" is not the seal of scene 18); the line must be nearer the
     thread than the next thread and than any everyday event (``event`` prototypes) by
-    :data:`SENSE_QUOTE`.
+    :data:`SENSE_QUOTE`. ``need_reveal`` (an event line, which may only mention a thread):
+    what the line says besides the thread's words must also be nearer the ``reveal``
+    prototypes than the ``mention`` ones ("떠올렸다", "remembered" pay nothing off).
     """
     said = marks(line)
     body = " ".join(_content(line, ()).split())
@@ -584,7 +599,14 @@ def sensed_thread(line: str, threads: Sequence[tuple[str, str, str]], vectors: V
     me = vecs[body]
     sims = sorted(((_cos(me, vecs[t]), mid) for mid, t in cands), reverse=True)
     rival = max([_cos(me, vecs[t]) for t in events] + [s for s, _ in sims[1:]], default=-1.0)
-    return sims[0][1] if sims[0][0] - rival >= SENSE_QUOTE else None
+    if sims[0][0] - rival < SENSE_QUOTE:
+        return None
+    found = sims[0][1]
+    if need_reveal:
+        text = next(t for mid, _, t in threads if mid == found)
+        if _reveal_lead(line, text, vectors) <= 0:
+            return None
+    return found
 
 
 def guess_aspect(

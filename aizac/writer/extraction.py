@@ -206,7 +206,7 @@ def _pay_off(
         if threads:
             found = quoted_thread(line, threads, need_reveal=event)
             if found is None and vectors is not None:  # no word says it: by meaning
-                found = sensed_thread(line, threads, vectors)
+                found = sensed_thread(line, threads, vectors, need_reveal=event)
             close(found)
 
 
