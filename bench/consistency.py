@@ -37,6 +37,10 @@ states (slot and value), so a fact is recognised in any wording. After the run:
   relation is in the next planner prompt (``-`` when the run is too short for one);
 - ``flags``: pairs of facts left for the writer to settle (the inference was unsure).
 
+The memory embeds with ``--embedding`` (default ``local``: the product's default, the semantic
+multilingual-e5-small here, with which the slot inference also asks the meaning where the words
+say nothing; ``hash`` is the lexical hash, words only). The test harness uses ``hash``.
+
 Run: ``python bench/consistency.py`` (40, 120 and 300 beats, ko and en, all four variants);
 ``--beats 120 --lang ko --variant bare`` for one run; ``--code DIR`` measures the aizac package
 in DIR (an older checkout: the scripted replies then leave out the extraction fields it does not

@@ -14,6 +14,13 @@ instead:
 * for a payoff, a beat line that quotes an open thread (its keyword, or most of its words with
   the same numbers and codes).
 
+With a semantic embedding (the product's default, multilingual e5; not the lexical hash) the
+meaning is asked where the words say nothing or point two ways (:class:`SlotSense`): a fact is
+compared with example sentences of each slot (``slot_prototypes.toml``, ko/en/zh) and with the
+story's own facts of each slot; a beat line with an open thread (:func:`sensed_thread`); a
+setting with rule and description examples. Its thresholds are leads of one kind over the next,
+calibrated on the bench's studied wordings only.
+
 Where the evidence points two ways the guess says so (``sure=False``) and names the current
 facts the new one may replace: the caller keeps both and flags the pair for the writer rather
 than guessing silently.

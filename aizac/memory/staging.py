@@ -104,11 +104,6 @@ class StagingMemory(Protocol):
     def characters(self) -> dict[str, list[str]]:
         """Canonical name -> aliases of the live cast."""
 
-    @property
-    def slot_vectors(self) -> Any:
-        """A :class:`~aizac.memory.inference.VectorCache` for the semantic slot inference, or
-        ``None`` (lexical embeddings: the inference reads words only)."""
-
     def undo_commit(self, target: str | Sequence[str]) -> object:
         """Undo one commit (by its batch id)."""
 
@@ -287,6 +282,7 @@ class CandidateBatch:
         embeddings."""
         from aizac.memory import inference
 
+        # optional: a memory without ``slot_vectors`` (or lexical embeddings) reads words only
         vectors = getattr(self._memory, "slot_vectors", None)
         if vectors is None:
             return None
