@@ -75,6 +75,8 @@ MEANINGS = {
     "sleeps under the old bridge": {"whereabouts": 1.0, "condition": 0.1},
     # as near one slot as another: unsure
     "is not what they were": {"condition": 1.0, "allegiance": 0.997},
+    # hurt and sad: the prototypes read only the hurt
+    "다쳤고 슬퍼했다": {"condition": 1.0},
     # a liking: a note
     "loves plums": {"note": 1.0, "condition": 0.2},
     # a rule said without a label
@@ -234,3 +236,15 @@ def test_a_rule_said_without_a_label_is_revised_by_its_next_version(
     note(semantic_mem, "mana comes back with the full moon, and only then", "NovelSetting",
          keyword="mana")
     assert semantic_mem.get(str(first)).metadata.get("superseded_by")
+
+
+def test_between_two_slots_the_words_name_the_meaning_decides_only_slots_it_knows() -> None:
+    # "다쳤" (condition) and "슬퍼" (emotion) tie; the prototypes know no emotion: no guess
+    text = "한서아는 다쳤고 슬퍼했다"
+    holders = [Holder("c1", "condition", "한서아는 기절했다"),
+               Holder("e1", "emotion", "한서아는 기뻐했다")]
+    words_only = guess_aspect(text, names=["한서아"], holders=holders)
+    assert (words_only.aspect, words_only.sure) == ("", False)
+    guess = guess_aspect(text, names=["한서아"], holders=holders, sense=sense())
+    assert (guess.aspect, guess.sure) == ("", False)
+    assert set(guess.conflicts) == {"c1", "e1"}
