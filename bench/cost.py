@@ -288,9 +288,11 @@ TOPICS = {"zh": ("重生, 复仇, 钥匙", "都市奇幻"), "ko": ("회귀, 복�
           "en": ("regression, revenge, a key", "urban fantasy")}
 
 
-def run(mode: str, episodes: int, language: str, data_dir: Path) -> dict[str, Any]:
+def run(mode: str, episodes: int, language: str, data_dir: Path,
+        plan_episodes: bool = True) -> dict[str, Any]:
     """Run ``episodes`` episodes in ``mode`` (``cowrite`` or ``autopilot``) with the ``aizac``
-    importable now; the logged calls and the prose written, as a JSON-able dict."""
+    importable now; the logged calls and the prose written, as a JSON-able dict.
+    ``plan_episodes``: co-writing presses "plan this episode" at each episode's first beat."""
     _one_loop_for_old_code()
     sys.path.insert(0, str(ROOT / "tests"))
     sys.path.append(str(ROOT))  # the tests package (the fakes); aizac stays the one under test
@@ -318,11 +320,16 @@ def run(mode: str, episodes: int, language: str, data_dir: Path) -> dict[str, An
         agent = studio.create("cost", topic, genre=genre, language=language)
         agent.plan()
         if mode == "cowrite":
+            # "Plan this episode" where the code has it (one design call per episode), else
+            # one design per beat; either way each beat is accepted and written on its own.
+            planned = getattr(agent, "plan_episode", None) if plan_episodes else None
             while True:
                 episode, index = agent.next_position()
                 if episode > episodes:
                     break
                 script.episode, script.index = episode, index
+                if planned is not None and index == 1:
+                    planned()
                 draft = agent.next_beat()
                 agent.accept(draft.id)
                 "".join(agent.write_prose(draft.id))
@@ -451,7 +458,7 @@ def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> 
                 text += f" ({v / peer:.2f}x)"
             cells.append(text)
         print(f"| {LABELS[row]} | " + " | ".join(cells) + " |")
-    for mode in ("cowrite", "autopilot"):
+    for mode in ("cowrite", "cowrite-beats", "autopilot"):
         a, b = f"after {mode}", f"before {mode}"
         if a in sums and b in sums:
             print(f"\n{mode} after/before: " + ", ".join(
@@ -472,7 +479,9 @@ def child(args: argparse.Namespace) -> None:
     if args.code:
         sys.path.insert(0, args.code)
     with tempfile.TemporaryDirectory() as d:
-        result = run(args.mode, args.episodes, args.language, Path(d))
+        mode = "cowrite" if args.mode == "cowrite-beats" else args.mode
+        result = run(mode, args.episodes, args.language, Path(d),
+                     plan_episodes=args.mode != "cowrite-beats")
     Path(args.out).write_text(json.dumps(result), encoding="utf-8")
 
 
@@ -495,8 +504,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--episodes", type=int, default=20)
     ap.add_argument("--language", choices=tuple(TOPICS), default="zh")
-    ap.add_argument("--modes", default="cowrite,autopilot",
-                    help="comma-separated: cowrite, autopilot")
+    ap.add_argument("--modes", default="cowrite,cowrite-beats,autopilot",
+                    help="comma-separated: cowrite (with 'plan this episode'), cowrite-beats "
+                    "(one design per beat), autopilot")
     ap.add_argument("--before-rev", default=BEFORE_REV, help="git revision of the before run")
     ap.add_argument("--only", choices=("before", "after"), help="run one side only")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
