@@ -128,6 +128,7 @@ class Call:
     index: int
     prompt: str
     schema: str
+    reply: str = ""
 
 
 @dataclass
@@ -168,13 +169,16 @@ class Script:
         node = self.node(body)
         prompt = prompt_text(body)
         with self.lock:
-            self.calls.append(Call(str(body.get("model")), node, self.episode, self.index,
-                                   prompt, _schema_text(body)))
+            call = Call(str(body.get("model")), node, self.episode, self.index, prompt,
+                        _schema_text(body))
+            self.calls.append(call)
             if node == "beat":
                 self.designed += 1
             self._body = body
             reply = self._reply(node, prompt, _schema_name(body) or "")
-        return _hanzi(reply) if self.language == "zh" and node != "prose" else reply
+            reply = _hanzi(reply) if self.language == "zh" and node != "prose" else reply
+            call.reply = reply
+        return reply
 
     def _cast(self) -> tuple[str, str, list[str]]:
         # Each episode follows one pair (beats of an episode keep their cast); a new character
@@ -193,8 +197,12 @@ class Script:
         facts: dict[str, Any] = {
             "story": [{"text": f"{ep}화: {a}이(가) {b}에게서 단서 {n}을(를) 얻었다.",
                        "keyword": f"단서{n}", "foreshadow": n % 5 == 0}],
+            # a state (whereabouts), as real extractors report: the canon a review is shown
             "characters": [{"character_name": a, "text": f"{a}은(는) 결심 {n}을(를) 굳혔다.",
-                            "keyword": "결심"}],
+                            "keyword": "결심"},
+                           {"character_name": b, "aspect": "whereabouts",
+                            "text": f"{b}은(는) 북문 시장 {n % 7}번 골목에 있다.",
+                            "keyword": "위치"}],
             "relations": [{"character1": a, "character2": b,
                            "text": f"{a}와(과) {b}는 {n}번째 약속으로 묶였다.", "keyword": "약속"}],
             "settings": [{"keyword": f"장소{n % 9}",
@@ -238,6 +246,11 @@ class Script:
             return json.dumps({"summary": facts["summary"]}, ensure_ascii=False)
         if node == "Verdict":
             return json.dumps({"decision": "accept", "reasons": ["通过"]}, ensure_ascii=False)
+        if node == "EpisodeExtraction":  # one item per beat_N field, as extract_combined
+            fields = json.loads(_schema_text(self._body) or "{}").get("properties", {})
+            return json.dumps({f: {**{k: {"facts": facts[k]} for k in (
+                "story", "characters", "relations", "settings")}, "summary": facts["summary"]}
+                for f in fields}, ensure_ascii=False)
         if node not in ("prose", "plain", "extract_combined"):  # any other schema, filled
             return json.dumps(self.filler(self._body), ensure_ascii=False)
         if node == "extract_combined":
@@ -282,6 +295,8 @@ def _one_loop_for_old_code() -> None:
     extraction.run_sync = lambda coro: asyncio.run_coroutine_threadsafe(coro, loop).result()
 
 
+PRICED = ("openai:gpt-4o-mini", "anthropic:claude-sonnet-4")
+"""The price rows (provider:model in ``aizac/llm/prices.toml``) the cost rows use."""
 OPENAI_MIN_PREFIX = 1024
 """OpenAI's prompt cache serves prefixes from this many tokens on."""
 TOPICS = {"zh": ("重生, 复仇, 钥匙", "都市奇幻"), "ko": ("회귀, 복수, 열쇠", "현대 판타지"),
@@ -360,7 +375,8 @@ def run(mode: str, episodes: int, language: str, data_dir: Path,
     calls = [
         {"role": c.role, "node": c.node, "episode": c.episode,
          "prompt": count_tokens(c.prompt), "schema": count_tokens(c.schema),
-         "schema_chars": len(c.schema), "cached": 0, "cached_1024": 0}
+         "schema_chars": len(c.schema), "cached": 0, "cached_1024": 0,
+         "output": count_tokens(c.reply)}
         for c in script.calls
     ]
     # The cacheable part of each request: the start it shares with an earlier request of the
@@ -392,6 +408,8 @@ ROWS = ("calls", "tok", "tok+schema", "schema chars/call", "cacheable", "growth"
 
 def summarise(result: dict[str, Any], episodes: int) -> dict[str, float]:
     """Per 1,000 prose characters over the whole run (the plan included), and the rest."""
+    from aizac.llm.prices import cost, price_of
+
     calls = result["calls"]
     chars = max(sum(result["prose"].values()), 1)
     prompt = sum(c["prompt"] for c in calls)
@@ -402,7 +420,16 @@ def summarise(result: dict[str, Any], episodes: int) -> dict[str, float]:
         return float(sum(c["prompt"] + c["schema"] for c in calls if c["episode"] == ep))
 
     early = per_episode(min(6, episodes))
-    return {
+    output = sum(c.get("output", 0) for c in calls)
+    cached = sum(c["cached_1024"] for c in calls)
+    dollars: dict[str, float] = {}
+    for name in PRICED:  # US dollars per 1M prose characters, prices from aizac/llm/prices.toml
+        price = price_of(*name.split(":", 1))
+        sent = prompt + schema
+        dollars[f"$ {name}"] = 1e6 * cost(price, prompt=sent, output=output) / chars
+        dollars[f"$ {name} cached"] = 1e6 * cost(price, prompt=sent, output=output,
+                                                 cached=cached) / chars
+    return {**dollars,
         "calls": 1000 * len(calls) / chars,
         "tok": 1000 * prompt / chars,
         "tok+schema": 1000 * (prompt + schema) / chars,
@@ -412,6 +439,7 @@ def summarise(result: dict[str, Any], episodes: int) -> dict[str, float]:
         "growth": per_episode(episodes) / early if early else float("nan"),
         "calls/episode": len([c for c in calls if c["episode"] >= 1]) / episodes,
         "prose chars/episode": chars / episodes,
+        "output": 1000 * output / chars,
     }
 
 
@@ -437,7 +465,11 @@ LABELS = {
     "growth": "growth (tokens ep N / ep 6)",
     "calls/episode": "calls per episode",
     "prose chars/episode": "prose characters per episode",
+    "output": "est. completion tokens",
 }
+for _name in PRICED:
+    LABELS[f"$ {_name}"] = f"US$ per 1M prose chars, {_name}, no cache"
+    LABELS[f"$ {_name} cached"] = f"US$ per 1M prose chars, {_name}, cached prefixes"
 
 
 def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> None:
@@ -453,7 +485,8 @@ def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> 
         for n in names:
             v = sums[n][row]
             text = f"{v:.2f}" if row in ("calls", "growth", "calls/episode") else (
-                f"{v:.0%}" if row.startswith("cacheable") else f"{v:,.0f}")
+                f"{v:.0%}" if row.startswith("cacheable") else
+                f"{v:,.3f}" if row.startswith("$") else f"{v:,.0f}")
             if peer:
                 text += f" ({v / peer:.2f}x)"
             cells.append(text)
