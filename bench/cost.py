@@ -129,6 +129,7 @@ class Call:
     prompt: str
     schema: str
     reply: str = ""
+    system: str = ""
 
 
 @dataclass
@@ -169,8 +170,10 @@ class Script:
         node = self.node(body)
         prompt = prompt_text(body)
         with self.lock:
+            system = "\n".join(str(m.get("content") or "") for m in body.get("messages", [])
+                               if m.get("role") == "system")
             call = Call(str(body.get("model")), node, self.episode, self.index, prompt,
-                        _schema_text(body))
+                        _schema_text(body), system=system)
             self.calls.append(call)
             if node == "beat":
                 self.designed += 1
@@ -191,8 +194,23 @@ class Script:
             people.append(EXTRAS[extra])
         return a, b, people
 
-    def _reply(self, node: str, prompt: str, schema: str) -> str:
+    def _design(self, with_cast: bool) -> dict[str, Any]:
+        """The beat design at the script's position (a new character's profile with it)."""
         a, b, people = self._cast()
+        n, ep = self.designed, self.episode
+        cast = [{"name": p, "aliases": [], "role": "조연",
+                 "profile": "시장 뒷골목을 아는 사람.", "goal": "살아남기."}
+                for p in people if p not in CAST]
+        return {
+            **({"new_characters": cast} if with_cast else {}),
+            "location": f"북문 시장 {n % 7}번 골목", "time": f"{ep}화 밤", "characters": people,
+            "events": [f"{a}이(가) {b}와(과) 시험 {n}을(를) 마주한다."],
+            "dialogue": [{"speaker": a, "line": f"이번이 {n}번째야."}], "emotions": ["긴장"],
+            "conflicts": [f"갈등 {n}"], "sets_up": [f"복선 {n}"], "pays_off": [],
+        }
+
+    def _reply(self, node: str, prompt: str, schema: str) -> str:
+        a, b, _ = self._cast()
         n, ep = self.designed, self.episode
         facts: dict[str, Any] = {
             "story": [{"text": f"{ep}화: {a}이(가) {b}에게서 단서 {n}을(를) 얻었다.",
@@ -222,16 +240,15 @@ class Script:
                          for i, s in enumerate(stages)],
             }, ensure_ascii=False)
         if node == "beat":
-            cast = [{"name": p, "aliases": [], "role": "조연",
-                     "profile": "시장 뒷골목을 아는 사람.", "goal": "살아남기."}
-                    for p in people if p not in CAST]
-            return json.dumps({
-                **({"new_characters": cast} if schema == "BeatDesignWithCast" else {}),
-                "location": f"북문 시장 {n % 7}번 골목", "time": f"{ep}화 밤", "characters": people,
-                "events": [f"{a}이(가) {b}와(과) 시험 {n}을(를) 마주한다."],
-                "dialogue": [{"speaker": a, "line": f"이번이 {n}번째야."}], "emotions": ["긴장"],
-                "conflicts": [f"갈등 {n}"], "sets_up": [f"복선 {n}"], "pays_off": [],
-            }, ensure_ascii=False)
+            return json.dumps(self._design(schema == "BeatDesignWithCast"), ensure_ascii=False)
+        if node == "EpisodeDesign":  # the same designs, one per beat_N field
+            fields = json.loads(_schema_text(self._body) or "{}").get("properties", {})
+            start, designs = self.index, {}
+            for k, f in enumerate(fields):
+                self.index, self.designed = start + k, self.designed + 1
+                designs[f] = self._design(True)
+            self.index = start
+            return json.dumps(designs, ensure_ascii=False)
         if node == "character":
             found = re.search(r"(?:등장합니다|appears):\s*(.+)", prompt)
             name = found.group(1).strip() if found else "무명"
@@ -297,6 +314,8 @@ def _one_loop_for_old_code() -> None:
 
 PRICED = ("openai:gpt-4o-mini", "anthropic:claude-sonnet-4")
 """The price rows (provider:model in ``aizac/llm/prices.toml``) the cost rows use."""
+ANTHROPIC_MIN_PREFIX = 1024
+"""The shortest prefix Anthropic caches at a breakpoint (Sonnet and Opus; Haiku: 2,048)."""
 OPENAI_MIN_PREFIX = 1024
 """OpenAI's prompt cache serves prefixes from this many tokens on."""
 TOPICS = {"zh": ("重生, 复仇, 钥匙", "都市奇幻"), "ko": ("회귀, 복수, 열쇠", "현대 판타지"),
@@ -376,9 +395,19 @@ def run(mode: str, episodes: int, language: str, data_dir: Path,
         {"role": c.role, "node": c.node, "episode": c.episode,
          "prompt": count_tokens(c.prompt), "schema": count_tokens(c.schema),
          "schema_chars": len(c.schema), "cached": 0, "cached_1024": 0,
-         "output": count_tokens(c.reply)}
+         "output": count_tokens(c.reply), "breakpoint_hit": 0, "breakpoint_write": 0}
         for c in script.calls
     ]
+    # Anthropic caches up to its breakpoint on the system prompt (aizac/llm/providers/
+    # anthropic.py): the tools (the schema) and the system prompt, when they reach the minimum
+    # and repeat those of the role's previous call of that kind; else the prefix is written.
+    stable: dict[tuple[str, str], str] = {}
+    for row, c in zip(calls, script.calls, strict=True):
+        key, prefix = (c.role, c.node), c.schema + "\n" + c.system
+        size = count_tokens(prefix)
+        if size >= ANTHROPIC_MIN_PREFIX:
+            row["breakpoint_hit" if stable.get(key) == prefix else "breakpoint_write"] = size
+        stable[key] = prefix
     # The cacheable part of each request: the start it shares with an earlier request of the
     # same role and schema (the schema, then the messages, as the provider reads them).
     last: dict[tuple[str, str], str] = {}
@@ -423,12 +452,19 @@ def summarise(result: dict[str, Any], episodes: int) -> dict[str, float]:
     output = sum(c.get("output", 0) for c in calls)
     cached = sum(c["cached_1024"] for c in calls)
     dollars: dict[str, float] = {}
+    hits = sum(c.get("breakpoint_hit", 0) for c in calls)
+    writes = sum(c.get("breakpoint_write", 0) for c in calls)
     for name in PRICED:  # US dollars per 1M prose characters, prices from aizac/llm/prices.toml
         price = price_of(*name.split(":", 1))
         sent = prompt + schema
         dollars[f"$ {name}"] = 1e6 * cost(price, prompt=sent, output=output) / chars
+        # OpenAI: any repeated prefix from 1,024 tokens; Anthropic: reads and writes at the
+        # breakpoint
+        cache = ({"cached": hits, "written": writes} if price.provider == "anthropic"
+                 else {"cached": cached})
         dollars[f"$ {name} cached"] = 1e6 * cost(price, prompt=sent, output=output,
-                                                 cached=cached) / chars
+                                                 **cache) / chars
+    dollars["breakpoint"] = hits / max(prompt + schema, 1)
     return {**dollars,
         "calls": 1000 * len(calls) / chars,
         "tok": 1000 * prompt / chars,
@@ -462,6 +498,7 @@ LABELS = {
     "schema chars/call": "schema characters per structured call",
     "cacheable": "cacheable share (prefix repeated)",
     "cacheable 1024": "cacheable share, prefixes >= 1,024 tokens",
+    "breakpoint": "cached share at the Anthropic breakpoint",
     "growth": "growth (tokens ep N / ep 6)",
     "calls/episode": "calls per episode",
     "prose chars/episode": "prose characters per episode",
@@ -485,7 +522,7 @@ def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> 
         for n in names:
             v = sums[n][row]
             text = f"{v:.2f}" if row in ("calls", "growth", "calls/episode") else (
-                f"{v:.0%}" if row.startswith("cacheable") else
+                f"{v:.0%}" if row.startswith("cacheable") or row == "breakpoint" else
                 f"{v:,.3f}" if row.startswith("$") else f"{v:,.0f}")
             if peer:
                 text += f" ({v / peer:.2f}x)"
@@ -499,6 +536,17 @@ def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> 
                 for row in ("calls", "tok", "tok+schema", "schema chars/call")))
     print("\n(goals, issue 26: tok+schema <= 0.5x the peer in both modes; autopilot calls below "
           "the peer's)")
+    for name in names:
+        roles: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        for (role, _), (_, p, sch, hit) in by_node(results[name]).items():
+            roles[role][0] += p + sch
+            roles[role][1] += hit
+        for c in results[name]["calls"]:
+            roles[c["role"]][2] += c.get("breakpoint_hit", 0)
+        print(f"\n{name}: cacheable share by role (repeated prefix / at the Anthropic "
+              "breakpoint): " + ", ".join(f"{r} {v[1] / max(v[0], 1):.0%} / "
+                                         f"{v[2] / max(v[0], 1):.0%}"
+                                         for r, v in sorted(roles.items())))
     for name in names:
         print(f"\n{name}: by role and node, whole run")
         print(f"  {'role:node':<36}{'calls':>6}{'prompt':>10}{'schema':>10}{'cacheable':>10}")
@@ -537,7 +585,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--episodes", type=int, default=20)
     ap.add_argument("--language", choices=tuple(TOPICS), default="zh")
-    ap.add_argument("--modes", default="cowrite,cowrite-beats,autopilot",
+    ap.add_argument("--modes", default="cowrite,autopilot",
                     help="comma-separated: cowrite (with 'plan this episode'), cowrite-beats "
                     "(one design per beat), autopilot")
     ap.add_argument("--before-rev", default=BEFORE_REV, help="git revision of the before run")
