@@ -25,25 +25,40 @@ side by side, with the peer generator's figures from issue 26 as the reference:
     python bench/cost.py                         # zh, 20 episodes, both modes, before and after
     python bench/cost.py --episodes 5 --only after --modes autopilot
 
-Closing note (2026-12-01, 20 episodes, zh, before fda767a / after i26, one run; tokens per
-1,000 prose characters, ratio to the peer's 4,558; calls per 1,000 characters, peer 1.94):
+Co-writing runs "plan this episode" at each episode's first beat (one design call for the
+episode; ``--modes cowrite-beats``: one design per beat, as before); each beat is still accepted
+(extracted) and written on its own. The autopilot's reviewer answers the model check and the
+verdict in one call when it declares larger structured replies. The scripted extractor reports a
+state per beat (whereabouts), so the review is shown canon as in a real run: the ``before``
+autopilot row therefore includes the ModelReview call the earlier note's run never made. Cost
+rows price the run with ``aizac/llm/prices.toml`` (dated rows); "cached prefixes": OpenAI's
+repeated prefixes from 1,024 tokens at the cached price, Anthropic's reads at its breakpoint on
+the system prompt (tools + system) and writes at the write price.
+
+Closing note (2026-12-01, 20 episodes, zh, before 5d54c2b / after i26, one run, 6 minutes;
+tokens per 1,000 prose characters, ratio to the peer's 4,558; calls per 1,000, peer 1.94):
 
 ====================  =============  =============  =============  =============
                       co-writing     co-writing     autopilot      autopilot
                       before         after          before         after
 ====================  =============  =============  =============  =============
-calls                 4.02 (2.07x)   4.02 (2.07x)   2.42 (1.25x)   2.42 (1.25x)
-messages              3,985 (0.87x)  3,804 (0.83x)  3,154 (0.69x)  3,109 (0.68x)
-messages + schemas    7,742 (1.70x)  7,072 (1.55x)  4,278 (0.94x)  4,110 (0.90x)
-schema chars / call   2,647          2,148          1,962          1,649
-cacheable (>= 1,024)  33%            31%            24%            22%
+calls                 4.02 (2.07x)   3.02 (1.55x)   2.68 (1.38x)   2.38 (1.23x)
+calls per episode     12.00          9.00           8.00           7.10
+messages              3,815 (0.84x)  2,829 (0.62x)  4,137 (0.91x)  3,308 (0.73x)
+messages + schemas    7,082 (1.55x)  5,290 (1.16x)  5,208 (1.14x)  4,367 (0.96x)
+cacheable (>= 1,024)  30%            47%            17%            21%
+at the Anthropic bp   30%            46%            17%            21%
+US$/1M chars 4o-mini  2.05 / 1.89    1.79 / 1.60    1.79 / 1.72    1.67 / 1.60
+US$/1M chars sonnet4  45.9 / 40.2    40.7 / 34.1    40.9 / 38.5    38.4 / 36.0
 ====================  =============  =============  =============  =============
 
-The goal (<= 0.5x the peer with schemas, in both modes) is not reached: shared schema
-definitions cut the schemas by a fifth; what is left in co-writing is mostly the extraction
-schema sent with each of the four beats (1,579 estimated tokens a call) and the design schema
-(861). The scripted model's next-beat hints here come from the hash embedding; the issue's
-English hints (semantic embedding) are gone for a Chinese project either way.
+(US$: without / with the prompt cache.) The goal (<= 0.5x the peer with schemas in both modes,
+autopilot calls below the peer's) is not reached. What is left: in co-writing the extraction
+schema sent with each accepted beat (126k of the run's 317k tokens; extraction must stay once per
+beat for canon) and the prose prompts (101k); in the autopilot the review reads the whole
+episode (60k) and the prose is four calls an episode (97k, and 4 of its 7.1 calls). The next
+levers are the episode's prose in fewer calls for API writers and an extraction reply format
+lighter than its JSON schema, each to be checked against real models' behaviour.
 """
 
 from __future__ import annotations
@@ -209,10 +224,13 @@ class Script:
             "conflicts": [f"갈등 {n}"], "sets_up": [f"복선 {n}"], "pays_off": [],
         }
 
-    def _reply(self, node: str, prompt: str, schema: str) -> str:
+    def _facts(self, index: int) -> dict[str, Any]:
+        """What the beat at ``index`` of the current episode adds to memory (each beat its
+        own facts and summary, whichever order the designs and extractions come in)."""
         a, b, _ = self._cast()
-        n, ep = self.designed, self.episode
-        facts: dict[str, Any] = {
+        ep = self.episode
+        n = ep * 10 + index
+        return {
             "story": [{"text": f"{ep}화: {a}이(가) {b}에게서 단서 {n}을(를) 얻었다.",
                        "keyword": f"단서{n}", "foreshadow": n % 5 == 0}],
             # a state (whereabouts), as real extractors report: the canon a review is shown
@@ -227,6 +245,9 @@ class Script:
                           "text": f"북문 시장의 규칙 {n}: 밤에는 문을 닫는다."}],
             "summary": f"{ep}화: {a}와(과) {b}가 단서 {n}을(를) 두고 맞섰다.",
         }
+
+    def _reply(self, node: str, prompt: str, schema: str) -> str:
+        facts = self._facts(self.index)
         if node == "plot":
             stages = ("exposition", "development", "crisis", "climax", "resolution")
             return json.dumps({
@@ -265,9 +286,12 @@ class Script:
             return json.dumps({"decision": "accept", "reasons": ["通过"]}, ensure_ascii=False)
         if node == "EpisodeExtraction":  # one item per beat_N field, as extract_combined
             fields = json.loads(_schema_text(self._body) or "{}").get("properties", {})
-            return json.dumps({f: {**{k: {"facts": facts[k]} for k in (
-                "story", "characters", "relations", "settings")}, "summary": facts["summary"]}
-                for f in fields}, ensure_ascii=False)
+            items = {}
+            for k, f in enumerate(fields):
+                each = self._facts(k + 1)
+                items[f] = {**{t: {"facts": each[t]} for t in (
+                    "story", "characters", "relations", "settings")}, "summary": each["summary"]}
+            return json.dumps(items, ensure_ascii=False)
         if node not in ("prose", "plain", "extract_combined"):  # any other schema, filled
             return json.dumps(self.filler(self._body), ensure_ascii=False)
         if node == "extract_combined":
