@@ -56,7 +56,7 @@ US$/1M chars sonnet4  45.9 / 40.2    40.7 / 34.1    40.9 / 38.5    38.4 / 36.0
 autopilot calls below the peer's) is not reached. What is left: in co-writing the extraction
 schema sent with each accepted beat (126k of the run's 317k tokens; extraction must stay once per
 beat for canon) and the prose prompts (101k); in the autopilot the review reads the whole
-episode (60k) and the prose is four calls an episode (97k, and 4 of its 7.1 calls). The next
+episode (67k) and the prose is four calls an episode (97k, and 4 of its 7.1 calls). The next
 levers are the episode's prose in fewer calls for API writers and an extraction reply format
 lighter than its JSON schema, each to be checked against real models' behaviour.
 """
