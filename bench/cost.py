@@ -25,25 +25,40 @@ side by side, with the peer generator's figures from issue 26 as the reference:
     python bench/cost.py                         # zh, 20 episodes, both modes, before and after
     python bench/cost.py --episodes 5 --only after --modes autopilot
 
-Closing note (2026-12-01, 20 episodes, zh, before fda767a / after i26, one run; tokens per
-1,000 prose characters, ratio to the peer's 4,558; calls per 1,000 characters, peer 1.94):
+Co-writing runs "plan this episode" at each episode's first beat (one design call for the
+episode; ``--modes cowrite-beats``: one design per beat, as before); each beat is still accepted
+(extracted) and written on its own. The autopilot's reviewer answers the model check and the
+verdict in one call when it declares larger structured replies. The scripted extractor reports a
+state per beat (whereabouts), so the review is shown canon as in a real run: the ``before``
+autopilot row therefore includes the ModelReview call the earlier note's run never made. Cost
+rows price the run with ``aizac/llm/prices.toml`` (dated rows); "cached prefixes": OpenAI's
+repeated prefixes from 1,024 tokens at the cached price, Anthropic's reads at its breakpoint on
+the system prompt (tools + system) and writes at the write price.
+
+Closing note (2026-12-01, 20 episodes, zh, before 5d54c2b / after i26, one run, 6 minutes;
+tokens per 1,000 prose characters, ratio to the peer's 4,558; calls per 1,000, peer 1.94):
 
 ====================  =============  =============  =============  =============
                       co-writing     co-writing     autopilot      autopilot
                       before         after          before         after
 ====================  =============  =============  =============  =============
-calls                 4.02 (2.07x)   4.02 (2.07x)   2.42 (1.25x)   2.42 (1.25x)
-messages              3,985 (0.87x)  3,804 (0.83x)  3,154 (0.69x)  3,109 (0.68x)
-messages + schemas    7,742 (1.70x)  7,072 (1.55x)  4,278 (0.94x)  4,110 (0.90x)
-schema chars / call   2,647          2,148          1,962          1,649
-cacheable (>= 1,024)  33%            31%            24%            22%
+calls                 4.02 (2.07x)   3.02 (1.55x)   2.68 (1.38x)   2.38 (1.23x)
+calls per episode     12.00          9.00           8.00           7.10
+messages              3,815 (0.84x)  2,829 (0.62x)  4,137 (0.91x)  3,308 (0.73x)
+messages + schemas    7,082 (1.55x)  5,290 (1.16x)  5,208 (1.14x)  4,367 (0.96x)
+cacheable (>= 1,024)  30%            47%            17%            21%
+at the Anthropic bp   30%            46%            17%            21%
+US$/1M chars 4o-mini  2.05 / 1.89    1.79 / 1.60    1.79 / 1.72    1.67 / 1.60
+US$/1M chars sonnet4  45.9 / 40.2    40.7 / 34.1    40.9 / 38.5    38.4 / 36.0
 ====================  =============  =============  =============  =============
 
-The goal (<= 0.5x the peer with schemas, in both modes) is not reached: shared schema
-definitions cut the schemas by a fifth; what is left in co-writing is mostly the extraction
-schema sent with each of the four beats (1,579 estimated tokens a call) and the design schema
-(861). The scripted model's next-beat hints here come from the hash embedding; the issue's
-English hints (semantic embedding) are gone for a Chinese project either way.
+(US$: without / with the prompt cache.) The goal (<= 0.5x the peer with schemas in both modes,
+autopilot calls below the peer's) is not reached. What is left: in co-writing the extraction
+schema sent with each accepted beat (126k of the run's 317k tokens; extraction must stay once per
+beat for canon) and the prose prompts (101k); in the autopilot the review reads the whole
+episode (67k) and the prose is four calls an episode (97k, and 4 of its 7.1 calls). The next
+levers are the episode's prose in fewer calls for API writers and an extraction reply format
+lighter than its JSON schema, each to be checked against real models' behaviour.
 """
 
 from __future__ import annotations
@@ -128,6 +143,8 @@ class Call:
     index: int
     prompt: str
     schema: str
+    reply: str = ""
+    system: str = ""
 
 
 @dataclass
@@ -168,13 +185,18 @@ class Script:
         node = self.node(body)
         prompt = prompt_text(body)
         with self.lock:
-            self.calls.append(Call(str(body.get("model")), node, self.episode, self.index,
-                                   prompt, _schema_text(body)))
+            system = "\n".join(str(m.get("content") or "") for m in body.get("messages", [])
+                               if m.get("role") == "system")
+            call = Call(str(body.get("model")), node, self.episode, self.index, prompt,
+                        _schema_text(body), system=system)
+            self.calls.append(call)
             if node == "beat":
                 self.designed += 1
             self._body = body
             reply = self._reply(node, prompt, _schema_name(body) or "")
-        return _hanzi(reply) if self.language == "zh" and node != "prose" else reply
+            reply = _hanzi(reply) if self.language == "zh" and node != "prose" else reply
+            call.reply = reply
+        return reply
 
     def _cast(self) -> tuple[str, str, list[str]]:
         # Each episode follows one pair (beats of an episode keep their cast); a new character
@@ -187,20 +209,45 @@ class Script:
             people.append(EXTRAS[extra])
         return a, b, people
 
-    def _reply(self, node: str, prompt: str, schema: str) -> str:
+    def _design(self, with_cast: bool) -> dict[str, Any]:
+        """The beat design at the script's position (a new character's profile with it)."""
         a, b, people = self._cast()
         n, ep = self.designed, self.episode
-        facts: dict[str, Any] = {
+        cast = [{"name": p, "aliases": [], "role": "조연",
+                 "profile": "시장 뒷골목을 아는 사람.", "goal": "살아남기."}
+                for p in people if p not in CAST]
+        return {
+            **({"new_characters": cast} if with_cast else {}),
+            "location": f"북문 시장 {n % 7}번 골목", "time": f"{ep}화 밤", "characters": people,
+            "events": [f"{a}이(가) {b}와(과) 시험 {n}을(를) 마주한다."],
+            "dialogue": [{"speaker": a, "line": f"이번이 {n}번째야."}], "emotions": ["긴장"],
+            "conflicts": [f"갈등 {n}"], "sets_up": [f"복선 {n}"], "pays_off": [],
+        }
+
+    def _facts(self, index: int) -> dict[str, Any]:
+        """What the beat at ``index`` of the current episode adds to memory (each beat its
+        own facts and summary, whichever order the designs and extractions come in)."""
+        a, b, _ = self._cast()
+        ep = self.episode
+        n = ep * 10 + index
+        return {
             "story": [{"text": f"{ep}화: {a}이(가) {b}에게서 단서 {n}을(를) 얻었다.",
                        "keyword": f"단서{n}", "foreshadow": n % 5 == 0}],
+            # a state (whereabouts), as real extractors report: the canon a review is shown
             "characters": [{"character_name": a, "text": f"{a}은(는) 결심 {n}을(를) 굳혔다.",
-                            "keyword": "결심"}],
+                            "keyword": "결심"},
+                           {"character_name": b, "aspect": "whereabouts",
+                            "text": f"{b}은(는) 북문 시장 {n % 7}번 골목에 있다.",
+                            "keyword": "위치"}],
             "relations": [{"character1": a, "character2": b,
                            "text": f"{a}와(과) {b}는 {n}번째 약속으로 묶였다.", "keyword": "약속"}],
             "settings": [{"keyword": f"장소{n % 9}",
                           "text": f"북문 시장의 규칙 {n}: 밤에는 문을 닫는다."}],
             "summary": f"{ep}화: {a}와(과) {b}가 단서 {n}을(를) 두고 맞섰다.",
         }
+
+    def _reply(self, node: str, prompt: str, schema: str) -> str:
+        facts = self._facts(self.index)
         if node == "plot":
             stages = ("exposition", "development", "crisis", "climax", "resolution")
             return json.dumps({
@@ -214,16 +261,15 @@ class Script:
                          for i, s in enumerate(stages)],
             }, ensure_ascii=False)
         if node == "beat":
-            cast = [{"name": p, "aliases": [], "role": "조연",
-                     "profile": "시장 뒷골목을 아는 사람.", "goal": "살아남기."}
-                    for p in people if p not in CAST]
-            return json.dumps({
-                **({"new_characters": cast} if schema == "BeatDesignWithCast" else {}),
-                "location": f"북문 시장 {n % 7}번 골목", "time": f"{ep}화 밤", "characters": people,
-                "events": [f"{a}이(가) {b}와(과) 시험 {n}을(를) 마주한다."],
-                "dialogue": [{"speaker": a, "line": f"이번이 {n}번째야."}], "emotions": ["긴장"],
-                "conflicts": [f"갈등 {n}"], "sets_up": [f"복선 {n}"], "pays_off": [],
-            }, ensure_ascii=False)
+            return json.dumps(self._design(schema == "BeatDesignWithCast"), ensure_ascii=False)
+        if node == "EpisodeDesign":  # the same designs, one per beat_N field
+            fields = json.loads(_schema_text(self._body) or "{}").get("properties", {})
+            start, designs = self.index, {}
+            for k, f in enumerate(fields):
+                self.index, self.designed = start + k, self.designed + 1
+                designs[f] = self._design(True)
+            self.index = start
+            return json.dumps(designs, ensure_ascii=False)
         if node == "character":
             found = re.search(r"(?:등장합니다|appears):\s*(.+)", prompt)
             name = found.group(1).strip() if found else "무명"
@@ -238,6 +284,14 @@ class Script:
             return json.dumps({"summary": facts["summary"]}, ensure_ascii=False)
         if node == "Verdict":
             return json.dumps({"decision": "accept", "reasons": ["通过"]}, ensure_ascii=False)
+        if node == "EpisodeExtraction":  # one item per beat_N field, as extract_combined
+            fields = json.loads(_schema_text(self._body) or "{}").get("properties", {})
+            items = {}
+            for k, f in enumerate(fields):
+                each = self._facts(k + 1)
+                items[f] = {**{t: {"facts": each[t]} for t in (
+                    "story", "characters", "relations", "settings")}, "summary": each["summary"]}
+            return json.dumps(items, ensure_ascii=False)
         if node not in ("prose", "plain", "extract_combined"):  # any other schema, filled
             return json.dumps(self.filler(self._body), ensure_ascii=False)
         if node == "extract_combined":
@@ -282,15 +336,21 @@ def _one_loop_for_old_code() -> None:
     extraction.run_sync = lambda coro: asyncio.run_coroutine_threadsafe(coro, loop).result()
 
 
+PRICED = ("openai:gpt-4o-mini", "anthropic:claude-sonnet-4")
+"""The price rows (provider:model in ``aizac/llm/prices.toml``) the cost rows use."""
+ANTHROPIC_MIN_PREFIX = 1024
+"""The shortest prefix Anthropic caches at a breakpoint (Sonnet and Opus; Haiku: 2,048)."""
 OPENAI_MIN_PREFIX = 1024
 """OpenAI's prompt cache serves prefixes from this many tokens on."""
 TOPICS = {"zh": ("重生, 复仇, 钥匙", "都市奇幻"), "ko": ("회귀, 복수, 열쇠", "현대 판타지"),
           "en": ("regression, revenge, a key", "urban fantasy")}
 
 
-def run(mode: str, episodes: int, language: str, data_dir: Path) -> dict[str, Any]:
+def run(mode: str, episodes: int, language: str, data_dir: Path,
+        plan_episodes: bool = True) -> dict[str, Any]:
     """Run ``episodes`` episodes in ``mode`` (``cowrite`` or ``autopilot``) with the ``aizac``
-    importable now; the logged calls and the prose written, as a JSON-able dict."""
+    importable now; the logged calls and the prose written, as a JSON-able dict.
+    ``plan_episodes``: co-writing presses "plan this episode" at each episode's first beat."""
     _one_loop_for_old_code()
     sys.path.insert(0, str(ROOT / "tests"))
     sys.path.append(str(ROOT))  # the tests package (the fakes); aizac stays the one under test
@@ -318,11 +378,16 @@ def run(mode: str, episodes: int, language: str, data_dir: Path) -> dict[str, An
         agent = studio.create("cost", topic, genre=genre, language=language)
         agent.plan()
         if mode == "cowrite":
+            # "Plan this episode" where the code has it (one design call per episode), else
+            # one design per beat; either way each beat is accepted and written on its own.
+            planned = getattr(agent, "plan_episode", None) if plan_episodes else None
             while True:
                 episode, index = agent.next_position()
                 if episode > episodes:
                     break
                 script.episode, script.index = episode, index
+                if planned is not None and index == 1:
+                    planned()
                 draft = agent.next_beat()
                 agent.accept(draft.id)
                 "".join(agent.write_prose(draft.id))
@@ -353,9 +418,20 @@ def run(mode: str, episodes: int, language: str, data_dir: Path) -> dict[str, An
     calls = [
         {"role": c.role, "node": c.node, "episode": c.episode,
          "prompt": count_tokens(c.prompt), "schema": count_tokens(c.schema),
-         "schema_chars": len(c.schema), "cached": 0, "cached_1024": 0}
+         "schema_chars": len(c.schema), "cached": 0, "cached_1024": 0,
+         "output": count_tokens(c.reply), "breakpoint_hit": 0, "breakpoint_write": 0}
         for c in script.calls
     ]
+    # Anthropic caches up to its breakpoint on the system prompt (aizac/llm/providers/
+    # anthropic.py): the tools (the schema) and the system prompt, when they reach the minimum
+    # and repeat those of the role's previous call of that kind; else the prefix is written.
+    stable: dict[tuple[str, str], str] = {}
+    for row, c in zip(calls, script.calls, strict=True):
+        key, prefix = (c.role, c.node), c.schema + "\n" + c.system
+        size = count_tokens(prefix)
+        if size >= ANTHROPIC_MIN_PREFIX:
+            row["breakpoint_hit" if stable.get(key) == prefix else "breakpoint_write"] = size
+        stable[key] = prefix
     # The cacheable part of each request: the start it shares with an earlier request of the
     # same role and schema (the schema, then the messages, as the provider reads them).
     last: dict[tuple[str, str], str] = {}
@@ -385,6 +461,8 @@ ROWS = ("calls", "tok", "tok+schema", "schema chars/call", "cacheable", "growth"
 
 def summarise(result: dict[str, Any], episodes: int) -> dict[str, float]:
     """Per 1,000 prose characters over the whole run (the plan included), and the rest."""
+    from aizac.llm.prices import cost, price_of
+
     calls = result["calls"]
     chars = max(sum(result["prose"].values()), 1)
     prompt = sum(c["prompt"] for c in calls)
@@ -395,7 +473,23 @@ def summarise(result: dict[str, Any], episodes: int) -> dict[str, float]:
         return float(sum(c["prompt"] + c["schema"] for c in calls if c["episode"] == ep))
 
     early = per_episode(min(6, episodes))
-    return {
+    output = sum(c.get("output", 0) for c in calls)
+    cached = sum(c["cached_1024"] for c in calls)
+    dollars: dict[str, float] = {}
+    hits = sum(c.get("breakpoint_hit", 0) for c in calls)
+    writes = sum(c.get("breakpoint_write", 0) for c in calls)
+    for name in PRICED:  # US dollars per 1M prose characters, prices from aizac/llm/prices.toml
+        price = price_of(*name.split(":", 1))
+        sent = prompt + schema
+        dollars[f"$ {name}"] = 1e6 * cost(price, prompt=sent, output=output) / chars
+        # OpenAI: any repeated prefix from 1,024 tokens; Anthropic: reads and writes at the
+        # breakpoint
+        cache = ({"cached": hits, "written": writes} if price.provider == "anthropic"
+                 else {"cached": cached})
+        dollars[f"$ {name} cached"] = 1e6 * cost(price, prompt=sent, output=output,
+                                                 **cache) / chars
+    dollars["breakpoint"] = hits / max(prompt + schema, 1)
+    return {**dollars,
         "calls": 1000 * len(calls) / chars,
         "tok": 1000 * prompt / chars,
         "tok+schema": 1000 * (prompt + schema) / chars,
@@ -405,6 +499,7 @@ def summarise(result: dict[str, Any], episodes: int) -> dict[str, float]:
         "growth": per_episode(episodes) / early if early else float("nan"),
         "calls/episode": len([c for c in calls if c["episode"] >= 1]) / episodes,
         "prose chars/episode": chars / episodes,
+        "output": 1000 * output / chars,
     }
 
 
@@ -427,10 +522,15 @@ LABELS = {
     "schema chars/call": "schema characters per structured call",
     "cacheable": "cacheable share (prefix repeated)",
     "cacheable 1024": "cacheable share, prefixes >= 1,024 tokens",
+    "breakpoint": "cached share at the Anthropic breakpoint",
     "growth": "growth (tokens ep N / ep 6)",
     "calls/episode": "calls per episode",
     "prose chars/episode": "prose characters per episode",
+    "output": "est. completion tokens",
 }
+for _name in PRICED:
+    LABELS[f"$ {_name}"] = f"US$ per 1M prose chars, {_name}, no cache"
+    LABELS[f"$ {_name} cached"] = f"US$ per 1M prose chars, {_name}, cached prefixes"
 
 
 def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> None:
@@ -446,12 +546,13 @@ def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> 
         for n in names:
             v = sums[n][row]
             text = f"{v:.2f}" if row in ("calls", "growth", "calls/episode") else (
-                f"{v:.0%}" if row.startswith("cacheable") else f"{v:,.0f}")
+                f"{v:.0%}" if row.startswith("cacheable") or row == "breakpoint" else
+                f"{v:,.3f}" if row.startswith("$") else f"{v:,.0f}")
             if peer:
                 text += f" ({v / peer:.2f}x)"
             cells.append(text)
         print(f"| {LABELS[row]} | " + " | ".join(cells) + " |")
-    for mode in ("cowrite", "autopilot"):
+    for mode in ("cowrite", "cowrite-beats", "autopilot"):
         a, b = f"after {mode}", f"before {mode}"
         if a in sums and b in sums:
             print(f"\n{mode} after/before: " + ", ".join(
@@ -459,6 +560,17 @@ def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> 
                 for row in ("calls", "tok", "tok+schema", "schema chars/call")))
     print("\n(goals, issue 26: tok+schema <= 0.5x the peer in both modes; autopilot calls below "
           "the peer's)")
+    for name in names:
+        roles: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        for (role, _), (_, p, sch, hit) in by_node(results[name]).items():
+            roles[role][0] += p + sch
+            roles[role][1] += hit
+        for c in results[name]["calls"]:
+            roles[c["role"]][2] += c.get("breakpoint_hit", 0)
+        print(f"\n{name}: cacheable share by role (repeated prefix / at the Anthropic "
+              "breakpoint): " + ", ".join(f"{r} {v[1] / max(v[0], 1):.0%} / "
+                                         f"{v[2] / max(v[0], 1):.0%}"
+                                         for r, v in sorted(roles.items())))
     for name in names:
         print(f"\n{name}: by role and node, whole run")
         print(f"  {'role:node':<36}{'calls':>6}{'prompt':>10}{'schema':>10}{'cacheable':>10}")
@@ -472,7 +584,9 @@ def child(args: argparse.Namespace) -> None:
     if args.code:
         sys.path.insert(0, args.code)
     with tempfile.TemporaryDirectory() as d:
-        result = run(args.mode, args.episodes, args.language, Path(d))
+        mode = "cowrite" if args.mode == "cowrite-beats" else args.mode
+        result = run(mode, args.episodes, args.language, Path(d),
+                     plan_episodes=args.mode != "cowrite-beats")
     Path(args.out).write_text(json.dumps(result), encoding="utf-8")
 
 
@@ -496,7 +610,8 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=20)
     ap.add_argument("--language", choices=tuple(TOPICS), default="zh")
     ap.add_argument("--modes", default="cowrite,autopilot",
-                    help="comma-separated: cowrite, autopilot")
+                    help="comma-separated: cowrite (with 'plan this episode'), cowrite-beats "
+                    "(one design per beat), autopilot")
     ap.add_argument("--before-rev", default=BEFORE_REV, help="git revision of the before run")
     ap.add_argument("--only", choices=("before", "after"), help="run one side only")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)

@@ -4,7 +4,7 @@ An extractor whose capability profile declares larger structured replies (the de
 the combined extraction, :func:`~aizac.writer.combined.combined_extraction_ok`) gets one
 ``extract_episode`` call for the episode's beats, one :class:`~aizac.writer.combined.
 BeatExtraction` per beat (fields ``beat_1`` .. ``beat_N``, all required, as for
-:func:`~aizac.autopilot.episode_design.episode_schema`), instead of one call per beat. The
+:func:`~aizac.writer.episode_design.episode_schema`), instead of one call per beat. The
 small embedded model keeps the per-beat (per-tag) calls.
 """
 
@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, create_model
 
-from aizac.autopilot.episode_design import items_of
 from aizac.writer import combined
+from aizac.writer.episode_design import items_of
 from aizac.writer.extraction import Extracted
 from aizac.writer.schemas import NovelBeat
 

@@ -12,11 +12,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from aizac.autopilot import committing, drafting, episode_design, episode_extract
+from aizac.autopilot import committing, drafting, episode_extract
 from aizac.autopilot.events import RunStore
 from aizac.autopilot.state import AutopilotState, after_rewrite, closed_episode
 from aizac.llm.runtime import run_sync
-from aizac.writer import combined
+from aizac.writer import combined, episode_design
 from aizac.writer.schemas import NovelBeat
 
 Update = dict[str, Any]
@@ -58,6 +58,11 @@ class Deps:
     outliner: Callable[..., Any] = field(default_factory=_default_outliner)
     dialogue: Callable[..., Any] = field(default_factory=_default_dialogue)
     say: Callable[[str], None] = lambda _: None
+    one_review: bool | None = None
+    """Ask the reviewer for the model check and the verdict in one call
+    (:func:`~aizac.autopilot.review.review_with_canon`); ``None``: when the reviewer declares
+    larger structured replies (as the combined extraction) and the checker and reviewer are
+    aizac's own."""
 
     @property
     def language(self) -> str:
@@ -111,7 +116,7 @@ def plan(state: AutopilotState, deps: Deps) -> Update:
 
 def _designed_together(deps: Deps, episode: int, indices: range, goal: str) -> dict[int, Any]:
     """The beats without a draft, designed in one call when the planner declares it can
-    (:mod:`aizac.autopilot.episode_design`); empty otherwise (one call per beat)."""
+    (:mod:`aizac.writer.episode_design`); empty otherwise (one call per beat)."""
     agent = deps.agent
     missing = [i for i in indices if agent.store.draft_at(episode, i) is None]
     if len(missing) < 2 or not episode_design.designs_episodes(agent):
@@ -176,6 +181,21 @@ def _extracted_together(deps: Deps, beats: list[NovelBeat], cast: list[str]) -> 
     ))
 
 
+def _reviews_once(deps: Deps) -> bool:
+    """Whether the model check rides on the verdict call (see :attr:`Deps.one_review`)."""
+    from aizac.autopilot.review import review_episode
+    from aizac.writer.checked import accepts_keyword
+
+    if deps.one_review is not None:
+        return deps.one_review
+    if deps.reviewer is not review_episode or not accepts_keyword(deps.checker, "shown"):
+        return False  # a checker or reviewer passed in judges as it was given
+    forced = getattr(deps.agent, "combined_extraction", None)
+    if forced is not None:
+        return bool(forced)
+    return combined.combined_extraction_ok(deps.agent.router, role="reviewer")
+
+
 def check(state: AutopilotState, deps: Deps) -> Update:
     """The continuity check of the draft against canon (deterministic + reviewer role), with
     the foreshadowing ledger (overdue threads) and the secrets registry (leaks), and the
@@ -185,10 +205,14 @@ def check(state: AutopilotState, deps: Deps) -> Update:
     # Threads planted in episodes the beat editor accepted reach the ledger too (idempotent).
     books.ledger.sync(deps.agent.memory, episode)
     beats = _beats(state)
+    once = _reviews_once(deps)
+    shown: list[Any] = []
     report = deps.checker(
         deps.agent.memory, episode=episode, beats=beats, prose=prose,
-        candidates=dict(state.get("candidates", {})), reviewer=_model(deps, "reviewer"),
+        candidates=dict(state.get("candidates", {})),
+        reviewer=None if once else _model(deps, "reviewer"),
         language=deps.language, ledger=books.ledger, secrets=books.secrets,
+        **({"shown": shown} if once else {}),
     )
     if getattr(deps.agent.memory, "lookups", None) is not None:  # the voices of every line
         from aizac.dialogue import merge_reports
@@ -198,12 +222,27 @@ def check(state: AutopilotState, deps: Deps) -> Update:
         found = deps.dialogue(deps.agent.memory, beats, prose, language=deps.language,
                               plans=plans)
         report = merge_reports(report, found)
-    return {"report": dump_report(report)}
+    # No canon to show: the verdict alone, as the model check makes no call then either.
+    canon = [asdict(f) for f in shown] or None
+    return {"report": dump_report(report), "canon": canon}
 
 
 def review(state: AutopilotState, deps: Deps) -> Update:
-    """The reviewer's verdict (accept / polish / rewrite with reasons)."""
+    """The reviewer's verdict (accept / polish / rewrite with reasons); with the canon the
+    check left for it, the model check's findings come in the same reply and join the report."""
     prose = {int(k): v for k, v in state.get("prose", {}).items()}
+    if state.get("canon"):
+        from aizac.autopilot.review import review_with_canon
+        from aizac.continuity.canon import Fact
+
+        facts = [Fact(**{**f, "pair": tuple(f.get("pair", ("", "")))})
+                 for f in state.get("canon") or []]
+        judged, report = review_with_canon(
+            _model(deps, "reviewer"), prose=prose,
+            report=load_report(state.get("report") or {}), canon=facts, language=deps.language,
+        )
+        return {"verdict": {"decision": judged.decision, "reasons": list(judged.reasons)},
+                "report": dump_report(report)}
     verdict = deps.reviewer(
         _model(deps, "reviewer"), prose=prose, report=load_report(state.get("report") or {}),
         language=deps.language,

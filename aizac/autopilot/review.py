@@ -5,11 +5,18 @@ findings with the memories they cite, missed beats and unsure names. :func:`revi
 the model for a :class:`Verdict` through the one structured-output path (validated, retried with
 the error). Control flow stays in code: a report with a blocking finding is never accepted as
 is — an ``accept`` verdict on it becomes ``rewrite`` with the findings as reasons.
+
+A reviewer that declares larger structured replies reads the draft once
+(:func:`review_with_canon`): the contradictions with the canon it is shown and the verdict in
+one :class:`EpisodeReview` reply, instead of the continuity check's model call
+(:class:`~aizac.continuity.model_check.ModelReview`) and then the verdict, each carrying the
+whole prose. Its findings are held to the same standard as the model check's
+(:func:`~aizac.continuity.model_check.accept_findings`) before the verdict is enforced.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -17,6 +24,8 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from aizac.autopilot.prompt_data import prompt_data
+from aizac.continuity.canon import Fact
+from aizac.continuity.model_check import ModelFinding, ModelReview, accept_findings
 from aizac.continuity.report import ContinuityReport
 from aizac.llm.structured import generate_structured
 
@@ -33,10 +42,23 @@ class Verdict(BaseModel):
     reasons: list[Reason] = Field(default_factory=list, max_length=5)
 
 
+class EpisodeReview(BaseModel):
+    """Contradictions with the canon shown, then the decision with its reasons, in one reply
+    (model-facing: closed schema)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    findings: list[ModelFinding] = Field(default_factory=list, max_length=6)
+    decision: Decision
+    reasons: list[Reason] = Field(default_factory=list, max_length=5)
+
+
 _PROMPTS = prompt_data("review")
 _SYSTEM = {lang: str(texts["system"]) for lang, texts in _PROMPTS.items()}
 _LABELS = {lang: tuple(texts["labels"]) for lang, texts in _PROMPTS.items()}
 _BLOCKED = {lang: str(texts["blocked"]) for lang, texts in _PROMPTS.items()}
+_WITH_CANON = {lang: (str(texts["with_canon"]), str(texts["canon"]))
+               for lang, texts in _PROMPTS.items()}
 MAX_OVERDUE = 3
 """Overdue foreshadowing threads the verdict prompt lists, oldest first (the rest counted):
 by episode 20 of a run the ledger held 12 (1,155 characters a review, issue 26); the writer
@@ -82,13 +104,19 @@ def render_prose(prose: Mapping[int, str] | str, limit: int = MAX_PROSE_CHARS) -
 
 
 def review_messages(
-    *, prose: Mapping[int, str] | str, report: ContinuityReport, language: str
+    *, prose: Mapping[int, str] | str, report: ContinuityReport, language: str,
+    canon: Sequence[Fact] | None = None,
 ) -> list[BaseMessage]:
-    """The review conversation (pure)."""
+    """The review conversation (pure); with ``canon``, the one-call review's: the canon facts
+    with their ids first (the model cites them), then the draft and the check."""
     lang = _lang(language)
     draft, check = _LABELS[lang][:2]
     user = f"## {draft}\n{render_prose(prose)}\n\n## {check}\n{render_report(report, lang)}"
-    return [SystemMessage(_SYSTEM[lang]), HumanMessage(user)]
+    if canon is None:
+        return [SystemMessage(_SYSTEM[lang]), HumanMessage(user)]
+    system, heading = _WITH_CANON[lang]
+    facts = "\n".join(f"- [{f.id}] {f.text}" for f in canon) or "- -"
+    return [SystemMessage(system), HumanMessage(f"## {heading}\n{facts}\n\n{user}")]
 
 
 def enforce(verdict: Verdict, report: ContinuityReport, language: str) -> Verdict:
@@ -121,12 +149,45 @@ def review_episode(
     return enforce(verdict, report, language)
 
 
+def review_with_canon(
+    model: BaseChatModel,
+    *,
+    prose: Mapping[int, str],
+    report: ContinuityReport,
+    canon: Sequence[Fact],
+    language: str,
+    retries: int = 2,
+    max_tokens: int | None = None,
+) -> tuple[Verdict, ContinuityReport]:
+    """One reviewer call for the model check and the verdict (see the module doc).
+
+    Returns the verdict (enforced against the whole report) and the report with the model's
+    findings that hold (a quote not in the prose is dropped; one citing no memory shown is a
+    warning without a citation).
+
+    Raises:
+        StructuredOutputError: the model's reply stayed invalid after ``retries`` repairs.
+        ModelError: the provider failed.
+    """
+    messages = review_messages(prose=prose, report=report, language=language, canon=canon)
+    reply = generate_structured(
+        model, EpisodeReview, messages, retries=retries, max_tokens=max_tokens
+    )
+    found = accept_findings(ModelReview(findings=list(reply.findings)), canon, prose)
+    merged = ContinuityReport(report.findings + tuple(found), report.covered, report.missed,
+                              report.names)
+    verdict = Verdict(decision=reply.decision, reasons=list(reply.reasons))
+    return enforce(verdict, merged, language), merged
+
+
 __all__ = [
     "Decision",
+    "EpisodeReview",
     "Verdict",
     "enforce",
     "render_prose",
     "render_report",
     "review_episode",
     "review_messages",
+    "review_with_canon",
 ]

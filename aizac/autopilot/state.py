@@ -69,6 +69,7 @@ class AutopilotState(TypedDict, total=False):
     candidates: dict[str, dict[str, Any]]  # beat index -> Extracted as dicts
     report: dict[str, Any] | None  # continuity report (findings, covered, missed, blocking)
     verdict: dict[str, Any] | None  # {"decision": ..., "reasons": [...]}
+    canon: list[dict[str, Any]] | None  # the canon facts the one review call is shown, or None
     rewrites: int
     rewrite_note: str  # the writer's instruction from the rewrite gate
     plan_ok: bool
@@ -98,7 +99,7 @@ def closed_episode() -> AutopilotState:
     """The episode fields reset (between episodes, or a plan rejected at a gate)."""
     return AutopilotState(
         episode_open=False, beats=[], profiles=[], written=[], prose={}, candidates={}, report=None,
-        verdict=None, rewrites=0, rewrite_note="", plan_ok=False, rewrite_ok=False,
+        verdict=None, canon=None, rewrites=0, rewrite_note="", plan_ok=False, rewrite_ok=False,
         commit_ok=False, committed=False,
     )
 
@@ -106,7 +107,7 @@ def closed_episode() -> AutopilotState:
 def after_rewrite() -> AutopilotState:
     """What a rewrite invalidates: candidates, the report, the verdict and the gates after it."""
     return AutopilotState(
-        candidates={}, report=None, verdict=None, rewrite_ok=False, commit_ok=False,
+        candidates={}, report=None, verdict=None, canon=None, rewrite_ok=False, commit_ok=False,
         rewrite_note="",
     )
 

@@ -118,6 +118,10 @@ def beat_command(
     regenerate: Annotated[
         str | None, typer.Option(help="Design the draft again, with this instruction.")
     ] = None,
+    plan_episode: Annotated[bool, typer.Option(
+        "--plan-episode", help="Design every beat left in this episode (one call when the "
+        "planner can; --regenerate gives the instruction); each is still accepted alone.",
+    )] = False,
 ) -> None:
     """Design the next beat (or show the pending draft); --accept commits it."""
     agent = make_studio(ctx).open(project)
@@ -131,7 +135,12 @@ def beat_command(
         agent.reject(draft.id)
         typer.echo(f"rejected beat #{draft.id}; memory unchanged")
         return
-    if regenerate is not None and draft is not None:
+    if plan_episode:
+        drafts = agent.plan_episode(regenerate or "", progress=_progress)
+        for later in drafts[1:]:
+            _show_beat(later)
+        draft = drafts[0]
+    elif regenerate is not None and draft is not None:
         draft = agent.regenerate(draft.id, regenerate, progress=_progress)
     elif draft is None:
         draft = agent.next_beat(regenerate or "", progress=_progress)

@@ -103,6 +103,7 @@ def check_episode(
     language: str = "ko",
     ledger: ForeshadowingLedger | None = None,
     secrets: SecretsRegistry | None = None,
+    shown: list[Fact] | None = None,
 ) -> ContinuityReport:
     """Check episode ``episode``'s draft against the memory's current canon.
 
@@ -121,6 +122,9 @@ def check_episode(
             ``ledger.sync(memory, episode)`` first to pick up new threads).
         secrets: the project's secrets registry (a character using a secret they do not know
             is an error).
+        shown: a list that receives the canon a reviewer is shown, for a caller that asks the
+            reviewer itself (the autopilot's one review call: contradictions and verdict in one
+            reply); the reviewer is then not called here.
 
     Raises:
         ModelError: the reviewer's provider failed (only when ``reviewer`` is set). A reply
@@ -130,7 +134,7 @@ def check_episode(
     claims = claims_of(candidates)
     appear = appearances(beats)
     pairs = [c.pair for c in claims if c.tag == "CharacterRelation" and all(c.pair)]
-    if reviewer is not None:  # the reviewer is shown how the scene's characters stand
+    if reviewer is not None or shown is not None:  # how the scene's characters stand
         cast = list(dict.fromkeys(a.name for a in appear))[:MAX_CAST]
         pairs += list(itertools.combinations(cast, 2))
     stories = [c.text for c in claims if c.tag == "Story"]
@@ -141,6 +145,9 @@ def check_episode(
         threads=ledger.open_threads() if ledger is not None else (),
         language=language,
     )
+    if shown is not None:
+        shown.extend(_model_facts(memory, canon))
+        return report
     if reviewer is None:
         return report
     try:

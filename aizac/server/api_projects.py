@@ -23,6 +23,7 @@ from aizac.server.models import (
     BeatOut,
     BeatsOut,
     HistoryOut,
+    PlanEpisodeIn,
     PlotIn,
     PlotOut,
     ProjectEdit,
@@ -159,6 +160,19 @@ def design_beat(name: Project, request: Request, box: CurrentBox) -> BeatOut:
     box.service.agent(name)
     with plot_needed(box, name), state_of(request).sandboxes.generation(box):
         return BeatOut.of(box.service.next_beat(name))
+
+
+@router.post("/projects/{name}/beats/plan", response_model=BeatsOut, responses=MODEL)
+def plan_episode(
+    name: Project, body: PlanEpisodeIn, request: Request, box: CurrentBox
+) -> BeatsOut:
+    """Design every beat left in the current episode as drafts ("plan this episode"; one
+    planner call when the planner declares it can); drafts already there keep the fields the
+    writer wrote. Each draft is still accepted on its own. Without a plot: 409."""
+    box.service.agent(name)
+    with plot_needed(box, name), state_of(request).sandboxes.generation(box):
+        box.service.plan_episode(name, body.instruction)
+    return list_beats(name, box)
 
 
 @router.put("/projects/{name}/beats/{beat_id:int}", response_model=BeatOut, responses=WRITE)

@@ -238,6 +238,12 @@ class RegenerateIn(Body):
     """The fields to keep; left out: the fields the writer wrote (the draft's ``written``)."""
 
 
+class PlanEpisodeIn(Body):
+    """'Plan this episode': the writer's instruction for the episode's remaining beats."""
+
+    instruction: str = Field(default="", max_length=500)
+
+
 class WrittenIn(Body):
     """The draft's fields the writer keeps (locks); the others may change on regeneration."""
 

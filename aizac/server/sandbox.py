@@ -58,6 +58,11 @@ class LimitedService(WebService):
         with self._slot():
             return super().next_beat(name, progress)
 
+    def plan_episode(self, name: str | None, instruction: str = "", progress: Any = None
+                     ) -> Any:
+        with self._slot():
+            return super().plan_episode(name, instruction, progress)
+
     def regenerate(self, name: str | None, beat_id: int | None, version: int | None,
                    instruction: str = "", progress: Any = None,
                    locked: Sequence[str] | None = None

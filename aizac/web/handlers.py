@@ -256,6 +256,21 @@ def next_beat(
     return replace(editor_view(service, project), reused_draft=pending is not None)
 
 
+def plan_episode(
+    service: WebService, project: str | None, beat_id: int | None, version: int | None,
+    instruction: str | None, progress: Progress | None = None, *,
+    fields: dict[str, str | None] | None = None,
+) -> tuple[EditorView, list[BeatRecord]]:
+    """"Plan this episode": the draft's unsaved form edits are saved first (they become the
+    writer's fields, kept), then every beat left in the episode is designed as a draft; the
+    view and the drafts designed."""
+    text = forms.check_length("form.instruction", instruction, forms.MAX_INSTRUCTION_CHARS)
+    if beat_id is not None:
+        _save_pending(service, project, beat_id, version, fields)
+    records = service.plan_episode(project, text.strip(), progress)
+    return editor_view(service, project), records
+
+
 def _save_pending(
     service: WebService, project: str | None, beat_id: int | None, version: int | None,
     fields: dict[str, str | None] | None,

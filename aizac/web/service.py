@@ -328,6 +328,37 @@ class WebService:
             self._record(agent, hist.DRAFT, record)
             return record
 
+    def plan_episode(
+        self, name: str | None, instruction: str = "", progress: Progress | None = None
+    ) -> list[BeatRecord]:
+        """"Plan this episode": drafts for every beat left in the current episode, designed
+        in one planner call when the planner declares it can (:meth:`WriterAgent.plan_episode`;
+        drafts already there are designed again, keeping the writer's fields). Each draft is a
+        node of the history (a new one ``generate``, a redesigned one ``regenerate``)."""
+        with self.operation(name) as token, self._locked(name) as agent:
+            agent.require_plot()
+            episode, first = agent.next_position()
+            before = {d.index: d for d in agent.beats(episode)
+                      if d.status == "draft" and d.index >= first}
+            records = agent.plan_episode(instruction, progress=token.progress(progress))
+            if token.cancelled:  # cancelled after the model's last word: nothing is kept
+                for record in records:
+                    old = before.get(record.index)
+                    if old is None:
+                        agent.reject(record.id)
+                    else:
+                        agent.store.update_draft(old.id, old.beat, step="cancel",
+                                                 new_characters=old.new_characters,
+                                                 written=old.written)
+                token.check()
+            for record in records:
+                old = before.get(record.index)
+                if old is None:
+                    self._record(agent, hist.DRAFT, record)
+                else:
+                    self._record(agent, hist.REGENERATE, record, before=old)
+            return records
+
     def pending_draft(self, name: str | None) -> BeatRecord | None:
         return self.agent(name).current_draft()
 

@@ -32,7 +32,8 @@ def button_states(service: WebService, project: str | None) -> dict[str, bool]:
     enabled = {
         **dict.fromkeys(ALWAYS, True), "save-project": True,
         "generate-plot": True, "save-plot": True,
-        "next-beat": has_plot, "save-edit": draft, "accept": draft, "regenerate": draft,
+        "next-beat": has_plot, "plan-episode": has_plot, "save-edit": draft, "accept": draft,
+        "regenerate": draft,
         "suggest": draft, "use-this": draft,
         "undo": history.can_undo, "redo": history.can_redo, "switch": bool(history.siblings),
         "write-prose": accepted, "save-prose": accepted,

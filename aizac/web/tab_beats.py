@@ -125,6 +125,7 @@ def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
                                          placeholder=L["ui.instruction_hint"],
                                          scale=3, elem_id="aizac-instruction")
                 ui.button("regenerate", L["ui.regenerate"])
+                ui.button("plan-episode", L["ui.plan_episode"])
                 ui.button("suggest", L["ui.suggest"])
             suggestions = gr.Markdown("", elem_id="aizac-suggestions")
             with gr.Row():
@@ -184,6 +185,14 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
                             fields=_fields(tuple(fields)))
         return view_of(view, "ui.regenerated")
 
+    def plan_episode(project: str | None, bid: int | None, ver: int | None, *rest: Any,
+                     progress: Any) -> Any:
+        *fields, instr = rest
+        view, drafts = h.plan_episode(service, project, bid, ver, instr, progress,
+                                      fields=_fields(tuple(fields)) if bid is not None else None)
+        episode = drafts[0].episode if drafts else ""
+        return values(ui, view), L.t("ui.planned", count=len(drafts), episode=episode)
+
     def set_locks(project: str | None, bid: int | None, ver: int | None, *rest: Any
                   ) -> tuple[list[Any], str]:
         *fields, locked = rest
@@ -205,6 +214,8 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
     b["accept"].click(ui.long(accept, n, "ui.busy.accept"), draft_in, out, **hidden)
     b["regenerate"].click(ui.long(regenerate, n, "ui.busy.regen"),
                           [*draft_in, tab.instruction], out, **hidden)
+    b["plan-episode"].click(ui.long(plan_episode, n, "ui.busy.plan"),
+                            [*draft_in, tab.instruction], out, **hidden)
     tab.locked.input(ui.act(set_locks, n), [*draft_in, tab.locked], out)
     b["cancel-beat"].click(cancel, ui.project, ui.status, **hidden)
     b["undo"].click(ui.act(mover(h.undo, "ui.undone"), n), ui.project, out)

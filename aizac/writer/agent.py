@@ -225,6 +225,62 @@ class WriterAgent:
         self._drafted_beat(stored)
         return stored
 
+    def plan_episode(
+        self, instruction: str = "", *, progress: Progress | None = None
+    ) -> list[BeatRecord]:
+        """"Plan this episode": design every beat left in the current episode, as drafts.
+
+        A planner that declares larger structured replies designs them in one call
+        (:mod:`aizac.writer.episode_design`); the small local model gets one call per beat. The
+        writer still sees, edits and accepts each draft (extraction stays once per accepted
+        beat). A draft already at one of these positions is designed again, keeping the
+        fields the writer wrote (its :attr:`~BeatRecord.written` ones), as :meth:`regenerate`
+        does. Returns the drafts in story order.
+        """
+        from aizac.writer import episode_design
+        from aizac.writer.locks import locked_values
+
+        say = progress or _quiet
+        with self.store.lock():
+            accepting.recover(self.store, self.memory)
+            episode, first = self.next_position()
+            indices = list(range(first, self.episodes.current().beats + 1))
+            old = {i: self.store.draft_at(episode, i) for i in indices}
+            locked = {i: locked_values(d.beat, d.written) for i, d in old.items()
+                      if d is not None and d.written}
+            span = {"first": f"{episode}-{first}", "last": f"{episode}-{indices[-1]}"}
+            together = len(indices) > 1 and episode_design.designs_episodes(self)
+            designed: dict[int, Any] = {}
+            if together:
+                say(Text("progress.plan_episode", **span))
+                designed = episode_design.design_episode(self, episode, indices, instruction,
+                                                         locked=locked)
+            for index in indices:  # every design first: a cancel stores none of them
+                if index not in designed:
+                    designed[index] = self._design(episode, index, instruction, say,
+                                                   locked.get(index))
+            out = []
+            for index in indices:
+                beat, profiles = designed[index]
+                draft = old[index]
+                if draft is None:
+                    stored = self.store.add_draft(beat, new_characters=profiles,
+                                                  instruction=instruction)
+                else:
+                    stored = self.store.update_draft(
+                        draft.id, beat, expected_version=draft.version,
+                        new_characters=profiles, instruction=instruction, step="regenerate",
+                        written=list(locked.get(index, {})),
+                    )
+                accepting.keep_context(self.store, stored.id, self._used_context)
+                self._drafted_beat(stored)
+                out.append(stored)
+            if first == 1:
+                plot = self.require_plot().plot
+                self.store.set_episode_title(episode, plot.episode_plan(episode)[:80])
+            say(Text("progress.planned_episode", **span))
+            return out
+
     def _drafted_beat(self, record: BeatRecord) -> None:
         self.style.drafted(record.id, "beat", beat_text(record.beat), episode=record.episode,
                            index=record.index)
@@ -322,9 +378,12 @@ class WriterAgent:
 
     def design_messages(
         self, episode: int, index: int, instruction: str = "",
-        locked: dict[str, Any] | None = None, kind: str = "beat", **values: Any,
+        locked: dict[str, Any] | None = None, kind: str = "beat", request: str | None = None,
+        **values: Any,
     ) -> list[Any]:
-        """The planner's prompt for a beat (``episode_beats``: an episode's beats at once)."""
+        """The planner's prompt for a beat (``episode_beats``: an episode's beats at once;
+        ``request``: the ``$instruction`` block when the caller built it, as for the fixed
+        fields of several beats)."""
         from aizac.writer.locks import render_request
 
         plot = self.require_plot().plot
@@ -352,7 +411,8 @@ class WriterAgent:
             suggestions=suggestion_lines(
                 self.cliches, last.beat.render() if last else plan_line, act.stage
             ),
-            instruction=render_request(instruction, locked or {}, words),
+            instruction=request if request is not None
+            else render_request(instruction, locked or {}, words),
             **values,
         )
 

@@ -37,22 +37,29 @@ class JudgingModel(ScriptedChatModel):
     ``EpisodeExtraction`` (one item per ``beat_N`` field of the schema)."""
 
     _verdicts: list[str] = PrivateAttr(default_factory=list)
+    _findings: list[list[dict[str, Any]]] = PrivateAttr(default_factory=list)
     _steering: list[dict[str, Any]] = PrivateAttr(default_factory=list)
 
     def verdicts(self, *decisions: str) -> None:
         self._verdicts.extend(decisions)
+
+    def findings(self, *found: list[dict[str, Any]]) -> None:
+        """The model-check findings of the next one-call reviews (``EpisodeReview``)."""
+        self._findings.extend(found)
 
     def steering(self, plan: dict[str, Any]) -> None:
         self._steering.append(plan)
 
     def _next(self, messages: list[BaseMessage]) -> str:
         title = _schema_title(messages)
-        if title == "Verdict":
+        if title in ("Verdict", "EpisodeReview"):  # the verdict, or it with the model check
             with self._lock:
                 self._calls.append(title)
                 self._prompts.append("\n".join(m.text for m in messages))
                 decision = self._verdicts.pop(0) if self._verdicts else "accept"
-            return json.dumps({"decision": decision, "reasons": [f"scripted {decision}"]})
+                found = self._findings.pop(0) if self._findings else []
+            extra = {"findings": found} if title == "EpisodeReview" else {}
+            return json.dumps({**extra, "decision": decision, "reasons": [f"scripted {decision}"]})
         if title == "SteeringPlan":
             with self._lock:
                 self._calls.append(title)
@@ -133,9 +140,10 @@ class WireStory:
 
     def __call__(self, body: dict[str, Any]) -> Any:
         name = _schema_name(body)
-        if name == "Verdict":
+        if name in ("Verdict", "EpisodeReview"):
             decision = self.script.pop(0) if self.script else "accept"
-            return {"decision": decision, "reasons": [f"대본에 따른 판정: {decision}"]}
+            extra: dict[str, Any] = {"findings": []} if name == "EpisodeReview" else {}
+            return {**extra, "decision": decision, "reasons": [f"대본에 따른 판정: {decision}"]}
         if name == "ArcOutline":
             return self.outline(body)
         return self.story(body)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -147,6 +148,31 @@ def test_structured_output_uses_a_forced_tool(wire: WireServer) -> None:
     assert body["tool_choice"] == {"type": "tool", "name": "Place"}
     assert body["tools"][0]["name"] == "Place"
     assert body["tools"][0]["input_schema"]["properties"]["name"]["maxLength"] == 40
+
+
+def test_the_stable_prefix_carries_a_cache_breakpoint(wire: WireServer) -> None:
+    """Issue 26: the request marks ``cache_control`` on the last system block, so Anthropic
+    caches tools (the schema) and the system prompt; the changing user turn comes after it,
+    unmarked. A repair keeps the same marked prefix."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    bad = {"type": "tool_use", "id": "t1", "name": "Place", "input": {"name": "Seoul"}}
+    good = {"type": "tool_use", "id": "t2", "name": "Place",
+            "input": {"name": "Seoul", "kind": "city"}}
+    wire.script(json_reply(message([bad], "tool_use")), json_reply(message([good], "tool_use")),
+                json_reply(message([{"type": "text", "text": "ok"}])))
+    router = router_for(wire, [])
+    ask = [SystemMessage("You name places in one word."), HumanMessage("A place in Korea.")]
+    assert router.structured("reviewer", Place, ask) == Place(name="Seoul", kind="city")
+    first, repair = (r.body for r in wire.requests[:2])
+    for body in (first, repair):
+        assert body["system"][-1]["cache_control"] == {"type": "ephemeral"}
+        assert "You name places in one word." in "".join(b["text"] for b in body["system"])
+        assert body["tools"][0]["name"] == "Place"
+        assert "cache_control" not in json.dumps(body["messages"])
+    assert repair["system"] == first["system"]
+    router.model("reviewer").invoke("No system prompt here.")
+    assert "cache_control" not in json.dumps(wire.requests[2].body)
 
 
 def test_structured_tool_output_is_repaired(wire: WireServer) -> None:

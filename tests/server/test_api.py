@@ -153,3 +153,28 @@ def test_openapi_lists_the_api(client: TestClient) -> None:
 def test_the_accounts_file_is_private(app: FastAPI) -> None:
     path = app.state.aizac.accounts.path
     assert path.stat().st_mode & 0o077 == 0
+
+
+def test_plan_this_episode_drafts_its_beats_and_each_is_accepted_alone(client: TestClient) -> None:
+    """Issue 26: POST .../beats/plan designs every beat left in the episode as drafts (the
+    writer's fields kept); they come back one by one as the next draft and are accepted alone."""
+    signup(client, "mina")
+    draft = write_one_beat(client, "novel", accept=False)
+    url = f"/api/v1/projects/novel/beats/{draft['id']}"
+    edited = client.put(url, json={"version": draft["version"],
+                                   "beat": dict(draft["beat"], time="The hour of wolves")})
+    assert edited.json()["written"] == ["time"]
+    planned = client.post("/api/v1/projects/novel/beats/plan", json={"instruction": "faster"})
+    assert planned.status_code == 200, planned.text
+    beats = planned.json()["beats"]
+    assert len(beats) > 1  # the episode's beats (the server's beats per episode)
+    assert [(b["index"], b["status"]) for b in beats] == [(i + 1, "draft") for i in
+                                                          range(len(beats))]
+    assert beats[0]["id"] == draft["id"] and beats[0]["beat"]["time"] == "The hour of wolves"
+    for beat in beats:
+        assert client.get("/api/v1/projects/novel/beats").json()["draft"]["id"] == beat["id"]
+        done = client.post(f"/api/v1/projects/novel/beats/{beat['id']}/accept",
+                           json={"version": beat["version"]})
+        assert done.status_code == 200, done.text
+    assert client.post("/api/v1/projects/novel/beats/plan", json={"bad": 1}).status_code == 422
+    assert client.post("/api/v1/projects/none/beats/plan", json={}).status_code == 404

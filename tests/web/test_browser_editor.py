@@ -330,3 +330,22 @@ def test_a_writers_plot_is_replaced_only_after_they_confirm(
     assert model.calls == ["NovelPlot", "NovelPlot"]
     page.locator("#aizac-overview").get_by_text("두 번째 새벽").wait_for()
     assert not box.is_checked()  # the next replacement is confirmed anew
+
+
+def test_plan_this_episode_drafts_the_beats_left_and_keeps_the_typed_place(page: Any) -> None:
+    """Issue 26: one click designs every beat left in the episode (the place typed into the
+    draft stays the writer's); the drafts come back one by one to accept."""
+    _drafted(page)
+    field(page, "aizac-location").fill("The burned chapel")
+    click(page, "aizac-plan-episode")
+    status_says(page, re.compile(r"Designed \d+ beats of episode 1"))
+    assert field(page, "aizac-location").input_value() == "The burned chapel"
+    table = page.locator("#aizac-beats").inner_text()
+    assert table.count("draft") > 1
+    screens = Path(__file__).resolve().parents[2] / "docs" / "screens" / "plan-episode"
+    screens.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(screens / "planned-episode.png"))
+    click(page, "aizac-accept")
+    status_says(page, "Accepted")
+    assert field(page, "aizac-location").input_value() != "The burned chapel"  # the next draft
+    assert "accepted" in page.locator("#aizac-beats").inner_text()

@@ -107,6 +107,27 @@ def test_next_beat_edit_undo_redo(service: WebService) -> None:
     assert back.beat_id == view.beat_id and back.fields["location"] == "Eastwall gate"
 
 
+def test_plan_this_episode_keeps_the_typed_place_and_each_draft_is_undone_alone(
+    service: WebService,
+) -> None:
+    """Issue 26: the Beat tab's 'Plan this episode' saves the form's edits first (the writer's
+    fields), designs every beat left in the episode, and each draft is a history step."""
+    name = _planned(service)
+    view = h.next_beat(service, name)
+    fields = dict(view.fields, location="The burned chapel")
+    planned, drafts = h.plan_episode(service, name, view.beat_id, view.version, "faster",
+                                     fields=fields)
+    assert len(drafts) > 1 and all(d.status == "draft" for d in drafts)
+    assert planned.beat_id == view.beat_id and planned.fields["location"] == "The burned chapel"
+    assert [d.index for d in drafts] == list(range(1, len(drafts) + 1))
+    steps = len(planned.history.path)
+    assert steps == 2 + len(drafts)  # designed, edited, then one step per planned draft
+    back = h.undo(service, name)  # the last planned draft goes; the first stays as planned
+    assert len(back.history.path) == steps - 1 and back.beat_id == view.beat_id
+    with pytest.raises(InvalidInputError):
+        h.plan_episode(service, name, None, None, "x" * 5000)
+
+
 def test_regenerate_after_undo_makes_a_branch_and_switching_restores_it(
     service: WebService,
 ) -> None:

@@ -109,10 +109,10 @@ def test_a_model_quoted_in_a_message_shows_literally() -> None:
 def test_every_checked_schema_has_a_korean_name_in_a_refusal() -> None:
     """Over the wire (the loopback OpenAI-compatible server, real SDK) a capable model's refused
     beat read "모델의 BeatDesignWithCast 응답을 3번 받았지만…": the combined schemas had no name."""
-    from aizac.autopilot.episode_design import episode_schema
     from aizac.autopilot.episode_extract import extraction_schema
     from aizac.web.labels import labels
     from aizac.writer import checked, combined, quality, schemas
+    from aizac.writer.episode_design import episode_schema
     from aizac.writer.model_policy import STRICT
 
     ui = Ui(service=None, L=labels("ko"), language="ko")  # type: ignore[arg-type]

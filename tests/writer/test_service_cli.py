@@ -167,6 +167,25 @@ def test_cli_commands_end_to_end(cli: tuple[typer.Typer, Path]) -> None:
     assert "no draft to reject" in run("beat", "--reject")
 
 
+def test_cli_plan_episode_drafts_the_beats_left_and_accepts_the_first(
+    cli: tuple[typer.Typer, Path],
+) -> None:
+    app, _ = cli
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        result = runner.invoke(app, list(args))
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    run("new", "saga", "-k", "회귀, 복수", "--lang", "en")
+    run("plot")
+    out = run("beat", "--plan-episode", "--accept")
+    shown = out.count("beat #")
+    assert shown > 1 and out.count("[draft") == shown - 1 and "[accepted" in out
+    assert "[draft" in run("beat")  # the next planned draft, shown without a new design
+
+
 def test_cli_errors_are_one_line_and_a_hint(cli: tuple[typer.Typer, Path]) -> None:
     app, _ = cli
     runner = CliRunner()

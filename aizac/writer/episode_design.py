@@ -1,4 +1,4 @@
-"""The autopilot's plan in one call: every remaining beat of an episode designed together.
+"""An episode's beats in one call: the autopilot's plan and the beat editor's "plan this episode".
 
 A planner whose capability profile declares larger structured replies (the same declaration as
 the combined extraction, :func:`~aizac.writer.combined.combined_extraction_ok`: the API models)
@@ -6,6 +6,12 @@ gets one ``episode_beats`` call for the episode's beats instead of one call per 
 of an episode were designed from the same context anyway (nothing is accepted between them), so
 one call loses nothing and lets the beats follow on from each other. The small embedded model
 keeps one call per beat (:meth:`~aizac.writer.agent.WriterAgent.design`).
+
+In co-writing (:meth:`~aizac.writer.agent.WriterAgent.plan_episode`) the writer still sees,
+edits and accepts each beat, and each accepted beat is still extracted on its own (canon); only
+the design is batched. The fields a writer wrote in a draft (its ``written`` fields) are told to
+the model as fixed, beat by beat, and put back over its answer
+(:func:`~aizac.writer.locks.apply_locks`).
 
 The reply has one field per beat (``beat_1`` .. ``beat_N``, all required), not a list: the
 schema itself asks for exactly the episode's beats, and the quality check of the reply looks at
@@ -15,7 +21,7 @@ episode is not a degenerate repeat).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -50,21 +56,46 @@ def designs_episodes(agent: Any) -> bool:
     return combined.combined_extraction_ok(agent.router, role="planner")
 
 
+def episode_request(
+    instruction: str, episode: int, locked: Mapping[int, Mapping[str, Any]], words: Any
+) -> str:
+    """The ``$instruction`` block of the episode prompt: the writer's instruction, then each
+    beat's fixed fields under its position (pure; "" when there is nothing to ask)."""
+    from aizac.writer.locks import render_request
+
+    parts = [render_request(instruction, {}, words).strip()]
+    for index in sorted(locked):
+        if locked[index]:
+            fixed = render_request("", locked[index], words).strip()
+            parts.append(f"[{episode}-{index}]\n{fixed}")
+    text = "\n".join(p for p in parts if p)
+    return "\n" + text + "\n" if text else ""
+
+
 def design_episode(
-    agent: Any, episode: int, indices: Sequence[int], instruction: str = ""
+    agent: Any, episode: int, indices: Sequence[int], instruction: str = "",
+    locked: Mapping[int, Mapping[str, Any]] | None = None,
 ) -> dict[int, tuple[NovelBeat, list[CharacterProfile]]]:
     """Design the beats at ``indices`` of ``episode`` in one planner call.
 
     Returns the beats by index with the profiles of the characters each introduces (profiles
     the reply gives for known or absent names are dropped; a new name without a profile gets
-    the profile call, as in :meth:`~aizac.writer.agent.WriterAgent.design`).
+    the profile call, as in :meth:`~aizac.writer.agent.WriterAgent.design`). ``locked``: by
+    index, the fields that keep the writer's values (told to the model, then put back).
     """
+    from aizac.writer.locks import apply_locks
+    from aizac.writer.prompt_words import prompt_words
+
     wanted = sorted(indices)
     if not wanted or len(wanted) > MAX_BEATS:
         return {}
+    fixed = {i: dict(v) for i, v in (locked or {}).items() if v and i in wanted}
+    request = episode_request(instruction, episode, fixed,
+                              prompt_words(agent.info.language)) if fixed else None
     messages = agent.design_messages(
         episode, wanted[0], instruction, kind="episode_beats",
         first=wanted[0], last=wanted[-1], count=len(wanted),
+        request=request,
     )
     reply = agent.router.structured("planner", episode_schema(len(wanted)), messages)
     known = {k: list(v) for k, v in agent.memory.characters().items()}
@@ -74,7 +105,7 @@ def design_episode(
         design = keep_plausible_names(item.design())
         cast = item.model_copy(update={"characters": design.characters})
         given = combined.introduced_profiles(cast, known)
-        beat = NovelBeat.place(design, episode, index)
+        beat = apply_locks(NovelBeat.place(design, episode, index), fixed.get(index, {}))
         # Someone an earlier beat introduced is known here: no second profile, no extra call.
         pending = [*given, *(p for n, p in earlier.items() if n in beat.characters)]
         profiles = [p for p in agent._new_characters(beat, pending, _quiet)
