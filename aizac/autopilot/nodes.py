@@ -65,7 +65,7 @@ class Deps:
         """The project's foreshadowing ledger and secrets registry (``continuity.sqlite``)."""
         from aizac.continuity import open_books
 
-        return open_books(self.agent.store.directory)
+        return open_books(self.agent.store)
 
 
 def _beats(state: AutopilotState) -> list[NovelBeat]:

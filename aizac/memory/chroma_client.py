@@ -249,9 +249,11 @@ def open_server_memory(
     created_at: float,
     embeddings: Any,
     settings: Settings,
+    tables: Any = None,
 ) -> Any:
     """The ``WriterMemory`` of a project on the Chroma server: its collection in the
-    namespace's database, its key index and commit journal in ``memory_dir``.
+    namespace's database, its key index and commit journal in ``memory_dir`` (or, with
+    ``tables``, the project's rows on the server database).
 
     Raises:
         StorageError: the server cannot be reached (says what to do), or the collection was
@@ -267,7 +269,7 @@ def open_server_memory(
     try:
         return WriterMemory(
             path=memory_dir, collection=project_collection(project, created_at),
-            client=client, embeddings=embeddings, settings=settings,
+            client=client, embeddings=embeddings, settings=settings, tables=tables,
         )
     except StorageError as e:
         if _refused(e):

@@ -37,9 +37,12 @@ PLAN_STEPS = ("planning", "plot", "plot-edit", "plan-undone")
 
 
 def storage_error(what: str, error: BaseException) -> StorageError | None:
-    """A :class:`StorageError` for a raw ``sqlite3``/``OSError`` from a lower layer (a full
-    disk), or ``None`` when ``error`` should propagate as it is."""
-    if isinstance(error, sqlite3.Error | OSError) and not isinstance(error, AizacError):
+    """A :class:`StorageError` for a raw database error (SQLite, PostgreSQL) or ``OSError`` from
+    a lower layer (a full disk), or ``None`` when ``error`` should propagate as it is."""
+    from sqlalchemy.exc import DBAPIError
+
+    if isinstance(error, sqlite3.Error | DBAPIError | OSError) and not isinstance(
+            error, AizacError):
         return StorageError(
             f"{what} failed while writing: {error}. Nothing was accepted.",
             hint="Free disk space (or check that AIZAC_DATA_DIR is writable), then try again.",

@@ -1,10 +1,12 @@
-"""Rows of a project database as records: beats, plot, steps (parsing with a cache; pure)."""
+"""Rows of a project database as records: beats, plot, steps (parsing with a cache; pure).
+
+The tables are :mod:`aizac.storage.tables`; a row here is any mapping of column to value."""
 
 from __future__ import annotations
 
 import functools
 import json
-import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -13,49 +15,6 @@ if TYPE_CHECKING:  # imported where rows are parsed: listing projects needs no s
     from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
 
 BeatStatus = Literal["draft", "accepted", "rejected"]
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS plot (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    json TEXT NOT NULL,
-    tropes TEXT NOT NULL DEFAULT '',
-    memory_ids TEXT NOT NULL DEFAULT '[]',
-    version INTEGER NOT NULL DEFAULT 1,
-    updated_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS episodes (
-    number INTEGER PRIMARY KEY,
-    title TEXT NOT NULL,
-    version INTEGER NOT NULL DEFAULT 1
-);
-CREATE TABLE IF NOT EXISTS beats (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    episode INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('draft', 'accepted', 'rejected')),
-    json TEXT NOT NULL,
-    new_characters TEXT NOT NULL DEFAULT '[]',
-    instruction TEXT NOT NULL DEFAULT '',
-    memory_ids TEXT NOT NULL DEFAULT '[]',
-    summary TEXT NOT NULL DEFAULT '',
-    prose TEXT,
-    version INTEGER NOT NULL DEFAULT 1,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
-);
-CREATE UNIQUE INDEX IF NOT EXISTS beats_slot ON beats(episode, idx) WHERE status != 'rejected';
-CREATE TABLE IF NOT EXISTS kv (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL,
-    version INTEGER NOT NULL DEFAULT 1
-);
-CREATE TABLE IF NOT EXISTS steps (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    at REAL NOT NULL,
-    kind TEXT NOT NULL,
-    detail TEXT NOT NULL DEFAULT '{}'
-);
-"""
 
 
 @dataclass(frozen=True)
@@ -121,7 +80,7 @@ def parse_profiles(text: str) -> tuple[CharacterProfile, ...]:
     return tuple(CharacterProfile(**p) for p in json.loads(text))
 
 
-def plot_record(row: sqlite3.Row) -> PlotRecord:
+def plot_record(row: Mapping[Any, Any]) -> PlotRecord:
     from aizac.writer.schemas import NovelPlot  # here: listing projects reads no plot
 
     return PlotRecord(
@@ -132,7 +91,7 @@ def plot_record(row: sqlite3.Row) -> PlotRecord:
     )
 
 
-def beat_record(row: sqlite3.Row) -> BeatRecord:
+def beat_record(row: Mapping[Any, Any]) -> BeatRecord:
     return BeatRecord(
         id=row["id"],
         episode=row["episode"],

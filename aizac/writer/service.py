@@ -12,7 +12,7 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.language_models import BaseChatModel
 
@@ -34,6 +34,9 @@ from aizac.writer.ports import Cliches, Memory, Router
 from aizac.writer.project import ProjectInfo, ProjectStore, validate_project_name
 from aizac.writer.project_dirs import claim_project, release_project
 from aizac.writer.prompts import LANGUAGES, PromptLibrary
+
+if TYPE_CHECKING:
+    from aizac.storage.catalog import Catalog
 
 CURRENT_FILE = "current_project"
 MAX_KEYWORDS = 12
@@ -87,7 +90,9 @@ class Studio:
             and ``episode_length`` are defaults: a project's own values (:meth:`create`,
             ``agent.episodes.set``) win; unset, settings and the language default apply.
         owner_wait: seconds to wait for a project that another aizac process has open before
-            saying which process holds it (a project is written by one process at a time).
+            saying which process holds it (embedded, a project is written by one process at a
+            time; on the server database, ``AIZAC_DATABASE_URL``, any process may write any
+            project: the database serialises their steps).
         chroma_namespace: the memory namespace on a Chroma server (``AIZAC_CHROMA_HOST``): a
             database of its own, e.g. one per user sandbox; ignored with embedded Chroma.
         chroma_clients: Chroma clients to share between Studios (default: this Studio's own).
@@ -134,6 +139,22 @@ class Studio:
             namespace_database(chroma_namespace)  # a bad namespace fails here, not at open
         self.chroma_namespace = chroma_namespace
         self.chroma_clients = chroma_clients or ChromaClients(self.settings)
+        self._catalog: Catalog | None = None
+
+    @property
+    def catalog(self) -> Catalog | None:
+        """The projects on the server database (``AIZAC_DATABASE_URL``), of this Studio's
+        namespace (a user of ``aizac serve``; none for a single writer); ``None`` embedded."""
+        url = self.settings.database
+        if url is None:
+            return None
+        with self._lock:
+            if self._catalog is None:
+                from aizac.storage.catalog import Catalog
+                from aizac.storage.database import server_database
+
+                self._catalog = Catalog(server_database(url), self.chroma_namespace or "")
+            return self._catalog
 
     # --------------------------------------------------------------------- collaborators
     @property
@@ -173,23 +194,31 @@ class Studio:
     def _memory(self, store: ProjectStore) -> Memory:
         if self._memory_factory is not None:
             return self._memory_factory(store)
+        # On the server database the key index and the journal are shared rows too.
+        tables = store.scope("keys") if store.server else None
         if server_mode(self.settings):
             info = store.info()
             return cast(Memory, open_server_memory(
                 self.chroma_clients, self.chroma_namespace, memory_dir=store.memory_dir,
                 project=info.name, created_at=info.created_at, embeddings=self.embeddings,
-                settings=self.settings,
+                settings=self.settings, tables=tables,
             ))
         from aizac.memory import WriterMemory
 
         return WriterMemory(
-            path=store.memory_dir, embeddings=self.embeddings, settings=self.settings
+            path=store.memory_dir, embeddings=self.embeddings, settings=self.settings,
+            tables=tables,
         )
 
     # -------------------------------------------------------------------------- projects
     def projects(self) -> list[ProjectInfo]:
         """Every project in the data directory, most recently created last."""
-        infos = [ProjectStore(self.root / n).info() for n in ProjectStore.list_names(self.root)]
+        catalog = self.catalog
+        names = ProjectStore.list_names(self.root, catalog=catalog)
+        if catalog is None:
+            infos = [ProjectStore(self.root / n).info() for n in names]
+        else:
+            infos = [ProjectStore.open(self.root, n, catalog=catalog).info() for n in names]
         return sorted(infos, key=lambda i: i.created_at)
 
     def create(
@@ -216,7 +245,8 @@ class Studio:
         words = parse_keywords(keywords)
         episode.check(beats_per_episode, episode_length)
         store = ProjectStore.create(
-            self.root, name, language=lang, genre=genre.strip(), keywords=words
+            self.root, name, language=lang, genre=genre.strip(), keywords=words,
+            catalog=self.catalog,
         )
         if beats_per_episode is not None or episode_length is not None:
             episode.save(store, beats=beats_per_episode, length=episode_length)
@@ -234,11 +264,16 @@ class Studio:
         clean = validate_project_name(name)
         with self._lock:
             agent = self._agents.get(clean)
-            if agent is None:
-                store = ProjectStore.open(self.root, clean)
-                # One process writes a project: another one's cached turn, summaries and
-                # Chroma handles would go stale under it (and lose its writes).
-                claim_project(store.directory, wait=self.owner_wait)
+            if agent is not None:
+                agent.store.catch_up()  # another process may have written it since
+            else:
+                store = ProjectStore.open(self.root, clean, catalog=self.catalog)
+                if not store.server:
+                    # One process writes an embedded project: another one's cached turn,
+                    # summaries and Chroma handles would go stale under it (and lose its
+                    # writes). On the server database the step lock tells a process what
+                    # changed (aizac.storage.locks), so any process may write it.
+                    claim_project(store.directory, wait=self.owner_wait)
                 language = store.info().language
                 agent = WriterAgent(
                     store,
@@ -259,7 +294,8 @@ class Studio:
         """Let other processes open this Studio's projects (the web app's shutdown)."""
         with self._lock:
             for agent in self._agents.values():
-                release_project(agent.store.directory)
+                if not agent.store.server:
+                    release_project(agent.store.directory)
             self._agents.clear()
 
     def current_name(self) -> str | None:
@@ -269,9 +305,12 @@ class Studio:
             name = path.read_text(encoding="utf-8").strip()
         except OSError:
             return None
-        if name and (self.root / name).is_dir():
-            return name
-        return None
+        if not name:
+            return None
+        catalog = self.catalog
+        if catalog is not None:
+            return name if catalog.find(name) is not None else None
+        return name if (self.root / name).is_dir() else None
 
     def _set_current(self, name: str) -> None:
         path = self.settings.data_dir / CURRENT_FILE

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -12,12 +12,32 @@ from aizac.llm.router import ModelRouter
 from aizac.settings import Settings
 from aizac.writer.agent import WriterAgent
 from aizac.writer.project import ProjectStore
+
+if TYPE_CHECKING:
+    from aizac.storage.catalog import Catalog
 from tests.fakes import DictMemory, RoutedFakeChatModel, fake_context, fake_models
 
 
 @pytest.fixture(scope="session")
 def cliches() -> ClicheDB:
     return ClicheDB(embeddings=HashingEmbeddings())
+
+
+@pytest.fixture
+def catalog(database_url: str | None) -> Catalog | None:
+    """The projects of the test's engine: ``None`` (embedded files) or a fresh PostgreSQL
+    database's."""
+    if database_url is None:
+        return None
+    from aizac.storage.catalog import Catalog
+    from aizac.storage.database import server_database
+
+    return Catalog(server_database(database_url))
+
+
+def twin(store: ProjectStore) -> ProjectStore:
+    """Another store object on the same project (a second tab, another process's view)."""
+    return ProjectStore(store.directory, catalog=store.catalog, key=store.key)
 
 
 @pytest.fixture
