@@ -63,6 +63,14 @@ REBUILT_CACHES = ("keys",)
 """Tables an adoption may leave empty when an old layout lacks a column (rebuilt from Chroma)."""
 
 
+def ours(name: str | None, kind: str, _parent: Any = None) -> bool:
+    """Whether Alembic's comparison looks at ``name``: aizac's tables, not the LangGraph
+    saver's that share the server database (pure)."""
+    from aizac.storage.tables import metadata
+
+    return kind != "table" or name in metadata.tables
+
+
 def alembic_config(connection: Connection | None = None) -> Any:
     """An Alembic ``Config`` over aizac's migrations (``connection`` for env.py to use)."""
     from alembic.config import Config

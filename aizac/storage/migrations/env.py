@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from alembic import context
 
+from aizac.storage.schema import ours
 from aizac.storage.tables import metadata
 
 connection = context.config.attributes.get("connection")
@@ -15,6 +16,7 @@ context.configure(
     target_metadata=metadata,
     render_as_batch=connection.dialect.name == "sqlite",  # SQLite alters by copying a table
     compare_type=True,
+    include_name=ours,  # the LangGraph saver's tables share the server database
 )
 with context.begin_transaction():
     context.run_migrations()
