@@ -25,7 +25,7 @@ from sqlalchemy.exc import DBAPIError
 
 from aizac.errors import NotFoundError, StorageError
 from aizac.storage.database import EMBEDDED_FILES, Scope, scope_of
-from aizac.storage.tables import decisions, events, runs, steering
+from aizac.storage.tables import decisions, events, next_id, runs, steering
 
 RUNS_FILE = EMBEDDED_FILES["runs"]
 
@@ -148,7 +148,8 @@ class RunStore:
         text = json.dumps(detail, ensure_ascii=False, default=str)
         replayed = json.dumps({**json.loads(text), "replayed": True}, ensure_ascii=False)
         stmt = self.scope.db.insert(events).values(
-            project=self.key, run_id=run_id, at=time.time(), episode=episode, node=node,
+            project=self.key, id=next_id(events, self.key), run_id=run_id, at=time.time(),
+            episode=episode, node=node,
             kind=kind, tokens=tokens, seconds=seconds, detail=text, step=step, seq=seq,
         )
         with self._tx() as db:
@@ -191,7 +192,8 @@ class RunStore:
     ) -> None:
         with self._tx() as db:
             db.execute(decisions.insert().values(
-                project=self.key, run_id=run_id, at=time.time(), episode=episode, node=node,
+                project=self.key, id=next_id(decisions, self.key), run_id=run_id,
+                at=time.time(), episode=episode, node=node,
                 decision=decision, reason=reason))
 
     def decisions(self, run_id: str) -> list[dict[str, Any]]:
@@ -204,7 +206,8 @@ class RunStore:
     def add_steering(self, run_id: str, text: str) -> int:
         with self._tx() as db:
             return int(db.execute(steering.insert().values(
-                project=self.key, run_id=run_id, at=time.time(), text=text,
+                project=self.key, id=next_id(steering, self.key), run_id=run_id,
+                at=time.time(), text=text,
             ).returning(steering.c.id)).scalar_one())
 
     def _steering(self, run_id: str) -> Any:
@@ -241,7 +244,8 @@ class RunStore:
                 actions=json.dumps(actions, ensure_ascii=False)))
             for line in lines:
                 db.execute(decisions.insert().values(
-                    project=self.key, run_id=run_id, at=time.time(), episode=episode,
+                    project=self.key, id=next_id(decisions, self.key), run_id=run_id,
+                    at=time.time(), episode=episode,
                     node="steer", decision="apply", reason=line))
 
     def close_steering(self, steering_id: int, actions: list[dict[str, Any]],

@@ -59,7 +59,7 @@ class Deps:
     def outlines(self) -> Any:
         from aizac.autopilot.outline import OutlineStore
 
-        return OutlineStore(self.agent.store.directory)
+        return OutlineStore(self.agent.store)
 
     def books(self) -> Any:
         """The project's foreshadowing ledger and secrets registry (``continuity.sqlite``)."""

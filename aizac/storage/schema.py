@@ -167,27 +167,7 @@ def _adopt(conn: Connection, table: Table) -> None:
         columns = [literal(""), *(old.c[c.name] for c in kept)]
         conn.execute(table.insert().from_select(["project", *(c.name for c in kept)],
                                                 select(*columns)))
-    _keep_sequence(conn, old_name, table.name)
     conn.execute(text(f'DROP TABLE "{old_name}"'))
-
-
-def _keep_sequence(conn: Connection, old_name: str, name: str) -> None:
-    """An AUTOINCREMENT table keeps its counter (ids of deleted rows are never given again)."""
-    if not inspect(conn).has_table("sqlite_sequence"):
-        return
-    seq = conn.execute(text("SELECT seq FROM sqlite_sequence WHERE name = :n"),
-                       {"n": old_name}).scalar()
-    if seq is None:
-        return
-    conn.execute(text("DELETE FROM sqlite_sequence WHERE name = :n"), {"n": old_name})
-    have = conn.execute(text("SELECT seq FROM sqlite_sequence WHERE name = :n"),
-                        {"n": name}).scalar()
-    if have is None:
-        conn.execute(text("INSERT INTO sqlite_sequence (name, seq) VALUES (:n, :s)"),
-                     {"n": name, "s": seq})
-    elif int(have) < int(seq):
-        conn.execute(text("UPDATE sqlite_sequence SET seq = :s WHERE name = :n"),
-                     {"n": name, "s": seq})
 
 
 def _stamp(conn: Connection, revision: str) -> None:

@@ -10,9 +10,17 @@ PostgreSQL they all sit in one database.
 Every row of a project carries the project's key in ``project`` — ``""`` in an embedded file
 (the file is the project), the project's id (:data:`projects`) on PostgreSQL — and every query
 filters by it, so one project never reads another's rows, whatever ids a caller sends.
+
+Numbered rows (beats, steps, events, decisions, steering notes) are numbered per project:
+their key is ``(project, id)`` and a new row takes the project's highest id plus one
+(:func:`next_id`), inside a write the database serialises per project. So a beat keeps its id
+when ``aizac db import`` moves it, and everything that names it (the undo tree, a picture's
+slot, a step's detail) stays true.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from sqlalchemy import (
     CheckConstraint,
@@ -26,6 +34,8 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    func,
+    select,
     text,
 )
 
@@ -34,6 +44,17 @@ metadata = MetaData()
 
 def _project() -> Column[str]:
     return Column("project", Text, nullable=False, server_default="")
+
+
+def _number() -> Column[int]:
+    return Column("id", Integer, nullable=False, autoincrement=False)
+
+
+def next_id(table: Table, project: str) -> Any:
+    """The next number of ``project``'s rows in ``table`` (a scalar subquery for an INSERT;
+    safe because a project's writes are serialised)."""
+    return select(func.coalesce(func.max(table.c.id), 0) + 1).where(
+        table.c.project == project).scalar_subquery()
 
 
 # --------------------------------------------------------------------------- catalog
@@ -80,8 +101,8 @@ episodes = Table(
 )
 beats = Table(
     "beats", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
     _project(),
+    _number(),
     Column("episode", Integer, nullable=False),
     Column("idx", Integer, nullable=False),
     Column("status", Text, nullable=False),
@@ -94,12 +115,12 @@ beats = Table(
     Column("version", Integer, nullable=False, server_default="1"),
     Column("created_at", Double, nullable=False),
     Column("updated_at", Double, nullable=False),
+    PrimaryKeyConstraint("project", "id", name="beats_pkey"),
     CheckConstraint("status IN ('draft', 'accepted', 'rejected')", name="beats_status"),
     Index("beats_slot", "project", "episode", "idx", unique=True,
           sqlite_where=text("status != 'rejected'"),
           postgresql_where=text("status != 'rejected'")),
-    Index("beats_project", "project", "status", "episode", "idx"),
-    sqlite_autoincrement=True,
+    Index("beats_order", "project", "status", "episode", "idx"),
 )
 kv = Table(
     "kv", metadata,
@@ -111,13 +132,12 @@ kv = Table(
 )
 steps = Table(
     "steps", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
     _project(),
+    _number(),
     Column("at", Double, nullable=False),
     Column("kind", Text, nullable=False),
     Column("detail", Text, nullable=False, server_default="{}"),
-    Index("steps_project", "project", "id"),
-    sqlite_autoincrement=True,
+    PrimaryKeyConstraint("project", "id", name="steps_pkey"),
 )
 images = Table(
     "images", metadata,
@@ -168,8 +188,8 @@ runs = Table(
 )
 events = Table(
     "events", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
     _project(),
+    _number(),
     Column("run_id", Text),
     Column("at", Double),
     Column("episode", Integer),
@@ -180,26 +200,28 @@ events = Table(
     Column("detail", Text),
     Column("step", Integer),
     Column("seq", Integer, server_default="0"),
+    PrimaryKeyConstraint("project", "id", name="events_pkey"),
     Index("events_run", "project", "run_id", "id"),
     # A node replayed after a kill runs at the same graph step: its rows are written once.
     Index("events_step", "project", "run_id", "step", "node", "kind", "seq", unique=True),
 )
 decisions = Table(
     "decisions", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
     _project(),
+    _number(),
     Column("run_id", Text),
     Column("at", Double),
     Column("episode", Integer),
     Column("node", Text),
     Column("decision", Text),
     Column("reason", Text),
+    PrimaryKeyConstraint("project", "id", name="decisions_pkey"),
     Index("decisions_run", "project", "run_id", "id"),
 )
 steering = Table(
     "steering", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
     _project(),
+    _number(),
     Column("run_id", Text),
     Column("at", Double),
     Column("text", Text),
@@ -207,6 +229,7 @@ steering = Table(
     Column("actions", Text, server_default="[]"),
     Column("boundary", Integer),
     Column("memory_ids", Text, server_default="[]"),
+    PrimaryKeyConstraint("project", "id", name="steering_pkey"),
     Index("steering_run", "project", "run_id", "id"),
 )
 

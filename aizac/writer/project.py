@@ -34,6 +34,7 @@ from aizac.storage.tables import beats as t_beats
 from aizac.storage.tables import episodes as t_episodes
 from aizac.storage.tables import kv as t_kv
 from aizac.storage.tables import meta as t_meta
+from aizac.storage.tables import next_id
 from aizac.storage.tables import plot as t_plot
 from aizac.storage.tables import steps as t_steps
 from aizac.writer.killpoints import checkpoint as _checkpoint
@@ -349,7 +350,8 @@ class ProjectStore:
             with self._tx() as db:
                 beat_id = int(db.execute(
                     t_beats.insert().values(
-                        project=self.key, episode=beat.episode, idx=beat.index, status="draft",
+                        project=self.key, id=next_id(t_beats, self.key), episode=beat.episode,
+                        idx=beat.index, status="draft",
                         json=beat.model_dump_json(), new_characters=dump_profiles(new_characters),
                         instruction=instruction, created_at=now, updated_at=now,
                     ).returning(t_beats.c.id)
@@ -487,7 +489,7 @@ class ProjectStore:
     @staticmethod
     def _log(db: Connection, project: str, kind: str, detail: dict[str, Any]) -> None:
         db.execute(t_steps.insert().values(
-            project=project, at=time.time(), kind=kind,
+            project=project, id=next_id(t_steps, project), at=time.time(), kind=kind,
             detail=json.dumps(detail, ensure_ascii=False),
         ))
 

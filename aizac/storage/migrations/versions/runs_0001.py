@@ -21,21 +21,21 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "decisions",
-        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
         sa.Column("project", sa.Text(), server_default="", nullable=False),
+        sa.Column("id", sa.Integer(), autoincrement=False, nullable=False),
         sa.Column("run_id", sa.Text(), nullable=True),
         sa.Column("at", sa.Double(), nullable=True),
         sa.Column("episode", sa.Integer(), nullable=True),
         sa.Column("node", sa.Text(), nullable=True),
         sa.Column("decision", sa.Text(), nullable=True),
         sa.Column("reason", sa.Text(), nullable=True),
-        sa.PrimaryKeyConstraint("id"),
+        sa.PrimaryKeyConstraint("project", "id", name="decisions_pkey"),
     )
     op.create_index("decisions_run", "decisions", ["project", "run_id", "id"], unique=False)
     op.create_table(
         "events",
-        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
         sa.Column("project", sa.Text(), server_default="", nullable=False),
+        sa.Column("id", sa.Integer(), autoincrement=False, nullable=False),
         sa.Column("run_id", sa.Text(), nullable=True),
         sa.Column("at", sa.Double(), nullable=True),
         sa.Column("episode", sa.Integer(), nullable=True),
@@ -46,7 +46,7 @@ def upgrade() -> None:
         sa.Column("detail", sa.Text(), nullable=True),
         sa.Column("step", sa.Integer(), nullable=True),
         sa.Column("seq", sa.Integer(), server_default="0", nullable=True),
-        sa.PrimaryKeyConstraint("id"),
+        sa.PrimaryKeyConstraint("project", "id", name="events_pkey"),
     )
     op.create_index("events_run", "events", ["project", "run_id", "id"], unique=False)
     op.create_index(
@@ -66,8 +66,8 @@ def upgrade() -> None:
     )
     op.create_table(
         "steering",
-        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
         sa.Column("project", sa.Text(), server_default="", nullable=False),
+        sa.Column("id", sa.Integer(), autoincrement=False, nullable=False),
         sa.Column("run_id", sa.Text(), nullable=True),
         sa.Column("at", sa.Double(), nullable=True),
         sa.Column("text", sa.Text(), nullable=True),
@@ -75,7 +75,7 @@ def upgrade() -> None:
         sa.Column("actions", sa.Text(), server_default="[]", nullable=True),
         sa.Column("boundary", sa.Integer(), nullable=True),
         sa.Column("memory_ids", sa.Text(), server_default="[]", nullable=True),
-        sa.PrimaryKeyConstraint("id"),
+        sa.PrimaryKeyConstraint("project", "id", name="steering_pkey"),
     )
     op.create_index("steering_run", "steering", ["project", "run_id", "id"], unique=False)
 
