@@ -191,6 +191,11 @@ class Studio:
                 )
             return self._cliches
 
+    def open_memory(self, store: ProjectStore) -> Memory:
+        """The memory of ``store``'s project as this Studio opens it (no agent, nothing
+        repaired: e.g. for the invariant checker)."""
+        return self._memory(store)
+
     def _memory(self, store: ProjectStore) -> Memory:
         if self._memory_factory is not None:
             return self._memory_factory(store)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from aizac.cliches import ClicheDB
+from aizac.errors import NotFoundError
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.llm.router import ModelRouter
 from aizac.settings import Settings
@@ -49,7 +50,9 @@ AgentFactory = Callable[..., tuple[WriterAgent, dict[str, RoutedFakeChatModel], 
 
 
 @pytest.fixture
-def make_agent(settings: Settings, cliches: ClicheDB) -> AgentFactory:
+def make_agent(settings: Settings, cliches: ClicheDB, catalog: Catalog | None) -> AgentFactory:
+    """Agents over a project on the test's engine (embedded files, PostgreSQL)."""
+
     def make(
         models: dict[str, RoutedFakeChatModel] | None = None,
         memory: DictMemory | None = None,
@@ -60,11 +63,11 @@ def make_agent(settings: Settings, cliches: ClicheDB) -> AgentFactory:
         memory = memory or DictMemory()
         root = settings.data_dir / "projects"
         try:
-            store = ProjectStore.open(root, name)
-        except KeyError:
+            store = ProjectStore.open(root, name, catalog=catalog)
+        except NotFoundError:
             store = ProjectStore.create(
                 root, name, language="en", genre="modern fantasy",
-                keywords=["회귀", "복수"],
+                keywords=["회귀", "복수"], catalog=catalog,
             )
         router = ModelRouter(settings, models=dict(models))
         options.setdefault("context_builder", fake_context)
