@@ -102,6 +102,12 @@ class PostgresCluster:
                     time.sleep(0.1)
         return self.url(name)
 
+    def empty(self) -> str:
+        """The URL of a new database with no tables (for ``aizac db upgrade`` to fill)."""
+        name = f"e_{uuid.uuid4().hex[:12]}"
+        self._admin(f"CREATE DATABASE {name}")
+        return self.url(name)
+
     def drop(self, url: str) -> None:
         from aizac.storage.database import forget_server
 

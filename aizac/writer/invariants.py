@@ -49,8 +49,10 @@ class Report:
                                     "two-current-relations"})
 
 
-def _memory_rows(memory_dir: Path, embeddings: Any) -> tuple[list[Any], int, list[str]]:
-    """Every memory, the turn and the short-term items, read by a fresh Chroma client."""
+def _memory_rows(memory_dir: Path, embeddings: Any,
+                 tables: Any = None) -> tuple[list[Any], int, list[str]]:
+    """Every memory, the turn and the short-term items, read by a fresh Chroma client
+    (``tables``: the key index and journal of a project on the server database)."""
     from chromadb.api.client import SharedSystemClient
 
     from aizac.memory import WriterMemory
@@ -58,7 +60,7 @@ def _memory_rows(memory_dir: Path, embeddings: Any) -> tuple[list[Any], int, lis
     SharedSystemClient.clear_system_cache()  # see other processes' writes, not a cached view
     settings = Settings()
     memory = WriterMemory(memory_dir, embeddings=embeddings or HashingEmbeddings(),
-                          settings=settings)
+                          settings=settings, tables=tables)
     try:
         return list(memory.all()), int(memory.turn), list(memory.short_term.items())
     finally:
@@ -90,7 +92,9 @@ def check_project(
         rows, turn, short = _opened_rows(open_memory(store))
     else:
         rows, turn, short = (
-            _memory_rows(store.memory_dir, embeddings) if store.memory_dir.exists()
+            _memory_rows(store.memory_dir, embeddings,
+                         store.scope("keys") if store.server else None)
+            if store.memory_dir.exists()
             else ([], 0, [])
         )
     report.turn, report.memories = turn, len(rows)
