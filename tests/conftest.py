@@ -70,6 +70,9 @@ def _isolated_settings(
     monkeypatch.setenv("AIZAC_DATA_DIR", str(data_dir))
     monkeypatch.setenv("AIZAC_CONFIG", str(data_dir / "no-such-aizac.toml"))
     monkeypatch.chdir(data_dir)  # so a developer's ./.env is never read
+    # The product's default is the semantic model (AIZAC_EMBEDDING=local); tests use the
+    # instant hash unless they pass embeddings in or ask for the real one.
+    monkeypatch.setenv("AIZAC_EMBEDDING", "hash")
     get_settings.cache_clear()
     yield
     get_settings.cache_clear()

@@ -23,7 +23,7 @@ COMMAND_HOMES: dict[str, str] = {
     "models": "aizac.cli.models", "ask-model": "aizac.cli.models",
     "new": "aizac.cli.story", "projects": "aizac.cli.story", "plot": "aizac.cli.story",
     "beat": "aizac.cli.story", "write": "aizac.cli.story", "ask": "aizac.cli.story",
-    "export": "aizac.cli.story", "demo": "aizac.cli.story",
+    "export": "aizac.cli.story", "demo": "aizac.cli.story", "reindex": "aizac.cli.story",
     "length": "aizac.cli.episode", "ui": "aizac.cli.ui",
     "autopilot": "aizac.cli.autopilot", "runs": "aizac.cli.autopilot",
     "serve": "aizac.cli.serve", "users": "aizac.cli.serve", "db": "aizac.cli.db",

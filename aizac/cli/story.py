@@ -105,7 +105,7 @@ def new_command(
     )
     info = agent.info
     typer.echo(f"created project {info.name!r} ({info.language}) in {info.path}")
-    _model_note(agent)
+    _notices(agent)
     typer.echo("next: aizac plot")
 
 
@@ -132,7 +132,7 @@ def plot_command(
 ) -> None:
     """Generate the plot from the project's keywords (or show it)."""
     agent = _make(ctx).open(project)
-    _model_note(agent)
+    _notices(agent)
     record = agent.plan(force=force, progress=_progress)
     p = record.plot
     typer.echo(f"# {p.title}\n{p.logline}\ngenre: {p.genre}  keywords: {', '.join(p.keywords)}")
@@ -159,7 +159,7 @@ def beat_command(
     """Design the next beat (or show the pending draft); --accept commits it."""
     agent = _make(ctx).open(project)
     agent.require_plot()
-    _model_note(agent)
+    _notices(agent)
     draft = agent.current_draft()
     if reject:
         if draft is None:
@@ -187,7 +187,7 @@ def write_command(
 ) -> None:
     """Write (stream) the prose of the last accepted beat."""
     agent = _make(ctx).open(project)
-    _model_note(agent)
+    _notices(agent)
     for chunk in agent.write_prose(beat_id):
         typer.echo(chunk, nl=False)
     typer.echo("")
@@ -202,7 +202,9 @@ def ask_command(
     """Ask the project's memory (self-query: the model builds the filter)."""
     from aizac.writer.service import check_question
 
-    docs = _make(ctx).open(project).ask(check_question(question))
+    agent = _make(ctx).open(project)
+    _notices(agent)
+    docs = agent.ask(check_question(question))
     if not docs:
         typer.echo("nothing current in memory answers that")
     for d in docs:
@@ -278,14 +280,35 @@ def _progress(message: str) -> None:
     typer.echo(f"» {message}", err=True)
 
 
-def _model_note(agent: Any) -> None:
+def _notices(agent: Any) -> None:
     """Say, in the project's language, when a ko/zh project is written by the small embedded
-    demo model (:func:`aizac.writer.model_policy.demo_model_note`)."""
+    demo model (:func:`aizac.writer.model_policy.demo_model_note`); say what to run when its
+    memory still uses other embeddings than the configured ones."""
+    from aizac.text import render
     from aizac.writer.model_policy import demo_model_note
+    from aizac.writer.service import memory_notice
 
     note = demo_model_note(agent.router, agent.info.language)
     if note:
         typer.echo(note, err=True)
+    memory = memory_notice(agent)
+    if memory is not None:
+        typer.echo(render(memory, "en"), err=True)
+
+
+@friendly
+def reindex_command(ctx: typer.Context, project: ProjectOpt = None) -> None:
+    """Re-embed the project's memory with AIZAC_EMBEDDING, in place (resumable: run it again
+    after an interruption)."""
+    from aizac.llm.embeddings import embedding_label
+    from aizac.text import Text, render
+
+    studio = _make(ctx)
+    name = studio.open(project).info.name
+    result = studio.reindex(name, progress=lambda text: _progress(render(text, "en")))
+    key = "ui.memory.reindex_done" if result.switched else "ui.memory.reindex_current"
+    typer.echo(render(Text(key, project=name, rows=result.rows, embedded=result.embedded,
+                           target=embedding_label(result.target)), "en"))
 
 
 COMMANDS: dict[str, Callable[..., None]] = {
@@ -297,6 +320,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "ask": ask_command,
     "export": export_command,
     "demo": demo_command,
+    "reindex": reindex_command,
 }
 
 

@@ -19,7 +19,7 @@ from langchain_core.outputs import ChatGenerationChunk
 from aizac.errors import AizacError, ModelError
 from aizac.llm import instructions
 from aizac.llm.methods import STRUCTURED_KWARG, apply_plan, call_options, plan_structured
-from aizac.llm.profiles import GENERIC, ModelProfile
+from aizac.llm.profiles import ModelProfile, profile_of
 
 
 class Candidate:
@@ -28,12 +28,14 @@ class Candidate:
     so a stream without one was cut)."""
 
     def __init__(
-        self, label: str, setting: str, model: BaseChatModel, *, profile: ModelProfile = GENERIC
+        self, label: str, setting: str, model: BaseChatModel, *,
+        profile: ModelProfile | None = None,
     ) -> None:
         self.label = label
         self.setting = setting
         self.model = model
-        self.profile = profile
+        # unless told: what the model declares (a local model built directly is still local)
+        self.profile = profile if profile is not None else profile_of(model)
 
     @property
     def reports_finish(self) -> bool:
@@ -79,6 +81,8 @@ class Emit:
 
 Effect = Do | Next
 END = object()
+TOOLS_KWARG = "aizac_tools"
+"""The provider-neutral kwarg carrying ``bind_tools`` through a routed model."""
 
 
 class Fallback:
@@ -114,6 +118,11 @@ def prepare(
 ) -> tuple[list[BaseMessage], dict[str, Any]]:
     """The messages and kwargs for ``cand``: a structured request is planned per candidate."""
     kw = dict(kwargs)
+    tools = kw.pop(TOOLS_KWARG, None)
+    if tools is not None:  # bound the candidate's own way (its provider's tool format)
+        request = dict(tools)
+        binding: Any = cand.model.bind_tools(request.pop("tools"), **request)
+        kw = {**kw, **binding.kwargs}
     request = kw.pop(STRUCTURED_KWARG, None)
     if request is None:
         return messages, kw

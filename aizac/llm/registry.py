@@ -56,6 +56,7 @@ ROWS: tuple[ProviderRow, ...] = (
             small_local=True,
             combined_extraction_ok=False,
             accepts_seed=True,
+            reports_finish=True,  # llama.cpp ends every reply and stream with a finish reason
         ),
         "aizac.llm.providers.local:ChatLocalLlama",
         "optional",

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator, Sequence
 from typing import Any
 
 from langchain_core.callbacks import (
@@ -32,10 +32,12 @@ from langchain_core.callbacks import (
     CallbackManagerForLLMRun,
 )
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.language_models.base import LangSmithParams
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
-from langchain_core.runnables import Runnable, RunnableLambda
-from pydantic import BaseModel, ConfigDict, Field
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from langchain_core.tools import BaseTool
+from pydantic import ConfigDict, Field
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -46,9 +48,10 @@ from tenacity import (
     wait_random,
 )
 
-from aizac.errors import AizacError, IncompleteReplyError, ModelError
+from aizac.errors import AizacError, IncompleteReplyError, ModelError, StructuredOutputError
 from aizac.llm.candidates import (
     END,
+    TOOLS_KWARG,
     Call,
     Candidate,
     Do,
@@ -68,6 +71,7 @@ from aizac.llm.errors import (
 from aizac.llm.methods import (
     output_text,
 )
+from aizac.llm.profiles import ModelProfile
 from aizac.llm.replies import (
     LENGTH_REASONS,
     StreamLog,
@@ -110,26 +114,99 @@ class ResilientChatModel(BaseChatModel):
         model: BaseChatModel = self.candidates[0].model
         return model
 
+    structured_max_tokens: int | None = None
+    """Token budget of a structured reply on the small local model (the router passes
+    ``AIZAC_STRUCTURED_MAX_TOKENS``); ``None``: :data:`aizac.llm.structured.DEFAULT_BUDGET`."""
+
+    @property
+    def routed_profile(self) -> ModelProfile:
+        """What the role's model can do: its primary's profile, routed (also when this model
+        was built without the router, which tags its own)."""
+        profile: ModelProfile = self.candidates[0].profile
+        return profile.as_routed()
+
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
+        """Tracing parameters: the primary's provider and model name (traces name the model
+        that was meant to answer; ``aizac_model`` in a reply's metadata names the one that
+        did)."""
+        params = LangSmithParams(
+            ls_provider=self.candidates[0].profile.provider,
+            ls_model_name=str(kwargs.get("model") or model_name(self.primary)
+                              or self.candidates[0].label),
+            ls_model_type="chat",
+        )
+        for key, name in (("temperature", "ls_temperature"), ("max_tokens", "ls_max_tokens")):
+            value = kwargs.get(key, getattr(self.primary, key, None))
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                params[name] = value  # type: ignore[literal-required]
+        if stop:
+            params["ls_stop"] = stop
+        return params
+
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | dict[str, Any] | bool | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Tools for every candidate, each bound its own way (its ``bind_tools``) when it is
+        called: the fallback of an OpenAI model may be an Anthropic one."""
+        request = {"tools": list(tools), "tool_choice": tool_choice, **kwargs}
+        return self.bind(**{TOOLS_KWARG: request})
+
     def with_structured_output(
         self, schema: Any, *, include_raw: bool = False, **kwargs: Any
     ) -> Runnable[LanguageModelInput, Any]:
-        """For a Pydantic ``schema``: a Runnable running
-        :func:`~aizac.llm.structured.generate_structured` (validation, repair, clear errors)."""
-        if include_raw or not (isinstance(schema, type) and issubclass(schema, BaseModel)):
-            return super().with_structured_output(schema, include_raw=include_raw, **kwargs)
-        from aizac.llm.structured import agenerate_structured, generate_structured
+        """A Runnable running :func:`~aizac.llm.structured.generate_structured` (validation,
+        repair, the structured budget, clear errors) for a Pydantic model, a TypedDict or a
+        JSON-schema dict (the last two give dicts). ``include_raw=True`` gives ``{"raw":
+        the last reply, "parsed": ..., "parsing_error": ...}`` and never raises for output
+        that would not validate. ``method`` (``json_schema``, ``function_calling``,
+        ``json_mode`` or one of :data:`aizac.llm.methods.METHODS`) forces how JSON is asked
+        for; by default each candidate's own way."""
+        from aizac.llm.structured import (
+            DEFAULT_BUDGET,
+            agenerate_structured,
+            generate_structured,
+            structured_schema,
+        )
 
-        retries = int(kwargs.get("retries", 2))
+        target = structured_schema(schema)
+        method = _METHODS.get(kwargs.get("method") or "", kwargs.get("method"))
+        trace = {"kwargs": {"method": kwargs.get("method") or "json_schema"}, "schema": schema}
+        budget = self.structured_max_tokens or DEFAULT_BUDGET
+
+        def options(raw: list[BaseMessage]) -> dict[str, Any]:
+            return {"retries": int(kwargs.get("retries", 2)), "method": method, "trace": trace,
+                    "max_tokens": budget, "on_reply": raw.append}
+
+        def shaped(raw: list[BaseMessage], parsed: Any, error: Exception | None) -> Any:
+            if not include_raw:
+                if error is not None:
+                    raise error
+                return parsed
+            return {"raw": raw[-1] if raw else None, "parsed": parsed, "parsing_error": error}
 
         def run(value: LanguageModelInput) -> Any:
             messages = self._convert_input(value).to_messages()
-            return generate_structured(self, schema, messages, retries=retries)
+            raw: list[BaseMessage] = []
+            try:
+                parsed = generate_structured(self, target, messages, **options(raw))
+            except StructuredOutputError as e:
+                return shaped(raw, None, e)
+            return shaped(raw, parsed, None)
 
         async def arun(value: LanguageModelInput) -> Any:
             messages = self._convert_input(value).to_messages()
-            return await agenerate_structured(self, schema, messages, retries=retries)
+            raw: list[BaseMessage] = []
+            try:
+                parsed = await agenerate_structured(self, target, messages, **options(raw))
+            except StructuredOutputError as e:
+                return shaped(raw, None, e)
+            return shaped(raw, parsed, None)
 
-        return RunnableLambda(run, afunc=arun, name=f"structured:{schema.__name__}")
+        return RunnableLambda(run, afunc=arun, name=f"structured:{target.__name__}")
 
     # ------------------------------------------------------------------ retry policy
     def _wait(self, state: RetryCallState) -> float:
@@ -205,7 +282,9 @@ class ResilientChatModel(BaseChatModel):
         )
 
     def _check_end(self, cand: Candidate, log: StreamLog) -> None:
-        if log.finish in LENGTH_REASONS and cand.reports_finish:
+        # A length cut is refused whoever reports it, as invoke refuses it (_tag): a stream
+        # is finished only when it says so, and "length" says it was not.
+        if log.finish in LENGTH_REASONS:
             raise self._incomplete(cand, "length", started=log.started)
         if log.finish is None and cand.reports_finish:
             raise self._incomplete(cand, "cut", started=log.started)
@@ -260,10 +339,10 @@ class ResilientChatModel(BaseChatModel):
             return next(effect.parts, END)
         call = effect.call
         if effect.what == "start":
-            return iter(call.cand.model.stream(call.msgs, stop=call.stop, **call.kw))
+            return iter(call.cand.model.stream(call.msgs, _QUIET, stop=call.stop, **call.kw))
         retrying = Retrying(sleep=self.sleep, **self._policy())
         if effect.what == "invoke":
-            return retrying(call.cand.model.invoke, call.msgs, stop=call.stop, **call.kw)
+            return retrying(call.cand.model.invoke, call.msgs, _QUIET, stop=call.stop, **call.kw)
         return retrying(lambda: run(self._open_core(call), self._perform))
 
     async def _aperform(self, effect: Effect) -> Any:
@@ -272,10 +351,11 @@ class ResilientChatModel(BaseChatModel):
             return await anext(effect.parts, END)
         call = effect.call
         if effect.what == "start":
-            return aiter(call.cand.model.astream(call.msgs, stop=call.stop, **call.kw))
+            return aiter(call.cand.model.astream(call.msgs, _QUIET, stop=call.stop, **call.kw))
         retrying = AsyncRetrying(sleep=self.asleep, **self._policy())
         if effect.what == "invoke":
-            return await retrying(call.cand.model.ainvoke, call.msgs, stop=call.stop, **call.kw)
+            return await retrying(call.cand.model.ainvoke, call.msgs, _QUIET, stop=call.stop,
+                                  **call.kw)
 
         async def open_stream() -> Any:  # a coroutine function: tenacity awaits those
             return await arun(self._open_core(call), self._aperform)
@@ -354,6 +434,23 @@ class ResilientChatModel(BaseChatModel):
             raise _CutBeforeFirstToken()
         if log.finish in LENGTH_REASONS:
             raise self._incomplete(cand, "length", started=False)
+
+
+_METHODS = {"json_schema": None, "function_calling": "tool", "json_mode": None}
+"""LangChain's ``method`` names -> aizac's (``None``: each candidate's own way)."""
+_QUIET: RunnableConfig = {"callbacks": []}
+"""The config of a candidate's own call: the routed model is the run its caller's callbacks
+see (once, with its options); inheriting them, each provider call would report a second
+``on_chat_model_start`` without them."""
+
+
+def model_name(model: Any) -> str:
+    """A chat model's model name (``model_name`` or ``model``), or ``""``."""
+    for attr in ("model_name", "model"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return ""
 
 
 class _CutBeforeFirstToken(Exception):

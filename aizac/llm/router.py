@@ -142,6 +142,7 @@ class ModelRouter:
                     backoff_base=self._backoff_base,
                     sleep=self._sleep,
                     secrets=_secrets(self.settings),
+                    structured_max_tokens=self.settings.structured_max_tokens,
                     callbacks=[UsageCallback(self.usage, role, primary.label)],
                     tags=[f"role:{role}"],
                 )

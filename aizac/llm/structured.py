@@ -44,6 +44,7 @@ from aizac.llm.steps import arun, run
 M = TypeVar("M", bound=BaseModel)
 Check = Callable[[Any], None]
 """A semantic validator: raises ``ValueError`` with a message the model can act on."""
+_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_]")
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _MAX_ERROR_CHARS = 1500
 _Ask = tuple[list[BaseMessage], dict[str, Any]]
@@ -118,6 +119,70 @@ def _stops_midway(text: str, error: json.JSONDecodeError) -> bool:
     return in_string or depth > 0
 
 
+class SchemaMismatch(ValueError):
+    """A value that does not follow a plain JSON schema (:class:`StructuredSchema`)."""
+
+
+class StructuredSchema:
+    """A TypedDict, a JSON-schema dict or a ``pydantic.v1`` model in the shape
+    :func:`generate_structured` asks of a Pydantic model (``__name__``, ``model_json_schema``,
+    ``model_validate``): a TypedDict is validated by Pydantic, a JSON schema by ``jsonschema``
+    (a Chroma dependency), a v1 model by itself; the first two give a plain dict, as
+    LangChain's ``with_structured_output`` does for these schemas."""
+
+    def __init__(self, schema: Any) -> None:
+        from langchain_core.utils.function_calling import convert_to_json_schema
+        from pydantic import TypeAdapter
+
+        self.original = schema
+        self._adapter: Any = None
+        self._v1 = is_pydantic_v1(schema)
+        if self._v1 or isinstance(schema, dict):
+            self._json: dict[str, Any] = convert_to_json_schema(schema)
+        else:  # a TypedDict
+            self._adapter = TypeAdapter(schema)
+            self._json = {"title": getattr(schema, "__name__", "Output"),
+                          **self._adapter.json_schema()}
+        self.__name__ = _NAME_CHARS.sub("_", str(self._json.get("title") or "Output"))
+
+    def model_json_schema(self) -> dict[str, Any]:
+        return dict(self._json)
+
+    def model_validate(self, value: Any) -> Any:
+        if self._v1:
+            try:
+                return self.original.parse_obj(value)
+            except Exception as e:  # pydantic.v1's ValidationError
+                raise SchemaMismatch(str(e)) from e
+        if self._adapter is not None:
+            return self._adapter.validate_python(value)
+        import jsonschema
+
+        try:
+            jsonschema.validate(value, self._json)
+        except jsonschema.ValidationError as e:
+            where = ".".join(str(p) for p in e.absolute_path) or "(root)"
+            raise SchemaMismatch(f"- {where}: {e.message}") from e
+        return value
+
+
+def is_pydantic_v1(schema: Any) -> bool:
+    """Whether ``schema`` is a ``pydantic.v1`` model class."""
+    try:
+        from pydantic import v1
+    except ImportError:  # pragma: no cover - pydantic 2 ships it
+        return False
+    return isinstance(schema, type) and issubclass(schema, v1.BaseModel)
+
+
+def structured_schema(schema: Any) -> Any:
+    """``schema`` as :func:`generate_structured` takes it: a Pydantic model class as it is,
+    a TypedDict or JSON-schema dict wrapped in :class:`StructuredSchema`."""
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        return schema
+    return StructuredSchema(schema)
+
+
 def parse_output(schema: type[M], text: str, check: Check | None = None) -> M:
     """Parse and validate ``text`` as ``schema``, then run ``check`` on the result.
 
@@ -129,6 +194,8 @@ def parse_output(schema: type[M], text: str, check: Check | None = None) -> M:
         result = schema.model_validate(value)
     except ValidationError as e:
         raise _Invalid("mismatch", _describe(e)) from e
+    except SchemaMismatch as e:
+        raise _Invalid("mismatch", str(e)) from e
     if check is not None:
         try:
             check(result)
@@ -187,7 +254,14 @@ class _Session(Generic[M]):
         return self.attempt <= self.opts.retries
 
     def request(self) -> _Ask:
-        """What to send for the next attempt."""
+        """What to send for the next attempt (with the tracing note of LangChain's
+        ``with_structured_output``, which the chat model takes out before the provider)."""
+        conversation, kwargs = self._request()
+        if self.opts.trace is not None:
+            kwargs = {**kwargs, "ls_structured_output_format": self.opts.trace}
+        return conversation, kwargs
+
+    def _request(self) -> _Ask:
         wanted: dict[str, Any] = {
             "budget": self.budget,
             "grown": self.cuts > 0,
@@ -209,6 +283,8 @@ class _Session(Generic[M]):
 
     def take(self, reply: BaseMessage) -> M | None:
         """The validated result, or ``None`` after preparing the repair for the next attempt."""
+        if self.opts.on_reply is not None:
+            self.opts.on_reply(reply)
         text = output_text(reply)
         if finish_of(reply) in LENGTH_REASONS:
             self.cut()
@@ -266,6 +342,8 @@ class StructuredOptions(TypedDict, total=False):
     max_tokens: int | None
     max_tokens_cap: int | None
     seed: int
+    on_reply: Callable[[BaseMessage], None] | None
+    trace: dict[str, Any] | None
 
 
 class _Options:
@@ -277,8 +355,11 @@ class _Options:
         max_tokens: int | None = None,
         max_tokens_cap: int | None = None,
         seed: int = 0,
+        on_reply: Callable[[BaseMessage], None] | None = None,
+        trace: dict[str, Any] | None = None,
     ) -> None:
         self.retries, self.method, self.check, self.seed = retries, method, check, seed
+        self.on_reply, self.trace = on_reply, trace
         self.max_tokens = max_tokens
         self.base_budget = max_tokens or DEFAULT_BUDGET
         self.max_tokens_cap = max(max_tokens_cap or 4 * self.base_budget, self.base_budget)
@@ -313,6 +394,9 @@ def generate_structured(
         max_tokens_cap: the most room a cut reply is retried with (default 4x the budget).
         seed: retry ``n`` sends ``seed + n`` on models that take a seed (never the first
             attempt's own seed; default 0).
+        on_reply: called with every reply (``with_structured_output(include_raw=True)``
+            keeps the last one).
+        trace: LangChain's ``ls_structured_output_format`` for the call's tracing callbacks.
 
     Raises:
         StructuredOutputError: still invalid (or cut) after ``retries + 1`` calls.

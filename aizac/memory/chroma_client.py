@@ -250,6 +250,7 @@ def open_server_memory(
     embeddings: Any,
     settings: Settings,
     tables: Any = None,
+    adopt: Any = None,
 ) -> Any:
     """The ``WriterMemory`` of a project on the Chroma server: its collection in the
     namespace's database, its key index and commit journal in ``memory_dir`` (or, with
@@ -270,6 +271,7 @@ def open_server_memory(
         return WriterMemory(
             path=memory_dir, collection=project_collection(project, created_at),
             client=client, embeddings=embeddings, settings=settings, tables=tables,
+            adopt=adopt,
         )
     except StorageError as e:
         if _refused(e):

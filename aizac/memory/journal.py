@@ -149,6 +149,17 @@ class CommitJournal:
             .order_by(commits.c.seq)).scalars().all(), write=False)
         return [CommitSnapshot.from_json(r) for r in rows]
 
+    def records(self) -> list[tuple[CommitSnapshot, str]]:
+        """Every record with its status, oldest first (a reindex re-embeds them)."""
+        rows = self._run(lambda conn: conn.execute(
+            select(commits.c.record, commits.c.status).where(self._mine)
+            .order_by(commits.c.seq)).all(), write=False)
+        return [(CommitSnapshot.from_json(r[0]), str(r[1])) for r in rows]
+
+    def clear(self) -> None:
+        """Drop every record of this collection (the collection a reindex replaced)."""
+        self._run(lambda conn: conn.execute(delete(commits).where(self._mine)))
+
     def set_summary(self, batch: str, summary: str) -> None:
         found = self.get(batch)
         if found is not None:

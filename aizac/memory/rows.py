@@ -79,19 +79,43 @@ def keep_log_short(coll: Any) -> None:
             coll.modify(configuration={"hnsw": {"sync_threshold": SYNC_THRESHOLD}})
 
 
+def embed_texts(embeddings: Any, texts: Sequence[str]) -> list[list[float]]:
+    """Vectors of ``texts`` in ONE call to ``embeddings`` (one HTTP request, one batch of a
+    local model), checked: as many as texts, as floats.
+
+    Raises:
+        StorageError: the embeddings failed or returned the wrong number of vectors.
+    """
+    if not texts:
+        return []
+    try:
+        vectors = [[float(x) for x in v] for v in embeddings.embed_documents(list(texts))]
+    except Exception as e:
+        raise StorageError(f"Embedding failed: {e}", hint="Check AIZAC_EMBEDDING.") from e
+    if len(vectors) != len(texts):
+        raise StorageError(
+            f"The embeddings returned {len(vectors)} vectors for {len(texts)} texts.",
+            hint="Check AIZAC_EMBEDDING.",
+        )
+    return vectors
+
+
+def stored_fingerprint(collection: Any) -> str:
+    """The embedding fingerprint a collection records (``""`` for a new one)."""
+    stored = (collection.metadata or {}).get(FINGERPRINT_KEY)
+    return stored if isinstance(stored, str) else ""
+
+
 def check_fingerprint(collection: Any, fingerprint: str) -> None:
     """Refuse a store written with other embeddings; record the fingerprint on a new one.
 
     Raises:
         StorageError: ``AIZAC_EMBEDDING`` changed since the project was written.
     """
-    stored = (collection.metadata or {}).get(FINGERPRINT_KEY)
+    stored = stored_fingerprint(collection)
     if stored and stored != fingerprint:
         raise StorageError(
-            "AIZAC_EMBEDDING changed since this project was written "
-            f"(written with {stored}, now {fingerprint}); its memories cannot be searched with "
-            "other embeddings.",
-            hint="Set AIZAC_EMBEDDING back to what this project was written with.",
+            "error.memory.embedding_changed", written=stored, configured=fingerprint,
         )
     if not stored:
         with contextlib.suppress(Exception):

@@ -42,12 +42,15 @@ from aizac.memory.records import (
     Where,
     check_tag,
 )
+from aizac.memory.reindex import active_collection
 from aizac.memory.rows import (
     FINGERPRINT_KEY,
     Rows,
     check_fingerprint,
+    embed_texts,
     embedding_fingerprint,
     open_collection,
+    stored_fingerprint,
 )
 from aizac.memory.short_term import ShortTermMemory
 from aizac.memory.staging import CandidateBatch
@@ -80,10 +83,14 @@ class WriterMemory:
             files in ``path``, or in memory). With ``tables`` several processes share the
             project, so nothing is repaired at open: the project's step lock calls
             :meth:`refresh` before a step (:mod:`aizac.storage.locks`).
+        adopt: for a store written with other embeddings: the fingerprint it records ->
+            embeddings that make those vectors (or ``None``), e.g.
+            :func:`aizac.llm.embeddings.embeddings_for_fingerprint`. The store then opens with
+            them and :attr:`reindex_needed` says so; without ``adopt`` it refuses.
 
     Raises:
         StorageError: the store cannot be opened, or it was written with other embeddings
-            (``AIZAC_EMBEDDING`` changed since).
+            that ``adopt`` cannot provide (``aizac reindex`` converts it).
     """
 
     def __init__(
@@ -96,6 +103,7 @@ class WriterMemory:
         settings: Settings | None = None,
         clock: Callable[[], float] | None = None,
         tables: Scope | None = None,
+        adopt: Callable[[str], Embeddings | None] | None = None,
     ) -> None:
         if not isinstance(collection, str) or not _COLLECTION_NAME.fullmatch(collection):
             raise InvalidInputError(
@@ -113,13 +121,28 @@ class WriterMemory:
             embeddings = embeddings_from_spec(self.settings.embedding, self.settings)
         self.embeddings = embeddings
         self.clock = clock
+        self.path = Path(path) if path is not None else None
+        self.logical_name = collection
+        """The memory's name; its Chroma collection is this, or what a reindex switched to."""
         self._ephemeral = client is None and path is None
         client_given = client is not None
-        self.client, self.collection, name = open_collection(path, collection, client)
+        physical = active_collection(path, collection)
+        self.client, self.collection, name = open_collection(path, physical, client)
         self._fingerprint = embedding_fingerprint(embeddings)
+        self.reindex_needed: tuple[str, str] | None = None
+        """``(recorded, configured)`` fingerprints when the store was written with other
+        embeddings than the configured ones and opened with its own (see ``adopt``)."""
+        stored = stored_fingerprint(self.collection)
+        changed = bool(stored) and stored != self._fingerprint
+        own = adopt(stored) if adopt is not None and changed else None
+        if own is not None and embedding_fingerprint(own) == stored:
+            self.reindex_needed = (stored, self._fingerprint)
+            self.embeddings, self._fingerprint = own, stored
         check_fingerprint(self.collection, self._fingerprint)
         # Exact-key index beside an embedded store; with a caller's client (e.g. a server that
         # other processes write to) keyed reads use Chroma filters instead.
+        self.tables = tables
+        """The project's rows on the server database that hold the index and the journal."""
         if tables is not None:
             index: KeyIndex | None = KeyIndex(tables, name)
             journal = CommitJournal(tables, name)
@@ -150,6 +173,11 @@ class WriterMemory:
     @property
     def _lock(self) -> Any:
         return self.rows.lock
+
+    @property
+    def fingerprint(self) -> str:
+        """The fingerprint of the embeddings this store's vectors were made with."""
+        return self._fingerprint
 
     @property
     def page_size(self) -> int:
@@ -283,18 +311,7 @@ class WriterMemory:
 
     def embed_many(self, texts: list[str]) -> list[list[float]]:
         """Vectors of many documents in ONE call to the embeddings (one HTTP request)."""
-        if not texts:
-            return []
-        try:
-            vectors = [[float(x) for x in v] for v in self.embeddings.embed_documents(list(texts))]
-        except Exception as e:
-            raise StorageError(f"Embedding failed: {e}", hint="Check AIZAC_EMBEDDING.") from e
-        if len(vectors) != len(texts):
-            raise StorageError(
-                f"The embeddings returned {len(vectors)} vectors for {len(texts)} texts.",
-                hint="Check AIZAC_EMBEDDING.",
-            )
-        return vectors
+        return embed_texts(self.embeddings, texts)
 
     def default_strength(self, tag: str, strength: float | None = None) -> float:
         """``strength`` if given, else the tag's default from settings."""

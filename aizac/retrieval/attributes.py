@@ -114,3 +114,8 @@ def memory_attributes() -> list[AttributeInfo]:
 
 
 ATTRIBUTE_NAMES: tuple[str, ...] = tuple(a.name for a in memory_attributes())
+
+INTEGER_FIELDS: frozenset[str] = frozenset(
+    a.name for a in memory_attributes() if a.type == "integer"
+)
+"""Number fields that only hold whole numbers (a bound between two is rounded)."""

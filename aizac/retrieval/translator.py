@@ -12,6 +12,10 @@ schema:
   ambiguous names raise :class:`UnknownCharacterError`.
 - ``superseded == true`` asks for history: the clause is dropped and the search is told to
   include superseded memories.
+- A bound between two whole numbers on an integer field (``chapter``, ``beat``, ``time``) is
+  rounded the way it means: ``lt 2.5`` is ``lt 3`` (chapters up to 2), ``gt 2.5`` is ``gt 2``
+  (from 3), ``eq 2.5`` matches nothing and ``ne 2.5`` everything; Chroma would compare the
+  stored integers with the float its own way (``lt 2.5`` returned chapter 1 only).
 - ``not(...)`` is pushed down into the comparisons (Chroma has no ``$not``); ``and``/``or``
   with one clause collapse to that clause (Chroma needs at least two).
 
@@ -22,6 +26,7 @@ self-query retriever catches to fall back to a safe query.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +48,7 @@ from aizac.retrieval.attributes import (
     ATTRIBUTE_NAMES,
     BOOL_FIELDS,
     CHARACTER_FIELDS,
+    INTEGER_FIELDS,
     NUMBER_FIELDS,
     SUPERSEDED_FIELD,
     TAGS,
@@ -100,6 +106,33 @@ _TAG_SYNONYMS = {
     "settings": "NovelSetting",
     "world": "NovelSetting",
 }
+
+
+NOTHING, EVERYTHING = "nothing", "everything"
+"""What an integer bound may reduce to: no stored value, or every stored value."""
+
+
+def integer_bound(op: str, value: Any) -> tuple[str, Any] | str:
+    """``(op, value)`` on an integer field with ``value`` rounded the way the comparison means,
+    or :data:`NOTHING` / :data:`EVERYTHING` (pure). Whole floats become ints."""
+    if op in ("$in", "$nin"):
+        whole = [int(v) for v in value if float(v).is_integer()]
+        if whole:
+            return op, whole
+        return NOTHING if op == "$in" else EVERYTHING
+    number = float(value)
+    if number.is_integer():
+        return op, int(number)
+    if op in ("$lt", "$gte"):  # x < 2.5 is x < 3; x >= 2.5 is x >= 3
+        return op, math.ceil(number)
+    if op in ("$gt", "$lte"):  # x > 2.5 is x > 2; x <= 2.5 is x <= 2
+        return op, math.floor(number)
+    return NOTHING if op == "$eq" else EVERYTHING
+
+
+def none_of(field: str) -> Where:
+    """A clause no stored value of ``field`` meets (Chroma has no "false")."""
+    return {"$and": [{field: {"$gt": 0}}, {field: {"$lt": 0}}]}
 
 
 def canonical_pair(a: str, b: str) -> tuple[str, str]:
@@ -241,7 +274,10 @@ class MemoryFilterTranslator(Visitor):
         if field == "tag":
             return {field: {op: self._each(value, op, normalize_tag)}}
         if field in NUMBER_FIELDS:
-            return {field: {op: self._each(value, op, lambda v: self._number(field, v))}}
+            number = self._each(value, op, lambda v: self._number(field, v))
+            if field not in INTEGER_FIELDS:
+                return {field: {op: number}}
+            return _bounded(field, integer_bound(op, number))
         if field in BOOL_FIELDS:
             if op not in ("$eq", "$ne"):
                 raise InvalidFilterValueError(f"{field!r} can only be compared with eq or ne.")
@@ -337,12 +373,24 @@ class MemoryFilterTranslator(Visitor):
         raise InvalidFilterValueError(f"{field!r} is true or false, got {value!r}.")
 
     def _time(self, op: str, value: Any) -> Where:
-        turn = self.turn
-
-        def bound(v: Any) -> int | float:
+        def turns(v: Any) -> int | float:
             ago = self._number(TIME_FIELD, v)
             if ago < 0:
                 raise InvalidFilterValueError(f"'time' counts turns and cannot be negative: {v!r}.")
-            return turn - ago
+            return ago
 
-        return {"last_turn": {_TIME_FLIP[op]: self._each(value, op, bound)}}
+        rounded = integer_bound(op, self._each(value, op, turns))
+        if isinstance(rounded, str):
+            return _bounded("last_turn", rounded)
+        op, ago = rounded
+        turn = self.turn
+        since = [turn - a for a in ago] if isinstance(ago, list) else turn - ago
+        return {"last_turn": {_TIME_FLIP[op]: since}}
+
+
+def _bounded(field: str, bound: tuple[str, Any] | str) -> Where:
+    """The clause of a rounded integer bound (:func:`integer_bound`)."""
+    if isinstance(bound, str):
+        return none_of(field) if bound == NOTHING else negate(none_of(field))
+    op, value = bound
+    return {field: {op: value}}

@@ -17,6 +17,7 @@ import gradio as gr
 from aizac.errors import InvalidInputError
 from aizac.export.render import escape_markdown_cell, escape_markdown_lines
 from aizac.memory.forgetting import memory_factor
+from aizac.text import Text, render
 from aizac.web.service import WebService
 
 TAGS = ("Story", "Character", "CharacterRelation", "NovelSetting")
@@ -234,6 +235,27 @@ def ask_memory(
     return "\n".join(lines)
 
 
+# ----------------------------------------------------------------------------- reindex
+def reindex_notice(service: WebService, project: str | None, language: str) -> str:
+    """The Memory tab's note when the project's memory still uses other embeddings than
+    the configured ones ("" otherwise): what it uses, and that Reindex converts it."""
+    notice = service.memory_notice(project) if project else None
+    return render(notice, language) if notice is not None else ""
+
+
+def reindex_memory(
+    service: WebService, project: str | None, language: str,
+    progress: Callable[[str], None] | None = None,
+) -> str:
+    """Re-embed the project's memory with the configured embeddings; what was done."""
+
+    def said(text: Text) -> None:
+        if progress is not None:
+            progress(render(text, language))
+
+    return render(service.reindex(project, progress=said), language)
+
+
 # --------------------------------------------------------------------------------- UI
 @dataclass
 class MemoryTab:
@@ -242,13 +264,16 @@ class MemoryTab:
     refresh_outputs: list[Any]
 
 
-def _refresher(service: WebService, L: dict[str, str]) -> Callable[..., list[Any]]:
-    """The Memory tab's refresh: table, character filter, selection box, relationship matrix."""
+def _refresher(
+    service: WebService, L: dict[str, str], language: str
+) -> Callable[..., list[Any]]:
+    """The Memory tab's refresh: table, character filter, selection box, relationship matrix,
+    the reindex note."""
 
     def refresh(name: str | None, tag_v: str, who: str,
                 keep: list[str] | None = None) -> list[Any]:
         if not name:
-            return [gr.skip()] * 4
+            return [gr.skip()] * 5
         try:
             heads, rows = relation_table(service, name, L["no_two"])
             people = character_names(service, name)
@@ -258,9 +283,10 @@ def _refresher(service: WebService, L: dict[str, str]) -> Callable[..., list[Any
                             value=who if who in people else ""),
                 gr.Dropdown(choices=memory_choices(service, name, L), value=keep or []),
                 gr.Dataframe(value=rows, headers=heads),
+                reindex_notice(service, name, language),
             ]
         except Exception:
-            return [gr.skip()] * 4
+            return [gr.skip()] * 5
 
     return refresh
 
@@ -270,6 +296,10 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
     from aizac.web.labels import headers
 
     service, L = ui.service, ui.L
+    with gr.Row():
+        notice = gr.Markdown("", elem_id="aizac-reindex-notice")
+        ui.button("reindex", render(Text("ui.memory.reindex"), ui.language), scale=0,
+                  size="sm")
     with gr.Row():
         tag = gr.Dropdown(label=L["tag"], value="", elem_id="aizac-tag",
                           choices=[(L["all"], ""), *[(L.get(f"tag_{t}", t), t) for t in TAGS]])
@@ -298,8 +328,8 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
         ui.button("ask", L["ask_button"], scale=0)
     answer = gr.Markdown("", elem_id="aizac-answer")
 
-    refresh = _refresher(service, L)
-    outputs = [table, character, selected, matrix]
+    refresh = _refresher(service, L, ui.language)
+    outputs = [table, character, selected, matrix, notice]
     inputs = [ui.project, tag, character]
 
     def wire() -> None:
@@ -318,6 +348,11 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
         def on_ask(name: str | None, q: str) -> Any:
             return [ask_memory(service, name, q, L["memory_nothing"])], ""
 
+        def on_reindex(name: str | None, tag_v: str, who: str, *,
+                       progress: Callable[[str], None]) -> Any:
+            said = reindex_memory(service, name, ui.language, progress)
+            return refresh(name, tag_v, who), said
+
         after = [ui.status, *ui.button_list]
         b["mem-refresh"].click(refresh, inputs, outputs)
         tag.change(refresh, inputs, outputs)
@@ -328,5 +363,7 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
         b["curves"].click(ui.act(on_curves, 1), [ui.project, selected], [plot, *after])
         b["ask"].click(ui.act(on_ask, 1), [ui.project, question], [answer, *after])
         question.submit(ui.act(on_ask, 1), [ui.project, question], [answer, *after])
+        b["reindex"].click(ui.long(on_reindex, len(outputs), "ui.memory.reindex"),
+                           [ui.project, tag, character], [*outputs, *after])
 
     return MemoryTab(refresh, inputs, outputs), wire

@@ -22,6 +22,7 @@ import gradio as gr
 
 from aizac.errors import AizacError, CancelledError, UnusableReplyError
 from aizac.export.render import escape_markdown
+from aizac.text import Text, render
 from aizac.web.labels import translate
 from aizac.web.service import WebService
 
@@ -88,7 +89,8 @@ class Ui:
     def progress_line(self, what: str, detail: str = "") -> str:
         """The status while ``what`` runs: a CSS spinner (no emoji glyph, which a browser
         without an emoji font draws as a box) and the pipeline's latest progress line."""
-        line = self.L["busy"].format(what=self.L[what])
+        label = self.L[what] if what in self.L else render(Text(what), self.language)
+        line = self.L["busy"].format(what=label)
         detail = escape_markdown(translate(detail, self.language))  # may name the model's cast
         return f"{SPINNER} {line} {detail}".rstrip()
 

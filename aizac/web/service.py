@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aizac.errors import ConflictError, InvalidInputError
+from aizac.text.message import Text
 from aizac.web import history as hist
 from aizac.web.cancel import CancelToken
 from aizac.web.effects import move
@@ -402,6 +403,34 @@ class WebService:
         """Every memory of the project (forgotten and superseded ones included)."""
         memory: Any = self.agent(name).memory
         return list(memory.all())
+
+    def memory_notice(self, name: str | None) -> Text | None:
+        """What to run when the project's memory still uses other embeddings than the
+        configured ones (:func:`aizac.writer.service.memory_notice`), else ``None``."""
+        from aizac.writer.service import memory_notice
+
+        return memory_notice(self.agent(name)) if name else None
+
+    def reindex(self, name: str | None, progress: Callable[[Text], None] | None = None) -> Text:
+        """Re-embed the project's memory with the configured embeddings (resumable); the
+        sentence saying what was done. The project is open again afterwards.
+
+        Raises:
+            InvalidInputError: the projects come from an opener that cannot reindex.
+        """
+        from aizac.llm.embeddings import embedding_label
+
+        reindex = getattr(self.studio, "reindex", None)
+        if reindex is None:
+            raise InvalidInputError("error.memory.reindex_in_memory")
+        with self.operation(name), self._locked(name) as agent:
+            project = agent.info.name
+            result = reindex(project, progress=progress)
+            with self._guard:
+                self._agents.pop(project, None)  # its memory was the old collection
+        key = "ui.memory.reindex_done" if result.switched else "ui.memory.reindex_current"
+        return Text(key, project=project, rows=result.rows, embedded=result.embedded,
+                    target=embedding_label(result.target))
 
     def set_pinned(self, name: str | None, ids: Sequence[str], pinned: bool) -> None:
         with self._locked(name) as agent:

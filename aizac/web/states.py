@@ -35,6 +35,7 @@ def button_states(service: WebService, project: str | None) -> dict[str, bool]:
         "download": accepted, "send": accepted,
         "save-episode": True,
         "pin": True, "unpin": True, "curves": True, "ask": True, "mem-refresh": True,
+        "reindex": True,
         **dict.fromkeys(ILLUSTRATION_BUTTONS, has_plot),
     }
     for name in ("cancel-plot", "cancel-beat", "cancel-prose"):

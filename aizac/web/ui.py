@@ -155,7 +155,12 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
             return [*[gr.skip()] * n, ui.message(e), *ui.states(None)]
 
     def on_open(name: str | None) -> list[Any]:
-        return opened(name, gr.skip())
+        # a project whose memory still uses other embeddings says what to do on open
+        try:
+            said: Any = inspector.reindex_notice(service, name, ui.language) or gr.skip()
+        except Exception:  # opening reports its own error below
+            said = gr.skip()
+        return opened(name, said)
 
     def on_create(*inputs: Any) -> list[Any]:
         try:

@@ -26,6 +26,7 @@ from aizac.memory.chroma_client import (
     server_mode,
 )
 from aizac.settings import Settings, get_settings
+from aizac.text.message import Text
 from aizac.writer import episode
 from aizac.writer.agent import WriterAgent
 from aizac.writer.checked import CheckedRouter
@@ -36,6 +37,7 @@ from aizac.writer.project_dirs import claim_project, release_project
 from aizac.writer.prompts import LANGUAGES, PromptLibrary
 
 if TYPE_CHECKING:
+    from aizac.memory.reindex import ReindexReport
     from aizac.storage.catalog import Catalog
 
 CURRENT_FILE = "current_project"
@@ -44,6 +46,39 @@ MAX_KEYWORD_CHARS = 30
 
 MAX_QUESTION_CHARS = 500
 MemoryFactory = Callable[[ProjectStore], Memory]
+
+
+def cliche_embeddings(embeddings: Any) -> Any:
+    """The embeddings of the trope index: the configured ones, except that an in-process
+    model (``e5``, ``use``) gives way to the hash there.
+
+    The index is rebuilt whenever ``beats.csv`` changes and must be ready at the first plot;
+    its 612 documents are long (about 190 e5 tokens each, English and Korean columns) and it
+    is searched by genre keywords and trope names, which the hash matches. e5 took 140 s of
+    CPU (329 s wall at load 10) to build it here, the hash 1.6 s (both with the Chroma
+    writes); story memories are short facts (about 20 ms each) and get the semantic model.
+    """
+    from aizac.llm.embeddings import HashingEmbeddings
+    from aizac.llm.local_embeddings import E5Embeddings, UseEmbeddings
+
+    if isinstance(embeddings, E5Embeddings | UseEmbeddings):
+        return HashingEmbeddings()
+    return embeddings
+
+
+def memory_notice(agent: WriterAgent) -> Text | None:
+    """What to run when the project's memory still uses other embeddings than the configured
+    ones (it opened with its own; ``aizac reindex`` converts it), else ``None``."""
+    from aizac.llm.embeddings import embedding_label
+
+    needed = getattr(agent.memory, "reindex_needed", None)
+    if not needed:
+        return None
+    written, configured = needed
+    return Text(
+        "notice.memory.reindex", project=agent.info.name, written=embedding_label(written),
+        configured=embedding_label(configured),
+    )
 
 
 def check_question(question: str) -> str:
@@ -187,7 +222,7 @@ class Studio:
 
                 self._cliches = ClicheDB(
                     self.settings.cliches_dir or self.settings.data_dir / "cliches",
-                    embeddings=self.embeddings,
+                    embeddings=cliche_embeddings(self.embeddings),
                 )
             return self._cliches
 
@@ -199,6 +234,10 @@ class Studio:
     def _memory(self, store: ProjectStore) -> Memory:
         if self._memory_factory is not None:
             return self._memory_factory(store)
+        # A project written with other embeddings opens with its own (when they can be built
+        # here) and says so (memory_notice); `aizac reindex` moves it to the configured ones.
+        from aizac.llm.embeddings import embeddings_for_fingerprint
+
         # On the server database the key index and the journal are shared rows too.
         tables = store.scope("keys") if store.server else None
         if server_mode(self.settings):
@@ -206,14 +245,44 @@ class Studio:
             return cast(Memory, open_server_memory(
                 self.chroma_clients, self.chroma_namespace, memory_dir=store.memory_dir,
                 project=info.name, created_at=info.created_at, embeddings=self.embeddings,
-                settings=self.settings, tables=tables,
+                settings=self.settings, adopt=embeddings_for_fingerprint, tables=tables,
             ))
         from aizac.memory import WriterMemory
 
         return WriterMemory(
             path=store.memory_dir, embeddings=self.embeddings, settings=self.settings,
-            tables=tables,
+            adopt=embeddings_for_fingerprint, tables=tables,
         )
+
+    def reindex(
+        self, name: str | None = None, progress: Callable[[Text], None] | None = None
+    ) -> ReindexReport:
+        """Re-embed project ``name``'s memory (default: the current project) with the
+        configured embeddings, in place, atomically and resumably
+        (:mod:`aizac.memory.reindex`); the project is open again afterwards.
+
+        Raises:
+            InvalidInputError: the project's memory is not a WriterMemory folder.
+            StorageError: the store or the embeddings failed (run it again: it resumes).
+        """
+        from aizac.memory.reindex import reindex
+        from aizac.memory.store import WriterMemory
+
+        with self._lock:
+            agent = self.open(name)
+            memory = agent.memory
+            if not isinstance(memory, WriterMemory):
+                raise InvalidInputError("error.memory.reindex_in_memory")
+
+            def report(done: int, total: int) -> None:
+                if progress is not None:
+                    progress(Text("progress.reindex", done=done, total=total))
+
+            result = reindex(memory, self.embeddings, progress=report)
+            if result.switched:  # the agent's memory points at the old collection: reopen
+                self._agents.pop(agent.info.name, None)
+                self.open(agent.info.name)
+            return result
 
     # -------------------------------------------------------------------------- projects
     def projects(self) -> list[ProjectInfo]:

@@ -74,11 +74,13 @@ MODELS = "/v1/models"
 @dataclass
 class ChatReply:
     """One answer. ``value`` (a JSON value) becomes JSON content, or a tool call's arguments when
-    the request forces a tool; ``content`` is sent as it stands."""
+    the request forces a tool or ``tool`` names one (a call the model chose); ``content`` is
+    sent as it stands."""
 
     content: str | None = None
     value: Any = None
     finish_reason: str = "stop"
+    tool: str | None = None
 
 
 @dataclass
@@ -376,7 +378,8 @@ class _Turn:
     def __init__(self, body: dict[str, Any], reply: ChatReply, model: str) -> None:
         self.body = body
         self.model = str(body.get("model") or model)
-        self.tool = forced_tool(body) if reply.value is not None or reply.content else None
+        self.tool = reply.tool or (
+            forced_tool(body) if reply.value is not None or reply.content else None)
         if reply.content is not None:
             self.text = reply.content
         else:

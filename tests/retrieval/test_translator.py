@@ -181,3 +181,51 @@ def test_translated_filters_are_accepted_by_chroma(
     )
     assert result.where is not None
     mem.recall("anything", k=3, where=result.where, reinforce=False)  # raises if Chroma refuses
+
+
+# --------------------------------------------------------------- bounds on integer fields
+@pytest.fixture
+def chapters() -> WriterMemory:
+    """One Story memory per chapter 1-4, on real (in-memory) Chroma, at turn 4."""
+    from aizac.llm.embeddings import HashingEmbeddings
+
+    mem = WriterMemory(embeddings=HashingEmbeddings(), threshold=0.01)
+    for chapter in range(1, 5):
+        mem.remember(f"Event of chapter {chapter}.", "Story", chapter=chapter)
+        mem.advance(1)
+    return mem
+
+
+def chapters_where(mem: WriterMemory, text: str) -> list[int]:
+    found = MemoryFilterTranslator(current_turn=mem.turn).translate(parse(text)).where
+    return sorted(int(h.metadata["chapter"]) for h in mem.get_where(found))
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('lt("chapter", 2.5)', [1, 2]),  # Chroma alone returned [1]
+    ('lte("chapter", 2.5)', [1, 2]),
+    ('gt("chapter", 2.5)', [3, 4]),
+    ('gte("chapter", 2.5)', [3, 4]),
+    ('eq("chapter", 2.5)', []),
+    ('ne("chapter", 2.5)', [1, 2, 3, 4]),
+    ('eq("chapter", 2.0)', [2]),
+    ('in("chapter", [1.5, 3])', [3]),
+    ('in("chapter", [1.5, 2.5])', []),
+    ('nin("chapter", [1.5, 2.5])', [1, 2, 3, 4]),
+    ('not(eq("chapter", 2.5))', [1, 2, 3, 4]),
+    ('not(ne("chapter", 2.5))', []),
+    ('not(lt("chapter", 2.5))', [3, 4]),
+    ('and(gt("chapter", 1.5), lt("chapter", 3.5))', [2, 3]),
+    ('gt("beat", 0.5)', []),  # these memories have no beat: 0 (stored) is not above 0.5
+    ('lt("time", 1.5)', [4]),  # chapter 4 was written 1 turn ago, chapter 3 two turns ago
+    ('lt("time", 2.5)', [3, 4]),
+    ('eq("time", 1.5)', []),
+])
+def test_a_bound_between_whole_numbers_is_rounded_as_it_means(
+    chapters: WriterMemory, text: str, expected: list[int]
+) -> None:
+    assert chapters_where(chapters, text) == expected
+
+
+def test_a_float_field_keeps_its_bound() -> None:
+    assert where('gt("memory_strength", 2.5)') == {"memory_strength": {"$gt": 2.5}}

@@ -19,26 +19,33 @@ from __future__ import annotations
 import atexit
 import importlib.metadata
 import importlib.util
+import json
 import os
 import queue
 import secrets
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.language_models.base import LangSmithParams
 from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
     BaseMessage,
-    HumanMessage,
     SystemMessage,
+    ToolCall,
+    ToolMessage,
 )
 from langchain_core.messages.ai import UsageMetadata
+from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
+from langchain_core.tools import BaseTool
 from pydantic import Field
 
 from aizac.errors import ConfigError, ModelError
@@ -122,20 +129,86 @@ def local_status(settings: Settings) -> tuple[bool, str]:
 
 # --------------------------------------------------------------------------- pure converters
 def to_llama_messages(messages: list[BaseMessage]) -> list[dict[str, str]]:
-    """LangChain messages -> OpenAI-style chat messages (text content only; tool results and
-    anything else are sent as user turns)."""
+    """LangChain messages -> OpenAI-style chat messages (text content only). A tool call the
+    model made is shown as the JSON it wrote (:func:`tool_schema`); a tool's result, and
+    anything else, is sent as a user turn."""
     out: list[dict[str, str]] = []
     for m in messages:
+        content: str
         if isinstance(m, SystemMessage):
-            role = "system"
+            role, content = "system", str(m.text)
         elif isinstance(m, AIMessage):
+            calls = [{"tool": c["name"], "arguments": c["args"]} for c in m.tool_calls]
             role = "assistant"
-        elif isinstance(m, HumanMessage):
-            role = "user"
+            content = str(m.text) or (json.dumps(calls[0], ensure_ascii=False) if calls else "")
+        elif isinstance(m, ToolMessage):
+            role, content = "user", f"Result of the tool call: {m.text}"
         else:
-            role = "user"
-        out.append({"role": role, "content": m.text})
+            role, content = "user", str(m.text)
+        out.append({"role": role, "content": content})
     return out
+
+
+# --------------------------------------------------------------------------- tools
+TOOL_NOTE = (
+    "You can call a tool. To call one, answer with JSON {\"tool\": NAME, \"arguments\": "
+    "{...}}; to answer in words, {\"answer\": TEXT}. The tools: "
+)
+
+
+def forced_tool(tool_choice: Any, names: list[str]) -> tuple[bool, list[str]]:
+    """``(must call, callable names)`` for an OpenAI-style ``tool_choice`` (pure): ``None`` /
+    ``"auto"`` may answer in words, ``"any"`` / ``"required"`` / ``True`` must call one, a
+    name (or ``{"function": {"name": ...}}``) must call that one, ``"none"`` calls none."""
+    if tool_choice in (None, "auto"):
+        return False, names
+    if tool_choice == "none":
+        return False, []
+    if tool_choice in ("any", "required", True):
+        return True, names
+    name = tool_choice.get("function", {}).get("name") if isinstance(tool_choice, dict) else (
+        tool_choice)
+    if name not in names:
+        raise ModelError(f"tool_choice names {name!r}, which is not a bound tool.")
+    return True, [name]
+
+
+def tool_schema(tools: list[dict[str, Any]], tool_choice: Any) -> dict[str, Any] | None:
+    """The JSON schema a reply follows under ``tools`` (pure): one object per callable tool
+    (``tool`` is its name, ``arguments`` its parameters), and, unless a call is forced, an
+    ``answer`` in words. llama.cpp turns it into a grammar, so the small model can only write
+    a well-formed call. ``None``: no tool may be called."""
+    functions = [t.get("function", t) for t in tools]
+    must, names = forced_tool(tool_choice, [str(f["name"]) for f in functions])
+    options: list[dict[str, Any]] = [
+        {"type": "object", "additionalProperties": False, "required": ["tool", "arguments"],
+         "properties": {"tool": {"const": f["name"]},
+                        "arguments": f.get("parameters") or {"type": "object"}}}
+        for f in functions if f["name"] in names
+    ]
+    if not options:
+        return None
+    if not must:
+        options.append({"type": "object", "additionalProperties": False, "required": ["answer"],
+                        "properties": {"answer": {"type": "string", "maxLength": 2000}}})
+    return options[0] if len(options) == 1 else {"anyOf": options}
+
+
+def tool_reply(text: str) -> tuple[str, list[ToolCall]]:
+    """``(text, tool calls)`` of a reply written under :func:`tool_schema` (pure); a reply
+    that is not such JSON (cut by the token limit) is kept as text."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return text, []
+    if isinstance(value, dict) and isinstance(value.get("tool"), str):
+        args = value.get("arguments")
+        call = ToolCall(name=value["tool"], args=args if isinstance(args, dict) else {},
+                        id=f"call_{secrets.token_hex(8)}", type="tool_call")
+        return "", [call]
+    if isinstance(value, dict) and isinstance(value.get("answer"), str):
+        return value["answer"], []
+    return text, []
 
 
 def usage_from_llama(usage: dict[str, Any] | None) -> UsageMetadata | None:
@@ -273,6 +346,86 @@ class ChatLocalLlama(BaseChatModel):
                 _SERVERS[key] = _load_server(self.model_path, self.n_ctx, self.n_threads)
         return _SERVERS[key], lock
 
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
+        params = LangSmithParams(
+            ls_provider="aizac-local", ls_model_name=str(kwargs.get("model") or self.model_name),
+            ls_model_type="chat", ls_temperature=float(kwargs.get("temperature", self.temperature)),
+            ls_max_tokens=int(kwargs.get("max_tokens", self.max_tokens)),
+        )
+        if stop:
+            params["ls_stop"] = stop
+        return params
+
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | dict[str, Any] | bool | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Tool calling by constrained decoding: the reply follows :func:`tool_schema` (a call
+        of one of ``tools``, or words unless ``tool_choice`` forces a call) and comes back as
+        ``tool_calls``. ``strict`` is accepted and needs nothing: the grammar is strict."""
+        from langchain_core.utils.function_calling import convert_to_openai_tool
+
+        kwargs.pop("strict", None)
+        formatted = [convert_to_openai_tool(t) for t in tools]
+        forced_tool(tool_choice, [str(t["function"]["name"]) for t in formatted])  # checked now
+        return self.bind(tools=formatted, tool_choice=tool_choice, **kwargs)
+
+    def with_structured_output(
+        self, schema: Any, *, include_raw: bool = False, **kwargs: Any
+    ) -> Runnable[LanguageModelInput, Any]:
+        """JSON following ``schema`` (a Pydantic model, a TypedDict or a JSON-schema dict) by
+        constrained decoding, whatever ``method`` asks (a grammar is the strictest of them);
+        parsed into the model, or a dict. The schema's strings and arrays are bounded for the
+        small model (:func:`aizac.llm.wire_schema.tighten_schema`, or it rambles) and the reply
+        gets at least :data:`STRUCTURED_BUDGET` tokens (the prose limit would cut it)."""
+        from langchain_core.output_parsers import JsonOutputParser, PydanticOutputParser
+        from langchain_core.utils.function_calling import convert_to_json_schema
+        from pydantic import BaseModel
+
+        from aizac.llm.structured import is_pydantic_v1
+        from aizac.llm.wire_schema import compact_schema, small_bounds, tighten_schema
+
+        pydantic_class = isinstance(schema, type) and (
+            issubclass(schema, BaseModel) or is_pydantic_v1(schema))
+        full = convert_to_json_schema(schema)
+        share, items = small_bounds("en")
+        wire = tighten_schema(compact_schema(full), length_share=share, max_items=items)
+        llm = self.bind(
+            response_format={"type": "json_object", "schema": wire},
+            max_tokens=max(self.max_tokens, STRUCTURED_BUDGET),
+            ls_structured_output_format={
+                "kwargs": {"method": kwargs.get("method") or "json_schema"}, "schema": schema,
+            },
+        )
+        parser: Any = (PydanticOutputParser(pydantic_object=schema) if pydantic_class
+                       else JsonOutputParser())
+        if not include_raw:
+            return llm | parser
+        parsed = RunnablePassthrough.assign(
+            parsed=itemgetter("raw") | parser, parsing_error=lambda _: None
+        )
+        failed = RunnablePassthrough.assign(parsed=lambda _: None)
+        return RunnableMap(raw=llm) | parsed.with_fallbacks(
+            [failed], exception_key="parsing_error"
+        )
+
+    def _request(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> tuple[dict[str, Any], bool]:
+        """The runtime request of one call, and whether its reply is a tool-call JSON."""
+        kwargs = dict(kwargs)
+        tools, choice = kwargs.pop("tools", None), kwargs.pop("tool_choice", None)
+        schema = tool_schema(tools, choice) if tools else None
+        chat = to_llama_messages(messages)
+        if schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+            listed = json.dumps([t.get("function", t) for t in tools or []], ensure_ascii=False)
+            chat = [{"role": "system", "content": TOOL_NOTE + listed}, *chat]
+        return {"messages": chat, **self._params(stop, kwargs)}, schema is not None
+
     def _params(self, stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
         """Sampling parameters of one call (pure): free text gets the warmer, penalised
         settings; schema-constrained output (``response_format``) the cool, unpenalised ones."""
@@ -310,7 +463,7 @@ class ChatLocalLlama(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         server, lock = self._server()
-        request = {"messages": to_llama_messages(messages), **self._params(stop, kwargs)}
+        request, with_tools = self._request(messages, stop, kwargs)
         started = time.perf_counter()
         with lock:
             out = server.handle_chat_completions(request)
@@ -318,12 +471,19 @@ class ChatLocalLlama(BaseChatModel):
         if error is not None:
             raise error
         choice = out["choices"][0]
+        text = choice["message"].get("content") or ""
+        calls: list[ToolCall] = []
+        finish = choice.get("finish_reason")
+        if with_tools:
+            text, calls = tool_reply(text)
+            finish = "tool_calls" if calls else finish
         message = AIMessage(
-            content=choice["message"].get("content") or "",
+            content=text,
+            tool_calls=calls,
             usage_metadata=usage_from_llama(out.get("usage")),
             response_metadata={
                 "model_name": self.model_name,
-                "finish_reason": choice.get("finish_reason"),
+                "finish_reason": finish,
                 "latency_s": time.perf_counter() - started,
             },
         )
@@ -336,10 +496,12 @@ class ChatLocalLlama(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
+        if kwargs.get("tools"):  # a tool call is one JSON value: it comes as one chunk
+            yield from _as_chunks(self._generate(messages, stop, run_manager, **kwargs))
+            return
         server, lock = self._server()
         request = {
-            "messages": to_llama_messages(messages),
-            **self._params(stop, kwargs),
+            **self._request(messages, stop, kwargs)[0],
             "stream": True,
             "stream_options": {"include_usage": True},
         }
@@ -365,6 +527,26 @@ class ChatLocalLlama(BaseChatModel):
                 response_metadata={"model_name": self.model_name, "finish_reason": finish},
             )
         )
+
+
+STRUCTURED_BUDGET = 1024
+"""The least room of a reply to ``with_structured_output`` (as ``AIZAC_STRUCTURED_MAX_TOKENS``)."""
+
+
+def _as_chunks(result: ChatResult) -> Iterator[ChatGenerationChunk]:
+    """A whole reply as a stream: its text (or tool calls) and usage in one chunk."""
+    message = result.generations[0].message
+    if not isinstance(message, AIMessage):  # _generate makes AIMessages only
+        raise ModelError(f"The local model returned a {type(message).__name__}.")
+    calls = [
+        tool_call_chunk(name=c["name"], args=json.dumps(c["args"], ensure_ascii=False),
+                        id=c.get("id"), index=n)
+        for n, c in enumerate(message.tool_calls)
+    ]
+    yield ChatGenerationChunk(message=AIMessageChunk(
+        content=message.content, tool_call_chunks=calls, usage_metadata=message.usage_metadata,
+        response_metadata=message.response_metadata,
+    ))
 
 
 def _stream_parts(server: Any, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
