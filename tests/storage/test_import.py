@@ -67,7 +67,7 @@ def test_an_installation_moves_whole_and_a_second_run_only_checks(
 ) -> None:
     source = tmp_path / "data"
     made = _installation(source, cliches)
-    target = Settings(data_dir=source, language="en", database_url=pg_url)
+    target = Settings(data_dir=source, language="en", database_url=pg_url, embedding="hash")
     report = import_installation(source, target)
     assert report.clean, [p.problems for p in report.projects]
     assert sorted((p.owner, p.name, p.status) for p in report.projects) == [
@@ -115,7 +115,7 @@ def test_an_interrupted_import_leaves_nothing_half_moved_and_finishes_when_run_a
 ) -> None:
     source = tmp_path / "data"
     _installation(source, cliches)
-    target = Settings(data_dir=source, language="en", database_url=pg_url)
+    target = Settings(data_dir=source, language="en", database_url=pg_url, embedding="hash")
     real, calls = importing._copy_table, [0]
 
     def dying(*args: Any) -> None:
@@ -139,7 +139,8 @@ def test_a_project_of_the_same_name_already_on_the_database_is_not_overwritten(
 ) -> None:
     source = tmp_path / "data"
     made = _installation(source, cliches)
-    target = Settings(data_dir=tmp_path / "elsewhere", language="en", database_url=pg_url)
+    target = Settings(data_dir=tmp_path / "elsewhere", language="en", database_url=pg_url,
+                      embedding="hash")
     _studio(target, cliches).create(made["name"], "회귀", language="ko")  # made there first
     report = import_installation(source, target)
     mine = next(p for p in report.projects if p.name == made["name"])
