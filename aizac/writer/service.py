@@ -131,6 +131,9 @@ class Studio:
         chroma_namespace: the memory namespace on a Chroma server (``AIZAC_CHROMA_HOST``): a
             database of its own, e.g. one per user sandbox; ignored with embedded Chroma.
         chroma_clients: Chroma clients to share between Studios (default: this Studio's own).
+        owner: whose projects these are on the server database (``AIZAC_DATABASE_URL``): a
+            user id on ``aizac serve`` (the sandbox sets it); default the Chroma namespace, or
+            ``""`` for a single writer.
     """
 
     def __init__(
@@ -151,8 +154,10 @@ class Studio:
         owner_wait: float = 5.0,
         chroma_namespace: str | None = None,
         chroma_clients: ChromaClients | None = None,
+        owner: str | None = None,
     ) -> None:
         self.owner_wait = owner_wait
+        self.owner = owner if owner is not None else (chroma_namespace or "")
         self.settings = settings if settings is not None else get_settings()
         self._router = router
         self._models = models
@@ -188,7 +193,7 @@ class Studio:
                 from aizac.storage.catalog import Catalog
                 from aizac.storage.database import server_database
 
-                self._catalog = Catalog(server_database(url), self.chroma_namespace or "")
+                self._catalog = Catalog(server_database(url), self.owner)
             return self._catalog
 
     # --------------------------------------------------------------------- collaborators

@@ -45,9 +45,11 @@ def models() -> Models:
 
 
 @pytest.fixture
-def server_settings(tmp_path: Path) -> Settings:
+def server_settings(tmp_path: Path, database_url: str | None) -> Settings:
+    """The server's settings on the test's engine: embedded files, or every user's projects on
+    a fresh PostgreSQL database (AIZAC_DATABASE_URL)."""
     return Settings(data_dir=tmp_path / "data", language="en", structured_retries=1,
-                    transient_retries=0)
+                    transient_retries=0, database_url=database_url)
 
 
 def fast_accounts(settings: Settings) -> AccountStore:
