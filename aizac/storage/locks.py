@@ -7,20 +7,19 @@ for the whole step (the database releases it if the process dies), inside a re-e
 lock for the threads of this process (one lock object per project and process,
 :func:`step_lock`).
 
-Taking it bumps the project's ``epoch``. A process whose bump is not the one after its last
-bump knows another process held the lock since, so what it cached of the project (the memory's
-turn and summaries, a key index count) may be stale: it calls its listeners
-(:meth:`StepLock.listen`) before the step runs. :meth:`StepLock.changed` answers the same for a
-reader that takes no lock.
+Taking it bumps the project's ``epoch`` and :meth:`StepLock.hold` yields the new value. Whoever
+caches something of the project (a store's listeners: the memory's turn and summaries, a key
+index count) compares it with the epoch of its own last step: anything but the next number
+means another holder stepped in between, so the cache is reloaded before the step runs
+(:meth:`aizac.writer.project.ProjectStore.lock`). :meth:`StepLock.epoch` answers the same for
+a reader that takes no lock.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-import weakref
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 from sqlalchemy import Connection, func, select, update
 
@@ -41,39 +40,18 @@ class StepLock:
         self._thread = threading.RLock()
         self._depth = 0
         self._conn: Connection | None = None
-        self._stepped: int | None = None  # the epoch our last step took
-        self._seen: int | None = None  # the newest epoch we reloaded for or took
-        self._listeners: list[weakref.WeakMethod[Any] | Callable[[bool], None]] = []
+        self._epoch: int | None = None  # while held: the epoch this hold took
 
-    # ---------------------------------------------------------------------- listeners
-    def listen(self, callback: Callable[[bool], None]) -> None:
-        """Call ``callback(full)`` when another process may have changed the project:
-        ``full=True`` under the lock (recover and reload), ``False`` for a reader (reload only).
-        A bound method is held weakly (a closed project's agent goes away)."""
-        ref: Any = weakref.WeakMethod(callback) if hasattr(callback, "__self__") else callback
-        with self._thread:
-            self._listeners.append(ref)
-
-    def _notify(self, full: bool) -> None:
-        alive = []
-        for ref in list(self._listeners):
-            callback = ref() if isinstance(ref, weakref.WeakMethod) else ref
-            if callback is None:
-                continue
-            alive.append(ref)
-            callback(full)
-        self._listeners = alive
-
-    # ---------------------------------------------------------------------------- lock
     @contextlib.contextmanager
-    def hold(self) -> Iterator[None]:
-        """Hold the lock for a block (re-entrant in one thread)."""
+    def hold(self) -> Iterator[int | None]:
+        """Hold the lock for a block (re-entrant in one thread); yields the project's epoch of
+        this hold (``None``: the project is gone)."""
         with self._thread:
             self._depth += 1
             try:
                 if self._depth == 1:
                     self._acquire()
-                yield
+                yield self._epoch
             finally:
                 self._depth -= 1
                 if self._depth == 0:
@@ -94,20 +72,10 @@ class StepLock:
             conn.close()  # closing the session releases the advisory lock too
             raise StorageError("error.db.write", where=self.db.where, cause=str(e)) from e
         self._conn = conn
-        if epoch is None:  # the project was deleted meanwhile: nothing cached is worth keeping
-            return
-        stale = self._stepped is None or int(epoch) != self._stepped + 1
-        self._stepped = self._seen = int(epoch)
-        if stale:
-            try:
-                self._notify(True)
-            except BaseException:
-                self._stepped = None  # the next step tries the reload again
-                self._release()
-                raise
+        self._epoch = None if epoch is None else int(epoch)
 
     def _release(self) -> None:
-        conn, self._conn = self._conn, None
+        conn, self._conn, self._epoch = self._conn, None, None
         if conn is None:
             return
         with contextlib.suppress(Exception):
@@ -115,25 +83,24 @@ class StepLock:
         with contextlib.suppress(Exception):
             conn.close()
 
-    # ------------------------------------------------------------------------ readers
-    def changed(self) -> bool:
-        """For a reader: reload what is cached if another process stepped since (no lock is
-        taken; while a thread of this process holds the lock, nothing can have changed)."""
+    @contextlib.contextmanager
+    def quiet(self) -> Iterator[bool]:
+        """For a reader: ``True`` when no thread of this process is inside a step of the
+        project (its caches may then be reloaded); ``False`` when one is."""
         if not self._thread.acquire(blocking=False):
-            return False
+            yield False
+            return
         try:
-            if self._depth:
-                return False
-            with self.db.read() as conn:
-                epoch = conn.execute(
-                    select(projects.c.epoch).where(projects.c.id == self.key)).scalar()
-            if epoch is None or int(epoch) == self._seen:
-                return False
-            self._seen = int(epoch)
-            self._notify(False)
-            return True
+            yield self._depth == 0
         finally:
             self._thread.release()
+
+    def epoch(self) -> int | None:
+        """The project's epoch now (``None``: it is gone)."""
+        with self.db.read() as conn:
+            found = conn.execute(
+                select(projects.c.epoch).where(projects.c.id == self.key)).scalar()
+        return None if found is None else int(found)
 
 
 def step_lock(db: Database, key: str) -> StepLock:

@@ -75,6 +75,9 @@ class ProjectStore:
         self.catalog = catalog
         self.key = key
         self._db: Database | None = None
+        self._listeners: list[Callable[[bool], None]] = []
+        self._stepped: int | None = None  # the epoch of this store's last step
+        self._seen: int | None = None  # the newest epoch its listeners caught up with
 
     @property
     def server(self) -> bool:
@@ -199,9 +202,17 @@ class ProjectStore:
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
-        """Serialise a multi-store step (memory + rows) across threads and processes."""
+        """Serialise a multi-store step (memory + rows) across threads and processes.
+
+        On PostgreSQL the listeners (:meth:`listen`) are called first with ``full=True`` when
+        the project's epoch says someone else stepped since this store's last step."""
         if self.catalog is not None:
-            with self.catalog.lock(self.key).hold():
+            with self.catalog.lock(self.key).hold() as epoch:
+                if epoch is not None and epoch != self._stepped:
+                    stale = self._stepped is None or epoch != self._stepped + 1
+                    if stale:
+                        self._tell(True)  # a failure leaves _stepped: the next step retries
+                    self._stepped = self._seen = epoch
                 yield
             return
         thread_lock, file_lock = locks_for(self.directory)  # shared per directory and process
@@ -209,16 +220,31 @@ class ProjectStore:
             yield
 
     def listen(self, callback: Callable[[bool], None]) -> None:
-        """On PostgreSQL: call ``callback(full)`` when another process may have changed the
-        project (see :class:`aizac.storage.locks.StepLock`); embedded, one process writes a
-        project and nothing is called."""
-        if self.catalog is not None:
-            self.catalog.lock(self.key).listen(callback)
+        """On PostgreSQL: call ``callback(full)`` when another holder of the project may have
+        changed it since this store looked (see :meth:`lock` and :meth:`catch_up`);
+        embedded, one process writes a project and nothing is ever called."""
+        self._listeners.append(callback)
+
+    def _tell(self, full: bool) -> None:
+        for callback in list(self._listeners):
+            callback(full)
 
     def catch_up(self) -> bool:
-        """For a reader on PostgreSQL: tell the listeners if another process stepped since
-        (``True`` then). Embedded: ``False``."""
-        return self.catalog.lock(self.key).changed() if self.catalog is not None else False
+        """For a reader on PostgreSQL: reload the listeners' caches (``full=False``) if someone
+        stepped since this store last looked, unless a thread of this process is inside a
+        step of the project; ``True`` when they were told. Embedded: ``False``."""
+        if self.catalog is None or not self._listeners:
+            return False
+        step = self.catalog.lock(self.key)
+        with step.quiet() as quiet:
+            if not quiet:
+                return False
+            epoch = step.epoch()
+            if epoch is None or epoch == self._seen:
+                return False
+            self._tell(False)
+            self._seen = epoch
+            return True
 
     # ------------------------------------------------------------------------------ meta
     def info(self) -> ProjectInfo:

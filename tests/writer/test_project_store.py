@@ -179,3 +179,33 @@ def test_unwritable_directory_is_a_storage_error(tmp_path: Path) -> None:
     blocker.write_text("x")
     with pytest.raises(StorageError):
         ProjectStore.create(blocker, "p", language="ko")
+
+
+def test_a_store_hears_when_another_holder_stepped_between_its_steps(
+    store: ProjectStore, catalog: Catalog | None
+) -> None:
+    # Two stores of one project in one process stand for two replicas (they share the
+    # process's step lock): each learns from the epoch that the other one stepped.
+    other = twin(store)
+    heard: list[tuple[str, bool]] = []
+    store.listen(lambda full: heard.append(("mine", full)))
+    other.listen(lambda full: heard.append(("other", full)))
+    with store.lock():
+        pass
+    with store.lock():  # nobody stepped in between: nothing to reload
+        pass
+    assert store.catch_up() is False  # its listeners saw the newest epoch already
+    with other.lock():
+        pass
+    if catalog is None:  # embedded, one process writes a project: nothing is ever called
+        assert heard == [] and store.catch_up() is False
+        return
+    assert heard == [("mine", True), ("other", True)]  # each one's first step reloads
+    assert store.catch_up() is True and heard[-1] == ("mine", False)  # a reader reloads
+    assert store.catch_up() is False  # once
+    with store.lock():  # a step after someone else's: a full reload first
+        pass
+    assert heard[-1] == ("mine", True) and len(heard) == 4
+    with store.lock(), store.lock():  # re-entered: one hold, nothing new
+        assert store.catch_up() is False  # a reader inside a step of this process waits
+    assert len(heard) == 4
