@@ -26,11 +26,12 @@ _ISOLATED_ENV = (
 
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[PostgresCluster]:
-    """A PostgreSQL 15 cluster of this test session (started on first use; tests/pg.py)."""
-    from tests.pg import PostgresCluster, available
+    """A PostgreSQL cluster of this test session (started on first use; tests/pg.py)."""
+    from tests.pg import BIN, PostgresCluster, available
 
     if not available():
-        pytest.fail("PostgreSQL 15's initdb/pg_ctl are missing: apt-get install postgresql")
+        pytest.fail(f"PostgreSQL's initdb/pg_ctl are missing in {BIN}: apt-get install "
+                    "postgresql (or set AIZAC_TEST_PG_BIN)")
     cluster = PostgresCluster().start()
     yield cluster
     cluster.stop()

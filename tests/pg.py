@@ -1,4 +1,4 @@
-"""A throwaway PostgreSQL cluster for the tests (Debian's postgresql 15, no Docker).
+"""A throwaway PostgreSQL cluster for the tests (Debian's ``postgresql`` package, no Docker).
 
 :class:`PostgresCluster` runs ``initdb`` in a temporary folder and ``pg_ctl start`` on a free
 loopback port (its Unix socket in the same folder), with durability off (``fsync=off``: a test
@@ -22,7 +22,19 @@ import time
 import uuid
 from pathlib import Path
 
-BIN = Path(os.environ.get("AIZAC_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
+
+def _bin() -> Path:
+    """``AIZAC_TEST_PG_BIN``, else the newest ``/usr/lib/postgresql/<version>/bin`` that has
+    ``initdb`` (Debian's ``postgresql`` package: 15 on bookworm, 17 on trixie)."""
+    if "AIZAC_TEST_PG_BIN" in os.environ:
+        return Path(os.environ["AIZAC_TEST_PG_BIN"])
+    found = [d / "bin" for d in Path("/usr/lib/postgresql").glob("*")
+             if d.name.isdigit() and (d / "bin" / "initdb").is_file()]
+    found.sort(key=lambda b: int(b.parent.name))
+    return found[-1] if found else Path("/usr/lib/postgresql/15/bin")
+
+
+BIN = _bin()
 USER = "aizac"
 TEMPLATE = "aizac_template"
 

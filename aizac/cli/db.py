@@ -76,6 +76,8 @@ def import_command(
         typer.echo(render(text, "en"))
 
     report = import_installation(data_dir, get_settings(), say=say)
+    for problem in report.account_problems[:20]:
+        _say("cli.db.problem", name="accounts", problem=problem)
     for moved in report.projects:
         for problem in moved.problems[:20]:
             _say("cli.db.problem", name=moved.name, problem=problem)

@@ -65,7 +65,7 @@ def users_add(
     from aizac.server.accounts import AccountStore
     from aizac.settings import get_settings
 
-    store = AccountStore(get_settings().data_dir / "server" / "accounts.sqlite3")
+    store = AccountStore.open(get_settings())
     user = store.add_user(name, _password(password_stdin))
     typer.echo(f"created user {user.name} ({user.id})")
 
@@ -77,7 +77,7 @@ def users_list() -> None:
     from aizac.server.accounts import AccountStore
     from aizac.settings import get_settings
 
-    store = AccountStore(get_settings().data_dir / "server" / "accounts.sqlite3")
+    store = AccountStore.open(get_settings())
     for user in store.users():
         typer.echo(f"{user.name}\t{user.id}")
 

@@ -1,45 +1,43 @@
-"""Accounts of the multi-user server: users, argon2 password hashes, API tokens (SQLite).
+"""Accounts of the multi-user server: users, argon2 password hashes, API tokens, sessions.
 
-One SQLite file (``<data_dir>/server/accounts.sqlite3``); every change is one transaction, so a
-crash never leaves half a user. Passwords are argon2id hashes (``argon2-cffi``); API tokens are
-random 256-bit secrets shown once and stored as their SHA-256 (a token is high-entropy, so a
-fast hash is enough and lets a request find its token by hash).
+Embedded, one SQLite file (``<data_dir>/server/accounts.sqlite3``); with
+``AIZAC_DATABASE_URL``, the tables of :data:`aizac.storage.tables.users` and its neighbours in
+the PostgreSQL database, so every replica of ``aizac serve`` knows every account, token and
+session (:meth:`AccountStore.open` picks). Every change is one transaction, so a crash never
+leaves half a user. Passwords are argon2id hashes (``argon2-cffi``); API tokens are random
+256-bit secrets shown once and stored as their SHA-256 (a token is high-entropy, so a fast hash
+is enough and lets a request find its token by hash).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import secrets
-import sqlite3
 import threading
 import time
 import unicodedata
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import delete, select, update
+from sqlalchemy.exc import IntegrityError
 
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
+from aizac.settings import Settings
+from aizac.storage.database import Database, server_database, sqlite_file
+from aizac.storage.tables import sessions, tokens, users
 
 TOKEN_PREFIX = "aizac_"
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS users (
-    id TEXT PRIMARY KEY, name TEXT NOT NULL, name_key TEXT NOT NULL UNIQUE,
-    password_hash TEXT NOT NULL, created_at REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS tokens (
-    id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id),
-    token_hash TEXT NOT NULL UNIQUE, label TEXT NOT NULL, created_at REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions (
-    id_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id),
-    created_at REAL NOT NULL);
-"""
+ACCOUNTS_FILE = Path("server") / "accounts.sqlite3"
+"""The embedded accounts file, relative to the data directory."""
 
 
 @dataclass(frozen=True)
@@ -87,32 +85,51 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-class AccountStore:
-    """Users and their API tokens in one SQLite file (thread-safe; one connection per call)."""
+def _user(row: Sequence[Any]) -> User:
+    return User(str(row[0]), str(row[1]))
 
-    def __init__(self, path: Path, *, hasher: PasswordHasher | None = None) -> None:
-        self.path = Path(path)
+
+class AccountStore:
+    """Users, their API tokens and sessions in one database (thread-safe).
+
+    Args:
+        where: the embedded SQLite file (made private to the server's user), or a
+            :class:`Database` (the PostgreSQL one of :meth:`open`).
+        hasher: the argon2 profile (tests pass a cheap one).
+    """
+
+    def __init__(self, where: Path | Database, *, hasher: PasswordHasher | None = None) -> None:
         self.hasher = hasher or PasswordHasher()
-        self._write = threading.Lock()
+        self._write = threading.Lock()  # embedded: one writer of this process at a time
         # A hash to verify against when the name is unknown: the same work either way, so
         # response times do not tell which names exist.
         self._dummy = self.hasher.hash(secrets.token_hex(8))
-        try:
+        if isinstance(where, Database):
+            self.path: Path | None = None
+            self.db = where
+            self.db.ensure("accounts")
+            return
+        self.path = Path(where)
+        try:  # password hashes and token digests: the server's only. Made private before
+            # SQLite opens it, since its WAL and shared-memory files take the file's mode.
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self._db() as db:
-                db.executescript(_SCHEMA)
-            os.chmod(self.path, 0o600)  # password hashes and token digests: the server's only
-        except (OSError, sqlite3.Error) as e:
+            self.path.touch(mode=0o600, exist_ok=True)
+            for private in (self.path, *(self.path.with_name(self.path.name + end)
+                                         for end in ("-wal", "-shm"))):
+                if private.exists():
+                    os.chmod(private, 0o600)
+        except OSError as e:
             raise StorageError(f"Cannot open the accounts database {self.path}: {e}.") from e
+        self.db = sqlite_file(self.path, "accounts")
 
-    @contextlib.contextmanager
-    def _db(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=10)
-        try:
-            with db:  # one transaction: committed whole or rolled back
-                yield db
-        finally:
-            db.close()
+    @classmethod
+    def open(cls, settings: Settings, *, hasher: PasswordHasher | None = None) -> AccountStore:
+        """The installation's accounts: on the PostgreSQL database when ``settings`` name one
+        (``AIZAC_DATABASE_URL``), else in ``<data_dir>/server/accounts.sqlite3``."""
+        url = settings.database
+        if url is not None:
+            return cls(server_database(str(url)), hasher=hasher)
+        return cls(settings.data_dir / ACCOUNTS_FILE, hasher=hasher)
 
     # ----------------------------------------------------------------------------- users
     def add_user(self, name: str, password: str) -> User:
@@ -121,40 +138,36 @@ class AccountStore:
         digest = self.hasher.hash(check_password(password))
         user = User(id=uuid.uuid4().hex, name=clean)
         try:
-            with self._write, self._db() as db:
-                db.execute(
-                    "INSERT INTO users (id, name, name_key, password_hash, created_at) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (user.id, clean, name_key(clean), digest, time.time()),
-                )
-        except sqlite3.IntegrityError as e:
+            with self._write, self.db.write() as conn:
+                conn.execute(users.insert().values(
+                    id=user.id, name=clean, name_key=name_key(clean), password_hash=digest,
+                    created_at=time.time()))
+        except IntegrityError as e:
             raise ConflictError(
                 f"The user name {clean!r} is taken.", hint="Choose another name."
             ) from e
-        except sqlite3.Error as e:
-            raise StorageError(f"Cannot store the account: {e}.") from e
         return user
 
     def user(self, user_id: str) -> User:
-        with self._db() as db:
-            row = db.execute("SELECT id, name FROM users WHERE id = ?", (user_id,)).fetchone()
+        with self.db.read() as conn:
+            row = conn.execute(select(users.c.id, users.c.name).where(
+                users.c.id == user_id)).first()
         if row is None:
             raise NotFoundError("No such user.", hint="Log in again.")
-        return User(*row)
+        return _user(row)
 
     def users(self) -> list[User]:
-        with self._db() as db:
-            rows = db.execute("SELECT id, name FROM users ORDER BY created_at").fetchall()
-        return [User(*r) for r in rows]
+        with self.db.read() as conn:
+            rows = conn.execute(select(users.c.id, users.c.name).order_by(
+                users.c.created_at)).all()
+        return [_user(r) for r in rows]
 
     def verify(self, name: str, password: str) -> User | None:
         """The user whose name and password these are, else ``None`` (same cost either way)."""
-        with self._db() as db:
-            row = db.execute(
-                "SELECT id, name, password_hash FROM users WHERE name_key = ?",
-                (name_key(name),),
-            ).fetchone()
-        stored = row[2] if row else self._dummy
+        with self.db.read() as conn:
+            row = conn.execute(select(users.c.id, users.c.name, users.c.password_hash).where(
+                users.c.name_key == name_key(name))).first()
+        stored = str(row[2]) if row else self._dummy
         try:
             self.hasher.verify(stored, password)
         except (VerificationError, InvalidHashError):
@@ -162,10 +175,10 @@ class AccountStore:
         if row is None:
             return None
         if self.hasher.check_needs_rehash(stored):
-            with self._write, self._db() as db:
-                db.execute("UPDATE users SET password_hash = ? WHERE id = ?",
-                           (self.hasher.hash(password), row[0]))
-        return User(row[0], row[1])
+            with self._write, self.db.write() as conn:
+                conn.execute(update(users).where(users.c.id == row[0]).values(
+                    password_hash=self.hasher.hash(password)))
+        return _user(row)
 
     # ---------------------------------------------------------------------------- tokens
     def new_token(self, user_id: str, label: str = "") -> tuple[str, TokenInfo]:
@@ -175,41 +188,34 @@ class AccountStore:
         self.user(user_id)
         secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
         info = TokenInfo(id=uuid.uuid4().hex[:16], label=label.strip(), created_at=time.time())
-        with self._write, self._db() as db:
-            db.execute(
-                "INSERT INTO tokens (id, user_id, token_hash, label, created_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (info.id, user_id, token_hash(secret), info.label, info.created_at),
-            )
+        with self._write, self.db.write() as conn:
+            conn.execute(tokens.insert().values(
+                id=info.id, user_id=user_id, token_hash=token_hash(secret), label=info.label,
+                created_at=info.created_at))
         return secret, info
 
     def tokens(self, user_id: str) -> list[TokenInfo]:
-        with self._db() as db:
-            rows = db.execute(
-                "SELECT id, label, created_at FROM tokens WHERE user_id = ? ORDER BY created_at",
-                (user_id,),
-            ).fetchall()
-        return [TokenInfo(*r) for r in rows]
+        with self.db.read() as conn:
+            rows = conn.execute(select(tokens.c.id, tokens.c.label, tokens.c.created_at).where(
+                tokens.c.user_id == user_id).order_by(tokens.c.created_at)).all()
+        return [TokenInfo(str(r[0]), str(r[1]), float(r[2])) for r in rows]
 
     def revoke_token(self, user_id: str, token_id: str) -> None:
         """Delete one of ``user_id``'s tokens (another user's token id is not found)."""
-        with self._write, self._db() as db:
-            gone = db.execute(
-                "DELETE FROM tokens WHERE id = ? AND user_id = ?", (token_id, user_id)
-            ).rowcount
+        with self._write, self.db.write() as conn:
+            gone = conn.execute(delete(tokens).where(
+                tokens.c.id == token_id, tokens.c.user_id == user_id)).rowcount
         if not gone:
             raise NotFoundError("No such token.", hint="List your tokens first.")
 
     def user_of_token(self, token: str) -> User | None:
         if not token.startswith(TOKEN_PREFIX):
             return None
-        with self._db() as db:
-            row = db.execute(
-                "SELECT u.id, u.name FROM tokens t JOIN users u ON u.id = t.user_id "
-                "WHERE t.token_hash = ?",
-                (token_hash(token),),
-            ).fetchone()
-        return User(*row) if row else None
+        with self.db.read() as conn:
+            row = conn.execute(select(users.c.id, users.c.name).join(
+                tokens, tokens.c.user_id == users.c.id).where(
+                tokens.c.token_hash == token_hash(token))).first()
+        return _user(row) if row else None
 
 
 class SessionStore:
@@ -223,31 +229,30 @@ class SessionStore:
     def start(self, user_id: str) -> str:
         sid = secrets.token_urlsafe(32)
         now = time.time()
-        with self.accounts._write, self.accounts._db() as db:
-            db.execute("DELETE FROM sessions WHERE created_at < ?", (now - self.max_age_s,))
-            db.execute("INSERT INTO sessions (id_hash, user_id, created_at) VALUES (?, ?, ?)",
-                       (token_hash(sid), user_id, now))
+        with self.accounts._write, self.accounts.db.write() as conn:
+            conn.execute(delete(sessions).where(sessions.c.created_at < now - self.max_age_s))
+            conn.execute(sessions.insert().values(id_hash=token_hash(sid), user_id=user_id,
+                                                  created_at=now))
         return sid
 
     def user(self, sid: str) -> User | None:
-        with self.accounts._db() as db:
-            row = db.execute(
-                "SELECT u.id, u.name FROM sessions s JOIN users u ON u.id = s.user_id "
-                "WHERE s.id_hash = ? AND s.created_at >= ?",
-                (token_hash(sid), time.time() - self.max_age_s),
-            ).fetchone()
-        return User(*row) if row else None
+        with self.accounts.db.read() as conn:
+            row = conn.execute(select(users.c.id, users.c.name).join(
+                sessions, sessions.c.user_id == users.c.id).where(
+                sessions.c.id_hash == token_hash(sid),
+                sessions.c.created_at >= time.time() - self.max_age_s)).first()
+        return _user(row) if row else None
 
     def end(self, sid: str) -> None:
-        with self.accounts._write, self.accounts._db() as db:
-            db.execute("DELETE FROM sessions WHERE id_hash = ?", (token_hash(sid),))
+        with self.accounts._write, self.accounts.db.write() as conn:
+            conn.execute(delete(sessions).where(sessions.c.id_hash == token_hash(sid)))
 
 
 class LoginLimiter:
     """Failed logins per key (name, address) in a sliding window; thread-safe, in memory.
 
-    A node forgets on restart; several nodes each count their own (the proxy's user affinity
-    keeps one person on one node)."""
+    A node forgets on restart; several nodes each count their own (so behind a proxy without
+    affinity a name gets up to ``attempts`` tries per node in a window)."""
 
     def __init__(
         self, attempts: int, window_s: float, now: Callable[[], float] = time.monotonic

@@ -138,13 +138,13 @@ def create_app(
         settings: the writer settings every user's sandbox starts from.
         config: accounts, sessions and limits (default: ``ServerConfig()`` from the env).
         studio_factory: builds a user's Studio (tests and benches inject scripted models).
-        accounts: the account store (default: ``<data_dir>/server/accounts.sqlite3``).
+        accounts: the account store (default: :meth:`AccountStore.open`, on the PostgreSQL
+            database with ``AIZAC_DATABASE_URL``, else ``<data_dir>/server/accounts.sqlite3``).
         ui: mount the Gradio beat editor at ``/ui`` (off: API only).
         ui_language: the web app's language (default: the ``ui_language`` setting).
     """
     config = config or ServerConfig()
-    server_dir = settings.data_dir / "server"
-    accounts = accounts or AccountStore(server_dir / "accounts.sqlite3")
+    accounts = accounts or AccountStore.open(settings)
     max_age = int(config.session_days * 86400)
     state = auth.ServerState(
         config=config, accounts=accounts, sessions=SessionStore(accounts, max_age),

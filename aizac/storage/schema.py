@@ -50,6 +50,7 @@ LEGACY_PREFIX = "_legacy_"
 HEADS = {
     "catalog": "catalog_0001", "project": "project_0001", "runs": "runs_0001",
     "continuity": "continuity_0001", "keys": "keys_0001", "journal": "journal_0001",
+    "accounts": "accounts_0001",
 }
 """The head revision of every branch, so opening a file that is up to date imports no Alembic
 (``tests/storage/test_schema.py`` checks these against the migrations)."""
@@ -158,14 +159,16 @@ def _adopt(conn: Connection, table: Table) -> None:
     table.create(conn)
     missing = [c for c in table.columns if c.name not in old_columns and c.name != "project"
                and not c.nullable and c.server_default is None]
+    keyed = "project" in table.c  # a project's row; accounts are the server's, unkeyed
     if missing and table.name not in REBUILT_CACHES:
         raise StorageError("error.db.adopt", table=table.name,
                            columns=", ".join(c.name for c in missing))
     if not missing:
         kept = [c for c in table.columns if c.name in old_columns]
         old = Table(old_name, MetaData(), *(Column(c.name, c.type) for c in kept))
-        columns = [literal(""), *(old.c[c.name] for c in kept)]
-        conn.execute(table.insert().from_select(["project", *(c.name for c in kept)],
+        names = [c.name for c in kept if c.name != "project"]
+        columns = [*([literal("")] if keyed else []), *(old.c[n] for n in names)]
+        conn.execute(table.insert().from_select([*(["project"] if keyed else []), *names],
                                                 select(*columns)))
     conn.execute(text(f'DROP TABLE "{old_name}"'))
 

@@ -26,6 +26,7 @@ from sqlalchemy import (
     CheckConstraint,
     Column,
     Double,
+    ForeignKey,
     ForeignKeyConstraint,
     Index,
     Integer,
@@ -306,6 +307,35 @@ commits = Table(
     Index("commits_status", "project", "coll", "status"),
 )
 
+# -------------------------------------------------------------------------- accounts
+users = Table(
+    "users", metadata,
+    Column("id", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("name_key", Text, nullable=False),  # NFC, case-folded: one account per name
+    Column("password_hash", Text, nullable=False),
+    Column("created_at", Double, nullable=False),
+    UniqueConstraint("name_key", name="users_name_key"),
+)
+tokens = Table(
+    "tokens", metadata,
+    Column("id", Text, primary_key=True),
+    Column("user_id", Text, ForeignKey("users.id", name="tokens_user"), nullable=False),
+    Column("token_hash", Text, nullable=False),
+    Column("label", Text, nullable=False),
+    Column("created_at", Double, nullable=False),
+    UniqueConstraint("token_hash", name="tokens_token_hash"),
+)
+sessions = Table(
+    "sessions", metadata,
+    Column("id_hash", Text, primary_key=True),
+    Column("user_id", Text, ForeignKey("users.id", name="sessions_user"), nullable=False),
+    Column("created_at", Double, nullable=False),
+)
+"""The server's accounts, API tokens and sessions (``aizac serve``): embedded, the file
+``<data_dir>/server/accounts.sqlite3``; on PostgreSQL, beside the projects, so every replica
+knows every user, token and session."""
+
 CONCERNS: dict[str, tuple[Table, ...]] = {
     "catalog": (projects,),
     "project": (meta, plot, episodes, beats, kv, steps, images, image_places),
@@ -313,6 +343,7 @@ CONCERNS: dict[str, tuple[Table, ...]] = {
     "continuity": (threads, secrets, knowers),
     "keys": (keys,),
     "journal": (commits,),
+    "accounts": (users, tokens, sessions),
 }
 """Tables by concern: an Alembic branch each, a file of its own in an embedded project."""
 

@@ -39,10 +39,12 @@ from aizac.errors import AizacError, ConfigError
 from aizac.settings import Settings
 from aizac.storage.catalog import Catalog
 from aizac.storage.database import EMBEDDED_FILES, Database, server_database, sqlite_file
-from aizac.storage.tables import CONCERNS, PROJECT_CONCERNS, projects
+from aizac.storage.tables import CONCERNS, PROJECT_CONCERNS, projects, users
 from aizac.text import Text
 from aizac.writer.project import ProjectStore
 
+ACCOUNTS_FILE = Path("server") / "accounts.sqlite3"
+"""An ``aizac serve`` installation's accounts file (see :mod:`aizac.server.accounts`)."""
 KEY_SPACE = uuid.UUID("6f1e0c2a-29a1-4c1b-9d55-a12c0de29000")
 """The namespace of imported projects' keys (uuid5 of owner, name and creation time)."""
 SKIP_FILES = {*EMBEDDED_FILES.values(), "autopilot_checkpoints.sqlite3", ".lock", ".owner",
@@ -68,11 +70,13 @@ class ImportReport:
     """The whole import: accounts moved and every project's outcome."""
 
     accounts: dict[str, int] = field(default_factory=dict)
+    account_problems: list[str] = field(default_factory=list)
     projects: list[Moved] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
-        return all(p.status in ("imported", "verified") and not p.problems for p in self.projects)
+        return not self.account_problems and all(
+            p.status in ("imported", "verified") and not p.problems for p in self.projects)
 
 
 def project_key(owner: str, name: str, created_at: float) -> str:
@@ -114,6 +118,11 @@ def import_installation(
     db = server_database(url)
     report = ImportReport()
     opener = open_memory or _studio_memory(settings)
+    accounts = source / ACCOUNTS_FILE
+    if accounts.is_file():
+        report.accounts, report.account_problems = _import_accounts(accounts, db)
+        tell(Text("progress.import.accounts", **{t.name: report.accounts.get(t.name, 0)
+                                                 for t in CONCERNS["accounts"]}))
     for owner, folder in embedded_projects(source):
         moved = Moved(owner, folder.name)
         report.projects.append(moved)
@@ -125,6 +134,51 @@ def import_installation(
         tell(Text(f"progress.import.{moved.status}", name=moved.name, owner=owner or "-",
                   rows=moved.rows, problems=len(moved.problems)))
     return report
+
+
+# ------------------------------------------------------------------------------ accounts
+def _import_accounts(path: Path, db: Database) -> tuple[dict[str, int], list[str]]:
+    """The accounts file's users, tokens and sessions into the database, in one transaction;
+    a row already there is left as it is (a rerun moves nothing twice). Then every row of the
+    file is looked for on the database by its key: the counts found, and what is missing (a
+    name taken on the database by another account)."""
+    source = sqlite_file(path, "accounts")
+    tables = CONCERNS["accounts"]  # users first: tokens and sessions name them
+    read: dict[str, list[dict[str, Any]]] = {}
+    with source.read() as src:
+        for table in tables:
+            read[table.name] = [dict(r) for r in src.execute(select(table)).mappings()]
+    with db.write("accounts") as conn:
+        for table in tables:
+            rows = read[table.name]
+            if "user_id" in table.c:  # only for the users that are the file's on the database
+                mine = _present(conn, users.c.id, [r["user_id"] for r in rows])
+                rows = [r for r in rows if r["user_id"] in mine]
+            if rows:
+                conn.execute(db.insert(table).on_conflict_do_nothing(), rows)
+    found: dict[str, int] = {}
+    problems: list[str] = []
+    with db.read() as conn:
+        for table in tables:
+            (key,) = table.primary_key.columns
+            there = _present(conn, key, [r[key.name] for r in read[table.name]])
+            found[table.name] = len(there)
+            for row in read[table.name]:
+                if row[key.name] not in there:
+                    what = row.get("name") or row[key.name]
+                    problems.append(f"account: {table.name} {what!r} is not on the database "
+                                    "(another account holds its name or key)")
+    return found, problems
+
+
+def _present(conn: Connection, key: Any, ids: list[Any]) -> set[Any]:
+    """Which of ``ids`` the column ``key`` holds."""
+    there: set[Any] = set()
+    wanted = sorted(set(ids))
+    for start in range(0, len(wanted), 1000):
+        there |= set(conn.execute(select(key).where(
+            key.in_(wanted[start:start + 1000]))).scalars())
+    return there
 
 
 # --------------------------------------------------------------------------- one project

@@ -54,8 +54,8 @@ def server_settings(tmp_path: Path, database_url: str | None) -> Settings:
 
 def fast_accounts(settings: Settings) -> AccountStore:
     # A cheap argon2 profile: the tests check behaviour, not the hash's cost.
-    return AccountStore(settings.data_dir / "server" / "accounts.sqlite3",
-                        hasher=PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+    return AccountStore.open(settings,
+                             hasher=PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 
 
 @pytest.fixture

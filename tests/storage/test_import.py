@@ -146,3 +146,37 @@ def test_a_project_of_the_same_name_already_on_the_database_is_not_overwritten(
     mine = next(p for p in report.projects if p.name == made["name"])
     assert mine.status == "conflict" and not report.clean
     assert _studio(target, cliches).open(made["name"]).info.language == "ko"  # untouched
+
+
+def test_the_accounts_move_with_their_tokens_and_sessions_and_a_taken_name_is_reported(
+    tmp_path: Path, pg_url: str
+) -> None:
+    from argon2 import PasswordHasher
+
+    from aizac.server.accounts import AccountStore, SessionStore
+
+    hasher = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    source = tmp_path / "data"
+    old = AccountStore(source / "server" / "accounts.sqlite3", hasher=hasher)
+    mina, jun = old.add_user("미나", "correct horse battery"), old.add_user("jun", "pass word 1")
+    secret, _ = old.new_token(mina.id, "script")
+    sid = SessionStore(old, 3600).start(mina.id)
+    jun_token, _ = old.new_token(jun.id, "jun's")
+    target = Settings(data_dir=tmp_path / "new", language="en", database_url=pg_url)
+    server = AccountStore.open(target, hasher=hasher)
+    assert server.path is None
+    taken = server.add_user("JUN", "someone else")  # the name is the database's already
+
+    report = import_installation(source, target)
+    assert report.accounts == {"users": 1, "tokens": 1, "sessions": 1}
+    assert len(report.account_problems) == 2 and not report.clean  # jun and jun's token
+    assert all("jun" in p for p in report.account_problems[:1])
+    assert server.verify("미나", "correct horse battery") == mina
+    assert server.user_of_token(secret) == mina
+    assert SessionStore(server, 3600).user(sid) == mina
+    assert server.user_of_token(jun_token) is None  # never handed to the other jun
+    assert server.verify("jun", "someone else") == taken
+
+    again = import_installation(source, target)  # a rerun moves nothing twice
+    assert again.accounts == report.accounts
+    assert sorted(u.name for u in server.users()) == ["JUN", "미나"]

@@ -189,3 +189,37 @@ def test_a_file_that_cannot_be_adopted_says_which_table(tmp_path: Path) -> None:
     db.close()
     with pytest.raises(StorageError, match="meta"):
         sqlite_file(tmp_path / "project.sqlite3", "project")
+
+
+def test_an_accounts_file_from_before_keeps_its_users_tokens_and_sessions(
+    tmp_path: Path,
+) -> None:
+    import time
+
+    from argon2 import PasswordHasher
+
+    from aizac.errors import ConflictError
+    from aizac.server.accounts import AccountStore, SessionStore, token_hash
+
+    hasher = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    path = tmp_path / "server" / "accounts.sqlite3"
+    path.parent.mkdir()
+    with sqlite3.connect(path) as db:  # as the server wrote it before schema versions
+        db.executescript(legacy.ACCOUNTS)
+        db.execute("INSERT INTO users VALUES ('u1', '미나', '미나', ?, 1.0)",
+                   (hasher.hash("correct horse battery"),))
+        db.execute("INSERT INTO tokens VALUES ('t1', 'u1', ?, 'script', 2.0)",
+                   (token_hash("aizac_old-token"),))
+        db.execute("INSERT INTO sessions VALUES (?, 'u1', ?)", (token_hash("sid"), time.time()))
+    db.close()
+    store = AccountStore(path, hasher=hasher)
+    assert store.verify("미나", "correct horse battery") == store.user("u1")
+    assert store.user_of_token("aizac_old-token") == store.user("u1")
+    assert [t.label for t in store.tokens("u1")] == ["script"]
+    assert SessionStore(store, 3600).user("sid") == store.user("u1")
+    with pytest.raises(ConflictError):  # the name's uniqueness came along
+        store.add_user("미나", "another password")
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT version_num FROM alembic_version").fetchall() == [
+            ("accounts_0001",)]
+    raw.close()
