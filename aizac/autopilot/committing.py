@@ -9,7 +9,7 @@ reused (never added twice), prose already saved is left alone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from aizac.errors import ConflictError
@@ -17,12 +17,14 @@ from aizac.writer import accepting, extraction
 from aizac.writer.killpoints import checkpoint
 from aizac.writer.project import BeatRecord
 from aizac.writer.schemas import (
+    AddressFact,
     CharacterExtraction,
     CharacterProfile,
     NovelBeat,
     RelationExtraction,
     SettingExtraction,
     StoryExtraction,
+    VoiceFact,
 )
 
 COMMIT_STEPS = ("autopilot:drafted", "autopilot:accepted", "autopilot:prose-saved")
@@ -33,7 +35,8 @@ def dump_extracted(found: extraction.Extracted) -> dict[str, Any]:
     return {
         "story": found.story.model_dump(), "characters": found.characters.model_dump(),
         "relations": found.relations.model_dump(), "settings": found.settings.model_dump(),
-        "summary": found.summary,
+        "summary": found.summary, "voices": [v.model_dump() for v in found.voices],
+        "speech": [s.model_dump() for s in found.speech],
     }
 
 
@@ -44,15 +47,20 @@ def load_extracted(data: Mapping[str, Any]) -> extraction.Extracted:
         RelationExtraction.model_validate(data.get("relations", {})),
         SettingExtraction.model_validate(data.get("settings", {})),
         str(data.get("summary", "")),
+        [VoiceFact.model_validate(v) for v in data.get("voices", [])],
+        [AddressFact.model_validate(s) for s in data.get("speech", [])],
     )
 
 
 def commit_episode(
     agent: Any, beats: list[dict[str, Any]], profiles: list[list[dict[str, Any]]],
     prose: Mapping[str, str], candidates: Mapping[str, Mapping[str, Any]],
+    held_voices: Collection[str] = (),
 ) -> list[int]:
     """Accept every planned beat in order with its candidates and save its prose; the stored
-    beat ids. Safe to run again after a kill at any point."""
+    beat ids. Safe to run again after a kill at any point. ``held_voices``: the pair voices
+    the last check found lines against; no human said the change is meant, so the episode's
+    lines do not supersede them."""
     store, memory = agent.store, agent.memory
     ids: list[int] = []
     with store.lock():
@@ -62,11 +70,16 @@ def commit_episode(
             cast = [CharacterProfile.model_validate(p) for p in (profiles[n] if n < len(profiles)
                                                                  else [])]
             record = _accepted(agent, beat) or _accept(
-                agent, beat, cast, load_extracted(candidates.get(str(beat.index), {}))
+                agent, beat, cast, load_extracted(candidates.get(str(beat.index), {})),
+                held_voices,
             )
             text = prose.get(str(beat.index), "")
             if text and not record.prose:
                 record = store.save_prose(record.id, text, expected_version=record.version)
+                style = getattr(agent, "style", None)
+                if style is not None:  # the model's draft: what drift is measured on
+                    style.drafted(record.id, "prose", text, episode=beat.episode,
+                                  index=beat.index)
             checkpoint("autopilot:prose-saved")
             ids.append(record.id)
         if beats:
@@ -86,7 +99,8 @@ def _accepted(agent: Any, beat: NovelBeat) -> BeatRecord | None:
 
 
 def _accept(
-    agent: Any, beat: NovelBeat, cast: list[CharacterProfile], found: extraction.Extracted
+    agent: Any, beat: NovelBeat, cast: list[CharacterProfile], found: extraction.Extracted,
+    held_voices: Collection[str] = (),
 ) -> BeatRecord:
     store, memory = agent.store, agent.memory
     if (beat.episode, beat.index) != agent.next_position():
@@ -102,7 +116,8 @@ def _accept(
         record = store.update_draft(record.id, beat, expected_version=record.version,
                                     new_characters=cast, instruction="autopilot")
     checkpoint("autopilot:drafted")
-    batch, future = extraction.stage(memory, found, record.beat, new_characters=cast)
+    batch, future = extraction.stage(memory, found, record.beat, new_characters=cast,
+                                     language=agent.info.language, held_voices=held_voices)
     done = accepting.commit_accept(store, memory, record, batch, future, found.summary)
     checkpoint("autopilot:accepted")
     return done

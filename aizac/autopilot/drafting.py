@@ -10,9 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from aizac.errors import AizacError
-from aizac.writer.context import scene_brief, tail_tokens
 from aizac.writer.output import prose_stop
-from aizac.writer.rules import story_genre
 from aizac.writer.schemas import NovelBeat
 
 
@@ -31,22 +29,7 @@ def previous_prose(agent: Any, prose: dict[str, str], beat: NovelBeat) -> str:
 def draft_prose(agent: Any, beat: NovelBeat, previous: str, instruction: str = "") -> str:
     """Write ``beat``'s prose with the writer role (trimmed like the prose writer does)."""
     writer = agent.prose_writer
-    context_budget, previous_budget = writer._prose_budgets()
-    context = writer.context_builder(
-        agent.memory, characters=beat.characters, query=" ".join(beat.events), act_goal=None,
-        location=beat.location, budget=context_budget,
-    )
-    messages = writer.prompts.render(
-        "prose",
-        agent.store.info().language,
-        genre=story_genre(agent.store),
-        context=context or "-",
-        previous=tail_tokens(previous, previous_budget) if previous else "-",
-        beat=beat.render(position=False),
-        scene=scene_brief(beat),
-        length=writer.prose_words,
-        instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
-    )
+    messages, _ = writer.prose_messages(beat, previous, instruction)
     text = _collect(writer.router.stream("writer", messages), writer.prose_words)
     if not text:
         raise AizacError(

@@ -34,6 +34,12 @@ def _default_reviewer() -> Callable[..., Any]:
     return review_episode
 
 
+def _default_dialogue() -> Callable[..., Any]:
+    from aizac.dialogue import check_dialogue
+
+    return check_dialogue
+
+
 def _default_outliner() -> Callable[..., Any]:
     from aizac.autopilot.outline import outline_next_arc
 
@@ -50,6 +56,7 @@ class Deps:
     checker: Callable[..., Any] = field(default_factory=_default_checker)
     reviewer: Callable[..., Any] = field(default_factory=_default_reviewer)
     outliner: Callable[..., Any] = field(default_factory=_default_outliner)
+    dialogue: Callable[..., Any] = field(default_factory=_default_dialogue)
     say: Callable[[str], None] = lambda _: None
 
     @property
@@ -170,16 +177,26 @@ def _extracted_together(deps: Deps, beats: list[NovelBeat], cast: list[str]) -> 
 
 def check(state: AutopilotState, deps: Deps) -> Update:
     """The continuity check of the draft against canon (deterministic + reviewer role), with
-    the foreshadowing ledger (overdue threads) and the secrets registry (leaks)."""
+    the foreshadowing ledger (overdue threads) and the secrets registry (leaks), and the
+    dialogue check of every line against the voices in memory (:mod:`aizac.dialogue`)."""
     prose = {int(k): v for k, v in state.get("prose", {}).items()}
     episode, books = int(state["episode"]), deps.books()
     # Threads planted in episodes the beat editor accepted reach the ledger too (idempotent).
     books.ledger.sync(deps.agent.memory, episode)
+    beats = _beats(state)
     report = deps.checker(
-        deps.agent.memory, episode=episode, beats=_beats(state), prose=prose,
+        deps.agent.memory, episode=episode, beats=beats, prose=prose,
         candidates=dict(state.get("candidates", {})), reviewer=_model(deps, "reviewer"),
         language=deps.language, ledger=books.ledger, secrets=books.secrets,
     )
+    if getattr(deps.agent.memory, "lookups", None) is not None:  # the voices of every line
+        from aizac.dialogue import merge_reports
+
+        writer = deps.agent.prose_writer
+        plans = {b.index: p for b in beats if (p := writer.plan_for(b)) is not None}
+        found = deps.dialogue(deps.agent.memory, beats, prose, language=deps.language,
+                              plans=plans)
+        report = merge_reports(report, found)
     return {"report": dump_report(report)}
 
 
@@ -221,11 +238,15 @@ def commit(state: AutopilotState, deps: Deps) -> Update:
     Both halves are idempotent, so a commit replayed after a kill (before or after the books
     were written) records nothing twice."""
     from aizac.continuity import record_episode
+    from aizac.dialogue import VOICE_FINDINGS
 
     beats = list(state.get("beats", []))
+    findings = (state.get("report") or {}).get("findings", [])
+    held = {str(f["memory_id"]) for f in findings
+            if f.get("kind") in VOICE_FINDINGS and f.get("memory_id")}
     committing.commit_episode(
         deps.agent, beats, list(state.get("profiles", [])),
-        state.get("prose", {}), state.get("candidates", {}),
+        state.get("prose", {}), state.get("candidates", {}), held_voices=held,
     )
     record_episode(deps.agent.memory, deps.books(), episode=int(state["episode"]),
                    beats=_beats(state), candidates=dict(state.get("candidates", {})))

@@ -146,6 +146,16 @@ def plot_command(
             typer.echo(f"    - {line}")
 
 
+def _show_dialogue_findings(agent: Any, draft: Any) -> None:
+    """The draft's dialogue findings (a flipped speech level, a swapped form of address ...)."""
+    from aizac.dialogue.view import finding_lines
+
+    report = agent.check_dialogue(draft.id)
+    if report.findings:
+        for line in finding_lines(report, str(getattr(agent.settings, "ui_language", "en"))):
+            typer.echo(line)
+
+
 @friendly
 def beat_command(
     ctx: typer.Context,
@@ -172,6 +182,7 @@ def beat_command(
         draft = agent.regenerate(draft.id, regenerate, progress=_progress)
     elif draft is None:
         draft = agent.next_beat(regenerate or "", progress=_progress)
+    _show_dialogue_findings(agent, draft)  # before it is accepted: the writer decides
     if accept:
         draft = agent.accept(draft.id, progress=_progress)
     _show_beat(draft)

@@ -11,7 +11,10 @@ occupied slot supersedes the holder (the old one stays as history). Slots:
   and ``appearance`` (condition, whereabouts, allegiance, ...) — ``char|<name>|<aspect>``;
 * a feature of a character's look (``aspect="appearance"``, the feature as its keyword: hair,
   eyes, scar, clothes) — ``look|<name>|<keyword>``; a look fact without a keyword has no slot;
-* a world rule: its keyword — ``rule|<keyword>``.
+* a world rule: its keyword — ``rule|<keyword>``;
+* how a character speaks (their voice card, aspect :data:`VOICE`) — ``char|<name>|voice``;
+* how one character speaks to another (speech level and form of address, a CharacterRelation of
+  aspect :data:`ADDRESS`): directional, speaker then listener — ``addr|<speaker>|<listener>``.
 
 Other facts (events, "other" character notes, descriptions) have no slot; they accumulate.
 Any fact restated with the same or near-same text (:func:`same_text`) reinforces the memory that
@@ -48,6 +51,14 @@ APPEARANCE = "appearance"
 """The aspect of a Character fact about how the character looks (illustrations read these)."""
 RULE = "rule"
 """The ``aspect`` of a NovelSetting memory that states a world rule."""
+VOICE = "voice"
+"""The ``aspect`` of a Character memory that is the character's voice card (how they speak)."""
+ADDRESS = "address"
+"""The ``aspect`` of a CharacterRelation memory that says how one of the pair speaks to the
+other (speech level, form of address); who speaks is :data:`SPEAKER_KEY`."""
+SPEAKER_KEY = "v_speaker"
+LISTENER_KEY = "v_listener"
+"""Metadata keys (``extra``) of an :data:`ADDRESS` fact: the speaker and the listener."""
 NEAR_SAME = 0.97
 """Similarity ratio at or above which two long texts state the same fact."""
 NEAR_MIN_CHARS = 30
@@ -89,11 +100,12 @@ def check_aspect(aspect: str | None) -> str:
     """``aspect`` if it is one of :data:`ASPECTS` (``""``/``None`` -> ``""``), else raise."""
     if not aspect:
         return ""
-    if aspect not in ASPECTS and aspect != RULE:
+    if aspect not in ASPECTS and aspect not in (RULE, VOICE, ADDRESS):
         from aizac.errors import InvalidInputError
 
         raise InvalidInputError(
-            f"Unknown aspect {aspect!r}.", hint=f"Use one of: {', '.join(ASPECTS)} (or 'rule')."
+            f"Unknown aspect {aspect!r}.",
+            hint=f"Use one of: {', '.join(ASPECTS)} (or 'rule', 'voice', 'address').",
         )
     return aspect
 
@@ -102,6 +114,10 @@ def fact_slot(meta: Mapping[str, Any]) -> str:
     """The slot of a memory from its metadata, or ``""`` when it has none (see module doc)."""
     tag = meta.get("tag")
     aspect = str(meta.get("aspect") or "")
+    if tag == "CharacterRelation" and aspect == ADDRESS:
+        speaker = name_key(str(meta.get(SPEAKER_KEY, "")))
+        listener = name_key(str(meta.get(LISTENER_KEY, "")))
+        return f"addr|{speaker}|{listener}" if speaker and listener else ""
     if tag == "CharacterRelation":
         a, b = sorted((name_key(str(meta.get("character1", ""))),
                        name_key(str(meta.get("character2", "")))))
@@ -147,11 +163,15 @@ def match_payoff(
 
 
 __all__ = [
+    "ADDRESS",
     "APPEARANCE",
     "ASPECTS",
+    "LISTENER_KEY",
     "NEAR_SAME",
     "OTHER",
     "RULE",
+    "SPEAKER_KEY",
+    "VOICE",
     "Aspect",
     "check_aspect",
     "fact_slot",

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from aizac.errors import InvalidInputError
-from aizac.memory.facts import RULE, check_aspect
+from aizac.memory.facts import ADDRESS, LISTENER_KEY, RULE, SPEAKER_KEY, check_aspect
 from aizac.memory.facts import name_key as _name_key
 from aizac.memory.forgetting import check_strength, forget_at, memory_factor
 
@@ -276,12 +276,27 @@ def _tag_fields(tag: str, fields: MemoryFields) -> str:
     if not isinstance(fields.keyword, str):
         raise InvalidInputError(f"keyword must be a string, got {fields.keyword!r}.")
     aspect = check_aspect(fields.aspect)
-    if aspect and (tag, aspect == RULE) not in ((CHARACTER, False), (SETTING, True)):
+    if aspect and _aspect_tag(aspect) != tag:
         raise InvalidInputError(
             f"aspect {aspect!r} does not apply to {tag} memories.",
-            hint="Character memories take a state aspect; NovelSetting takes 'rule'.",
+            hint="Character memories take a state aspect or 'voice'; NovelSetting takes "
+            "'rule'; CharacterRelation takes 'address'.",
         )
+    if aspect == ADDRESS:
+        extra = fields.extra or {}
+        pair = {name_key(fields.character1 or ""), name_key(fields.character2 or "")}
+        who = [name_key(str(extra.get(k, ""))) for k in (SPEAKER_KEY, LISTENER_KEY)]
+        if not all(who) or set(who) != pair:
+            raise InvalidInputError(
+                "An 'address' relation names its speaker and listener (extra v_speaker, "
+                "v_listener), and they are its pair.",
+            )
     return aspect
+
+
+def _aspect_tag(aspect: str) -> str:
+    """The one tag an aspect applies to."""
+    return {RULE: SETTING, ADDRESS: RELATION}.get(aspect, CHARACTER)
 
 
 def build_metadata(

@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aizac.errors import InvalidInputError, NotFoundError
-from aizac.memory.facts import fact_slot, fact_subject, same_text
+from aizac.memory.facts import (
+    ADDRESS,
+    LISTENER_KEY,
+    SPEAKER_KEY,
+    fact_slot,
+    fact_subject,
+    same_text,
+)
 from aizac.memory.records import (
     MemoryFields,
     Metadata,
@@ -249,6 +256,9 @@ def successor_fields(
             hint="Supersede the latest version (see mem.history(id)).",
         )
     tag = str(old["tag"])
+    if old.get("aspect") == ADDRESS:  # who speaks to whom is the fact's slot: it stays
+        keep = {k: old[k] for k in (SPEAKER_KEY, LISTENER_KEY) if k in old}
+        extra = {**keep, **(extra or {})}
     return MemoryFields(
         character_name=old.get("character_name") or None,
         character1=old.get("character1") or None,

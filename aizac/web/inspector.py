@@ -17,13 +17,13 @@ import gradio as gr
 from aizac.errors import InvalidInputError
 from aizac.export.render import escape_markdown_cell, escape_markdown_lines
 from aizac.memory.forgetting import memory_factor
+from aizac.plotting import use_cjk_fonts
 from aizac.text import Text, render
 from aizac.web.service import WebService
 
 TAGS = ("Story", "Character", "CharacterRelation", "NovelSetting")
 MEMORY_HEADERS = ["ID", "Tag", "Memory", "Who", "Ch.", "Strength", "Factor", "Pinned", "Live"]
 SHORT_ID = 8
-CJK_FONTS = ["Noto Sans CJK KR", "Noto Sans CJK JP", "Noto Sans CJK SC", "DejaVu Sans"]
 MAX_CURVES = 8
 MAX_ROWS = 300  # the table and the selection box show the most vivid memories first
 MAX_QUESTION_CHARS = 500
@@ -142,18 +142,6 @@ def curves(
         ys = [10.0 if h.pinned else memory_factor(x - last, strength) for x in xs]
         out.append(Curve(h.text[:30], xs, ys, bool(h.pinned)))
     return out
-
-
-def use_cjk_fonts() -> None:
-    """Make matplotlib draw Hangul and Hanzi (Noto Sans CJK when installed)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    matplotlib.rcParams["font.family"] = "sans-serif"
-    matplotlib.rcParams["font.sans-serif"] = [
-        *CJK_FONTS, *[f for f in matplotlib.rcParams["font.sans-serif"] if f not in CJK_FONTS]
-    ]
-    matplotlib.rcParams["axes.unicode_minus"] = False
 
 
 def curve_figure(

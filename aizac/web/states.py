@@ -10,6 +10,8 @@ ILLUSTRATION_BUTTONS = (
       for action in ("generate", "reset", "confirm", "cancel", "place", "remove")),
     "img-save",
 )
+# The Style & voices tab's buttons (aizac.web.tab_style): usable once a project is open.
+STYLE_BUTTONS = ("style-refresh", "voice-check", "voice-save")
 # Buttons that work without a project (creating one, the Models panel).
 ALWAYS = frozenset({"create", "refresh", "set-model", "save-key", "test-model"})
 
@@ -37,6 +39,7 @@ def button_states(service: WebService, project: str | None) -> dict[str, bool]:
         "pin": True, "unpin": True, "curves": True, "ask": True, "mem-refresh": True,
         "reindex": True,
         **dict.fromkeys(ILLUSTRATION_BUTTONS, has_plot),
+        **dict.fromkeys(STYLE_BUTTONS, True),
     }
     for name in ("cancel-plot", "cancel-beat", "cancel-prose"):
         enabled[name] = running

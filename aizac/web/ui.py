@@ -26,6 +26,7 @@ from aizac.web import (
     tab_illustrations,
     tab_models,
     tab_start,
+    tab_style,
 )
 from aizac.web.labels import labels
 from aizac.web.runner import Ui
@@ -96,8 +97,10 @@ def build_app(
                 wire_export = tab_export.build(ui)
             with gr.Tab(t("ui.illustration.tab", language), id="gallery"):
                 wire_gallery = tab_illustrations.build_gallery(ui)
+            with gr.Tab(t("ui.tab.style", language), id="style"):
+                wire_style = tab_style.build(ui, beats)
             wires = [wire_start, wire_beats, wire_memory, wire_export, wire_illustration,
-                     wire_gallery]
+                     wire_gallery, wire_style]
             with gr.Tab("Autopilot" if language != "ko" else "자동 연재", id="autopilot"):
                 wires.append(tab_autopilot.build(ui))
             if models_tab:

@@ -15,6 +15,7 @@ from typing import Any
 from aizac.errors import InvalidInputError
 from aizac.llm.runtime import run_sync
 from aizac.settings import Settings
+from aizac.style import WriterStyle
 from aizac.writer import accepting, combined, extraction
 from aizac.writer import characters as dyn
 from aizac.writer.context import ContextBuilder, OnePackPerBeat, default_context
@@ -50,6 +51,8 @@ class WriterAgent:
             a small budget when the writer role is the embedded small model).
         prose_writer: writes prose and exports (default: a :class:`ProseWriter` on the same
             store, memory, router and prompts, with the prose options above).
+        style: the writer's style evidence and profile (default: the project's
+            :class:`~aizac.style.WriterStyle`, with the memory's embeddings for few-shot).
     """
 
     def __init__(
@@ -71,6 +74,7 @@ class WriterAgent:
         prose_writer: ProseWriter | None = None,
         episode_length: int | None = None,
         combined_extraction: bool | None = None,
+        style: WriterStyle | None = None,
     ) -> None:
         self.episodes = ProjectEpisodes(store, settings, beats=beats_per_episode,
                                         length=episode_length)
@@ -86,10 +90,16 @@ class WriterAgent:
         self.concurrent_extraction = concurrent_extraction
         self._used_context = ""
         self.combined_extraction, self._prose_words = combined_extraction, prose_words
+        info = store.info()
+        self.style = style or WriterStyle.open(
+            store.directory, info.name, info.language, data_dir=settings.data_dir,
+            embeddings=getattr(memory, "embeddings", None),
+        )
         self.prose_writer = prose_writer or ProseWriter(
             store, memory, router, prompts=self.prompts, context_builder=self.context_builder,
             prose_words=prose_words or self.episodes.current().per_beat,
             context_tokens=context_tokens, prose_context_tokens=prose_context_tokens,
+            style=self.style,
         )
         # On a shared database another process may write this project between two of our
         # steps: the step lock tells us, and we reload the memory before the step runs.
@@ -207,7 +217,12 @@ class WriterAgent:
             self.store.set_episode_title(episode, record.plot.episode_plan(episode)[:80])
         stored = self.store.add_draft(beat, new_characters=profiles, instruction=instruction)
         accepting.keep_context(self.store, stored.id, self._used_context)
+        self._drafted_beat(stored)
         return stored
+
+    def _drafted_beat(self, record: BeatRecord) -> None:
+        self.style.drafted(record.id, "beat", beat_text(record.beat), episode=record.episode,
+                           index=record.index)
 
     def regenerate(
         self, beat_id: int, instruction: str = "", *, expected_version: int | None = None,
@@ -225,6 +240,7 @@ class WriterAgent:
             instruction=instruction, step="regenerate",
         )
         accepting.keep_context(self.store, beat_id, self._used_context)  # replaces the old one
+        self._drafted_beat(stored)
         return stored
 
     def edit_beat(
@@ -240,9 +256,11 @@ class WriterAgent:
         except ValueError as e:
             raise InvalidInputError(f"The edited beat is not valid: {e}") from e
         keep = [p for p in old.new_characters if p.name in new.characters]
-        return self.store.update_draft(
+        stored = self.store.update_draft(
             beat_id, new, expected_version=old.version, new_characters=keep
         )
+        self.style.edited(beat_id, "beat", beat_text(new), episode=new.episode, index=new.index)
+        return stored
 
     def reject(self, beat_id: int, *, expected_version: int | None = None) -> BeatRecord:
         """Discard a draft; memory is not touched."""
@@ -397,6 +415,10 @@ class WriterAgent:
                     hint="Accept beats in order; reject this draft and design the next one.",
                 )
             profiles = self._new_characters(record.beat, record.new_characters, say)
+            findings = self.check_dialogue(record.beat).findings
+            if findings:  # shown to the writer before the acceptance; they decide, not a rule
+                cited = [[f.kind, f.memory_id, f.quote] for f in findings]
+                self.store.log_step("dialogue-check", {"id": record.id, "findings": cited})
             say(f"extracting memories of beat {record.episode}-{record.index} (extractor)")
             known = list(self.memory.characters()) + [p.name for p in profiles]
             found = run_sync(  # one model loop per process
@@ -408,7 +430,8 @@ class WriterAgent:
             )
             checkpoint("accept:extracted")
             batch, future = extraction.stage(
-                self.memory, found, record.beat, new_characters=profiles
+                self.memory, found, record.beat, new_characters=profiles,
+                language=self.info.language,
             )
             together = accepting.reinforce_with_commit(self.store, batch, record.id)
             done = accepting.commit_accept(
@@ -417,6 +440,24 @@ class WriterAgent:
             if not together:
                 accepting.reinforce_kept(self.store, self.memory, record.id)
             return done
+
+    def check_dialogue(self, beat: NovelBeat | int, prose: str | None = None) -> Any:
+        """The dialogue findings of a beat (a beat or its id) and optionally its prose, against
+        the memory's voices (:func:`aizac.dialogue.check_dialogue`; nothing is written)."""
+        from aizac.continuity.report import ContinuityReport
+        from aizac.dialogue import check_dialogue
+
+        if isinstance(beat, int):
+            record = self.store.beat(beat)
+            beat, prose = record.beat, prose if prose is not None else record.prose
+        if getattr(self.memory, "lookups", None) is None:
+            return ContinuityReport()
+        planned = getattr(self.prose_writer, "plan_for", None)
+        plan = planned(beat) if planned is not None else None
+        return check_dialogue(
+            self.memory, [beat], {beat.index: prose} if prose else None,
+            language=self.info.language, plans={beat.index: plan} if plan else None,
+        )
 
     def unaccept(self, beat_id: int, *, expected_version: int | None = None) -> BeatRecord:
         """Undo the acceptance of the last accepted beat: its memory commit is reverted and
@@ -461,3 +502,8 @@ class WriterAgent:
 
 def _quiet(_: str) -> None:
     return None
+
+
+def beat_text(beat: NovelBeat) -> str:
+    """A beat's own words as style evidence: its events and its lines."""
+    return "\n".join([*beat.events, *(f'{d.speaker}: "{d.line}"' for d in beat.dialogue)])

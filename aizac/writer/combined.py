@@ -23,6 +23,7 @@ from aizac.writer.extraction import Extracted, extract
 from aizac.writer.ports import Router
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import (
+    AddressFact,
     BeatDesign,
     CharacterExtraction,
     CharacterProfile,
@@ -31,6 +32,7 @@ from aizac.writer.schemas import (
     SettingExtraction,
     StoryExtraction,
     Text,
+    VoiceFact,
 )
 
 
@@ -42,13 +44,16 @@ class BeatExtraction(BaseModel):
     story: StoryExtraction = Field(default_factory=StoryExtraction)
     characters: CharacterExtraction = Field(default_factory=CharacterExtraction)
     relations: RelationExtraction = Field(default_factory=RelationExtraction)
+    voices: list[VoiceFact] = Field(default_factory=list, max_length=2)
+    speech: list[AddressFact] = Field(default_factory=list, max_length=4)
     settings: SettingExtraction = Field(default_factory=SettingExtraction)
     summary: Text
 
     def extracted(self) -> Extracted:
-        """The same value the per-tag calls produce."""
+        """The same value the per-tag calls produce (and the voices, which only this one
+        reply asks for: the per-tag calls of a small model rely on the lines themselves)."""
         return Extracted(self.story, self.characters, self.relations, self.settings,
-                         self.summary)
+                         self.summary, list(self.voices), list(self.speech))
 
 
 def combined_extraction_ok(router: Router, role: str = "extractor") -> bool:

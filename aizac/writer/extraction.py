@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Collection, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from aizac.dialogue.memory import stage_voices
 from aizac.errors import AizacError
 from aizac.llm.runtime import run_sync as run_sync  # one model loop per process
 from aizac.memory import facts
 from aizac.writer.ports import Memory, Router
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import (
+    AddressFact,
     BeatSummary,
     CharacterExtraction,
     CharacterProfile,
@@ -27,6 +29,7 @@ from aizac.writer.schemas import (
     RelationExtraction,
     SettingExtraction,
     StoryExtraction,
+    VoiceFact,
 )
 
 T = TypeVar("T")
@@ -41,6 +44,8 @@ class Extracted:
     relations: RelationExtraction = field(default_factory=RelationExtraction)
     settings: SettingExtraction = field(default_factory=SettingExtraction)
     summary: str = ""
+    voices: list[VoiceFact] = field(default_factory=list)
+    speech: list[AddressFact] = field(default_factory=list)
 
 
 async def extract(
@@ -96,6 +101,8 @@ def stage(
     beat: NovelBeat,
     *,
     new_characters: Sequence[CharacterProfile] = (),
+    language: str | None = None,
+    held_voices: Collection[str] = (),
 ) -> tuple[Any, list[str]]:
     """A candidate batch holding the beat's new characters and extracted facts (not committed),
     and the ids its new memories will have once committed.
@@ -103,8 +110,11 @@ def stage(
     Names are mapped to canonical names through aliases; a relation of a character with itself
     is dropped. Every fact goes through the memory's one rule (``batch.note``): a restated fact
     reinforces the memory that holds it, a changed state / relation / world rule supersedes the
-    current one. Foreshadowing the extractor reports as paid off is closed. The caller commits
-    (atomic) or discards the batch.
+    current one. Foreshadowing the extractor reports as paid off is closed. The voices the
+    beat's lines show (speech level, form of address; :mod:`aizac.dialogue.memory`) and those
+    the extractor reported are staged like relations (``language``: the project's, else read
+    from the lines; ``held_voices``: pair voices a check flagged, kept as they are). The caller
+    commits (atomic) or discards the batch.
     """
     where = {"chapter": beat.episode, "beat": beat.index}
     known = dict(memory.characters())
@@ -149,6 +159,11 @@ def stage(
                 st.text, "NovelSetting", keyword=st.keyword,
                 aspect=facts.RULE if st.rule and st.keyword else None, **where,
             ))
+        for voice_id in stage_voices(
+            memory, batch, beat, language=language, where=where, hold=held_voices,
+            reported_pairs=extracted.speech, reported_cards=extracted.voices,
+        ):
+            keep(voice_id)
         _pay_off(memory, batch, extracted, where)
     except BaseException:
         batch.discard()

@@ -54,6 +54,15 @@ _LABELS: dict[str, tuple[str, str]] = {
     "new_characters": ("새 인물", "新人物"),
     "story": ("사건 기억", "情节记忆"),
     "relations": ("관계 기억", "关系记忆"),
+    "voices": ("말투 기억", "说话方式记忆"),
+    "manner": ("말투", "说话方式"),
+    "tics": ("버릇", "习惯"),
+    "catchphrases": ("입버릇", "口头禅"),
+    "dialect": ("사투리", "方言"),
+    "speech": ("말씨 기억", "称呼记忆"),
+    "listener": ("듣는 이", "听话人"),
+    "speech_level": ("말투 단계", "说话等级"),
+    "address": ("호칭", "称呼"),
 }
 _BEAT_N = re.compile(r"beat_(\d+)")  # an autopilot episode's beats, each its own field
 _BEAT_WORD = {"ko": "비트", "zh": "节拍"}

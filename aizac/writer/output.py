@@ -7,8 +7,9 @@ delegates its prose and export methods to it.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aizac.errors import AizacError, InvalidInputError, NotFoundError
 from aizac.llm.profiles import profile_of
@@ -28,6 +29,9 @@ from aizac.writer.project import BeatRecord, ProjectStore
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.rules import check_accepted, require_plot, story_genre
 
+if TYPE_CHECKING:
+    from aizac.style import WriterStyle
+
 LOOP_WINDOW = 800
 """Characters at the end of streamed prose checked for a degenerate loop."""
 PROSE_TOKENS_PER_WORD = 3
@@ -37,6 +41,11 @@ models ignore the requested length and run to their token limit)."""
 
 PREVIOUS_TOKENS = 300
 """Tokens of the previous beat's prose shown to the prose writer."""
+STYLE_SHARE = 0.25
+VOICE_SHARE = 0.2
+"""Shares of the prose prompt's notes budget the writer's style (profile and passages) and the
+speakers' voices with the dialogue plan may take; what they leave goes to the context pack, so
+the notes never exceed the budget they had before."""
 SMALL_CONTEXT_TOKENS = 250
 SMALL_PREVIOUS_TOKENS = 120
 """Prose prompt budgets when the writer is the embedded small model."""
@@ -60,6 +69,16 @@ def prose_stop(text: str, chunk: str, prose_words: int) -> str | None:
         if count_tokens(done) > prose_words * PROSE_TOKENS_PER_WORD:
             return done
     return None
+
+
+@dataclass(frozen=True)
+class ProseNotes:
+    """What the notes of the last prose prompt cost, in estimated tokens."""
+
+    style: int = 0
+    dialogue: int = 0
+    planned: bool = False
+    context: int = 0
 
 
 def small_local_writer(router: Router) -> bool:
@@ -97,6 +116,7 @@ class ProseWriter:
         prose_words: int = 300,
         context_tokens: int = 900,
         prose_context_tokens: int | None = None,
+        style: WriterStyle | None = None,
     ) -> None:
         self.store = store
         self.memory = memory
@@ -106,6 +126,9 @@ class ProseWriter:
         self.prose_words = prose_words
         self.context_tokens = context_tokens
         self.prose_context_tokens = prose_context_tokens
+        self.style = style
+        self._plans: dict[str, Any] = {}
+        self.last_notes = ProseNotes()
 
     def _prose_budgets(self) -> tuple[int, int]:
         """Token budgets of the prose prompt's notes and previous-prose tail.
@@ -131,26 +154,11 @@ class ProseWriter:
         """
         record = self._prose_target(beat_id)
         beat = record.beat
-        context_budget, previous_budget = self._prose_budgets()
-        context = self.context_builder(
-            self.memory, characters=beat.characters, query=" ".join(beat.events), act_goal=None,
-            location=beat.location, budget=context_budget,
-        )
         last = self.store.last_accepted(before=(beat.episode, beat.index))
         previous = ""
         if last is not None:
-            previous = tail_tokens(last.prose, previous_budget) if last.prose else last.summary
-        messages = self.prompts.render(
-            "prose",
-            self.store.info().language,
-            genre=story_genre(self.store),
-            context=context or "-",
-            previous=previous or "-",
-            beat=beat.render(position=False),
-            scene=scene_brief(beat),
-            length=self.prose_words,
-            instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
-        )
+            previous = (last.prose or last.summary) or ""
+        messages, context = self.prose_messages(beat, previous, instruction)
         text = ""
         stream = self.router.stream("writer", messages)
         try:
@@ -173,13 +181,92 @@ class ProseWriter:
             )
         checkpoint("write:streamed")
         self.store.save_prose(record.id, text, expected_version=record.version)
+        if self.style is not None:  # the model's draft: what the writer's edits are against
+            self.style.drafted(record.id, "prose", text, episode=beat.episode, index=beat.index)
         reinforce(self.memory, context_ids(context))  # the prose that used them is stored
+
+    def prose_messages(self, beat: Any, previous: str,
+                       instruction: str = "") -> tuple[list[Any], str]:
+        """The prose prompt of ``beat`` after ``previous`` (its prose or summary) and the
+        context text it used (the co-writer's and the autopilot's prose steps share it).
+
+        The notes budget is shared: the speakers' voices and the dialogue plan (a beat with
+        three or more speakers is planned first, :mod:`aizac.dialogue.plan`) and the writer's
+        style (profile and nearest passages) take what they need of their shares, and the
+        context pack gets the rest. What each cost is kept in :attr:`last_notes`."""
+        language = self.store.info().language
+        context_budget, previous_budget = self._prose_budgets()
+        scene = scene_brief(beat)
+        dialogue, plan = self._dialogue_notes(beat, language, scene,
+                                              round(context_budget * VOICE_SHARE))
+        style = ""
+        if self.style is not None:
+            block = self.style.notes(scene, round(context_budget * STYLE_SHARE))
+            style = block.text
+        extra = count_tokens(dialogue) + count_tokens(style)
+        context = self.context_builder(
+            self.memory, characters=beat.characters, query=" ".join(beat.events), act_goal=None,
+            location=beat.location, budget=context_budget - extra,
+        )
+        self.last_notes = ProseNotes(count_tokens(style), count_tokens(dialogue),
+                                     plan is not None, count_tokens(str(context)))
+        messages = self.prompts.render(
+            "prose",
+            language,
+            genre=story_genre(self.store),
+            context=context or "-",
+            previous=tail_tokens(previous, previous_budget) if previous else "-",
+            beat=beat.render(position=False),
+            scene=scene,
+            length=self.prose_words,
+            instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
+            style=f"\n{style}\n" if style else "",
+            dialogue=f"\n{dialogue}\n" if dialogue else "",
+        )
+        return messages, context
+
+    def _dialogue_notes(self, beat: Any, language: str, scene: str,
+                        budget: int) -> tuple[str, Any]:
+        """The speakers' voices and (three or more speakers) the dialogue plan, as prompt
+        text within ``budget``; and the plan."""
+        from aizac.dialogue import needs_plan, read_voices
+        from aizac.dialogue.lines import beat_speakers
+        from aizac.dialogue.prompt import dialogue_block, plan_lines, voice_lines
+
+        speakers = beat_speakers(beat)
+        if not speakers or getattr(self.memory, "lookups", None) is None:
+            return "", None
+        canon = read_voices(self.memory, [*beat.characters, *speakers])  # type: ignore[arg-type]
+        voices = voice_lines(canon, speakers, language, beat.characters)
+        plan = self.plan_for(beat, language, scene, voices) if needs_plan(beat) else None
+        return dialogue_block(voices, plan_lines(plan, language), language, budget), plan
+
+    def plan_for(self, beat: Any, language: str = "", scene: str = "",
+                 voices: Any = ()) -> Any:
+        """The dialogue plan of ``beat`` (planned once per design and process; ``None`` when
+        the beat needs none or the planner gave no usable turn). Without ``language`` it only
+        returns a plan already made."""
+        from aizac.dialogue import needs_plan
+        from aizac.dialogue.plan import plan_dialogue
+
+        key = beat.model_dump_json()
+        if key in self._plans or not language or not needs_plan(beat):
+            return self._plans.get(key)
+        plan = plan_dialogue(self.router, self.prompts, beat, language=language,
+                             scene=scene or scene_brief(beat), voices="\n".join(voices))
+        self._plans[key] = plan
+        return plan
 
     def save_prose(
         self, beat_id: int, prose: str, *, expected_version: int | None = None
     ) -> BeatRecord:
-        """Store the writer's edit of a beat's prose."""
-        return self.store.save_prose(beat_id, prose, expected_version=expected_version)
+        """Store the writer's edit of a beat's prose (style evidence: the writer's own text
+        against the model's draft)."""
+        record = self.store.save_prose(beat_id, prose, expected_version=expected_version)
+        if self.style is not None:
+            self.style.edited(beat_id, "prose", prose, episode=record.episode,
+                              index=record.index)
+        return record
 
     def _prose_target(self, beat_id: int | None) -> BeatRecord:
         if beat_id is not None:

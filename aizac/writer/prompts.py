@@ -34,6 +34,7 @@ KINDS: tuple[str, ...] = (
     "extract_combined",
     "episode_beats",  # the autopilot: every beat of an episode in one call (capable models)
     "extract_episode",  # the autopilot: the extraction of an episode's beats in one call
+    "dialogue_plan",  # a beat with three or more speakers: its exchange, before the prose
 )
 
 

@@ -197,6 +197,24 @@ class NovelBeat(BeatDesign):
         return "\n".join(lines)
 
 
+MAX_PLAN_TURNS = 8
+
+
+class PlanTurn(_Schema):
+    """One turn of a planned exchange."""
+
+    speaker: Name
+    to: Name = Field(description="who the line is said to (a speaker of the scene)")
+    wants: Short = Field(description="what the speaker wants from the exchange")
+    gist: Short = Field(description="what the line says, in a few words")
+
+
+class DialoguePlan(_Schema):
+    """The exchange of a scene with three or more speakers, turn by turn."""
+
+    turns: list[PlanTurn] = Field(min_length=1, max_length=MAX_PLAN_TURNS)
+
+
 # --------------------------------------------------------------------------------- extraction
 Keyword = Annotated[str, StringConstraints(strip_whitespace=True, max_length=30)]
 
@@ -239,6 +257,30 @@ class SettingFact(_Schema):
         default=False,
         description="a world rule; a new rule with the same keyword replaces the old one",
     )
+
+
+SpeechLevel = Literal["formal", "polite", "plain", ""]
+
+
+class VoiceFact(_Schema):
+    """How a character speaks (their voice card; the prompt says what each field is: the
+    schema stays small, it is sent with every combined extraction)."""
+
+    character_name: Name
+    manner: Short = ""
+    tics: list[Short] = Field(default_factory=list, max_length=2)
+    catchphrases: list[Short] = Field(default_factory=list, max_length=2)
+    dialect: Short = ""
+
+
+class AddressFact(_Schema):
+    """How one character speaks to another (one direction): formal (hasipsio-che), polite
+    (haeyo-che) or plain (banmal), and what the speaker calls the listener."""
+
+    speaker: Name
+    listener: Name
+    speech_level: SpeechLevel = ""
+    address: Short = ""
 
 
 class StoryExtraction(_Schema):

@@ -54,6 +54,7 @@ def model_env(server: OpenAIServer, data_dir: Path, *, embeddings: bool = False)
         AIZAC_DATA_DIR=str(data_dir), AIZAC_PLANNER_MODEL=spec, AIZAC_WRITER_MODEL=spec,
         AIZAC_EXTRACTOR_MODEL=spec, AIZAC_CONFIG=str(data_dir / "none.toml"),
         AIZAC_LANGUAGE="ko", PYTHONHASHSEED="0",
+        AIZAC_EMBEDDING="hash",  # as the test process reads the project (tests/conftest.py)
     )
     if embeddings:
         env.update(AIZAC_EMBEDDING="openai:test-embedding", OPENAI_BASE_URL=server.base_url,

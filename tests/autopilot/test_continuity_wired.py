@@ -85,3 +85,55 @@ def test_a_secret_only_aren_knows_used_by_mira_is_flagged(tmp_path: Path, speake
     checks = _checks(autopilot.runs.events(result.run_id))
     assert "secret_leak" in checks[1]
     autopilot.close()
+
+
+def test_a_line_that_flips_a_pairs_speech_level_is_a_dialogue_finding_of_the_check(
+        tmp_path: Path) -> None:
+    from aizac.dialogue.cards import PairVoice
+    from aizac.dialogue.memory import note_pair
+
+    model = JudgingModel()
+    _, agent = planned_project(tmp_path / "data", model)
+    with agent.memory.stage() as batch:
+        pair = note_pair(batch, PairVoice("Mira", "Aren", "polite", "Sir Aren"), "en")
+    model.react("Aren", {"dialogue": [
+        {"speaker": "Mira", "line": "Hey Aren, you gonna sulk all day?"}]})
+    autopilot = Autopilot(agent)
+    result = autopilot.start(Options(episodes=1))
+    checks = _checks(autopilot.runs.events(result.run_id))
+    assert "speech_level" in checks[1] and "address_form" in checks[1]
+    autopilot.close()
+    # no writer said the flip is meant: the committed episode leaves the pair's voice as it was
+    assert [h.id for h in agent.memory.history(pair)] == [pair]
+
+    from aizac.autopilot import nodes
+    from aizac.continuity import ContinuityReport
+    from aizac.writer.schemas import NovelBeat
+
+    beat = NovelBeat(episode=2, index=1, location="Eastwall gate", time="dawn",
+                     characters=["Aren", "Mira"], events=["They meet"],
+                     dialogue=[{"speaker": "Mira", "line": "Aren, you're late."}])  # type: ignore[list-item]
+    deps = nodes.Deps(agent=agent, runs=autopilot.runs,
+                      checker=lambda *_a, **_k: ContinuityReport())
+    report = nodes.check({"episode": 2, "beats": [beat.model_dump()],  # type: ignore[typeddict-item]
+                          "prose": {"1": '"Hey, you gonna stand there?" Mira said.'}}, deps)
+    found = [(f["kind"], f["memory_id"]) for f in report["report"]["findings"]]
+    assert ("address_form", pair) in found and ("speech_level", pair) in found
+
+
+def test_a_beat_with_three_speakers_is_planned_before_the_autopilot_drafts_it(
+        tmp_path: Path) -> None:
+    model = JudgingModel()
+    _, agent = planned_project(tmp_path / "data", model)
+    model.react("", {"characters": ["Aren", "Mira", "Duke Veil"], "dialogue": [
+        {"speaker": "Aren", "line": "We ride at dawn."},
+        {"speaker": "Mira", "line": "Not without the seal."},
+        {"speaker": "Duke Veil", "line": "You will not leave this hall."}]})
+    autopilot = Autopilot(agent)
+    assert autopilot.start(Options(episodes=1)).status == "finished"
+    assert "DialoguePlan" in model.calls
+    plan_at = model.calls.index("DialoguePlan")
+    prose = [p for c, p in zip(model.calls, model.prompts, strict=True) if c == ""]
+    assert any("## Dialogue plan" in p and "1. Aren to Mira" in p for p in prose)
+    assert model.calls.index("", plan_at) > plan_at  # planned, then drafted
+    autopilot.close()

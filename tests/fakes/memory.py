@@ -13,6 +13,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
+from aizac.memory.facts import ADDRESS, VOICE, fact_slot
+
 
 @dataclass
 class Item:
@@ -53,8 +55,16 @@ class Batch:
         self.ops.append(("remember", (new_id, text, tag, fields)))
         return new_id
 
-    def note(self, text: str, tag: str, **fields: Any) -> str:
-        """WriterMemory's ``note`` without its restatement/supersession rules."""
+    def note(self, text: str, tag: str, **fields: Any) -> str | None:
+        """WriterMemory's ``note`` without its restatement/supersession rules, but for voice
+        facts (aspect ``voice`` / ``address``), which keep their slot like the real one."""
+        if fields.get("aspect") in (VOICE, ADDRESS):
+            held = self.memory.lookups.slot_holders({"tag": tag, **_flat(fields)})
+            if held and held[0].text == text:
+                return None
+            if held:
+                return self.supersede(held[0].id, text, **fields)
+            return self.remember(text, tag, **fields)
         fields = {k: v for k, v in fields.items() if k != "aspect"}
         if tag == "CharacterRelation":
             current = self.memory.relation(fields["character1"], fields["character2"])
@@ -78,6 +88,26 @@ class Batch:
         self.ops.clear()
 
 
+def _flat(fields: dict[str, Any]) -> dict[str, Any]:
+    """An item's fields as metadata (``extra`` spread out, as WriterMemory stores it)."""
+    return {**{k: v for k, v in fields.items() if k != "extra"}, **(fields.get("extra") or {})}
+
+
+class Lookups:
+    """The keyed reads of DictMemory that the dialogue code uses (slot holders)."""
+
+    def __init__(self, memory: DictMemory) -> None:
+        self.memory = memory
+
+    def slot_holders(self, meta: dict[str, Any]) -> list[Any]:
+        slot = fact_slot(meta)
+        if not slot:
+            return []
+        found = [i for i in self.memory.live()
+                 if fact_slot({"tag": i.tag, **_flat(i.fields)}) == slot]
+        return [self.memory.hit(i) for i in reversed(found)]
+
+
 class DictMemory:
     """In-process stand-in for WriterMemory (the agent's slice of it)."""
 
@@ -86,6 +116,28 @@ class DictMemory:
         self.turn = 0
         self.short_term = ShortTerm()
         self._ids = itertools.count(1)
+        self.lookups = Lookups(self)
+
+    def hit(self, item: Item) -> Any:
+        """An item as a memory hit (id, text, tag, metadata, superseded)."""
+        meta = {"tag": item.tag, **_flat(item.fields), "superseded_by": item.superseded_by}
+        return type("Hit", (), {"id": item.id, "text": item.text, "tag": item.tag,
+                                "metadata": meta, "superseded": bool(item.superseded_by)})()
+
+    def history(self, memory_id: str) -> list[Any]:
+        """Every version of the fact ``memory_id`` belongs to, oldest first."""
+        chain = [self.items[memory_id]]
+        while (prev := chain[0].fields.get("supersedes")) and prev in self.items:
+            chain.insert(0, self.items[prev])
+        while chain[-1].superseded_by:
+            chain.append(self.items[chain[-1].superseded_by])
+        return [self.hit(i) for i in chain]
+
+    def resolve_name(self, name: str) -> str:
+        for canonical, aliases in self.characters().items():
+            if name in (canonical, *aliases):
+                return canonical
+        return name
 
     def stage(self) -> Batch:
         return Batch(self)
@@ -125,6 +177,7 @@ class DictMemory:
     def relation(self, a: str, b: str) -> Item | None:
         pair = {a, b}
         found = [i for i in self.live() if i.tag == "CharacterRelation"
+                 and i.fields.get("aspect") != ADDRESS
                  and {i.fields["character1"], i.fields["character2"]} == pair]
         return found[-1] if found else None
 

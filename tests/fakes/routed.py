@@ -34,6 +34,7 @@ MARKERS: dict[str, str] = {
     "extract_NovelSetting": "places, objects, organisations",
     "summary": "Summarize what happened",
     "character": "Create a profile for",
+    "dialogue_plan": "Plan the dialogue of this scene",
 }
 
 Reply = str | Callable[[str], str]

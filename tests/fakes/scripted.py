@@ -162,6 +162,19 @@ def _reply(title: str, n: int) -> str:
     )
 
 
+_SPEAKERS = re.compile(r"^(?:Speakers|말하는 인물|说话的人物)[:：]\s*(.+)$", re.M)
+
+
+def _plan(prompt: str) -> str:
+    """A dialogue plan: each speaker of the prompt talks to the next, in turn."""
+    found = _SPEAKERS.search(prompt)
+    names = [n.strip() for n in (found[1] if found else "").split(",") if n.strip()]
+    turns = [{"speaker": a, "to": b, "wants": "-", "gist": f"turn {i + 1}"}
+             for i, (a, b) in enumerate(zip(names, [*names[1:], *names[:1]], strict=True))]
+    return json.dumps({"turns": turns or [{"speaker": "-", "to": "-", "wants": "-",
+                                           "gist": "-"}]}, ensure_ascii=False)
+
+
 def _schema_title(messages: list[BaseMessage]) -> str:
     # The schema's lead-in is in the prompt's language (aizac.llm.instructions).
     leads = [texts["schema"] for texts in instructions.TEXTS.values()]
@@ -244,6 +257,8 @@ class ScriptedChatModel(BaseChatModel):
             self._prompts.append(prompt)
             cast = self._casts.pop(0) if title == "BeatDesign" and self._casts else None
         korean = self._korean[0]
+        if title == "DialoguePlan":
+            return _plan(prompt)
         if title != "BeatDesign":
             return _reply_ko(title, n) if korean else _reply(title, n)
         design = beat_design_ko(n) if korean else beat_design(n)

@@ -72,23 +72,47 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+LAUNCH_TRIES = 3
+
+
+def serve_app(app: Any, export_dir: Path) -> str:
+    """Serve a built app on a free loopback port; returns its URL.
+
+    Gradio's launch checks its own URL with one HEAD request and a 3 s timeout and raises
+    ("When localhost is not accessible ...") when that times out, which happens on this shared
+    2-core machine under load although the server is up: such a launch is closed and retried on
+    a new port. Any other error is raised at once.
+    """
+    from aizac.web.ui import launch
+
+    for attempt in range(LAUNCH_TRIES):
+        port = free_port()
+        try:
+            launch(app, host="127.0.0.1", port=port, allowed_paths=[str(export_dir)],
+                   prevent_thread_lock=True, quiet=True)
+        except ValueError as e:
+            if "localhost is not accessible" not in str(e) or attempt == LAUNCH_TRIES - 1:
+                raise
+            app.close()
+            continue
+        return f"http://127.0.0.1:{port}/"
+    raise AssertionError("unreachable")  # the loop returns or raises
+
+
 @contextmanager
 def served(tmp_path: Path, cliche_db: ClicheDB, model: ScriptedChatModel, *,
            language: str = "en") -> Iterator[str]:
     """The app on a free loopback port over ``model``; yields its URL."""
     from aizac.web.app import create_app
-    from aizac.web.ui import launch
 
     settings = Settings(data_dir=tmp_path / "data", language="en", structured_retries=1,
                         transient_retries=0)
     studio = Studio(settings, models=dict.fromkeys(ROLES, model),
                     embeddings=HashingEmbeddings(), cliches=cliche_db, beats_per_episode=3)
     app, export_dir = create_app(studio, language=language)
-    port = free_port()
-    launch(app, host="127.0.0.1", port=port, allowed_paths=[str(export_dir)],
-           prevent_thread_lock=True, quiet=True)
+    url = serve_app(app, export_dir)
     try:
-        yield f"http://127.0.0.1:{port}/"
+        yield url
     finally:
         app.close()
 

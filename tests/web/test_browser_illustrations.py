@@ -23,8 +23,8 @@ from tests.web.browser_kit import (
     browser_page,
     click,
     field,
-    free_port,
     pick,
+    serve_app,
     status_says,
     tab,
 )
@@ -71,17 +71,14 @@ def test_a_writer_illustrates_and_exports_an_epub(
     tmp_path: Path, servers: tuple[OpenAIImagesServer, SDWebUIServer], make_studio: Any,
 ) -> None:
     from aizac.web.app import create_app
-    from aizac.web.ui import launch
 
     openai, sd = servers
     studio = make_studio(image_model=f"openai-compatible:{openai.base_url}:gpt-image-1")
     agent, beat_id = written_project(studio)
     app, export_dir = create_app(studio, language="ko")
-    port = free_port()
-    launch(app, host="127.0.0.1", port=port, allowed_paths=[str(export_dir)],
-           prevent_thread_lock=True, quiet=True)
+    url = serve_app(app, export_dir)
     try:
-        with browser_page(f"http://127.0.0.1:{port}/", locale="ko-KR") as page:
+        with browser_page(url, locale="ko-KR") as page:
             # the cover through the OpenAI images endpoint
             tab(page, "갤러리")
             page.wait_for_function(

@@ -19,8 +19,8 @@ from tests.web.browser_kit import (
     ROLES,
     browser_page,
     click,
-    free_port,
     pick,
+    serve_app,
     status_says,
     tab,
 )
@@ -40,7 +40,6 @@ def save(page: Any, name: str) -> None:
 
 def test_the_memory_tab_reindexes_a_hash_era_project(tmp_path: Path, cliche_db: ClicheDB) -> None:
     from aizac.web.app import create_app
-    from aizac.web.ui import launch
 
     settings = Settings(data_dir=tmp_path / "data", language="ko", structured_retries=1,
                         transient_retries=0)
@@ -53,11 +52,9 @@ def test_the_memory_tab_reindexes_a_hash_era_project(tmp_path: Path, cliche_db: 
     studio = Studio(settings, models=dict.fromkeys(ROLES, ScriptedChatModel()),
                     embeddings=HashingEmbeddings(64), cliches=cliche_db)
     app, export_dir = create_app(studio, language="ko")
-    port = free_port()
-    launch(app, host="127.0.0.1", port=port, allowed_paths=[str(export_dir)],
-           prevent_thread_lock=True, quiet=True)
+    url = serve_app(app, export_dir)
     try:
-        with browser_page(f"http://127.0.0.1:{port}/", locale="ko-KR") as page:
+        with browser_page(url, locale="ko-KR") as page:
             pick(page, "aizac-project", "봄날")
             status_says(page, "aizac reindex --project 봄날")  # said on open
             tab(page, "기억")

@@ -100,3 +100,24 @@ def test_turns_and_short_term_summaries(memory: Any) -> None:
     assert "Yuna healed him." in memory.short_term.text()
     assert memory.short_term.pop() == "Yuna healed him."
     assert memory.short_term.items() == ["Kang Jun entered the gate."]
+
+
+def test_a_voice_fact_keeps_its_slot_and_its_history(memory: Any) -> None:
+    from aizac.dialogue.canon import read_voices
+    from aizac.dialogue.cards import PairVoice
+    from aizac.dialogue.memory import note_pair
+
+    _, pair = _seed(memory)
+    batch = memory.stage()
+    first = note_pair(batch, PairVoice("Seo Yuna", "Kang Jun", "polite", "sir"), "en", chapter=2)
+    batch.commit()
+    batch = memory.stage()
+    assert note_pair(batch, PairVoice("Seo Yuna", "Kang Jun", "polite", "sir"), "en") is None
+    second = note_pair(batch, PairVoice("Seo Yuna", "Kang Jun", "plain", "Jun"), "en", chapter=3)
+    batch.commit()
+    voices = read_voices(memory, ["Kang Jun", "Seo Yuna"])
+    now = voices.pair("Seo Yuna", "Kang Jun")
+    assert now is not None and (now.memory_id, now.level, now.address) == (second, "plain", "Jun")
+    assert [o.memory_id for o in now.older] == [first]
+    assert voices.pair("Kang Jun", "Seo Yuna") is None  # one direction only
+    assert memory.relation("Kang Jun", "Seo Yuna").id == pair  # the relation is not a voice
