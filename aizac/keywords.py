@@ -15,22 +15,19 @@ SEPARATORS = re.compile(r"[,，、;；\n]+")
 """What separates keywords: ASCII and full-width commas, the ideographic comma, semicolons
 (ASCII and full-width) and line breaks."""
 
-NO_KEYWORDS_HINT = 'Give a few, comma-separated, e.g. "회귀, 복수" or "regression, revenge".'
-
-
-def split_keywords(value: str | Iterable[str], *, hint: str = NO_KEYWORDS_HINT) -> list[str]:
+def split_keywords(value: str | Iterable[str]) -> list[str]:
     """Distinct non-empty keywords, stripped, in the order given.
 
     Args:
         value: one string, or several (each is split too).
-        hint: what the error tells the writer to do (each surface names its own input).
 
     Raises:
-        InvalidInputError: no keyword is left after splitting.
+        InvalidInputError: no keyword is left after splitting (its hint names each surface's
+            own input: ``error.keywords.none.hint.cli`` names ``--keywords``).
     """
     items = [value] if isinstance(value, str) else list(value)
     words = (w.strip() for item in items if item for w in SEPARATORS.split(item))
     out = list(dict.fromkeys(w for w in words if w))
     if not out:
-        raise InvalidInputError("No keywords given.", hint=hint)
+        raise InvalidInputError("error.keywords.none")
     return out

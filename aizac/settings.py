@@ -23,6 +23,8 @@ from pydantic_settings import (
 )
 
 from aizac.errors import ConfigError
+from aizac.text import Text, Verbatim
+from aizac.text.message import Clauses
 
 Language = Literal["ko", "en", "zh"]
 ROLES: tuple[str, ...] = ("planner", "writer", "extractor", "reviewer")
@@ -175,8 +177,8 @@ class Settings(BaseSettings):
     # PostgreSQL database of AIZAC_DATABASE_URL), "sqlite", "memory" or "postgres:URL".
     autopilot_checkpointer: str = "auto"
 
-    # Web app and email export. The interface is English unless ui_language is "ko".
-    ui_language: Literal["en", "ko"] = "en"
+    # Web app and email export. The interface is English unless ui_language is "ko" or "zh".
+    ui_language: Literal["en", "ko", "zh"] = "en"
     host: str = "127.0.0.1"
     port: int = Field(default=7860, ge=1, le=65535)
     smtp_host: str | None = None
@@ -258,7 +260,7 @@ class Settings(BaseSettings):
         if role == IMAGE_ROLE:
             return self.image_model
         if role not in ROLES:
-            raise ConfigError(f"Unknown role {role!r}; roles are {', '.join(ROLES)}.")
+            raise ConfigError("error.model.role", role=str(role), roles=", ".join(ROLES))
         return str(getattr(self, f"{role}_model"))
 
     def role_fallback(self, role: str) -> str | None:
@@ -292,17 +294,16 @@ def settings_error(error: ValidationError) -> ConfigError:
     """A settings validation error as one ConfigError naming each bad variable, e.g.
     ``AIZAC_LANGUAGE='fr' is not valid: Input should be 'ko', 'en' or 'zh'``. Values of secret
     fields are never quoted."""
-    parts: list[str] = []
+    parts: list[Text | Verbatim] = []
     for item in error.errors():
         field = str(item["loc"][0]) if item["loc"] else ""
-        name = setting_env_name(field) if field else "a setting"
+        name = setting_env_name(field) if field else "?"
         secret = "key" in field or "password" in field
         shown = "" if secret or "input" not in item else f"={item['input']!r}"
-        parts.append(f"{name}{shown} is not valid: {item['msg']}")
-    return ConfigError(
-        "; ".join(parts) + ".",
-        hint="Fix or unset that variable (environment, .env or aizac.toml).",
-    )
+        # pydantic's (or a validator's) own words about the value, quoted as they are
+        parts.append(Text("error.settings.item", name=name + shown,
+                          problem=Verbatim(str(item["msg"]))))
+    return ConfigError("error.settings.invalid", items=Clauses(tuple(parts)))
 
 
 def load_settings(**overrides: Any) -> Settings:

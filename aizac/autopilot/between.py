@@ -17,6 +17,8 @@ from aizac.autopilot.events import CANON_CHANGE_KEY, SteeringNote, canon_change_
 from aizac.autopilot.nodes import Deps, Update
 from aizac.autopilot.state import AutopilotState, closed_episode
 from aizac.errors import AizacError
+from aizac.text import Text, Verbatim
+from aizac.text.message import to_data
 
 _ACTION: TypeAdapter[Any] = TypeAdapter(steering.Action)
 
@@ -72,7 +74,8 @@ def apply_steering(state: AutopilotState, deps: Deps, written: int) -> Update:
             elif isinstance(action, steering.ReviseOutline):
                 update["arc_end"] = True  # outline the episodes ahead again
             elif isinstance(action, steering.Pause):
-                update["pause_reason"] = f"paused by a steering note: {note.text[:80]}"
+                update["pause_reason"] = to_data(
+                    Text("autopilot.pause.steering", note=Verbatim(note.text[:80])))
         if note.status != "applied":
             ids = _apply_canon(deps, actions, written, canon_change_source(run_id, note.id))
             deps.runs.close_steering(note.id, [a.model_dump() for a in actions], ids)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from aizac.autopilot.state import Options
+from aizac.text import Text
 
 UNFUSED = frozenset({"commit", "checkpoint", "gate_commit", "pause", "finish"})
 """Nodes the fuse never stops (a commit in progress finishes; a pause or end is no spending)."""
@@ -28,26 +29,19 @@ def cost(tokens: int, price_per_mtok: float) -> float:
     return tokens * price_per_mtok / 1_000_000
 
 
-def over_budget(options: Options, spent: Spent, node: str) -> str | None:
-    """A clear message when starting ``node`` would run past a budget, else ``None`` (pure)."""
+def over_budget(options: Options, spent: Spent, node: str) -> Text | None:
+    """What is spent when starting ``node`` would run past a budget, else ``None`` (pure)."""
     if node in UNFUSED:
         return None
     run, episode = spent.run_tokens, spent.episode_tokens
     if options.budget_tokens and run >= options.budget_tokens:
-        return (
-            f"the run's token budget is spent ({run:,} of {options.budget_tokens:,} tokens). "
-            "Resume with a larger --budget-tokens to go on."
-        )
+        return Text("autopilot.budget.run", spent=f"{run:,}", budget=f"{options.budget_tokens:,}")
     if options.episode_tokens and episode >= options.episode_tokens:
-        return (
-            f"this episode's token budget is spent ({episode:,} of "
-            f"{options.episode_tokens:,} tokens). Resume with a larger --episode-tokens."
-        )
+        return Text("autopilot.budget.episode", spent=f"{episode:,}",
+                    budget=f"{options.episode_tokens:,}")
     if options.budget_cost and options.price_per_mtok:
         used = cost(run, options.price_per_mtok)
         if used >= options.budget_cost:
-            return (
-                f"the run's cost budget is spent ({used:.4f} of {options.budget_cost:.4f}). "
-                "Resume with a larger --budget-cost to go on."
-            )
+            return Text("autopilot.budget.cost", spent=f"{used:.4f}",
+                        budget=f"{options.budget_cost:.4f}")
     return None

@@ -49,10 +49,7 @@ def open_checkpointer(directory: Path, spec: str = "sqlite") -> Any:
     if kind in ("postgres", "postgresql"):
         saver_class, connect = _postgres()
         return saver_class(connect(rest))
-    raise ConfigError(
-        f"AIZAC_AUTOPILOT_CHECKPOINTER={spec!r} is not valid.",
-        hint="Use auto (default), sqlite or postgres:postgresql://user@host/db.",
-    )
+    raise ConfigError("error.autopilot.checkpointer", spec=spec)
 
 
 def _postgres() -> tuple[Any, Any]:
@@ -62,10 +59,7 @@ def _postgres() -> tuple[Any, Any]:
         from langgraph.checkpoint.postgres import PostgresSaver
         from psycopg.rows import dict_row
     except ImportError as e:
-        raise ConfigError(
-            "AIZAC_AUTOPILOT_CHECKPOINTER names Postgres, but its saver is not installed.",
-            hint="pip install langgraph-checkpoint-postgres, or use sqlite.",
-        ) from e
+        raise ConfigError("error.autopilot.postgres_saver") from e
 
     def connect(url: str) -> Any:
         from aizac.storage.database import libpq_url

@@ -104,11 +104,8 @@ def _accept(
 ) -> BeatRecord:
     store, memory = agent.store, agent.memory
     if (beat.episode, beat.index) != agent.next_position():
-        raise ConflictError(
-            f"Beat {beat.episode}-{beat.index} is not the next beat of the story "
-            f"(the story is at {agent.next_position()}).",
-            hint="Another session accepted beats meanwhile: resume the run to plan again.",
-        )
+        raise ConflictError("error.autopilot.not_next", where=f"{beat.episode}-{beat.index}",
+                            story=str(agent.next_position()))
     record = store.draft_at(beat.episode, beat.index)
     if record is None:
         record = store.add_draft(beat, new_characters=cast, instruction="autopilot")

@@ -32,10 +32,7 @@ def draft_prose(agent: Any, beat: NovelBeat, previous: str, instruction: str = "
     messages, _ = writer.prose_messages(beat, previous, instruction)
     text = _collect(writer.router.stream("writer", messages), writer.prose_words)
     if not text:
-        raise AizacError(
-            f"The writer model returned no prose for beat {beat.episode}-{beat.index}.",
-            hint="Resume the run to try again, or configure another writer model.",
-        )
+        raise AizacError("error.autopilot.no_prose", where=f"{beat.episode}-{beat.index}")
     return text
 
 

@@ -23,9 +23,12 @@ from typing import Any
 from sqlalchemy import Connection, func, or_, select, update
 from sqlalchemy.exc import DBAPIError
 
+from aizac.autopilot.panel_text import event_note
 from aizac.errors import NotFoundError, StorageError
 from aizac.storage.database import EMBEDDED_FILES, Scope, scope_of
 from aizac.storage.tables import decisions, events, next_id, runs, steering
+from aizac.text import Text, Verbatim
+from aizac.text.message import Clauses, from_data, to_data
 
 RUNS_FILE = EMBEDDED_FILES["runs"]
 
@@ -37,7 +40,7 @@ class Run:
     updated_at: float
     status: str  # running, waiting (at a gate), paused, finished, failed
     options: dict[str, Any]
-    message: str
+    message: Text | Verbatim | Clauses  # where it stands, said by each surface
     pause_requested: bool
 
 
@@ -54,8 +57,8 @@ class Event:
     detail: dict[str, Any]
 
     def line(self) -> str:
-        """One line for a log: ``ep 3  review   verdict   120 tok  1.2 s  accept``."""
-        note = self.detail.get("text") or self.detail.get("decision") or ""
+        """One line for a log (English): ``ep 3  review   verdict   120 tok  1.2 s  accept``."""
+        note = event_note(self.node, self.kind, self.detail, "en")
         return (
             f"ep {self.episode:<3} {self.node:<14} {self.kind:<8} {self.tokens:>6} tok "
             f"{self.seconds:>6.2f} s  {str(note)[:70]}"
@@ -82,11 +85,8 @@ class RunStore:
                 db.serialise(conn, self.key)
                 yield conn
         except (StorageError, DBAPIError) as e:
-            cause = e.message if isinstance(e, StorageError) else str(e)
-            raise StorageError(
-                f"Writing the autopilot's runs store failed: {cause}.",
-                hint="Free disk space and resume the run (`aizac autopilot --resume`).",
-            ) from e
+            cause = e.text if isinstance(e, StorageError) else str(e)
+            raise StorageError("error.autopilot.write_runs", cause=cause) from e
 
     def _read(self) -> Any:
         return self.scope.db.read(self.scope.db.where)
@@ -115,18 +115,20 @@ class RunStore:
         else:
             found = [r for r in every if r.status != "finished"] or every
         if not found:
-            raise NotFoundError(
-                f"No autopilot run {run_id!r}." if run_id else "No autopilot run yet.",
-                hint="List runs with `aizac runs`; start one with `aizac autopilot --episodes N`.",
-            )
+            if run_id:
+                raise NotFoundError("error.autopilot.no_run", run=run_id)
+            raise NotFoundError("error.autopilot.no_runs")
         return found[-1]
 
     def _update_run(self, run_id: str) -> Any:
         return update(runs).where(runs.c.project == self.key, runs.c.id == run_id)
 
-    def set_status(self, run_id: str, status: str, message: str = "") -> None:
+    def set_status(self, run_id: str, status: str,
+                   message: Text | Verbatim | Clauses | None = None) -> None:
+        """The run's status and where it stands (stored as data, said by each surface)."""
+        said = json.dumps(to_data(message), ensure_ascii=False) if message is not None else ""
         with self._tx() as db:
-            db.execute(self._update_run(run_id).values(status=status, message=message,
+            db.execute(self._update_run(run_id).values(status=status, message=said,
                                                         updated_at=time.time()))
 
     def set_options(self, run_id: str, options: dict[str, Any]) -> None:
@@ -308,4 +310,14 @@ def _event(r: Mapping[Any, Any]) -> Event:
 
 def _run(r: Mapping[Any, Any]) -> Run:
     return Run(r["id"], r["created_at"], r["updated_at"], r["status"],
-               json.loads(r["options"] or "{}"), r["message"] or "", bool(r["pause_requested"]))
+               json.loads(r["options"] or "{}"), _message(r["message"] or ""),
+               bool(r["pause_requested"]))
+
+
+def _message(stored: str) -> Text | Verbatim | Clauses:
+    """A run's stored message: data (a catalogue text), or an older run's English sentence."""
+    try:
+        data = json.loads(stored)
+    except ValueError:
+        return Verbatim(stored)
+    return from_data(data) if isinstance(data, dict) else Verbatim(stored)

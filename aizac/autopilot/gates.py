@@ -21,6 +21,8 @@ from langgraph.types import interrupt
 
 from aizac.autopilot.state import AutopilotState
 from aizac.errors import InvalidInputError
+from aizac.text import Text
+from aizac.text.message import to_data
 from aizac.writer.schemas import NovelBeat
 
 CHOICES = ("approve", "edit", "reject")
@@ -36,27 +38,29 @@ def parse_answer(answer: Any) -> tuple[str, Any]:
     else:
         choice, value = "", None
     if choice not in CHOICES:
-        raise InvalidInputError(
-            f"{answer!r} is not an answer to a gate.",
-            hint="Answer approve, edit (with a value) or reject.",
-        )
+        raise InvalidInputError("error.autopilot.bad_answer", answer=repr(answer))
     if choice == "edit" and value in (None, "", [], {}):
-        raise InvalidInputError("An edit needs a value.", hint="Give the edited text.")
+        raise InvalidInputError("error.autopilot.edit_value")
     return choice, value
 
 
-def memory_lines(candidates: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """The candidate memories of an episode as lines for the writer (pure)."""
-    lines: list[str] = []
+def memory_items(candidates: Mapping[str, Mapping[str, Any]]) -> list[dict[str, str]]:
+    """The candidate memories of an episode as data: beat, tag, text (pure)."""
+    items: list[dict[str, str]] = []
     for index, found in sorted(candidates.items(), key=lambda kv: int(kv[0])):
         for tag in ("story", "characters", "relations", "settings"):
             for fact in (found.get(tag) or {}).get("facts", []):
                 text = next((v for k, v in fact.items() if k in ("text", "fact", "event")
                              and isinstance(v, str)), None) or _flat(fact)
-                lines.append(f"[{index}] {tag}: {text}")
+                items.append({"beat": str(index), "tag": tag, "text": text})
         if found.get("summary"):
-            lines.append(f"[{index}] summary: {found['summary']}")
-    return lines
+            items.append({"beat": str(index), "tag": "summary", "text": str(found["summary"])})
+    return items
+
+
+def memory_lines(candidates: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The candidate memories as lines for the command line (``[1] story: ...``)."""
+    return [f"[{m['beat']}] {m['tag']}: {m['text']}" for m in memory_items(candidates)]
 
 
 def _flat(fact: Mapping[str, Any]) -> str:
@@ -68,12 +72,15 @@ def payload(gate: str, state: AutopilotState) -> dict[str, Any]:
     base: dict[str, Any] = {"gate": gate, "episode": state.get("episode", 0),
                             "choices": list(CHOICES)}
     if gate == "plan":
-        base["beats"] = [NovelBeat.model_validate(b).render() for b in state.get("beats", [])]
+        beats = [NovelBeat.model_validate(b) for b in state.get("beats", [])]
+        base["beats"] = [b.render() for b in beats]  # the command line's lines
+        base["beat_data"] = [b.model_dump(mode="json") for b in beats]  # a panel says its own
     elif gate == "rewrite":
         base["verdict"] = state.get("verdict")
         base["findings"] = (state.get("report") or {}).get("findings", [])
     elif gate == "commit":
         base["memories"] = memory_lines(state.get("candidates", {}))
+        base["memory_data"] = memory_items(state.get("candidates", {}))
         base["prose"] = state.get("prose", {})
         base["findings"] = (state.get("report") or {}).get("findings", [])
     else:
@@ -89,7 +96,7 @@ def gate_plan(state: AutopilotState) -> Update:
         return {"beats": [], "profiles": [], "plan_ok": False}
     old = state.get("beats", [])
     if not isinstance(value, list) or len(value) != len(old):
-        raise InvalidInputError(f"An edited plan needs {len(old)} beats.")
+        raise InvalidInputError("error.autopilot.plan_edit", n=len(old))
     beats = [NovelBeat.model_validate({**b, "episode": o["episode"], "index": o["index"]})
              for b, o in zip(value, old, strict=True)]
     return {"beats": [b.model_dump() for b in beats], "plan_ok": True}
@@ -113,11 +120,11 @@ def gate_commit(state: AutopilotState) -> Update:
         return {"prose": {}, "candidates": {}, "report": None, "verdict": None, "rewrites": 0,
                 "commit_ok": False, "rewrite_ok": False}
     if not isinstance(value, Mapping):
-        raise InvalidInputError("An edit at the commit gate is {beat index: prose}.")
+        raise InvalidInputError("error.autopilot.commit_edit")
     prose = dict(state.get("prose", {}))
     for key, text in value.items():
         if str(key) not in prose or not str(text).strip():
-            raise InvalidInputError(f"Beat {key} is not in this episode or its prose is empty.")
+            raise InvalidInputError("error.autopilot.commit_beat", beat=key)
         prose[str(key)] = str(text).strip()
     return {"prose": prose, "commit_ok": True}
 
@@ -126,5 +133,6 @@ def gate_batch(state: AutopilotState) -> Update:
     choice, _ = parse_answer(interrupt(payload("batch", state)))
     done = int(state.get("done_episodes", 0))
     if choice == "reject":
-        return {"last_batch_gate": done, "pause_reason": "paused at the batch gate"}
+        return {"last_batch_gate": done,
+                "pause_reason": to_data(Text("autopilot.pause.batch_gate"))}
     return {"last_batch_gate": done}

@@ -18,10 +18,13 @@ from langgraph.graph import END, START, StateGraph
 
 from aizac.autopilot import between, gates, ladder, nodes
 from aizac.autopilot.budget import UNFUSED, Spent, over_budget
+from aizac.autopilot.names import name as node_name
 from aizac.autopilot.nodes import Deps, Update
 from aizac.autopilot.routing import NODES, facts_of, next_node
 from aizac.autopilot.state import AutopilotState, Options
 from aizac.errors import AizacError
+from aizac.text import Text, render
+from aizac.text.message import to_data
 
 NodeFn = Callable[[AutopilotState, Deps], Update]
 GATE_NODES = {"gate_plan": gates.gate_plan, "gate_rewrite": gates.gate_rewrite,
@@ -98,17 +101,18 @@ class Wrapped:
         repeats = {**state.get("repeats", {}), key: state.get("repeats", {}).get(key, 0) + 1}
         seen = ladder.on_repeat(repeats[key])
         if seen != "ok":
-            text = f"{name} dispatched {repeats[key]} times without progress"
-            runs.add_event(run_id, episode, name, seen, step=step, text=text)
+            said = to_data(Text("autopilot.pause.no_progress", node=node_name(name),
+                                n=repeats[key]))
+            runs.add_event(run_id, episode, name, seen, step=step, said=said)
             if seen == "pause":
-                return {"repeats": repeats, "pause_reason": text}
+                return {"repeats": repeats, "pause_reason": said}
         runs.add_event(run_id, episode, name, "start", step=step)
         started, before = time.perf_counter(), self.meter.read()
         update = self._run(state, run_id, episode, step)
         episode = int(update.get("episode", episode))
         after = self.meter.read()
         runs.add_event(run_id, episode, name, "end", step=step, tokens=after[2] - before[2],
-                       seconds=time.perf_counter() - started, text=_note(name, update),
+                       seconds=time.perf_counter() - started, **_note(update),
                        calls=after[0] - before[0], prompt_tokens=after[1] - before[1],
                        **_facts(name, update))
         return {**update, "repeats": repeats}
@@ -120,11 +124,11 @@ class Wrapped:
         runs = self.deps.runs
         if runs.run(run_id).pause_requested:
             runs.request_pause(run_id, False)
-            return {"pause_reason": "paused by the writer"}
+            return {"pause_reason": to_data(Text("autopilot.pause.writer"))}
         spent = Spent(runs.tokens(run_id), runs.tokens(run_id, episode))
-        message = over_budget(Options.load(state.get("options", {})), spent, self.name)
-        if message is not None:
-            return {"pause_reason": f"budget: {message}"}
+        spent_text = over_budget(Options.load(state.get("options", {})), spent, self.name)
+        if spent_text is not None:
+            return {"pause_reason": to_data(Text("autopilot.pause.budget", spent=spent_text))}
         return None
 
     def _run(self, state: AutopilotState, run_id: str, episode: int,
@@ -138,16 +142,17 @@ class Wrapped:
                 step = ladder.on_failure(self.name, failures.get(self.name, 0), e)
                 errors += 1
                 self.deps.runs.add_event(run_id, episode, self.name, "error", step=graph_step,
-                                         seq=errors, text=step.reason)
+                                         seq=errors, said=to_data(step.reason))
                 if step.counted:
                     failures[self.name] = failures.get(self.name, 0) + 1
                 if step.arbiter:
                     self.deps.runs.add_decision(run_id, episode, self.name, step.action,
-                                                step.reason)
+                                                render(step.reason, "en"))  # the run's log
                 if step.action == "skip":
                     return {**skipped(self.name, str(e)), "failures": failures}
                 if step.action == "pause":
-                    return {"failures": failures, "pause_reason": f"{self.name}: {e}"}
+                    said = Text("autopilot.pause.failed", node=node_name(self.name), error=e.text)
+                    return {"failures": failures, "pause_reason": to_data(said)}
                 if not step.counted:  # a provider fault: dispatch again (the detector counts)
                     return {"failures": failures}
                 continue
@@ -155,18 +160,12 @@ class Wrapped:
             return {**update, "failures": failures}
 
 
-def _note(name: str, update: Update) -> str:
-    if name == "review" and update.get("verdict"):
-        verdict = update["verdict"]
-        return f"{verdict['decision']}: {'; '.join(verdict.get('reasons', []))}"
-    if name == "check" and update.get("report"):
-        report = update["report"]
-        kinds = ", ".join(dict.fromkeys(f["kind"] for f in report["findings"]))
-        found = f"{len(report['findings'])} findings" + (f" ({kinds})" if kinds else "")
-        return f"{found}, missed {report['missed']}"
+def _note(update: Update) -> dict[str, Any]:
+    """A node's end note when it paused the run: the reason, as data (the check's counts and
+    the verdict are :func:`_facts`, said by each surface)."""
     if update.get("pause_reason"):
-        return str(update["pause_reason"])
-    return ""
+        return {"said": update["pause_reason"]}
+    return {}
 
 
 def _facts(name: str, update: Update) -> dict[str, Any]:

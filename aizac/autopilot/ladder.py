@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from aizac.errors import ModelError
+from aizac.autopilot.names import name
+from aizac.errors import AizacError, ModelError
+from aizac.text import Text, Verbatim
 
 WARN_REPEATS = 3
 PAUSE_REPEATS = 5
@@ -32,7 +34,11 @@ class Step:
     action: str  # "retry", "skip", "pause"
     counted: bool  # whether the failure counts on the ladder
     arbiter: bool  # whether this was an arbiter decision (logged)
-    reason: str
+    reason: Text
+
+
+def _error(error: BaseException) -> Text | Verbatim:
+    return error.text if isinstance(error, AizacError) else Verbatim(str(error))
 
 
 def provider_fault(error: BaseException) -> bool:
@@ -42,16 +48,21 @@ def provider_fault(error: BaseException) -> bool:
 
 def on_failure(node: str, failures: int, error: BaseException) -> Step:
     """The ladder's step after ``node`` failed; ``failures`` counts earlier counted failures."""
+    said = _error(error)
     if provider_fault(error):
-        return Step("retry", False, False, f"provider fault, not counted: {error}")
+        return Step("retry", False, False, Text("autopilot.ladder.provider", error=said))
     count = failures + 1
+    step = name(node)
     if count == 1:
-        return Step("retry", True, False, f"first failure of {node}, retried free: {error}")
+        return Step("retry", True, False, Text("autopilot.ladder.first", node=step, error=said))
     if count == 2:
         if node in SKIPPABLE or node in REVIEW_SKIP:
-            return Step("skip", True, True, f"{node} failed twice, skipped: {error}")
-        return Step("retry", True, True, f"{node} failed twice, one more try: {error}")
-    return Step("pause", True, True, f"{node} failed {count} times: {error}")
+            return Step("skip", True, True, Text("autopilot.ladder.skipped", node=step,
+                                                 error=said))
+        return Step("retry", True, True, Text("autopilot.ladder.again", node=step, error=said))
+    return Step("pause", True, True, Text("autopilot.ladder.failed", node=step, count=count,
+                                          error=said))
+
 
 
 def on_repeat(count: int) -> str:

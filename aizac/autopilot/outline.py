@@ -20,6 +20,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from aizac.autopilot.prompt_data import prompt_data
 from aizac.errors import InvalidInputError, StorageError
 from aizac.export.files import atomic_write_bytes
 from aizac.llm.structured import generate_structured
@@ -49,22 +50,7 @@ class ArcOutline(BaseModel):
     episodes: list[EpisodeGoal] = Field(min_length=1, max_length=MAX_ARC_EPISODES)
 
 
-_SYSTEM = {
-    "ko": (
-        "당신은 연재 웹소설의 기획자입니다. 지금까지 실제로 일어난 일을 바탕으로 다음 아크를 "
-        "설계하세요: 아크 제목, 아크 목표, 회차마다 목표 하나. 계획보다 실제 전개를 따르고, "
-        "열린 복선을 잊지 마세요. 한국어로 쓰고 JSON 하나로만 답하세요."
-    ),
-    "en": (
-        "You plan a serial novel. Outline the next arc from what actually happened so far: a "
-        "title, the arc's goal, one goal per episode. Follow the story as written over the "
-        "original plan, and keep open foreshadowing in mind. Answer with one JSON object only."
-    ),
-    "zh": (
-        "你是连载小说的策划。根据至今实际发生的事情规划下一个篇章：标题、篇章目标、每回一个目标。"
-        "以实际展开为准，不要忘记未回收的伏笔。用中文书写，只回答一个 JSON 对象。"
-    ),
-}
+_SYSTEM = {lang: str(texts["system"]) for lang, texts in prompt_data("outline").items()}
 
 
 def _lang(language: str) -> str:
@@ -74,10 +60,7 @@ def _lang(language: str) -> str:
 def _check_episodes(episodes: Sequence[int]) -> list[int]:
     numbers = list(episodes)
     if not numbers or len(numbers) > MAX_ARC_EPISODES or any(n < 1 for n in numbers):
-        raise InvalidInputError(
-            f"An arc spans 1 to {MAX_ARC_EPISODES} episodes numbered from 1, got {numbers!r}.",
-            hint="Outline a long stretch as several arcs.",
-        )
+        raise InvalidInputError("error.autopilot.arc", most=MAX_ARC_EPISODES, got=repr(numbers))
     return numbers
 
 
@@ -161,7 +144,7 @@ def outline_next_arc(
     return arc.model_copy(update={"episodes": goals})
 
 
-OUTLINE_KEY = "autopilot.outline"
+OUTLINE_KEY = "autopilot:outline"
 """The key-value slot of the outline on the server database."""
 
 
@@ -183,10 +166,8 @@ class OutlineStore:
         try:
             return self.path.read_text(encoding="utf-8")
         except OSError as e:
-            raise StorageError(
-                f"The outline file {self.path} cannot be read: {e}.",
-                hint="Restore it from a backup, or delete it to outline again from memory.",
-            ) from e
+            raise StorageError("error.autopilot.outline_file", path=str(self.path),
+                               cause=str(e)) from e
 
     def arcs(self) -> list[ArcOutline]:
         raw = self._raw()
@@ -195,10 +176,8 @@ class OutlineStore:
         try:
             return [ArcOutline.model_validate(a) for a in json.loads(raw)["arcs"]]
         except (ValueError, KeyError, TypeError, ValidationError) as e:
-            raise StorageError(
-                f"The outline file {self.path} cannot be read: {e}.",
-                hint="Restore it from a backup, or delete it to outline again from memory.",
-            ) from e
+            raise StorageError("error.autopilot.outline_file", path=str(self.path),
+                               cause=str(e)) from e
 
     def add(self, arc: ArcOutline) -> None:
         """Append ``arc``; goals it gives for already outlined episodes replace the old ones."""

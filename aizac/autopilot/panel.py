@@ -17,6 +17,7 @@ from aizac.autopilot import panel_text as pt
 from aizac.autopilot.runner import Autopilot, RunResult
 from aizac.autopilot.state import GATES, Options
 from aizac.errors import AizacError, ConflictError, InvalidInputError
+from aizac.text import Text, Verbatim, render
 
 AgentOf = Callable[[str | None], Any]
 
@@ -49,12 +50,12 @@ class AutopilotPanel:
         self.language = language
         self._pilots: dict[str, Autopilot] = {}
         self._threads: dict[str, threading.Thread] = {}
-        self._errors: dict[str, str] = {}
+        self._errors: dict[str, Text | Verbatim] = {}
         self._lock = threading.Lock()
 
     def pilot(self, project: str | None) -> Autopilot:
         if not project:
-            raise InvalidInputError("No project is open.", hint="Pick a project first.")
+            raise InvalidInputError("error.project.none_open")
         with self._lock:
             if project not in self._pilots:
                 self._pilots[project] = self.make(self.agent_of(project))
@@ -66,15 +67,14 @@ class AutopilotPanel:
 
     def _launch(self, project: str, work: Callable[[], RunResult]) -> None:
         if self.running(project):
-            raise ConflictError("The autopilot is already running on this project.",
-                                hint="Pause it first, or wait for it to stop.")
+            raise ConflictError("error.autopilot.running")
 
         def run() -> None:
             try:
                 work()
                 self._errors.pop(project, None)
             except Exception as e:  # shown in the status; the run is marked failed
-                self._errors[project] = e.message if isinstance(e, AizacError) else repr(e)
+                self._errors[project] = e.text if isinstance(e, AizacError) else Verbatim(repr(e))
 
         thread = threading.Thread(target=run, name=f"autopilot-{project}", daemon=True)
         self._threads[project] = thread
@@ -86,20 +86,20 @@ class AutopilotPanel:
         pilot = self.pilot(project)
         unknown = set(gates) - set(GATES)
         if unknown or episodes < 1:
-            raise InvalidInputError("Choose at least one episode and known gates.")
+            raise InvalidInputError("error.autopilot.start_options")
         options = Options(episodes=int(episodes), gates=tuple(gates), every=int(every),
                           budget_tokens=int(budget_tokens))
         self._launch(str(project), lambda: pilot.start(options))
-        return pt.text("started", self.language, n=episodes)
+        return self._say(Text("autopilot.said.started", n=episodes))
 
     def pause(self, project: str | None) -> str:
         self.pilot(project).pause()
-        return pt.text("pause_asked", self.language)
+        return self._say(Text("autopilot.said.pause_asked"))
 
     def resume(self, project: str | None, answer: Any = None) -> str:
         pilot = self.pilot(project)
         self._launch(str(project), lambda: pilot.resume(answer=answer))
-        return pt.text("resumed", self.language)
+        return self._say(Text("autopilot.said.resumed"))
 
     def answer(self, project: str | None, choice: str, value: str = "") -> str:
         if choice == "edit" and value.strip():
@@ -108,7 +108,10 @@ class AutopilotPanel:
 
     def steer(self, project: str | None, text: str) -> str:
         self.pilot(project).steer(None, text)
-        return pt.text("steered", self.language)
+        return self._say(Text("autopilot.said.steered"))
+
+    def _say(self, text: Text) -> str:
+        return render(text, self.language)
 
     def wait(self, project: str | None, timeout: float | None = None) -> None:
         thread = self._threads.get(project or "")
@@ -119,17 +122,17 @@ class AutopilotPanel:
     def view(self, project: str | None, tail: int = 20) -> View:
         lang = self.language
         if not project:
-            return View(status=pt.text("no_project", lang))
+            return View(status=self._say(Text("autopilot.said.no_project")))
         pilot = self.pilot(project)
         runs = pilot.runs.runs()
         if not runs:
-            return View(status=pt.text("no_run", lang))
+            return View(status=self._say(Text("autopilot.said.no_run")))
         run = runs[-1]
         events = pilot.runs.last_events(run.id, tail, skip_kind="start")
         result = pilot.status(run.id)
         state = "running" if self.running(project) else result.status
         status = pt.status_line(run.id, state, result.message, result.gate,
-                                self._errors.get(project, ""), lang)
+                                self._errors.get(project, Verbatim("")), lang)
         return View(status=status, events=pt.event_table(events, lang),
                     gate=render_gate(result.gate, lang), prose=render_prose(result.state, lang),
                     waiting=result.status == "waiting" and not self.running(project))

@@ -16,6 +16,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from aizac.autopilot.prompt_data import prompt_data
 from aizac.continuity.report import ContinuityReport
 from aizac.llm.structured import generate_structured
 
@@ -32,33 +33,10 @@ class Verdict(BaseModel):
     reasons: list[Reason] = Field(default_factory=list, max_length=5)
 
 
-_SYSTEM = {
-    "ko": (
-        "당신은 연재 웹소설의 편집자입니다. 회차 원고를 읽고 판정하세요: accept(그대로 채택), "
-        "polish(문장만 다듬기), rewrite(다시 쓰기). 설정 충돌(오류)이 있으면 rewrite입니다. "
-        "이유는 한국어로 짧게 쓰세요. JSON 하나로만 답하세요."
-    ),
-    "en": (
-        "You are the editor of a serial novel. Read the episode draft and decide: accept (as "
-        "is), polish (wording only) or rewrite. A continuity error means rewrite. Give short "
-        "reasons in English. Answer with one JSON object only."
-    ),
-    "zh": (
-        "你是连载小说的编辑。阅读本回草稿并判定：accept（采用）、polish（润色）或 rewrite（重写）。"
-        "有设定冲突（错误）时必须 rewrite。用中文简短说明理由。只回答一个 JSON 对象。"
-    ),
-}
-_LABELS = {
-    "ko": ("원고", "연속성 점검", "오류", "주의", "빠진 비트", "확인할 이름", "없음"),
-    "en": ("Draft", "Continuity check", "error", "warning", "Missed beats", "Names to confirm",
-           "none"),
-    "zh": ("草稿", "连续性检查", "错误", "警告", "遗漏的节拍", "待确认的名字", "无"),
-}
-_BLOCKED = {
-    "ko": "설정 충돌이 있어 다시 써야 합니다",
-    "en": "continuity errors must be fixed by a rewrite",
-    "zh": "存在设定冲突，必须重写",
-}
+_PROMPTS = prompt_data("review")
+_SYSTEM = {lang: str(texts["system"]) for lang, texts in _PROMPTS.items()}
+_LABELS = {lang: tuple(texts["labels"]) for lang, texts in _PROMPTS.items()}
+_BLOCKED = {lang: str(texts["blocked"]) for lang, texts in _PROMPTS.items()}
 MAX_PROSE_CHARS = 12_000
 """Prose beyond this is cut from the prompt (the findings carry the quotes that matter)."""
 

@@ -22,9 +22,12 @@ from aizac.autopilot.checkpointer import (
 )
 from aizac.autopilot.events import Event, RunStore
 from aizac.autopilot.graph import build_graph
+from aizac.autopilot.names import gate_name
 from aizac.autopilot.nodes import Deps
 from aizac.autopilot.state import AutopilotState, Options, new_state
-from aizac.errors import InvalidInputError
+from aizac.errors import AizacError, InvalidInputError
+from aizac.text import Text, Verbatim
+from aizac.text.message import Clauses, from_data, to_data
 
 RECURSION_LIMIT = 1_000_000  # a run of hundreds of episodes is thousands of steps
 OnEvent = Callable[[Event], None]
@@ -36,7 +39,8 @@ class RunResult:
 
     run_id: str
     status: str  # finished, paused, waiting
-    message: str = ""
+    # where it stands, said by each surface
+    message: Text | Verbatim | Clauses = field(default_factory=lambda: Verbatim(""))
     gate: dict[str, Any] | None = None
     state: dict[str, Any] = field(default_factory=dict)
 
@@ -76,7 +80,7 @@ class Autopilot:
     def start(self, options: Options, on_event: OnEvent | None = None) -> RunResult:
         """A new run writing ``options.episodes`` episodes; returns where it stopped."""
         if options.episodes < 1:
-            raise InvalidInputError("A run writes at least one episode.", hint="--episodes 1")
+            raise InvalidInputError("error.autopilot.no_episodes")
         self.agent.require_plot()
         run_id = self.runs.create(options.dump())
         return self._drive(run_id, new_state(run_id, options), on_event)
@@ -114,7 +118,7 @@ class Autopilot:
         """Queue a free-text intervention; applied at the next episode boundary."""
         text = text.strip()
         if not text or len(text) > 1000:
-            raise InvalidInputError("A steering note is 1 to 1,000 characters.")
+            raise InvalidInputError("error.autopilot.steer_length")
         run = self.runs.run(run_id)
         self.runs.add_event(run.id, 0, "steer", "steer", text=text)
         return self.runs.add_steering(run.id, text)
@@ -130,15 +134,16 @@ class Autopilot:
                         on_event(event)
                         last = event.id
         except Exception as e:
-            self.runs.set_status(run_id, "failed", str(e)[:500])
-            self.runs.add_event(run_id, 0, "run", "error", text=str(e)[:500])
+            said = e.text if isinstance(e, AizacError) else Verbatim(str(e)[:500])
+            self.runs.set_status(run_id, "failed", said)
+            self.runs.add_event(run_id, 0, "run", "error", said=to_data(said))
             raise
         result = self._result(run_id)
         if result.status == "waiting" and result.gate is not None:
             self.runs.add_event(run_id, int(result.gate.get("episode", 0)),
                                 "gate_" + str(result.gate.get("gate")), "gate", text="waiting")
         elif result.status == "paused":
-            self.runs.add_event(run_id, 0, "pause", "pause", text=result.message)
+            self.runs.add_event(run_id, 0, "pause", "pause", said=to_data(result.message))
         elif result.status == "finished":
             self.runs.add_event(run_id, 0, "finish", "finish")
         if on_event is not None:
@@ -155,17 +160,21 @@ class Autopilot:
         values = dict(snap.values)
         if snap.next and not snap.interrupts:  # running elsewhere, or killed mid-node
             run = self.runs.run(run_id)
-            return RunResult(run_id, run.status, run.message or "resume to go on", None, values)
+            said = run.message if _said(run.message) else Text("autopilot.status.resume")
+            return RunResult(run_id, run.status, said, None, values)
+        message: Text | Verbatim | Clauses
         if snap.interrupts:
             gate = dict(snap.interrupts[0].value)
             # the status says "waiting": the message says where, without saying it again
             status = "waiting"
-            message = f"at the {gate.get('gate')} gate (episode {gate.get('episode')})"
+            message = Text("autopilot.status.at_gate", gate=gate_name(gate.get("gate")),
+                           episode=gate.get("episode"))
         elif values.get("finished"):
-            gate, status, message = None, "finished", ""
+            gate, status, message = None, "finished", Verbatim("")
         else:
             gate, status = None, "paused"
-            message = str(values.get("pause_reason") or "stopped")
+            reason = values.get("pause_reason")
+            message = from_data(reason) if reason else Text("autopilot.pause.stopped")
         if record:
             self.runs.set_status(run_id, status, message)
         return RunResult(run_id, status, message, gate, values)
@@ -173,3 +182,8 @@ class Autopilot:
     def status(self, run_id: str | None = None) -> RunResult:
         """Where ``run_id`` stands now (no model call)."""
         return self._result(self.runs.run(run_id).id, record=False)
+
+
+def _said(text: Text | Verbatim | Clauses) -> bool:
+    """Whether ``text`` says anything (an empty verbatim says nothing)."""
+    return not (isinstance(text, Verbatim) and not text.text)

@@ -80,7 +80,7 @@ class AutopilotState(TypedDict, total=False):
     # the ladder, the fuse and pauses
     failures: dict[str, int]
     repeats: dict[str, int]
-    pause_reason: str
+    pause_reason: Any  # a catalogue text as data (aizac.text.message.to_data); "" for none
     finished: bool
 
 

@@ -24,6 +24,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from aizac.autopilot.prompt_data import prompt_data
 from aizac.continuity.coverage import short_name
 from aizac.llm.structured import generate_structured
 from aizac.memory.facts import Aspect, name_key
@@ -84,30 +85,8 @@ class SteeringPlan(BaseModel):
     actions: list[Action] = Field(min_length=1, max_length=6)
 
 
-_SYSTEM = {
-    "ko": (
-        "당신은 연재 소설 자동 집필의 조정자입니다. 작가의 개입을 제어 동작으로 바꾸세요: "
-        "queue_rewrite(이미 쓴 회차 first..last 다시 쓰기), revise_outline(앞으로의 개요 수정), "
-        "change_character(인물의 상태 변경: aspect는 condition, whereabouts, allegiance, status, "
-        "ability, emotion, goal, other 중 하나), change_setting(설정 변경), pause(변경 후 멈춤). "
-        "문장은 한국어로 쓰고 JSON 하나로만 답하세요."
-    ),
-    "en": (
-        "You are the arbiter of an autopilot writing a serial novel. Turn the writer's "
-        "intervention into control actions: queue_rewrite (rewrite written episodes "
-        "first..last), revise_outline (revise the outline ahead), change_character (a "
-        "character's state; aspect is one of condition, whereabouts, allegiance, status, "
-        "ability, emotion, goal, other), change_setting, pause (pause after the change). "
-        "Answer with one JSON object only."
-    ),
-    "zh": (
-        "你是自动连载写作的调度者。把作者的干预变成控制动作："
-        "queue_rewrite（重写已写的第 first..last 回）、revise_outline（修改后续大纲）、"
-        "change_character（人物状态；aspect 为 condition, "
-        "whereabouts, allegiance, status, ability, emotion, goal, other 之一）、change_setting、"
-        "pause（修改后暂停）。用中文书写，只回答一个 JSON 对象。"
-    ),
-}
+_PROMPTS = prompt_data("steering")
+_SYSTEM = {lang: str(texts["system"]) for lang, texts in _PROMPTS.items()}
 
 
 def _lang(language: str) -> str:
@@ -218,29 +197,8 @@ def apply_canon_changes(
     return ids
 
 
-_DESCRIBE = {
-    "ko": {
-        "queue_rewrite": "{first}–{last}화 다시 쓰기: {note}",
-        "revise_outline": "앞으로의 개요 수정: {note}",
-        "change_character": "인물 변경 — {name} ({aspect}): {text}",
-        "change_setting": "설정 변경 — {keyword}: {text}",
-        "pause": "변경 후 일시 정지",
-    },
-    "en": {
-        "queue_rewrite": "rewrite episodes {first}–{last}: {note}",
-        "revise_outline": "revise the outline ahead: {note}",
-        "change_character": "change character — {name} ({aspect}): {text}",
-        "change_setting": "change setting — {keyword}: {text}",
-        "pause": "pause after the change",
-    },
-    "zh": {
-        "queue_rewrite": "重写第 {first}–{last} 回：{note}",
-        "revise_outline": "修改后续大纲：{note}",
-        "change_character": "人物变更 — {name}（{aspect}）：{text}",
-        "change_setting": "设定变更 — {keyword}：{text}",
-        "pause": "变更后暂停",
-    },
-}
+_DESCRIBE = {lang: {k: str(v) for k, v in texts.items() if k != "system"}
+             for lang, texts in _PROMPTS.items()}
 
 
 def describe(actions: Sequence[BaseModel], language: str = "en") -> list[str]:

@@ -18,6 +18,7 @@ import typer
 
 from aizac.cli.errors import friendly
 from aizac.errors import InvalidInputError
+from aizac.text import render
 
 if TYPE_CHECKING:
     from aizac.autopilot.events import Event, RunStore
@@ -63,8 +64,8 @@ def _options(episodes: int, gates: str, every: int, budget_tokens: int,
     chosen = tuple(g.strip() for g in gates.split(",") if g.strip())
     unknown = [g for g in chosen if g not in GATES]
     if unknown:
-        raise InvalidInputError(f"Unknown gate(s): {', '.join(unknown)}.",
-                                hint=f"Gates are {', '.join(GATES)}.")
+        raise InvalidInputError("error.autopilot.gates", gates=", ".join(unknown),
+                                known=", ".join(GATES))
     return Options(episodes=episodes, gates=chosen, every=every, budget_tokens=budget_tokens,
                    episode_tokens=episode_tokens)
 
@@ -109,7 +110,7 @@ def _finish(autopilot: Any, result: RunResult, on_event: Any) -> None:
         _show_gate(result)
         typer.echo(f"answer with: aizac autopilot --resume {result.run_id} --answer approve")
     elif result.status == "paused":
-        typer.echo(f"run {result.run_id} paused: {result.message}")
+        typer.echo(f"run {result.run_id} paused: {render(result.message, 'en')}")
         typer.echo(f"go on with: aizac autopilot --resume {result.run_id}")
     else:
         typer.echo(f"run {result.run_id} finished: "
@@ -148,7 +149,7 @@ def autopilot_command(
     try:
         if steer:
             if not rest:
-                raise InvalidInputError("--steer needs the text.", hint='--steer RUN "text"')
+                raise InvalidInputError("error.autopilot.steer_text")
             run = rest[0] if len(rest) > 1 else None
             autopilot.steer(run, rest[-1])
             typer.echo("steering note queued: it is applied at the next episode boundary")
@@ -179,10 +180,11 @@ def _store(project: str | None) -> RunStore:
     current, _ = _list_projects()
     name = project or current
     if name is None:
-        raise NotFoundError("No project selected.", hint="Pass --project NAME.")
+        raise NotFoundError("error.project.none_selected")
     directory = get_settings().data_dir / "projects" / name
     if not directory.is_dir():
-        raise NotFoundError(f"No project {name!r}.", hint="List projects with `aizac projects`.")
+        raise NotFoundError("error.project.missing", name=name,
+                            root=str(get_settings().data_dir / "projects"))
     return RunStore(directory)
 
 
@@ -204,7 +206,7 @@ def runs_command(ctx: typer.Context, project: ProjectOpt = None) -> None:
     for run in runs:
         episodes = run.options.get("episodes", "?")
         typer.echo(f"{run.id}\t{run.status}\t{episodes} episode(s)\t"
-                   f"{store.tokens(run.id):,} tokens\t{run.message}")
+                   f"{store.tokens(run.id):,} tokens\t{render(run.message, 'en')}")
 
 
 @runs_app.command("show")
@@ -221,7 +223,7 @@ def show_command(
     store = _store(chosen)
     run = store.run(run_id)
     events = store.events(run.id)
-    typer.echo(f"run {run.id}: {run.status} {run.message}".rstrip())
+    typer.echo(f"run {run.id}: {run.status} {render(run.message, 'en')}".rstrip())
     for episode, (done, last) in sorted(episode_progress(events).items()):
         typer.echo(f"episode {episode:<4} {bar(done, len(EPISODE_NODES))} {last}")
     shown = [e for e in events if e.kind != "start"]

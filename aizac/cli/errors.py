@@ -10,15 +10,18 @@ from typing import Any, NoReturn, TypeVar
 import typer
 
 from aizac.errors import AizacError
+from aizac.text import describe
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fail(error: AizacError) -> NoReturn:
-    """Print ``error`` (message, then its hint) to stderr and exit with status 1."""
-    typer.echo(f"error: {error.message}", err=True)
-    if error.hint:
-        typer.echo(f"hint: {error.hint}", err=True)
+    """Print ``error`` (message, then its hint) to stderr and exit with status 1: English, with
+    the hint the catalogue has for the command line (it names commands and flags)."""
+    said = describe(error, "en", surface="cli")
+    typer.echo(f"error: {said.message}", err=True)
+    if said.hint:
+        typer.echo(f"hint: {said.hint}", err=True)
     raise typer.Exit(1)
 
 

@@ -15,6 +15,7 @@ import typer
 
 from aizac.cli.errors import fail, friendly
 from aizac.errors import AizacError, InvalidInputError
+from aizac.text import render
 
 models_app = typer.Typer(
     help="Which model serves each role; set a role's model or a provider's key.",
@@ -39,7 +40,7 @@ def models_command(ctx: typer.Context) -> None:
     for s in statuses:
         spec = s.spec + (f" (fallback {s.fallback})" if s.fallback else "")
         usable = "yes" if s.usable else "no"
-        rows.append((s.role, redact(spec), s.provider, usable, redact(s.reason)))
+        rows.append((s.role, redact(spec), s.provider, usable, redact(render(s.reason, "en"))))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:
         cells = [row[i].ljust(widths[i]) for i in range(4)]
@@ -88,7 +89,7 @@ def unset_command(
     from aizac.settings import ROLES, load_settings
 
     if role not in ROLES:
-        raise InvalidInputError(f"Unknown role {role!r}.", hint=f"Use one of: {', '.join(ROLES)}.")
+        raise InvalidInputError("error.model.role", role=role, roles=", ".join(ROLES))
     ModelConfig(load_settings().data_dir).clear_spec(role)
     typer.echo(f"{role}: stored spec removed")
 
@@ -104,9 +105,8 @@ def key_command(
     from aizac.settings import load_settings
 
     if provider not in KEY_FIELDS:
-        raise InvalidInputError(
-            f"{provider!r} takes no key here.", hint=f"Providers: {', '.join(KEY_FIELDS)}."
-        )
+        raise InvalidInputError("error.model.no_key_provider", provider=provider,
+                                providers=", ".join(KEY_FIELDS))
     config = ModelConfig(load_settings().data_dir)
     if delete:
         config.delete_key(provider)

@@ -24,7 +24,7 @@ def serve_command(
     ] = None,
     ui_language: Annotated[
         str | None,
-        typer.Option("--ui-language", help="Web app language: en or ko (default: English)."),
+        typer.Option("--ui-language", help="Web app language: en, ko or zh (default: English)."),
     ] = None,
     no_signup: Annotated[
         bool, typer.Option("--no-signup", help="Only admins create accounts (aizac users add).")

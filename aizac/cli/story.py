@@ -17,6 +17,7 @@ import typer
 
 from aizac.cli.episode import BeatsOpt, LengthOpt
 from aizac.cli.errors import friendly
+from aizac.text import Text, render
 
 if TYPE_CHECKING:  # the writer (Chroma, LangChain) is imported only by commands that use it
     from aizac.writer.project import BeatRecord, ProjectInfo
@@ -91,9 +92,10 @@ def new_command(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Project name (letters, digits, - _ . space).")],
     keywords: Annotated[
-        str, typer.Option("--keywords", "-k", help='Comma-separated, e.g. "회귀, 복수".')
+        str, typer.Option("--keywords", "-k",
+                          help='Comma-separated, in any language, e.g. "regression, revenge".')
     ],
-    genre: Annotated[str, typer.Option(help="Genre, e.g. 현대판타지 or romance.")] = "",
+    genre: Annotated[str, typer.Option(help="Genre, e.g. modern fantasy or romance.")] = "",
     lang: Annotated[str | None, typer.Option("--lang", help="ko, en or zh.")] = None,
     beats_per_episode: BeatsOpt = None,
     episode_length: LengthOpt = None,
@@ -251,8 +253,9 @@ def export_command(
 def demo_command(
     ctx: typer.Context,
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for data and output.")],
-    keywords: Annotated[str, typer.Option("--keywords", "-k")] = "회귀, 복수",
-    genre: Annotated[str, typer.Option()] = "현대판타지",
+    keywords: Annotated[str | None, typer.Option(
+        "--keywords", "-k", help="Default: the demo's own (cli/demo.toml).")] = None,
+    genre: Annotated[str | None, typer.Option(help="Default: the demo's own.")] = None,
     lang: Annotated[str, typer.Option("--lang")] = "ko",
     beats: Annotated[int, typer.Option(min=3, max=12, help="Beats in the episode.")] = 3,
 ) -> None:
@@ -264,7 +267,9 @@ def demo_command(
         studio.settings = studio.settings.model_copy(update={"local_max_tokens": DEMO_MAX_TOKENS})
     name = time.strftime("demo-%Y%m%d-%H%M%S")
     _progress(f"project {name} in {out / 'aizac-data'}")
-    agent = studio.create(name, keywords, genre=genre, language=lang)
+    story = _demo_story(lang)
+    agent = studio.create(name, keywords or story["keywords"], genre=genre or story["genre"],
+                          language=lang)
     record = agent.plan(progress=_progress)
     _progress(f"plot: {record.plot.title} — {record.plot.logline}")
     for i in range(beats):
@@ -287,8 +292,19 @@ def demo_command(
     _progress(f"done in {elapsed:.1f} s: " + ", ".join(str(p) for p in paths))
 
 
-def _progress(message: str) -> None:
-    typer.echo(f"» {message}", err=True)
+def _progress(message: Text | str) -> None:
+    said = render(message, "en") if isinstance(message, Text) else message  # the CLI: English
+    typer.echo(f"» {said}", err=True)
+
+
+def _demo_story(language: str) -> dict[str, str]:
+    """The demo's keywords and genre for ``language`` (``cli/demo.toml``; English otherwise)."""
+    import tomllib
+    from importlib import resources
+
+    with (resources.files("aizac.cli") / "demo.toml").open("rb") as handle:
+        stories = tomllib.load(handle)
+    return dict(stories.get(language, stories["en"]))
 
 
 def _notices(agent: Any) -> None:
@@ -300,8 +316,8 @@ def _notices(agent: Any) -> None:
     from aizac.writer.service import memory_notice
 
     note = demo_model_note(agent.router, agent.info.language)
-    if note:
-        typer.echo(note, err=True)
+    if note is not None:  # the project's language: the note is for the one writing it
+        typer.echo(render(note, agent.info.language), err=True)
     memory = memory_notice(agent)
     if memory is not None:
         typer.echo(render(memory, "en"), err=True)
@@ -312,7 +328,6 @@ def reindex_command(ctx: typer.Context, project: ProjectOpt = None) -> None:
     """Re-embed the project's memory with AIZAC_EMBEDDING, in place (resumable: run it again
     after an interruption)."""
     from aizac.llm.embeddings import embedding_label
-    from aizac.text import Text, render
 
     studio = _make(ctx)
     name = studio.open(project).info.name

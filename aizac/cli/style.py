@@ -86,7 +86,7 @@ def voices_command(
         typer.Option("--set", help="SPEAKER LISTENER: set how one speaks to the other."),
     ] = None,
     level: Annotated[
-        str, typer.Option(help="With --set: formal, polite or plain (반말).")
+        str, typer.Option(help="With --set: formal, polite or plain.")
     ] = "",
     address: Annotated[str, typer.Option(help="With --set: what the speaker calls them.")] = "",
     history: Annotated[bool, typer.Option(help="Show each pair's earlier voices.")] = False,

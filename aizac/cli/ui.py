@@ -20,7 +20,7 @@ def ui_command(
     ] = None,
     ui_language: Annotated[
         str | None,
-        typer.Option("--ui-language", help="Interface language: en or ko (default: English)."),
+        typer.Option("--ui-language", help="Interface language: en, ko or zh (default: English)."),
     ] = None,
 ) -> None:
     """Serve the web app (beat editor, memory inspector, export) in the browser."""

@@ -16,7 +16,7 @@ from aizac.cliches.models import (
     relevant_hits,
     resolve_genre,
 )
-from aizac.cliches.render import genre_name, render_tropes_for_prompt, stage_name
+from aizac.cliches.render import genre_name, render_tropes_for_prompt
 from aizac.cliches.schema import (
     COLUMNS,
     KO_COLUMNS,
@@ -53,5 +53,4 @@ __all__ = [
     "resolve_genre",
     "resolve_stage",
     "split_keywords",
-    "stage_name",
 ]

@@ -45,8 +45,7 @@ def split_keywords(keywords: Iterable[str]) -> list[str]:
     one rule of :func:`aizac.keywords.split_keywords`; spellings that normalise alike
     (``Time-Travel``, ``time travel``) count once."""
     out: dict[str, str] = {}
-    hint = "Pass words such as ['회귀', '복수'] or ['regression']."
-    for word in split_typed_keywords(keywords, hint=hint):
+    for word in split_typed_keywords(keywords):
         out.setdefault(normalize_keyword(word), word)
     return list(out.values())
 
@@ -109,7 +108,7 @@ class ClicheDB:
             self.path.mkdir(parents=True, exist_ok=True)
             return chromadb.PersistentClient(path=str(self.path), settings=settings)
         except OSError as e:
-            raise StorageError(f"Cannot open the cliché database at {self.path} ({e}).") from e
+            raise StorageError("error.cliches.open", path=str(self.path), cause=str(e)) from e
 
     def _ensure(self) -> tuple[list[BeatRow], Any]:
         with self._lock:
@@ -184,7 +183,7 @@ class ClicheDB:
         except InvalidInputError:
             raise
         except Exception as e:  # chromadb raises many types; keep the cause chained
-            raise StorageError(f"Building the cliché collection {name!r} failed: {e}") from e
+            raise StorageError("error.cliches.build", name=name, cause=str(e)) from e
         self.builds += 1
         return col
 
@@ -221,9 +220,8 @@ class ClicheDB:
         known = self.tropes()
         slug = normalize_keyword(trope).replace(" ", "-")
         if slug not in known:
-            raise InvalidInputError(
-                f"Unknown trope {trope!r}.", hint=f"Use one of: {', '.join(known)}."
-            )
+            raise InvalidInputError("error.cliches.trope", trope=str(trope),
+                                    choices=", ".join(known))
         return slug
 
     @staticmethod
@@ -233,7 +231,7 @@ class ClicheDB:
     @staticmethod
     def _check_k(k: int) -> int:
         if k < 1:
-            raise InvalidInputError(f"k must be at least 1, got {k}.")
+            raise InvalidInputError("error.cliches.k", got=k)
         return k
 
     # ----------------------------------------------------------------- querying
@@ -246,7 +244,7 @@ class ClicheDB:
                 query_embeddings=[vector], n_results=len(rows), where=where, include=["distances"]
             )
         except Exception as e:
-            raise StorageError(f"Querying the cliché collection failed: {e}") from e
+            raise StorageError("error.cliches.query", cause=str(e)) from e
         query_stems = stems(text)
         scored = [
             (self._by_id[i], 1.0 - float(d) + overlap(query_stems, self._stems[i]))
@@ -266,7 +264,7 @@ class ClicheDB:
     ) -> list[BeatHit]:
         """Beats most similar to ``query``, optionally restricted by genre, stage and trope."""
         if not query.strip():
-            raise InvalidInputError("The search query is empty.", hint="Describe a scene or idea.")
+            raise InvalidInputError("error.cliches.empty_query")
         self._check_k(k)
         where = _where(
             genre=self._check_genre(genre),
@@ -347,9 +345,7 @@ class ClicheDB:
         Scores are similarities to ``current_beat``.
         """
         if not current_beat.strip():
-            raise InvalidInputError(
-                "The current beat is empty.", hint="Describe what just happened in the story."
-            )
+            raise InvalidInputError("error.cliches.empty_beat")
         self._check_k(k)
         stage = self._check_stage(stage) or STAGES[0]
         trope = self._check_trope(trope)

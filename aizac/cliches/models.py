@@ -6,28 +6,14 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from aizac.cliches.schema import LOCALIZED_FIELDS, BeatRow
+from aizac.cliches.schema import LOCALIZED_FIELDS, BeatRow, read_names
 from aizac.errors import InvalidInputError
 
-# Korean and loose English names writers type for the genres the packaged database uses.
 GENRE_ALIASES: dict[str, tuple[str, ...]] = {
-    "fantasy": ("판타지", "정통판타지", "퓨전판타지"),
-    "modern-fantasy": ("현대판타지", "현판", "urban fantasy"),
-    "romance-fantasy": ("로맨스판타지", "로판", "rofan"),
-    "murim": ("무협", "wuxia", "martial arts"),
-    "romance": ("로맨스", "현대로맨스", "현로"),
-    "entertainment": ("연예계", "연예물", "showbiz"),
-    "professional": ("전문직", "전문직물", "medical", "의학"),
-    "historical": ("사극", "대체역사", "역사", "history"),
-    "slice-of-life": ("일상", "힐링", "healing"),
-    "mystery": ("미스터리", "추리", "detective"),
-    "thriller": ("스릴러", "suspense", "서스펜스"),
-    "sci-fi": ("sf", "과학소설", "science fiction", "scifi"),
-    "horror": ("공포", "호러"),
-    "crime": ("범죄", "케이퍼", "heist", "caper"),
-    "sports": ("스포츠", "sport"),
-    "coming-of-age": ("성장물", "청춘", "성장", "youth"),
+    slug: tuple(names) for slug, names in read_names()["genres"].items()
 }
+"""Korean and loose English names writers type for the genres of the packaged database
+(``names.toml``)."""
 
 
 TROPE_MIN_SIMILARITY = 1.5
@@ -53,9 +39,8 @@ def resolve_genre(name: str, known: Iterable[str]) -> str:
             lookup.update({_norm(a): slug for a in aliases})
     found = lookup.get(_norm(name))
     if found is None:
-        raise InvalidInputError(
-            f"Unknown genre {name!r}.", hint=f"Use one of: {', '.join(sorted(known))}."
-        )
+        raise InvalidInputError("error.cliches.genre", genre=str(name),
+                                choices=", ".join(sorted(known)))
     return found
 
 

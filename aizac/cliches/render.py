@@ -7,7 +7,7 @@ Chinese labels around the English text (the database has no Chinese columns); ot
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from aizac.cliches.models import GENRE_ALIASES, TropeArc
 from aizac.tokens import count_tokens
@@ -15,37 +15,10 @@ from aizac.tokens import count_tokens
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _LATIN = re.compile(r"[A-Za-z]")
 
-STAGE_NAMES: dict[str, dict[str, str]] = {
-    "ko": {
-        "exposition": "발단",
-        "development": "전개",
-        "crisis": "위기",
-        "climax": "절정",
-        "resolution": "결말",
-    },
-    "zh": {
-        "exposition": "开端",
-        "development": "发展",
-        "crisis": "危机",
-        "climax": "高潮",
-        "resolution": "结局",
-    },
-}
-"""The five stages by language (English uses the stage slugs themselves)."""
-
-_LABELS: dict[str, dict[str, str]] = {
-    "en": {"keywords": " — keywords: ", "conflict": "conflict: ", "hook": "; hook: ",
-           "open": " (", "close": ")", "sep": ", "},
-    "ko": {"keywords": " — 키워드: ", "conflict": "갈등: ", "hook": " / 다음 화 궁금증: ",
-           "open": " (", "close": ")", "sep": ", "},
-    "zh": {"keywords": " — 关键词：", "conflict": "冲突：", "hook": "；钩子：",
-           "open": "（", "close": "）", "sep": "、"},
-}
-
-
-def stage_name(stage: str, language: str) -> str:
-    """``stage`` (a slug such as ``crisis``) as the writers of ``language`` name it."""
-    return STAGE_NAMES.get(language, {}).get(stage, stage)
+ENGLISH: dict[str, str] = {"keywords": " — keywords: ", "conflict": "conflict: ",
+                           "hook": "; hook: ", "open": " (", "close": ")", "sep": ", "}
+"""The words around a trope's lines when the caller gives none (the writer gives its prompt
+language's, :attr:`aizac.writer.prompt_words.PromptWords.cliches`)."""
 
 
 def genre_name(genre: str, language: str) -> str:
@@ -57,12 +30,15 @@ def genre_name(genre: str, language: str) -> str:
     return genre
 
 
-def arc_lines(arc: TropeArc, language: str = "en") -> list[str]:
-    """One header line for the trope, then one line per beat in arc order.
+def arc_lines(arc: TropeArc, language: str = "en", labels: Mapping[str, str] | None = None,
+              stages: Mapping[str, str] | None = None) -> list[str]:
+    """One header line for the trope, then one line per beat in arc order, with ``labels``
+    and ``stages`` in the prompt's language (English words and stage slugs by default).
 
     Korean arcs are named by their Korean keywords (the slug is for code, not for the model).
     """
-    lab = _LABELS.get(language, _LABELS["en"])
+    lab = {**ENGLISH, **(labels or {})}
+    stage_names = stages or {}
     arc = arc.localized(language)
     if language == "ko":
         words = [k for k in arc.keywords if _HANGUL.search(k) and not _LATIN.search(k)]
@@ -77,14 +53,15 @@ def arc_lines(arc: TropeArc, language: str = "en") -> list[str]:
     lines = [header]
     for beat in arc.beats:
         lines.append(
-            f"- [{stage_name(beat.stage, language)}] {beat.summary}{lab['open']}"
+            f"- [{stage_names.get(beat.stage, beat.stage)}] {beat.summary}{lab['open']}"
             f"{lab['conflict']}{beat.conflict}{lab['hook']}{beat.hook}{lab['close']}"
         )
     return lines
 
 
 def render_tropes_for_prompt(
-    arcs: Sequence[TropeArc], max_tokens: int, language: str = "en"
+    arcs: Sequence[TropeArc], max_tokens: int, language: str = "en", *,
+    labels: Mapping[str, str] | None = None, stages: Mapping[str, str] | None = None,
 ) -> str:
     """The arcs as Markdown-ish text of at most ``max_tokens`` (estimated) tokens.
 
@@ -94,7 +71,7 @@ def render_tropes_for_prompt(
     out: list[str] = []
     used = 0
     for arc in arcs:
-        lines = arc_lines(arc, language)
+        lines = arc_lines(arc, language, labels, stages)
         header, beats = lines[0], lines[1:]
         cost = count_tokens(header) + (count_tokens(beats[0]) if beats else 0)
         if used + cost > max_tokens:

@@ -26,15 +26,17 @@ import csv
 import hashlib
 import io
 import re
+import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from aizac.errors import InvalidInputError
+from aizac.text import Text
 
 Stage = Literal["exposition", "development", "crisis", "climax", "resolution"]
 STAGES: tuple[str, ...] = get_args(Stage)
@@ -75,14 +77,14 @@ _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
-# The Korean names of the same five-stage structure (발단-전개-위기-절정-결말).
-STAGE_ALIASES: dict[str, str] = {
-    "발단": "exposition",
-    "전개": "development",
-    "위기": "crisis",
-    "절정": "climax",
-    "결말": "resolution",
-}
+def read_names() -> dict[str, Any]:
+    """The genre and stage names writers type (``names.toml`` beside this module)."""
+    with (resources.files("aizac.cliches") / "names.toml").open("rb") as handle:
+        return tomllib.load(handle)
+
+
+STAGE_ALIASES: dict[str, str] = dict(read_names()["stages"])
+"""The Korean names of the same five-stage structure, to the stage they name."""
 
 
 def resolve_stage(stage: str) -> str:
@@ -90,10 +92,8 @@ def resolve_stage(stage: str) -> str:
     name = stage.strip().lower()
     name = STAGE_ALIASES.get(name, name)
     if name not in STAGES:
-        raise InvalidInputError(
-            f"Unknown stage {stage!r}.",
-            hint=f"Use one of: {', '.join(STAGES)} (or {', '.join(STAGE_ALIASES)}).",
-        )
+        raise InvalidInputError("error.cliches.stage", stage=str(stage),
+                                choices=", ".join(STAGES), aliases=", ".join(STAGE_ALIASES))
     return name
 
 
@@ -156,7 +156,7 @@ class BeatRow(BaseModel):
     @classmethod
     def _bilingual(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         if not any(_HANGUL.search(k) for k in value):
-            raise ValueError("needs at least one Korean keyword (e.g. '회귀')")
+            raise ValueError("needs at least one Korean keyword (in Hangul)")
         if not any(_LATIN.search(k) for k in value):
             raise ValueError("needs at least one English keyword (e.g. 'regression')")
         return value
@@ -213,10 +213,7 @@ def default_csv_text() -> BeatSource:
     try:
         raw = res.read_bytes()
     except OSError as e:
-        raise InvalidInputError(
-            f"The packaged cliché database {res} cannot be read ({e}).",
-            hint="Reinstall aizac, or pass csv_path= pointing at a beats.csv.",
-        ) from e
+        raise InvalidInputError("error.cliches.packaged", path=str(res), cause=str(e)) from e
     return _source(raw, "aizac.cliches/beats.csv")
 
 
@@ -228,10 +225,8 @@ def read_csv_source(path: Path | str | None = None) -> BeatSource:
     try:
         raw = p.read_bytes()
     except OSError as e:
-        raise InvalidInputError(
-            f"Cannot read the cliché database {p} ({e.strerror or e}).",
-            hint="Check the path passed as csv_path.",
-        ) from e
+        raise InvalidInputError("error.cliches.read", path=str(p),
+                                cause=e.strerror or str(e)) from e
     return _source(raw, str(p))
 
 
@@ -239,9 +234,7 @@ def _source(raw: bytes, origin: str) -> BeatSource:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise InvalidInputError(
-            f"{origin} is not valid UTF-8 (byte {e.start}).", hint="Save the file as UTF-8."
-        ) from e
+        raise InvalidInputError("error.cliches.utf8", origin=origin, byte=e.start) from e
     return BeatSource(text=text, origin=origin, sha256=hashlib.sha256(raw).hexdigest())
 
 
@@ -254,29 +247,22 @@ def parse_beats(text: str, origin: str = "beats.csv") -> list[BeatRow]:
     header = [h.strip() for h in (reader.fieldnames or [])]
     missing = [c for c in COLUMNS if c not in header]
     if missing:
-        raise InvalidInputError(
-            f"{origin}: missing column(s) {', '.join(missing)}.",
-            hint=f"The header must contain: {', '.join(COLUMNS)}.",
-        )
+        raise InvalidInputError("error.cliches.missing_columns", origin=origin,
+                                columns=", ".join(missing), required=", ".join(COLUMNS))
     extra = [h for h in header if h not in COLUMNS and h not in KO_COLUMNS]
     if extra:
-        raise InvalidInputError(
-            f"{origin}: unknown column(s) {', '.join(extra)}.",
-            hint=f"Allowed columns: {', '.join(COLUMNS + KO_COLUMNS)}.",
-        )
+        raise InvalidInputError("error.cliches.extra_columns", origin=origin,
+                                columns=", ".join(extra), allowed=", ".join(COLUMNS + KO_COLUMNS))
     rows: list[BeatRow] = []
     for line_no, raw in enumerate(reader, start=2):
         if None in raw:
-            raise InvalidInputError(
-                f"{origin} row {line_no}: more cells than columns.",
-                hint="Quote cells that contain commas.",
-            )
+            raise InvalidInputError("error.cliches.extra_cells", origin=origin, row=line_no)
         cells = {k.strip(): (v or "") for k, v in raw.items()}
         if not any(v.strip() for v in cells.values()):
             continue  # blank line
         rows.append(_validate_row(cells, line_no, origin))
     if not rows:
-        raise InvalidInputError(f"{origin} holds no beats.", hint="Add at least one row.")
+        raise InvalidInputError("error.cliches.no_beats", origin=origin)
     _check_consistency(rows, origin)
     return rows
 
@@ -289,12 +275,10 @@ def _validate_row(cells: dict[str, str], line_no: int, origin: str) -> BeatRow:
         column = ".".join(str(p) for p in err["loc"][:1]) or "?"
         value = cells.get(column, "")
         ident = cells.get("id", "").strip() or "?"
-        more = f" (and {e.error_count() - 1} more problem(s))" if e.error_count() > 1 else ""
-        raise InvalidInputError(
-            f"{origin} row {line_no} (id {ident}), column {column!r}: {err['msg']}; "
-            f"got {value!r}{more}.",
-            hint="Fix that cell and load again.",
-        ) from e
+        more = Text("error.cliches.more", n=e.error_count() - 1) if e.error_count() > 1 else ""
+        raise InvalidInputError("error.cliches.cell", origin=origin, row=line_no, id=ident,
+                                column=column, problem=err["msg"], got=repr(value),
+                                more=more) from e
 
 
 def _check_consistency(rows: Iterable[BeatRow], origin: str) -> None:
@@ -303,31 +287,21 @@ def _check_consistency(rows: Iterable[BeatRow], origin: str) -> None:
     last: dict[str, BeatRow] = {}
     for row in rows:
         if row.id in ids:
-            raise InvalidInputError(
-                f"{origin}: duplicate id {row.id!r}.", hint="Ids must be unique."
-            )
+            raise InvalidInputError("error.cliches.duplicate_id", origin=origin, id=row.id)
         ids.add(row.id)
         genre = genre_of.setdefault(row.trope, row.genre)
         if genre != row.genre:
-            raise InvalidInputError(
-                f"{origin}: beat {row.id!r} puts trope {row.trope!r} in genre {row.genre!r}, "
-                f"earlier beats in {genre!r}.",
-                hint="A trope belongs to exactly one genre.",
-            )
+            raise InvalidInputError("error.cliches.trope_genre", origin=origin, id=row.id,
+                                    trope=row.trope, genre=row.genre, earlier=genre)
         prev = last.get(row.trope)
         if prev is not None:
             if row.order <= prev.order:
-                raise InvalidInputError(
-                    f"{origin}: beat {row.id!r} has order {row.order}, not after "
-                    f"{prev.id!r} (order {prev.order}) of the same trope.",
-                    hint="List a trope's beats with increasing order.",
-                )
+                raise InvalidInputError("error.cliches.order", origin=origin, id=row.id,
+                                        order=row.order, prev=prev.id, prev_order=prev.order)
             if row.stage_index < prev.stage_index:
-                raise InvalidInputError(
-                    f"{origin}: beat {row.id!r} ({row.stage}) comes after {prev.id!r} "
-                    f"({prev.stage}); stages never go backwards within a trope.",
-                    hint=f"Stage order: {' < '.join(STAGES)}.",
-                )
+                raise InvalidInputError("error.cliches.stage_order", origin=origin, id=row.id,
+                                        stage=row.stage, prev=prev.id, prev_stage=prev.stage,
+                                        order=" < ".join(STAGES))
         last[row.trope] = row
 
 

@@ -22,9 +22,8 @@ from aizac.continuity.claims import (
 )
 from aizac.continuity.coverage import coverage, resolve_names
 from aizac.continuity.ledger import ForeshadowingLedger, Thread, overdue_findings
-from aizac.continuity.messages import message
 from aizac.continuity.model_check import model_findings
-from aizac.continuity.report import ContinuityReport, Finding
+from aizac.continuity.report import ContinuityReport, Finding, message
 from aizac.continuity.rules import (
     pin_findings,
     presence_findings,
@@ -148,7 +147,7 @@ def check_episode(
     except StructuredOutputError as e:
         # A small model that cannot answer the schema must not stop the episode: the
         # deterministic findings stand, and the writer sees the model check was skipped.
-        found = [Finding("model", "warning", message("model_failed", language, error=e.message),
+        found = [Finding("model", "warning", message("model_failed", language, error=e.text),
                          None, "", None)]
     return ContinuityReport(report.findings + tuple(found), report.covered, report.missed,
                             report.names)

@@ -17,16 +17,14 @@ from collections.abc import Mapping, Sequence
 
 from aizac.continuity.claims import BeatLike
 from aizac.continuity.report import NameResolution
-from aizac.continuity.text import containment, mentions
+from aizac.continuity.text import containment, mentions, words
 from aizac.memory.facts import name_key
 
 COVERED = 0.3
 CERTAIN = 0.9
 NEW = 0.5
 """Below this confidence a name is a new character, not a known one misspelled."""
-_SUFFIX = re.compile(
-    r"(님|씨|군|양|선배|후배|형|오빠|누나|언니|아저씨|씨가|이가|에게|한테|께서|은|는|이|가|을|를|의|와|과|도)$"
-)
+_SUFFIX = re.compile("(" + "|".join(map(re.escape, words()["name_suffixes"])) + ")$")
 
 
 def _beat_prose(prose: Mapping[int, str], index: int) -> str:
@@ -60,7 +58,7 @@ def coverage(beats: Sequence[BeatLike], prose: Mapping[int, str]) -> tuple[
 def short_name(name: str) -> str:
     """A Korean three-syllable name without its surname ("진도준" -> "도준"); else ``name``."""
     key = name.strip()
-    if len(key) == 3 and all("가" <= ch <= "힣" for ch in key):
+    if len(key) == 3 and all("\uac00" <= ch <= "\ud7a3" for ch in key):
         return key[1:]
     return key
 

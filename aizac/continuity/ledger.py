@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from sqlalchemy import Connection, case, select, update
 from sqlalchemy.exc import DBAPIError
 
-from aizac.continuity.messages import message
-from aizac.continuity.report import Finding
+from aizac.continuity.report import Finding, message
 from aizac.continuity.text import containment
 from aizac.errors import NotFoundError, StorageError
 from aizac.memory.facts import name_key, text_key
@@ -53,9 +52,8 @@ def connect(scope: Scope, *, write: bool = True) -> Iterator[Connection]:
                 db.serialise(conn, scope.project)
             yield conn
     except (StorageError, DBAPIError) as e:
-        cause = e.message if isinstance(e, StorageError) else str(e)
-        raise StorageError(f"The continuity store {db.where} failed: {cause}.",
-                           hint="Retry; if it persists, check the disk.") from e
+        cause = e.text if isinstance(e, StorageError) else str(e)
+        raise StorageError("error.continuity.failed", path=str(db.where), cause=cause) from e
 
 
 @dataclass(frozen=True)
@@ -144,8 +142,7 @@ class ForeshadowingLedger:
                 threads.c.project == self.key, threads.c.memory_id == memory_id,
             ).values(**values)).rowcount
         if not done:
-            raise NotFoundError(f"No foreshadowing thread {memory_id!r} in the ledger.",
-                                hint="Run sync() so the ledger reads the memory's threads.")
+            raise NotFoundError("error.continuity.no_thread", id=memory_id)
 
     def set_due(self, memory_id: str, due: int) -> None:
         self._set(memory_id, due=due)

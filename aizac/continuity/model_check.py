@@ -8,7 +8,9 @@ it was shown is kept only as a warning without a citation.
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Mapping, Sequence
+from importlib import resources
 from typing import Annotated
 
 from langchain_core.language_models import BaseChatModel
@@ -42,18 +44,13 @@ class ModelReview(BaseModel):
     findings: list[ModelFinding] = Field(default_factory=list, max_length=6)
 
 
-_SYSTEM = {
-    "ko": ("당신은 연재 소설의 설정 검수자입니다. 원고가 아래 정사(正史)와 모순되는 곳만 찾으세요. "
-           "각 항목에 모순되는 기억의 id(memory_id), 원고에서 그대로 옮긴 문장(quote), 한국어 설명"
-           "(message)을 쓰세요. 모순이 없으면 findings를 비우세요. JSON 하나로만 답하세요."),
-    "en": ("You check a serial novel's continuity. Find only where the draft contradicts the "
-           "canon below. For each, give the id of the memory it contradicts (memory_id), the "
-           "draft's words copied exactly (quote) and a short explanation (message). No "
-           "contradiction: empty findings. Answer with one JSON object only."),
-    "zh": ("你是连载小说的设定审校。只找出草稿与下列正史矛盾之处。"
-           "每条写出被违背的记忆 id（memory_id）、照抄草稿原文（quote）和中文说明（message）。"
-           "没有矛盾则 findings 为空。只回答一个 JSON 对象。"),
-}
+def _system() -> dict[str, str]:
+    """The judge's system prompt per story language (``prompts.toml`` beside this module)."""
+    with (resources.files("aizac.continuity") / "prompts.toml").open("rb") as handle:
+        return {lang: str(texts["system"]) for lang, texts in tomllib.load(handle).items()}
+
+
+_SYSTEM = _system()
 
 
 def model_messages(facts: Sequence[Fact], prose: Mapping[int, str],

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from aizac.text import Text, render
+
 Severity = Literal["error", "warning"]
 FindingKind = Literal[
     "dead_character",
@@ -111,3 +113,23 @@ __all__ = [
     "NameResolution",
     "Severity",
 ]
+
+
+MESSAGE_KEYS = {
+    "dead_speaks": "finding.dead_speaks", "dead_acts": "finding.dead_acts",
+    "dead_revived": "finding.dead_revived", "absent": "finding.absent",
+    "wrong_location": "finding.wrong_location",
+    "superseded_relation": "finding.superseded_relation",
+    "pinned_changed": "finding.pinned_changed", "pinned_negated": "finding.pinned_negated",
+    "model_failed": "finding.model_failed", "rule_changed": "finding.rule_changed",
+    "rule_negated": "finding.rule_negated", "secret_leak": "finding.secret_leak",
+    "overdue": "finding.overdue",
+}
+"""Each finding's message in the catalogue (``finding.*``)."""
+
+
+def message(key: str, language: str, **values: object) -> str:
+    """The finding message ``key`` in ``language`` (the project's: a writer reads it next to
+    the prose, and a rewrite prompt quotes it)."""
+    return render(Text(MESSAGE_KEYS[key], values), language)
+

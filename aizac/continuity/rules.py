@@ -24,8 +24,7 @@ from collections.abc import Sequence
 
 from aizac.continuity.canon import Canon, Fact
 from aizac.continuity.claims import Appearance, FactClaim
-from aizac.continuity.messages import message
-from aizac.continuity.report import Finding, Severity
+from aizac.continuity.report import Finding, Severity, message
 from aizac.continuity.text import (
     ABSENT,
     FALSITY,

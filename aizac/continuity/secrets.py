@@ -22,8 +22,7 @@ from sqlalchemy import delete, select
 from aizac.continuity.canon import Canon
 from aizac.continuity.claims import Appearance, FactClaim
 from aizac.continuity.ledger import connect
-from aizac.continuity.messages import message
-from aizac.continuity.report import Finding
+from aizac.continuity.report import Finding, message
 from aizac.continuity.text import LEARN, has_any, mentions
 from aizac.errors import InvalidInputError
 from aizac.memory.facts import name_key
@@ -109,10 +108,7 @@ class SecretsRegistry:
             episode: int = 0) -> None:
         """Register the secret stated by memory ``memory_id`` (replaces a registration)."""
         if not name_key(keyword):
-            raise InvalidInputError(
-                "A secret needs a keyword that names it in the draft.",
-                hint="Pass keyword='회귀' (a word a character would say if they knew it).",
-            )
+            raise InvalidInputError("error.continuity.secret_keyword")
         values = {"keyword": keyword.strip(), "text": text.strip(), "created": episode}
         stmt = self.scope.db.insert(secrets).values(project=self.key, memory_id=memory_id,
                                                     **values)

@@ -129,11 +129,17 @@ class PairVoice:
         return (self.level, self.address) == (other.level, other.address)
 
 
+LEVEL_KEYS: dict[str, str] = {"formal": "dialogue.level.formal",
+                              "polite": "dialogue.level.polite",
+                              "plain": "dialogue.level.plain"}
+"""A speech level's catalogue key."""
+
+
 def level_name(level: str, language: str) -> str:
-    """A speech level as the writer reads it (존댓말(해요체), casual speech ...)."""
-    if level not in ("formal", "polite", "plain"):
+    """A speech level as the writer reads it (polite speech, casual speech ...)."""
+    if level not in LEVEL_KEYS:
         return level
-    return t(f"dialogue.level.{level}", language)
+    return t(LEVEL_KEYS[level], language)
 
 
 def card_text(card: VoiceCard, language: str) -> str:

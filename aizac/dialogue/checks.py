@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from aizac.continuity.report import ContinuityReport, Finding, Severity
 from aizac.dialogue.canon import VoiceCanon
-from aizac.dialogue.cards import PairVoice
+from aizac.dialogue.cards import LEVEL_KEYS, PairVoice
 from aizac.dialogue.lines import SpokenLine
 from aizac.dialogue.speech import HONORIFIC, Address, level_of, parse_address, vocatives
 from aizac.memory.facts import name_key, text_key
@@ -44,11 +44,22 @@ __all__ = ["KINDS", "VOICE_FINDINGS", "check_lines", "dialogue_report", "listene
 
 def _msg(kind: str, language: str, **params: object) -> str:
     values = {k: (Verbatim(v) if isinstance(v, str) else v) for k, v in params.items()}
-    return render(Text(f"dialogue.finding.{kind}", values), language)
+    return render(Text(FINDING_KEYS[kind], values), language)
+
+
+FINDING_KEYS: dict[str, str] = {
+    "speaker_absent": "dialogue.finding.speaker_absent",
+    "dead_speaker": "dialogue.finding.dead_speaker",
+    "speech_level": "dialogue.finding.speech_level",
+    "address_form": "dialogue.finding.address_form",
+    "wrong_speaker": "dialogue.finding.wrong_speaker",
+    "catchphrase": "dialogue.finding.catchphrase",
+}
+"""A finding kind's catalogue key."""
 
 
 def _level(level: str) -> Text:
-    return Text(f"dialogue.level.{level}")
+    return Text(LEVEL_KEYS[level])
 
 
 def _present(line: SpokenLine, canon: VoiceCanon) -> list[str]:

@@ -13,17 +13,21 @@ from aizac.dialogue.cards import PairVoice, VoiceCard, card_of, level_name, pair
 from aizac.memory.facts import ADDRESS, VOICE
 from aizac.text import t
 
+SEVERITY_KEYS: dict[str, str] = {"error": "ui.severity.error", "warning": "ui.severity.warning"}
+
 __all__ = ["card_headers", "finding_lines", "pair_headers", "voice_rows"]
 
 
 def card_headers(language: str) -> list[str]:
-    return [t(f"ui.voices.{k}", language)
-            for k in ("character", "register", "tics", "catchphrases", "dialect")]
+    return [t(k, language) for k in ("ui.voices.character", "ui.voices.register",
+                                     "ui.voices.tics", "ui.voices.catchphrases",
+                                     "ui.voices.dialect")]
 
 
 def pair_headers(language: str) -> list[str]:
-    return [t(f"ui.voices.{k}", language)
-            for k in ("speaker", "listener", "level", "address", "since", "before")]
+    return [t(k, language) for k in ("ui.voices.speaker", "ui.voices.listener",
+                                     "ui.voices.level", "ui.voices.address", "ui.voices.since",
+                                     "ui.voices.before")]
 
 
 def _read(memory: Any, tag: str, aspect: str) -> list[Any]:
@@ -69,5 +73,5 @@ def finding_lines(report: ContinuityReport, language: str) -> list[str]:
     """One line per finding ("Error: ..."), or the clean line."""
     if not report.findings:
         return [t("ui.voices.clean", language)]
-    return [t("ui.voices.finding", language, severity=t(f"ui.severity.{f.severity}", language),
+    return [t("ui.voices.finding", language, severity=t(SEVERITY_KEYS[f.severity], language),
               message=f.message) for f in report.findings]

@@ -25,6 +25,7 @@ from aizac.export.files import default_export_name, safe_export_name
 from aizac.export.manuscript import Manuscript
 from aizac.export.render import MEDIA_TYPES, ExportFormat, check_format, render
 from aizac.settings import Settings
+from aizac.text import Text
 
 MAX_SUBJECT_CHARS = 200
 DEFAULT_TIMEOUT = 30.0
@@ -74,33 +75,26 @@ def validate_address(address: str) -> str:
     Raises:
         InvalidInputError: the text is not exactly one valid address.
     """
-    hint = "Enter one email address, such as writer@example.com."
+    hint = "hint.email.address"
     if not isinstance(address, str):
-        raise InvalidInputError("The email address must be text.", hint=hint)
+        raise InvalidInputError("error.email.not_text", hint=hint)
     if _has_control(address):
-        raise InvalidInputError(
-            "The email address contains a line break or control character; it was rejected.",
-            hint=hint,
-        )
+        raise InvalidInputError("error.email.control", hint=hint)
     candidate = address.strip()
     if not candidate:
-        raise InvalidInputError("The email address is empty.", hint=hint)
+        raise InvalidInputError("error.email.empty", hint=hint)
     if len(candidate) > 254 or any(c.isspace() for c in candidate) or candidate.count("@") != 1:
-        raise InvalidInputError(f"{candidate!r} is not a single email address.", hint=hint)
+        raise InvalidInputError("error.email.not_single", hint=hint, address=candidate)
     local, domain = candidate.split("@")
     if len(local) > 64 or not _LOCAL_PART.fullmatch(local):
-        raise InvalidInputError(
-            f"{candidate!r} is not a valid email address (the part before '@').", hint=hint
-        )
+        raise InvalidInputError("error.email.bad_local", hint=hint, address=candidate)
     try:
         ascii_domain = domain.encode("idna").decode("ascii") if not domain.isascii() else domain
     except UnicodeError as e:
-        raise InvalidInputError(f"{candidate!r} has an invalid domain.", hint=hint) from e
+        raise InvalidInputError("error.email.bad_idna", hint=hint, address=candidate) from e
     labels = ascii_domain.rstrip(".").split(".") if ascii_domain else []
     if len(labels) < 2 or not all(_DOMAIN_LABEL.fullmatch(label) for label in labels):
-        raise InvalidInputError(
-            f"{candidate!r} is not a valid email address (the domain after '@').", hint=hint
-        )
+        raise InvalidInputError("error.email.bad_domain", hint=hint, address=candidate)
     return f"{local}@{'.'.join(labels).lower()}"
 
 
@@ -135,29 +129,17 @@ class EmailSettings:
         """Email settings from aizac :class:`Settings`; :class:`ConfigError` if incomplete."""
         host = (settings.smtp_host or "").strip()
         if not host:
-            raise ConfigError(
-                "Email is not configured: no SMTP server is set.",
-                hint="Set AIZAC_SMTP_HOST (and AIZAC_SMTP_PORT, AIZAC_SMTP_USER, "
-                "AIZAC_SMTP_PASSWORD, AIZAC_SMTP_SENDER as your provider needs).",
-            )
+            raise ConfigError("error.email.no_server")
         sender_text = settings.smtp_sender or settings.smtp_user
         if not sender_text:
-            raise ConfigError(
-                "Email has no sender address.", hint="Set AIZAC_SMTP_SENDER to your address."
-            )
+            raise ConfigError("error.email.no_sender")
         try:
             sender = validate_address(sender_text)
         except InvalidInputError as e:
-            raise ConfigError(
-                f"The sender address {sender_text!r} is not a valid email address.",
-                hint="Set AIZAC_SMTP_SENDER to a plain address such as writer@example.com.",
-            ) from e
+            raise ConfigError("error.email.bad_sender", address=sender_text) from e
         user = settings.smtp_user or None
         if user and settings.smtp_password is None:
-            raise ConfigError(
-                "AIZAC_SMTP_USER is set but AIZAC_SMTP_PASSWORD is not.",
-                hint="Set AIZAC_SMTP_PASSWORD (or unset AIZAC_SMTP_USER: no login).",
-            )
+            raise ConfigError("error.email.no_password")
         implicit = settings.smtp_port == 465
         return cls(
             host=host,
@@ -204,17 +186,13 @@ def export_attachment(
 
 def _check_subject(subject: str) -> str:
     if _has_control(subject) or _has_control(decoded_header_text(subject)):
-        raise InvalidInputError(
-            "The subject contains a line break or control character; it was rejected.",
-            hint="Use a one-line subject.",
-        )
+        raise InvalidInputError("error.email.subject_control")
     cleaned = subject.strip()
     if not cleaned:
-        raise InvalidInputError("The subject is empty.", hint="Write a short subject.")
+        raise InvalidInputError("error.email.subject_empty")
     if len(cleaned) > MAX_SUBJECT_CHARS:
-        raise InvalidInputError(
-            f"The subject is {len(cleaned)} characters long; the limit is {MAX_SUBJECT_CHARS}."
-        )
+        raise InvalidInputError("error.email.subject_long", n=len(cleaned),
+                                limit=MAX_SUBJECT_CHARS)
     return cleaned
 
 
@@ -262,7 +240,7 @@ def build_message(
         )
     text = body if body is not None else f"{title}: {attachment.filename} is attached.\n"
     if "\x00" in text:
-        raise InvalidInputError("The message body contains a NUL character.")
+        raise InvalidInputError("error.email.body_nul")
 
     message = EmailMessage()
     message["From"] = from_address
@@ -290,10 +268,7 @@ def _check_headers(message: EmailMessage) -> None:
     against header injection through encoded words; nothing is sent)."""
     for key, value in message.items():
         if _has_control(str(value)):
-            raise InvalidInputError(
-                f"The {key} header would contain a line break; the message was not sent.",
-                hint="Remove line breaks and encoded words (=?...?=) from the title or subject.",
-            )
+            raise InvalidInputError("error.email.header_break", header=key)
 
 
 def send_message(message: EmailMessage, settings: EmailSettings) -> None:
@@ -306,7 +281,7 @@ def send_message(message: EmailMessage, settings: EmailSettings) -> None:
     """
     where = f"{settings.host}:{settings.port}"
     context = settings.ssl_context or ssl.create_default_context()
-    stage = "connecting to"
+    stage = "connect"
     try:
         client: smtplib.SMTP
         if settings.implicit_tls:
@@ -318,34 +293,33 @@ def send_message(message: EmailMessage, settings: EmailSettings) -> None:
         with client:
             client.ehlo()
             if settings.starttls and not settings.implicit_tls:
-                stage = "starting TLS with"
+                stage = "starttls"
                 client.starttls(context=context)
                 client.ehlo()
             if settings.user:
-                stage = "logging in to"
+                stage = "login"
                 password = settings.password.get_secret_value() if settings.password else ""
                 client.login(settings.user, password)
-            stage = "sending through"
+            stage = "send"
             client.send_message(message)
     except smtplib.SMTPAuthenticationError as e:
-        raise ConfigError(
-            f"The mail server {where} refused the login for {settings.user!r}.",
-            hint="Check AIZAC_SMTP_USER and AIZAC_SMTP_PASSWORD.",
-        ) from e
+        raise ConfigError("error.email.login_refused", server=where, user=settings.user) from e
     except smtplib.SMTPNotSupportedError as e:
-        setting = "AIZAC_SMTP_STARTTLS" if stage == "starting TLS with" else "AIZAC_SMTP_USER"
-        raise ConfigError(
-            f"The mail server {where} does not support what was asked while {stage} it: {e}.",
-            hint=f"Check {setting} and AIZAC_SMTP_PORT for this server.",
-        ) from e
+        setting = "AIZAC_SMTP_STARTTLS" if stage == "starttls" else "AIZAC_SMTP_USER"
+        raise ConfigError("error.email.unsupported", server=where, stage=Text(_STAGES[stage]),
+                          cause=str(e), setting=setting) from e
     except smtplib.SMTPRecipientsRefused as e:
         refused = ", ".join(sorted(e.recipients))
-        raise InvalidInputError(
-            f"The mail server {where} refused the recipient {refused}; nothing was sent.",
-            hint="Check the address.",
-        ) from e
+        raise InvalidInputError("error.email.recipient_refused", server=where,
+                                recipient=refused) from e
     except (smtplib.SMTPException, OSError) as e:
-        raise DeliveryError(f"Email failed while {stage} {where}: {type(e).__name__}: {e}.") from e
+        raise DeliveryError("error.email.failed", stage=Text(_STAGES[stage]), server=where,
+                            cause=f"{type(e).__name__}: {e}") from e
+
+
+_STAGES = {"connect": "error.email.stage.connect", "starttls": "error.email.stage.starttls",
+           "login": "error.email.stage.login", "send": "error.email.stage.send"}
+"""What the SMTP client was doing when it failed (a catalogue key each)."""
 
 
 def send_export(

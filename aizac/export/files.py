@@ -34,41 +34,31 @@ def safe_export_name(name: str, ext: str) -> str:
     """
     fmt = check_format(ext)
     if not isinstance(name, str):
-        raise InvalidInputError(f"The export name must be text, got {type(name).__name__}.")
+        raise InvalidInputError("error.export.name_not_text", type=type(name).__name__)
     cleaned = unicodedata.normalize("NFC", name).strip()
     if cleaned.lower().endswith(f".{fmt}"):
         cleaned = cleaned[: -len(fmt) - 1].rstrip()
-    hint = "Use a plain file name such as 'my-novel' (no folders, no '..')."
+    hint = "hint.export.name"
     if not cleaned:
-        raise InvalidInputError("The export name is empty.", hint=hint)
+        raise InvalidInputError("error.export.name_empty", hint=hint)
     bad = sorted({c for c in cleaned if c in _FORBIDDEN})
     if bad:
-        raise InvalidInputError(
-            f"The export name {name!r} contains {' '.join(bad)}, which a file name cannot hold.",
-            hint=hint,
-        )
+        raise InvalidInputError("error.export.name_forbidden", hint=hint, name=name,
+                                chars=" ".join(bad))
     if ".." in cleaned:
-        raise InvalidInputError(f"The export name {name!r} contains '..'.", hint=hint)
+        raise InvalidInputError("error.export.name_dots", hint=hint, name=name)
     if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in cleaned):
-        raise InvalidInputError(
-            f"The export name {name!r} contains a control or invisible formatting character.",
-            hint=hint,
-        )
+        raise InvalidInputError("error.export.name_control", hint=hint, name=name)
     if cleaned.startswith("."):
-        raise InvalidInputError(
-            f"The export name {name!r} starts with a dot (a hidden file).", hint=hint
-        )
+        raise InvalidInputError("error.export.name_hidden", hint=hint, name=name)
     if cleaned.endswith("."):
-        raise InvalidInputError(f"The export name {name!r} ends with a dot.", hint=hint)
+        raise InvalidInputError("error.export.name_trailing_dot", hint=hint, name=name)
     if cleaned.split(".")[0].upper() in _WINDOWS_RESERVED:
-        raise InvalidInputError(f"The export name {name!r} is a reserved device name.", hint=hint)
+        raise InvalidInputError("error.export.name_reserved", hint=hint, name=name)
     result = f"{cleaned}.{fmt}"
     size = len(result.encode("utf-8"))
     if size > MAX_NAME_BYTES:
-        raise InvalidInputError(
-            f"The export name is too long ({size} bytes in UTF-8; the limit is {MAX_NAME_BYTES}).",
-            hint="Use a shorter name.",
-        )
+        raise InvalidInputError("error.export.name_long", size=size, limit=MAX_NAME_BYTES)
     return result
 
 
@@ -83,7 +73,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
         )
     except OSError as e:
-        raise StorageError(f"Could not write {path}: {e.strerror or e}.") from e
+        raise StorageError("error.export.write", path=str(path), cause=e.strerror or str(e)) from e
     try:
         # mkstemp creates 0600; an export is an ordinary document, readable like any other.
         os.fchmod(descriptor, 0o644)
@@ -96,7 +86,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp_name)
         if isinstance(e, OSError):
-            raise StorageError(f"Could not write {path}: {e.strerror or e}.") from e
+            raise StorageError("error.export.write", path=str(path),
+                               cause=e.strerror or str(e)) from e
         raise
 
 
@@ -133,17 +124,15 @@ def export_target(out: str, fmt: str | None = None) -> tuple[Path, str | None, s
     given; a different ``fmt`` is an error rather than ``x.md.txt``); ``x`` writes ``x.<fmt>``.
     """
     if not out.strip():
-        raise InvalidInputError("--out is empty.", hint="Give a file such as novel.md or a folder.")
+        raise InvalidInputError("error.export.out_empty")
     path = Path(out)
     if out.endswith(("/", os.sep)) or path.is_dir():
         return path, None, check_format(fmt or "txt")
     suffix = path.suffix.lower().lstrip(".")
     if suffix in ("txt", "md", "epub"):
         if fmt is not None and check_format(fmt) != suffix:
-            raise InvalidInputError(
-                f"--out {path.name} is a .{suffix} file but --format is {fmt}.",
-                hint=f"Drop --format, or name the file with .{check_format(fmt)}.",
-            )
+            raise InvalidInputError("error.export.out_format", file=path.name, suffix=suffix,
+                                    fmt=fmt, wanted=check_format(fmt))
         return path.parent, path.name, suffix
     return path.parent, path.name, check_format(fmt or "txt")
 
@@ -181,9 +170,8 @@ def write_export(
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise StorageError(
-            f"Could not create the export folder {folder}: {e.strerror or e}."
-        ) from e
+        raise StorageError("error.export.folder", folder=str(folder),
+                           cause=e.strerror or str(e)) from e
     if check_format(fmt) == "md":  # its picture links point into images/ beside it
         pictures = figures(manuscript)
         if pictures:

@@ -80,16 +80,12 @@ class EpisodeText:
 
     def __post_init__(self) -> None:
         if isinstance(self.number, bool) or not isinstance(self.number, int) or self.number < 1:
-            raise InvalidInputError(
-                f"Episode number must be a whole number from 1 up, got {self.number!r}."
-            )
+            raise InvalidInputError("error.export.episode_number", got=repr(self.number))
         if not isinstance(self.title, str) or not isinstance(self.prose, str):
-            raise InvalidInputError(f"Episode {self.number}: title and prose must be text.")
+            raise InvalidInputError("error.export.episode_not_text", episode=self.number)
         if len(self.title) > MAX_TITLE_CHARS:
-            raise InvalidInputError(
-                f"Episode {self.number}: the title is {len(self.title)} characters long;"
-                f" the limit is {MAX_TITLE_CHARS}."
-            )
+            raise InvalidInputError("error.export.episode_title_long", episode=self.number,
+                                    n=len(self.title), limit=MAX_TITLE_CHARS)
         object.__setattr__(self, "title", _one_line(self.title))
         object.__setattr__(self, "figures", tuple(sorted(self.figures, key=lambda f: f.before)))
 
@@ -121,37 +117,31 @@ class Manuscript:
 
     def __post_init__(self) -> None:
         if not isinstance(self.title, str) or not _one_line(self.title):
-            raise InvalidInputError("The manuscript needs a title.", hint="Give the novel a title.")
+            raise InvalidInputError("error.export.no_title")
         if len(self.title) > MAX_TITLE_CHARS:
-            raise InvalidInputError(
-                f"The title is {len(self.title)} characters long; the limit is {MAX_TITLE_CHARS}."
-            )
+            raise InvalidInputError("error.export.title_long", n=len(self.title),
+                                    limit=MAX_TITLE_CHARS)
         if not isinstance(self.author, str) or len(self.author) > MAX_TITLE_CHARS:
-            raise InvalidInputError(
-                f"The author must be text of at most {MAX_TITLE_CHARS} characters."
-            )
+            raise InvalidInputError("error.export.author", limit=MAX_TITLE_CHARS)
         if self.language not in LANGUAGES:
-            raise InvalidInputError(
-                f"Unknown language {self.language!r}.",
-                hint=f"Use one of: {', '.join(LANGUAGES)}.",
-            )
+            raise InvalidInputError("error.export.language", language=self.language,
+                                    choices=", ".join(LANGUAGES))
         episodes = tuple(self.episodes)
         for episode in episodes:
             if not isinstance(episode, EpisodeText):
-                raise InvalidInputError(
-                    f"Episodes must be EpisodeText objects, got {type(episode).__name__}."
-                )
+                raise InvalidInputError("error.export.episode_type", type=type(episode).__name__)
         numbers = [episode.number for episode in episodes]
         duplicates = sorted({n for n in numbers if numbers.count(n) > 1})
         if duplicates:
-            raise InvalidInputError(
-                f"Episode numbers must be unique; repeated: {', '.join(map(str, duplicates))}."
-            )
+            raise InvalidInputError("error.export.episode_repeated",
+                                    numbers=", ".join(map(str, duplicates)))
         object.__setattr__(self, "title", _one_line(self.title))
         object.__setattr__(self, "author", _one_line(self.author))
         object.__setattr__(self, "identifier", _one_line(self.identifier))
         object.__setattr__(self, "episodes", episodes)
 
+
+_BOUND = {"first": "error.export.first_bound", "last": "error.export.last_bound"}
 
 def select_episodes(
     manuscript: Manuscript, first: int | None = None, last: int | None = None
@@ -169,25 +159,16 @@ def select_episodes(
         if bound is None:
             continue
         if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:
-            raise InvalidInputError(
-                f"The {label} episode must be a whole number from 1 up, got {bound!r}."
-            )
+            raise InvalidInputError(_BOUND[label], got=repr(bound))
     if first is not None and last is not None and first > last:
-        raise InvalidInputError(
-            f"The range is reversed: first episode {first} comes after last episode {last}.",
-            hint="Swap the two numbers.",
-        )
+        raise InvalidInputError("error.export.range_reversed", first=first, last=last)
     if not manuscript.episodes:
-        raise InvalidInputError(
-            "There are no episodes to export yet.", hint="Accept at least one episode first."
-        )
+        raise InvalidInputError("error.export.nothing")
     low = first if first is not None else 1
     high = last if last is not None else max(e.number for e in manuscript.episodes)
     chosen = tuple(e for e in manuscript.episodes if low <= e.number <= high)
     if not chosen:
         available = sorted(e.number for e in manuscript.episodes)
-        raise InvalidInputError(
-            f"No episode is numbered between {low} and {high}.",
-            hint=f"Available episodes: {available[0]}-{available[-1]} ({len(available)} in all).",
-        )
+        raise InvalidInputError("error.export.range_empty", low=low, high=high,
+                                first=available[0], last=available[-1], n=len(available))
     return replace(manuscript, episodes=chosen)

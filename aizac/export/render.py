@@ -16,6 +16,7 @@ from typing import Literal, get_args
 
 from aizac.errors import InvalidInputError
 from aizac.export.manuscript import EpisodeText, Figure, Manuscript
+from aizac.text import Verbatim, t
 
 ExportFormat = Literal["txt", "md", "epub"]
 FORMATS: tuple[str, ...] = get_args(ExportFormat)
@@ -27,9 +28,6 @@ MEDIA_TYPES: dict[str, str] = {
     "epub": "application/epub+zip",
 }
 
-_EPISODE_LABEL = {"ko": "{n}화", "en": "Episode {n}", "zh": "第{n}章"}
-_LABEL_SEPARATOR = {"ko": " ", "en": ": ", "zh": " "}
-_CONTENTS_TITLE = {"ko": "목차", "en": "Contents", "zh": "目录"}
 IMAGE_DIR = "images"
 """Where pictures go: inside the EPUB, and beside an exported Markdown file (its links)."""
 _BOOK_NAMESPACE = uuid.UUID("5b0c2c58-2f1e-4a57-9d4e-6a1d1f0e7a11")  # aizac's own namespace
@@ -39,18 +37,16 @@ def check_format(fmt: str) -> ExportFormat:
     """``fmt`` as an export format, or :class:`InvalidInputError` naming the valid ones."""
     normalized = fmt.strip().lower().lstrip(".") if isinstance(fmt, str) else fmt
     if normalized not in FORMATS:
-        raise InvalidInputError(
-            f"Unknown export format {fmt!r}.", hint=f"Use one of: {', '.join(FORMATS)}."
-        )
+        raise InvalidInputError("error.export.format", fmt=str(fmt), choices=", ".join(FORMATS))
     return normalized  # type: ignore[return-value]
 
 
 def episode_heading(episode: EpisodeText, language: str) -> str:
-    """The heading of an episode: ``"3화 제목"``, ``"Episode 3: Title"``, ``"第3章 标题"``."""
-    label = _EPISODE_LABEL.get(language, _EPISODE_LABEL["en"]).format(n=episode.number)
+    """The heading of an episode in the book's language (the catalogue's ``book.*``):
+    ``"3화 제목"``, ``"Episode 3: Title"``, ``"第3章 标题"``."""
     if not episode.title:
-        return label
-    return f"{label}{_LABEL_SEPARATOR.get(language, ' ')}{episode.title}"
+        return t("book.episode", language, n=episode.number)
+    return t("book.episode_titled", language, n=episode.number, title=Verbatim(episode.title))
 
 
 def book_identifier(manuscript: Manuscript) -> str:
@@ -63,10 +59,7 @@ def book_identifier(manuscript: Manuscript) -> str:
 
 def _require_episodes(manuscript: Manuscript) -> None:
     if not manuscript.episodes:
-        raise InvalidInputError(
-            f"'{manuscript.title}' has no episodes to export.",
-            hint="Accept at least one episode, or choose a range that contains one.",
-        )
+        raise InvalidInputError("error.export.no_episodes", title=manuscript.title)
 
 
 # --- plain text ------------------------------------------------------------------------------
@@ -247,7 +240,7 @@ def render_epub(manuscript: Manuscript, *, modified: datetime | None = None) -> 
 
     book.toc = chapters
     book.add_item(epub.EpubNcx())
-    book.add_item(epub.EpubNav(title=_CONTENTS_TITLE.get(lang, "Contents")))
+    book.add_item(epub.EpubNav(title=t("book.contents", lang)))
     cover_page = ["cover"] if manuscript.cover is not None else []
     book.spine = [*cover_page, title_page, "nav", *chapters]
 

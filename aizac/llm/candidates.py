@@ -20,6 +20,8 @@ from aizac.errors import AizacError, ModelError
 from aizac.llm import instructions
 from aizac.llm.methods import STRUCTURED_KWARG, apply_plan, call_options, plan_structured
 from aizac.llm.profiles import ModelProfile, profile_of
+from aizac.text import Text
+from aizac.text.describe import hint_text
 
 
 class Candidate:
@@ -109,8 +111,11 @@ class Fallback:
         """The failure to raise after the last candidate failed."""
         if len(self.failures) == 1:
             return self.failures[0]
-        joined = "; then the fallback: ".join(f.message for f in self.failures)
-        return ModelError(joined, hint=self.failures[-1].hint)
+        said = self.failures[0].text
+        for later in self.failures[1:]:
+            said = Text("error.model.then_fallback", first=said, then=later.text)
+        last = hint_text(self.failures[-1])
+        return ModelError(said, hint=last)
 
 
 def prepare(

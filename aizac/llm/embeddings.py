@@ -105,7 +105,7 @@ class HashingEmbeddings(Embeddings):
 
     def __init__(self, dim: int = DEFAULT_DIM) -> None:
         if dim < 8:
-            raise ConfigError(f"Embedding dimension {dim} is too small; use at least 8.")
+            raise ConfigError("error.embedding.dim_small", dim=dim)
         self.dim = dim
 
     def embed_one(self, text: str) -> list[float]:
@@ -154,15 +154,12 @@ def embeddings_from_spec(spec: str, settings: object | None = None) -> Embedding
         try:
             return HashingEmbeddings(int(arg) if arg else DEFAULT_DIM)
         except ValueError as e:
-            raise ConfigError(f"AIZAC_EMBEDDING={spec!r}: the dimension must be an integer.") from e
+            raise ConfigError("error.embedding.dim_int", spec=spec) from e
     if not arg:
-        raise ConfigError(f"AIZAC_EMBEDDING={spec!r} names no model; write e.g. '{kind}:MODEL'.")
+        raise ConfigError("error.embedding.no_model", spec=spec, kind=kind)
     if kind == "openai":
         if cfg.openai_api_key is None and cfg.openai_base_url is None:
-            raise ConfigError(
-                "AIZAC_EMBEDDING uses OpenAI but no key is set.",
-                hint="Set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server).",
-            )
+            raise ConfigError("error.embedding.openai_key")
         from langchain_openai import OpenAIEmbeddings
 
         return OpenAIEmbeddings(
@@ -177,28 +174,18 @@ def embeddings_from_spec(spec: str, settings: object | None = None) -> Embedding
         return OllamaEmbeddings(model=arg, base_url=cfg.ollama_base_url)
     if kind == "sentence-transformers":
         return _sentence_transformers(arg)
-    raise ConfigError(
-        f"AIZAC_EMBEDDING={spec!r}: unknown embedding provider {kind!r}.",
-        hint="Use local, e5, use, hash, hash:DIM, openai:MODEL, ollama:MODEL or "
-        "sentence-transformers:PATH.",
-    )
+    raise ConfigError("error.embedding.provider", spec=spec, kind=kind)
 
 
 def _sentence_transformers(path: str) -> Embeddings:
     from pathlib import Path
 
     if not Path(path).exists():
-        raise ConfigError(
-            f"AIZAC_EMBEDDING: sentence-transformers model path {path!r} does not exist.",
-            hint="Point it at a downloaded model directory; aizac never downloads models.",
-        )
+        raise ConfigError("error.embedding.st_path", path=path)
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as e:
-        raise ConfigError(
-            "AIZAC_EMBEDDING asks for sentence-transformers, which is not installed.",
-            hint="pip install sentence-transformers",
-        ) from e
+        raise ConfigError("error.embedding.st_missing") from e
     model = SentenceTransformer(path, device="cpu")
 
     class _STEmbeddings(Embeddings):

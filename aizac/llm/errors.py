@@ -8,6 +8,9 @@ import re
 import sys
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import overload
+
+from aizac.text import Text, Verbatim
 
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 _KEYLIKE = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|nv-[A-Za-z0-9_\-]{6,}|Bearer\s+\S+)")
@@ -101,53 +104,56 @@ def is_transient(error: BaseException) -> bool:
     return _is_timeout(error) or _is_connection(error)
 
 
-def summarize(error: BaseException) -> str:
-    """A short description of ``error`` for a user (never includes the response body)."""
+def summarize(error: BaseException) -> Text | Verbatim:
+    """A short description of ``error`` for a user (never includes the response body): a
+    catalogue text, or the exception's own first line (its type and words, as they are)."""
     if _is_malformed(error):
-        return "the provider returned a malformed (non-JSON or unexpected) response"
+        return Text("error.model.cause.malformed")
     if _closed_loop(error):
-        return "an async HTTP client was used after its event loop closed (Event loop is closed)"
+        return Text("error.model.cause.closed_loop")
     status = status_of(error)
     if status == 401 or status == 403:
-        return f"HTTP {status}: the key was rejected"
+        return Text("error.model.cause.key_rejected", status=status)
     if status == 429:
-        return "HTTP 429: rate limited"
+        return Text("error.model.cause.rate_limited")
     if status is not None:
-        return f"HTTP {status}"
+        return Text("error.model.cause.http", status=status)
     if _is_timeout(error):
-        return "the request timed out"
+        return Text("error.model.cause.timeout")
     if _is_connection(error):
-        return "could not connect to the server"
+        return Text("error.model.cause.connect")
     text = str(error).splitlines()[0] if str(error) else ""
-    return f"{type(error).__name__}: {text[:200]}".rstrip(": ")
+    return Verbatim(f"{type(error).__name__}: {text[:200]}".rstrip(": "))
 
 
-def hint_for(error: BaseException, setting: str) -> str:
-    """What to do next for ``error``."""
+ROLE_NAMES = {"planner": "role.planner", "writer": "role.writer", "extractor": "role.extractor",
+              "reviewer": "role.reviewer", "image": "role.image"}
+"""Each model role's name in the catalogue."""
+
+
+def role_name(role: str) -> Text | Verbatim:
+    """A model role (``planner``...) as the reader calls it; an unknown one as it is."""
+    key = ROLE_NAMES.get(role)
+    return Text(key) if key else Verbatim(role)
+
+
+def hint_for(error: BaseException, setting: str) -> Text:
+    """What to do next for ``error`` (``setting`` names the role's model setting)."""
     if _is_malformed(error):
-        return f"Check that the server in {setting} speaks the provider's API."
+        return Text("hint.model.malformed", setting=setting)
     if _closed_loop(error):
-        return (
-            "This is a bug in aizac, not the provider: async model work must run through "
-            "aizac.llm.runtime.run_sync (one event loop per process), never asyncio.run. "
-            "Restarting the process clears it; please report it."
-        )
+        return Text("hint.model.closed_loop")
     status = status_of(error)
     if status in (401, 403):
-        return "Check the provider key (it was not accepted) or change " + setting + "."
+        return Text("hint.model.key", setting=setting)
     if status == 404:
-        return f"Check the model name in {setting}."
+        return Text("hint.model.not_found", setting=setting)
     if status is not None and status < 500 and status != 429:
-        return f"The provider rejected the request; check {setting} and the prompt size."
+        return Text("hint.model.rejected", setting=setting)
     if not is_transient(error):
-        return (
-            f"Unexpected error while calling the model of {setting}; if it repeats, switch "
-            "the setting to another model and report the message above."
-        )
-    return (
-        f"The provider seems unavailable; try again later, raise AIZAC_TRANSIENT_RETRIES, "
-        f"or set a fallback ({setting.replace('_MODEL', '_FALLBACK')})."
-    )
+        return Text("hint.model.unexpected", setting=setting)
+    return Text("hint.model.unavailable", setting=setting,
+                fallback=setting.replace("_MODEL", "_FALLBACK"))
 
 
 def retry_after(error: BaseException) -> float | None:
@@ -179,3 +185,24 @@ def redact(text: str, secrets: Iterable[str]) -> str:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
     return _KEYLIKE.sub("***", text)
+
+
+@overload
+def redact_text(text: Text, secrets: Iterable[str]) -> Text: ...
+@overload
+def redact_text(text: Verbatim, secrets: Iterable[str]) -> Verbatim: ...
+def redact_text(text: Text | Verbatim, secrets: Iterable[str]) -> Text | Verbatim:
+    """``text`` with :func:`redact` applied to what it quotes (its string parameters, nested
+    texts, a verbatim value); the catalogue's own words hold no secret."""
+    kept = list(secrets)
+    if isinstance(text, Verbatim):
+        return Verbatim(redact(text.text, kept))
+    return Text(text.key, {k: _redact_value(v, kept) for k, v in text.params.items()})
+
+
+def _redact_value(value: object, secrets: list[str]) -> object:
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, Text | Verbatim):
+        return redact_text(value, secrets)
+    return value

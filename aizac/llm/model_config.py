@@ -60,7 +60,8 @@ def _write_private(path: Path, data: dict[str, str]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as e:
-        raise StorageError(f"Cannot write {path.name} in {path.parent}: {e.strerror}.") from e
+        raise StorageError("error.model.config_write", file=path.name, folder=str(path.parent),
+                           cause=str(e.strerror)) from e
     try:
         os.fchmod(fd, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -70,7 +71,8 @@ def _write_private(path: Path, data: dict[str, str]) -> None:
         os.replace(tmp, path)
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
-        raise StorageError(f"Cannot write {path.name} in {path.parent}: {e.strerror}.") from e
+        raise StorageError("error.model.config_write", file=path.name, folder=str(path.parent),
+                           cause=str(e.strerror)) from e
 
 
 def _read(path: Path) -> dict[str, str]:
@@ -80,10 +82,8 @@ def _read(path: Path) -> dict[str, str]:
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as e:
-        raise ConfigError(
-            f"{path.name} in the data directory cannot be read ({type(e).__name__}).",
-            hint=f"Delete {path} and set the models or keys again (aizac models set / key).",
-        ) from e
+        raise ConfigError("error.model.config_read", file=path.name, type=type(e).__name__,
+                          path=str(path)) from e
     if not isinstance(data, dict):
         return {}
     return {str(k): str(v) for k, v in data.items() if isinstance(v, str)}
@@ -111,9 +111,8 @@ class ModelConfig:
         from aizac.llm.specs import parse_spec
 
         if role not in MODEL_ROLES:
-            raise InvalidInputError(
-                f"Unknown role {role!r}.", hint=f"Use one of: {', '.join(MODEL_ROLES)}."
-            )
+            raise InvalidInputError("error.model.role", role=str(role),
+                                    roles=", ".join(MODEL_ROLES))
         if role == IMAGE_ROLE:
             clean = spec_label(parse_image_spec(spec.strip(), f"{role}_model"))
         else:
@@ -132,15 +131,11 @@ class ModelConfig:
             InvalidInputError: unknown provider, or a value that cannot be a key.
         """
         if provider not in KEY_FIELDS:
-            raise InvalidInputError(
-                f"{provider!r} takes no key here.", hint=f"Providers: {', '.join(KEY_FIELDS)}."
-            )
+            raise InvalidInputError("error.model.no_key_provider", provider=str(provider),
+                                    providers=", ".join(KEY_FIELDS))
         value = key.strip()
         if not value or len(value) > MAX_KEY_CHARS or any(c.isspace() for c in value):
-            raise InvalidInputError(
-                "That does not look like an API key (empty, too long or with spaces).",
-                hint="Paste the key exactly as issued; nothing was stored.",
-            )
+            raise InvalidInputError("error.model.bad_key")
         _write_private(self.keys_path, {**_read(self.keys_path), provider: value})
 
     def delete_key(self, provider: str) -> None:

@@ -64,8 +64,9 @@ from aizac.llm.errors import (
     hint_for,
     is_length_cut,
     is_transient,
-    redact,
+    redact_text,
     retry_after,
+    role_name,
     summarize,
 )
 from aizac.llm.methods import (
@@ -82,6 +83,7 @@ from aizac.llm.replies import (
     finish_of,
 )
 from aizac.llm.steps import Steps, arun, run
+from aizac.text import Text
 
 __all__ = ["Candidate", "ResilientChatModel", "estimate_usage"]
 
@@ -236,15 +238,12 @@ class ResilientChatModel(BaseChatModel):
         elif is_length_cut(error):
             failure = self._incomplete(cand, "length", started=False)
         else:  # a retryable error got here only after every attempt
-            tries = (
-                f" after {self.retries + 1} attempts" if _retryable(error) and self.retries else ""
-            )
-            failure = ModelError(
-                redact(
-                    f"{self.role}: {cand.label} failed{tries}: {summarize(error)}.", self.secrets
-                ),
-                hint=hint_for(error, cand.setting),
-            )
+            retried = _retryable(error) and self.retries
+            said = Text("error.model.failed_after" if retried else "error.model.failed",
+                        role=role_name(self.role), model=cand.label, cause=summarize(error),
+                        attempts=self.retries + 1)
+            failure = ModelError(redact_text(said, self.secrets),
+                                 hint=hint_for(error, cand.setting))
         failure.__cause__ = error
         return failure
 
@@ -259,27 +258,17 @@ class ResilientChatModel(BaseChatModel):
             raise self._incomplete(cand, "length", started=True)
 
     def _incomplete(self, cand: Candidate, reason: str, *, started: bool) -> IncompleteReplyError:
-        if reason == "length":
-            what = "the reply was cut at the model's token limit (finish reason: length)"
-        else:
-            what = "the reply stream stopped before its end (no finish reason)"
-        return IncompleteReplyError(
-            redact(f"{self.role}: {cand.label}: {what}.", self.secrets),
-            reason=reason,
-            started=started,
-        )
+        key = "error.model.cut_length" if reason == "length" else "error.model.cut_stream"
+        said = Text(key, role=role_name(self.role), model=cand.label)
+        return IncompleteReplyError(redact_text(said, self.secrets), reason=reason,
+                                    started=started)
 
     def _broken(self, cand: Candidate, error: BaseException) -> IncompleteReplyError:
         """A stream that failed after its first token (not retried: output would repeat)."""
-        return IncompleteReplyError(
-            redact(
-                f"{self.role}: {cand.label}: the reply stream broke off before its end "
-                f"({'the connection dropped' if is_transient(error) else summarize(error)}).",
-                self.secrets,
-            ),
-            reason="cut",
-            started=True,
-        )
+        cause = Text("error.model.cause.dropped") if is_transient(error) else summarize(error)
+        said = Text("error.model.broke_off", role=role_name(self.role), model=cand.label,
+                    cause=cause)
+        return IncompleteReplyError(redact_text(said, self.secrets), reason="cut", started=True)
 
     def _check_end(self, cand: Candidate, log: StreamLog) -> None:
         # A length cut is refused whoever reports it, as invoke refuses it (_tag): a stream

@@ -31,6 +31,7 @@ from aizac.llm.specs import parse_spec
 from aizac.llm.structured import Check, agenerate_structured, generate_structured
 from aizac.llm.usage import UsageCallback, UsageLog
 from aizac.settings import IMAGE_ROLE, ROLES, Settings, get_settings
+from aizac.text import Text, Verbatim
 
 if TYPE_CHECKING:
     from aizac.llm.images.base import ImageModel
@@ -47,7 +48,7 @@ class RoleStatus:
     spec: str
     provider: str
     usable: bool
-    reason: str
+    reason: Text | Verbatim
     fallback: str | None = None
 
 
@@ -87,9 +88,8 @@ class ModelRouter:
         self._injected = dict(models or {})
         for key in self._injected:
             if key.split(":", 1)[0] not in ROLES:
-                raise ConfigError(
-                    f"models= has an unknown role {key!r}; roles are {', '.join(ROLES)}."
-                )
+                raise ConfigError("error.model.models_role", role=str(key),
+                                  roles=", ".join(ROLES))
         self._backoff_base = backoff_base
         self._sleep = sleep
         self._cache: dict[str, ResilientChatModel] = {}
@@ -125,14 +125,12 @@ class ModelRouter:
             ConfigError: unknown role, unknown provider, missing key or missing package.
         """
         if role not in ROLES:
-            raise InvalidInputError(
-                f"Unknown role {role!r}.", hint=f"Use one of: {', '.join(ROLES)}."
-            )
+            raise InvalidInputError("error.model.role", role=str(role), roles=", ".join(ROLES))
         with self._lock:
             if role not in self._cache:
                 primary = self._candidate(role, False)
                 if primary is None:  # role_spec always names a model; say so if it did not
-                    raise ConfigError(f"{_setting(role)} names no model.")
+                    raise ConfigError("error.model.no_model", setting=_setting(role))
                 fallback = self._candidate(role, True)
                 candidates = [primary] + ([fallback] if fallback else [])
                 routed = ResilientChatModel(
@@ -177,12 +175,13 @@ class ModelRouter:
 
         if self._injected_images is not None:
             name = type(self._injected_images).__name__
-            return RoleStatus(IMAGE_ROLE, f"injected:{name}", "injected", True, "injected")
+            return RoleStatus(IMAGE_ROLE, f"injected:{name}", "injected", True,
+                              Text("model.status.injected"))
         text = self.settings.image_model
         try:
             spec = parse_image_spec(text, SETTING)
         except ConfigError as e:
-            return RoleStatus(IMAGE_ROLE, text, "?", False, e.message)
+            return RoleStatus(IMAGE_ROLE, text, "?", False, e.text)
         usable, reason = image_status(spec, self.settings)
         return RoleStatus(IMAGE_ROLE, spec_label(spec), spec.provider, usable, reason)
 
@@ -195,24 +194,27 @@ class ModelRouter:
             fallback = self.settings.role_fallback(role)
             if role in self._injected:
                 name = type(self._injected[role]).__name__
-                out.append(RoleStatus(role, f"injected:{name}", "injected", True, "injected"))
+                out.append(RoleStatus(role, f"injected:{name}", "injected", True,
+                                      Text("model.status.injected")))
                 continue
             text = self.settings.role_spec(role)
             try:
                 spec = parse_spec(text, _setting(role))
             except ConfigError as e:
-                out.append(RoleStatus(role, text, "?", False, e.message, fallback))
+                out.append(RoleStatus(role, text, "?", False, e.text, fallback))
                 continue
             usable, reason = check_usable(spec, self.settings)
             if not usable and fallback:
+                fb_reason: Text | Verbatim
                 try:
                     fb_usable, fb_reason = check_usable(
                         parse_spec(fallback, _setting(role, True)), self.settings
                     )
                 except ConfigError as e:
-                    fb_usable, fb_reason = False, e.message
+                    fb_usable, fb_reason = False, e.text
                 if fb_usable:
-                    usable, reason = True, f"{reason}; fallback usable: {fb_reason}"
+                    usable, reason = True, Text("model.status.with_fallback", reason=reason,
+                                                fallback=fb_reason)
             out.append(RoleStatus(role, str(spec), spec.provider, usable, reason, fallback))
         out.append(self._image_status())
         return out

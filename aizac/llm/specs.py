@@ -64,29 +64,21 @@ def parse_spec(spec: str, setting_name: str) -> ModelSpec:
     env = setting_env_name(setting_name)
     text = (spec or "").strip()
     if not text:
-        raise ConfigError(f"{env} is empty.", hint=f"Set it to a model spec, e.g. {_EXAMPLES}.")
+        raise ConfigError("error.model.spec_empty", env=env, examples=_EXAMPLES)
     provider, _, rest = text.partition(":")
     provider = provider.strip().lower()
     rest = rest.strip()
     row = registry.row(provider)
     if row is None:
-        raise ConfigError(
-            f"{env}={text!r} names an unknown provider {provider!r}.",
-            hint=f"Use one of: {_EXAMPLES}.",
-        )
+        raise ConfigError("error.model.spec_provider", env=env, spec=text, provider=provider,
+                          examples=_EXAMPLES)
     if row.form == "optional":
         return ModelSpec(provider, rest)
     if not rest:
-        raise ConfigError(
-            f"{env}={text!r} names no model.",
-            hint=f"Write the model after the provider, e.g. {provider}:MODEL.",
-        )
+        raise ConfigError("error.model.spec_no_model", env=env, spec=text, provider=provider)
     if row.form == "url":
         match = _COMPAT.match(rest)
         if match is None or _PORT_LIKE.match(match["model"]):
-            raise ConfigError(
-                f"{env}={text!r} is not {provider}:URL:MODEL.",
-                hint=f"Example: {provider}:http://127.0.0.1:8000/v1:my-model",
-            )
+            raise ConfigError("error.model.spec_url", env=env, spec=text, provider=provider)
         return ModelSpec(provider, match["model"], match["url"].rstrip("/"))
     return ModelSpec(provider, rest)

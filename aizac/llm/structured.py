@@ -40,6 +40,7 @@ from aizac.llm.methods import (
 from aizac.llm.profiles import profile_of
 from aizac.llm.replies import LENGTH_REASONS, finish_of
 from aizac.llm.steps import arun, run
+from aizac.text import Text, Verbatim
 
 M = TypeVar("M", bound=BaseModel)
 Check = Callable[[Any], None]
@@ -238,7 +239,7 @@ class _Session(Generic[M]):
         self.profile = profile_of(model)
         self.budget = opts.max_tokens
         self.attempt = 0
-        self.last = ""
+        self.last: Text | None = None  # the last attempt's problem, for the writer
         self.cuts = 0
         json_schema = schema.model_json_schema()
         messages = _as_messages(messages)
@@ -279,7 +280,7 @@ class _Session(Generic[M]):
         self.cuts += 1
         room = self.budget or self.opts.base_budget
         self.budget = min(self.opts.max_tokens_cap, room * 2)
-        self.last = f"the reply was cut at the token limit (about {room} tokens)"
+        self.last = Text("error.structured.cut", tokens=room)
 
     def take(self, reply: BaseMessage) -> M | None:
         """The validated result, or ``None`` after preparing the repair for the next attempt."""
@@ -295,7 +296,8 @@ class _Session(Generic[M]):
             if e.cut:
                 self.cut()
                 return None
-            self.last = str(e)
+            self.last = Text(_PROBLEMS[e.key], detail=Verbatim(e.detail[:_MAX_ERROR_CHARS]),
+                             **e.fields)
             if not self.profile.small_local:
                 self.conversation = [
                     *self.conversation,
@@ -308,29 +310,18 @@ class _Session(Generic[M]):
             return None
 
     def failure(self) -> StructuredOutputError:
-        attempts = self.attempt
-        message = (
-            f"The model's output did not match {self.schema.__name__} after {attempts} attempt"
-            f"{'s' if attempts != 1 else ''}; last problem: {self.last[:_MAX_ERROR_CHARS]}"
-        )
-        if self.last.startswith("the reply was cut"):
-            hint = (
-                f"The replies were longer than the token budget allows ({self.budget} tokens at "
-                "the end). Raise AIZAC_STRUCTURED_MAX_TOKENS and AIZAC_STRUCTURED_MAX_TOKENS_CAP, "
-                "or use a model with a larger output budget for this role."
-            )
-        elif self.last.startswith("its content was rejected"):
-            hint = (
-                "The model kept producing content that is not usable. Try again (each attempt "
-                "uses a new seed) or use a stronger model for this role."
-            )
-        else:
-            hint = (
-                "Use a stronger model for this role, or raise AIZAC_STRUCTURED_RETRIES if the "
-                "problem changes from attempt to attempt."
-            )
-        rejected = self.last.startswith("its content was rejected")
-        return StructuredOutputError(message, hint=hint, content_rejected=rejected)
+        last = self.last or Text(_PROBLEMS["empty"], detail="")
+        kind = last.key.rsplit(".", 1)[-1]
+        hint = Text(_HINTS.get(kind, "hint.structured.other"), budget=self.budget)
+        return StructuredOutputError(
+            "error.structured.failed", hint=hint, content_rejected=kind == "rejected",
+            schema=self.schema.__name__, attempts=self.attempt, last=last)
+
+
+_PROBLEMS = {"empty": "error.structured.empty", "not_json": "error.structured.not_json",
+             "mismatch": "error.structured.mismatch", "rejected": "error.structured.rejected"}
+"""What was wrong with a reply (an :class:`_Invalid`'s key), as the writer reads it."""
+_HINTS = {"cut": "hint.structured.cut", "rejected": "hint.structured.rejected"}
 
 
 class StructuredOptions(TypedDict, total=False):

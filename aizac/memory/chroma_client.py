@@ -65,10 +65,7 @@ def namespace_database(namespace: str) -> str:
         InvalidInputError: an empty namespace, or one with a space or path separator.
     """
     if not isinstance(namespace, str) or not _NAMESPACE.fullmatch(namespace):
-        raise InvalidInputError(
-            f"{namespace!r} is not a valid memory namespace.",
-            hint="Use 1-200 characters without spaces or path separators (a user id).",
-        )
+        raise InvalidInputError("error.memory.namespace", namespace=namespace)
     slug = _slug(namespace, 40)
     return f"{NAMESPACE_PREFIX}{slug + '-' if slug else ''}{_digest(namespace, 16)}"
 
@@ -80,22 +77,12 @@ def project_collection(name: str, created_at: float) -> str:
     return f"{COLLECTION_PREFIX}{slug + '-' if slug else ''}{key}"
 
 
-SERVER_DOWN_HINT = (
-    "Check that the Chroma server (AIZAC_CHROMA_HOST, AIZAC_CHROMA_PORT) is running and "
-    "reachable, then try again: the step was not stored, nothing is half-written."
-)
+SERVER_DOWN_HINT = "hint.memory.server_down"
 
 
 def _unreachable(settings: Settings, error: Exception) -> StorageError:
-    cause = error.message if isinstance(error, AizacError) else str(error)
-    return StorageError(
-        f"Cannot reach the Chroma server at {server_address(settings)} "
-        f"(AIZAC_CHROMA_HOST / AIZAC_CHROMA_PORT): {cause}",
-        hint=(
-            "Start it (`chroma run --host HOST --port PORT --path DIR`), check the host, port "
-            "and AIZAC_CHROMA_SSL, or unset AIZAC_CHROMA_HOST to keep memory in embedded Chroma."
-        ),
-    )
+    cause = error.text if isinstance(error, AizacError) else str(error)
+    return StorageError("error.memory.unreachable", server=server_address(settings), cause=cause)
 
 
 def _chroma_settings(settings: Settings | None = None) -> Any:
@@ -154,7 +141,7 @@ class ChromaClients:
         """
         if not self.server:
             if path is None:
-                raise InvalidInputError("An embedded Chroma store needs a folder.")
+                raise InvalidInputError("error.memory.embedded_folder")
             return _embedded(Path(path))
         database = self.database(namespace)
         with self._lock:
@@ -237,7 +224,7 @@ def _embedded(path: Path) -> Any:
         path.mkdir(parents=True, exist_ok=True)
         return chromadb.PersistentClient(path=str(path), settings=_chroma_settings())
     except Exception as e:
-        raise StorageError(f"Cannot open the embedded memory store at {path}: {e}") from e
+        raise StorageError("error.memory.open_embedded", path=str(path), cause=str(e)) from e
 
 
 def open_server_memory(
@@ -266,7 +253,7 @@ def open_server_memory(
     try:
         memory_dir.mkdir(parents=True, exist_ok=True)  # the key index and journal live here
     except OSError as e:
-        raise StorageError(f"Cannot create the memory folder {memory_dir}: {e}") from e
+        raise StorageError("error.memory.folder", path=str(memory_dir), cause=str(e)) from e
     try:
         return WriterMemory(
             path=memory_dir, collection=project_collection(project, created_at),

@@ -165,7 +165,7 @@ class Commits:
             got = self.rows.by_ids(touched, ["metadatas"])
             missing = [i for i in paid_off if i in touched and i not in got["ids"]]
             if missing:
-                raise NotFoundError(f"Unknown memory id(s): {', '.join(missing[:5])}.")
+                raise NotFoundError("error.memory.unknown_ids", ids=", ".join(missing[:5]))
             for mid, meta in zip(got["ids"], got["metadatas"], strict=True):
                 if meta.get("superseded_by"):
                     continue
@@ -201,10 +201,7 @@ class Commits:
             if not old.get("superseded_by"):
                 return [(cand.supersedes, old)]
             if not slot:
-                raise InvalidInputError(
-                    f"Memory {cand.supersedes} was superseded meanwhile; nothing was written.",
-                    hint="Stage the change again against the latest version.",
-                )
+                raise InvalidInputError("error.memory.superseded_meanwhile", id=cand.supersedes)
         if not slot:
             return []
         return [(h.id, h.metadata) for h in self.lookups.slot_holders(meta)]
@@ -213,10 +210,7 @@ class Commits:
         try:
             self.rows.delete(ids)
         except Exception as e:  # the store is now inconsistent: say so loudly
-            raise StorageError(
-                f"A failed commit could not be rolled back ({e}); ids {ids} may be half-written.",
-                hint="Reopen the project: recovery finishes or removes the commit.",
-            ) from e
+            raise StorageError("error.memory.rollback", cause=str(e), ids=str(ids)) from e
 
     # ------------------------------------------------------------------ recover / undo / redo
     def recover(self) -> int:
@@ -257,14 +251,12 @@ class Commits:
             snap, status = found
             batch = snap.batch
             if status == UNDONE:
-                raise InvalidInputError(f"Commit {batch} is already undone.")
+                raise InvalidInputError("error.memory.already_undone", batch=batch)
             rows = self.rows.fetch(snap.ids, ["metadatas"]) if snap.ids else {"metadatas": []}
             for mid, meta in zip(snap.ids, rows["metadatas"], strict=True):
                 later = meta.get("superseded_by")
                 if later and later not in snap.ids:
-                    raise InvalidInputError(
-                        f"Memory {mid} was superseded later by {later}; undo that change first."
-                    )
+                    raise InvalidInputError("error.memory.superseded_later", id=mid, later=later)
             restores = self._restores(snap.prior)
             self.rows.delete(snap.ids)
             self.rows.update(restores)
@@ -291,9 +283,7 @@ class Commits:
         for mid, meta in zip(gone["ids"], gone["metadatas"], strict=True):
             later = meta.get("superseded_by")
             if later and later not in ids:
-                raise InvalidInputError(
-                    f"Memory {mid} was superseded later by {later}; undo that change first."
-                )
+                raise InvalidInputError("error.memory.superseded_later", id=mid, later=later)
             prev = str(meta.get("supersedes") or "")
             if prev and prev not in ids:
                 prior[prev] = {"superseded_by": ""}
@@ -313,10 +303,7 @@ class Commits:
         with self.rows.lock:
             found = self.journal.get(batch)
             if found is None or found[1] != UNDONE:
-                raise InvalidInputError(
-                    f"There is no undone commit {batch!r} to redo.",
-                    hint="Redo only what was undone, most recent first.",
-                )
+                raise InvalidInputError("error.memory.nothing_to_redo", batch=batch)
             snap = found[0]
             self.journal.set_status(batch, PENDING)  # recovery finishes a redo cut short
             if snap.ids:

@@ -103,10 +103,8 @@ def check_aspect(aspect: str | None) -> str:
     if aspect not in ASPECTS and aspect not in (RULE, VOICE, ADDRESS):
         from aizac.errors import InvalidInputError
 
-        raise InvalidInputError(
-            f"Unknown aspect {aspect!r}.",
-            hint=f"Use one of: {', '.join(ASPECTS)} (or 'rule', 'voice', 'address').",
-        )
+        raise InvalidInputError("error.memory.aspect", aspect=str(aspect),
+                                choices=", ".join(ASPECTS))
     return aspect
 
 

@@ -30,10 +30,7 @@ def check_strength(strength: float) -> float:
     """Return ``strength`` as a float, or raise if it is not a positive finite number."""
     value = float(strength)
     if not math.isfinite(value) or value <= 0:
-        raise InvalidInputError(
-            f"Memory strength must be a positive number, got {strength!r}.",
-            hint="Pass strength=None for the tag's default, or a number above 0.",
-        )
+        raise InvalidInputError("error.memory.strength", got=repr(strength))
     return value
 
 
@@ -41,10 +38,7 @@ def check_threshold(threshold: float) -> float:
     """Return ``threshold`` as a float, or raise unless ``0 < threshold < 10``."""
     value = float(threshold)
     if not math.isfinite(value) or not 0 < value < FRESH_FACTOR:
-        raise InvalidInputError(
-            f"The forgetting threshold must lie strictly between 0 and 10, got {threshold!r}.",
-            hint="Use e.g. 1.0 (AIZAC_MEMORY_THRESHOLD); at 10 every memory would be forgotten.",
-        )
+        raise InvalidInputError("error.memory.threshold", got=repr(threshold))
     return value
 
 
@@ -90,7 +84,7 @@ def curve(
     restarts its clock. Values after forgetting keep decaying (they are what an inspector shows).
     """
     if turns < 0:
-        raise InvalidInputError(f"turns must be >= 0, got {turns}.")
+        raise InvalidInputError("error.memory.turns", got=turns)
     pending = set(recalls)
     s = check_strength(strength)
     check_threshold(threshold)

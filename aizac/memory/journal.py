@@ -104,11 +104,8 @@ class CommitJournal:
                         db.serialise(conn, self.scope.project)
                     return work(conn)
             except (StorageError, DBAPIError) as e:
-                cause = e.message if isinstance(e, StorageError) else str(e)
-                raise StorageError(
-                    f"The memory commit journal failed: {cause}",
-                    hint="Check that AIZAC_DATA_DIR is writable and the disk is not full.",
-                ) from e
+                cause = e.text if isinstance(e, StorageError) else str(e)
+                raise StorageError("error.memory.journal", cause=cause) from e
 
     def put(self, snap: CommitSnapshot, status: str) -> None:
         """Insert or replace the record of ``snap.batch`` with ``status`` (a new record gets

@@ -111,8 +111,8 @@ class KeyIndex:
                     db.serialise(conn, self.scope.project)
                     return work(conn)
             except (StorageError, DBAPIError) as e:
-                cause = e.message if isinstance(e, StorageError) else str(e)
-                raise StorageError(f"The memory key index could not be written: {cause}") from e
+                cause = e.text if isinstance(e, StorageError) else str(e)
+                raise StorageError("error.memory.index", cause=cause) from e
 
     def _rows(self, query: Any) -> list[Any]:
         db = self.scope.db
@@ -120,7 +120,7 @@ class KeyIndex:
             with self._lock, db.read(db.where) as conn:
                 return list(conn.execute(query).all())
         except StorageError as e:
-            raise StorageError(f"The memory key index could not be read: {e.message}") from e
+            raise StorageError("error.memory.index_read", cause=e.text) from e
 
     def count(self) -> int:
         """Rows for this collection."""

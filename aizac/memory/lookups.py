@@ -70,7 +70,7 @@ class Lookups:
         """Exact metadata lookup (no similarity, no reinforcement), served memories only by
         default; newest first (chapter, beat, creation turn)."""
         if where is not None and not isinstance(where, Mapping):
-            raise InvalidInputError(f"where must be a dict (a Chroma filter), got {where!r}.")
+            raise InvalidInputError("error.memory.where", got=repr(where))
         with self.rows.lock:
             turn = self.turn()
             equal = simple_equalities(where)
@@ -187,7 +187,7 @@ class Lookups:
         ``"KangMira"``, ``"kang mira"`` and ``"Kang Mira"`` name the same character.
         """
         if not normalize_name(name or ""):
-            raise InvalidInputError("A character name cannot be empty.")
+            raise InvalidInputError("error.memory.empty_name")
 
         def read(key: str) -> list[MemoryHit]:
             found = self._about(key, CHARACTER)
@@ -250,7 +250,7 @@ class Lookups:
         """The canonical character name for ``name`` or one of its aliases (else ``name``)."""
         key = name_key(name)
         if not key:
-            raise InvalidInputError("A character name cannot be empty.")
+            raise InvalidInputError("error.memory.empty_name")
         for canonical, other in self.characters().items():
             if name_key(canonical) == key or any(name_key(a) == key for a in other):
                 return canonical

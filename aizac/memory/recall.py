@@ -126,11 +126,11 @@ class Recall:
         hits are reinforced (unless ``reinforce=False``) and show the state after that.
         """
         if not isinstance(query, str) or not query.strip():
-            raise InvalidInputError("recall() needs a non-empty query.")
+            raise InvalidInputError("error.memory.empty_query")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise InvalidInputError(f"k must be a positive integer, got {k!r}.")
+            raise InvalidInputError("error.memory.k", got=repr(k))
         if where is not None and not isinstance(where, Mapping):
-            raise InvalidInputError(f"where must be a dict (a Chroma filter), got {where!r}.")
+            raise InvalidInputError("error.memory.where", got=repr(where))
         vector = self.embed_query(query)
         with self._lock:
             now = self.turn()

@@ -92,39 +92,29 @@ def canonical_pair(a: str, b: str) -> tuple[str, str]:
     """
     x, y = normalize_name(a or ""), normalize_name(b or "")
     if not x or not y:
-        raise InvalidInputError(
-            "A CharacterRelation needs two characters (character1 and character2).",
-            hint="Pass both names, e.g. character1='Mira', character2='Guild master'.",
-        )
+        raise InvalidInputError("error.memory.relation_pair")
     if name_key(x) == name_key(y):
-        raise InvalidInputError(
-            f"A CharacterRelation of {x!r} with itself is not a relation.",
-            hint="Store what a character thinks of themself as a Character memory instead.",
-        )
+        raise InvalidInputError("error.memory.relation_self", name=x)
     return (x, y) if (name_key(x), x) <= (name_key(y), y) else (y, x)
 
 
 def check_tag(tag: str) -> str:
     """Return ``tag`` if it is one of :data:`TAGS`, else raise :class:`InvalidInputError`."""
     if tag not in TAGS:
-        raise InvalidInputError(
-            f"Unknown memory tag {tag!r}.", hint=f"Use one of: {', '.join(TAGS)}."
-        )
+        raise InvalidInputError("error.memory.tag", tag=str(tag), choices=", ".join(TAGS))
     return tag
 
 
 def check_text(text: str) -> str:
     """The memory text, stripped; raises if it is not a non-empty string."""
     if not isinstance(text, str) or not text.strip():
-        raise InvalidInputError(
-            "A memory needs non-empty text.", hint="Pass the fact to remember as a sentence."
-        )
+        raise InvalidInputError("error.memory.empty_text")
     return text.strip()
 
 
 def _check_count(name: str, value: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidInputError(f"{name} must be a whole number >= 0, got {value!r}.")
+        raise InvalidInputError("error.memory.count", name=name, got=repr(value))
     return value
 
 
@@ -133,17 +123,15 @@ def clean_aliases(aliases: Iterable[str] | None, canonical: str) -> list[str]:
     if aliases is None:
         return []
     if isinstance(aliases, str):
-        raise InvalidInputError(
-            "aliases must be a list of names, not a single string.",
-            hint="Write aliases=['미라', 'Mira'].",
-        )
+        raise InvalidInputError("error.memory.aliases_string")
     out: list[str] = []
     seen = {name_key(canonical)}
     for alias in aliases:
         if not isinstance(alias, str):
-            raise InvalidInputError(f"An alias must be a string, got {alias!r}.")
+            raise InvalidInputError("error.memory.alias_type", got=repr(alias))
         if ALIAS_SEP in alias:
-            raise InvalidInputError(f"An alias cannot contain {ALIAS_SEP!r}: {alias!r}.")
+            raise InvalidInputError("error.memory.alias_separator", separator=ALIAS_SEP,
+                                    alias=alias)
         norm = normalize_name(alias)
         if norm and name_key(norm) not in seen:
             seen.add(name_key(norm))
@@ -163,17 +151,13 @@ def check_extra(extra: Mapping[str, object] | None) -> Metadata:
     out: Metadata = {}
     for key, value in extra.items():
         if not isinstance(key, str) or not key or key[0] in "$#" or key in RESERVED_KEYS:
-            raise InvalidInputError(
-                f"extra metadata key {key!r} is reserved or invalid.",
-                hint=f"Use another name; reserved keys are {', '.join(sorted(RESERVED_KEYS))}.",
-            )
+            raise InvalidInputError("error.memory.extra_key", key=repr(key),
+                                    reserved=", ".join(sorted(RESERVED_KEYS)))
         if isinstance(value, float) and not math.isfinite(value):
-            raise InvalidInputError(f"extra[{key!r}] must be a finite number.")
+            raise InvalidInputError("error.memory.extra_finite", key=key)
         if not isinstance(value, str | int | float | bool):
-            raise InvalidInputError(
-                f"extra[{key!r}] must be a string, number or bool, got {type(value).__name__}.",
-                hint="Chroma metadata cannot hold None, lists or dicts; encode them as a string.",
-            )
+            raise InvalidInputError("error.memory.extra_type", key=key,
+                                    type=type(value).__name__)
         out[key] = value
     return out
 
@@ -230,10 +214,8 @@ class MemoryFields:
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(fields) - known)
         if unknown:
-            raise InvalidInputError(
-                f"Unknown memory field(s): {', '.join(unknown)}.",
-                hint=f"A memory takes {', '.join(sorted(known - {'strength'}))}.",
-            )
+            raise InvalidInputError("error.memory.fields", fields=", ".join(unknown),
+                                    known=", ".join(sorted(known - {"strength"})))
         if fields.get("aliases") is not None and not isinstance(fields["aliases"], str):
             fields["aliases"] = list(fields["aliases"])
         if fields.get("extra"):
@@ -245,52 +227,34 @@ def _people(tag: str, fields: MemoryFields) -> tuple[str, str, str]:
     """The character name and the relation pair of a memory, checked against its tag."""
     name = normalize_name(fields.character_name or "")
     if tag == CHARACTER and not name:
-        raise InvalidInputError(
-            "A Character memory needs character_name.",
-            hint="Pass character_name='Mira' (the canonical name; other names go in aliases).",
-        )
+        raise InvalidInputError("error.memory.character_name")
     if tag == RELATION:
         if name:
-            raise InvalidInputError(
-                "A CharacterRelation names its pair with character1 and character2, "
-                "not character_name."
-            )
+            raise InvalidInputError("error.memory.relation_name")
         c1, c2 = canonical_pair(fields.character1 or "", fields.character2 or "")
         return name, c1, c2
     if fields.character1 or fields.character2:
-        raise InvalidInputError(
-            f"character1/character2 only apply to CharacterRelation memories, not {tag}.",
-            hint="Use character_name for the character a memory is about.",
-        )
+        raise InvalidInputError("error.memory.pair_tag", tag=tag)
     return name, "", ""
 
 
 def _tag_fields(tag: str, fields: MemoryFields) -> str:
     """Check the fields that only some tags take; returns the checked aspect."""
     if fields.aliases and tag != CHARACTER:
-        raise InvalidInputError(f"aliases only apply to Character memories, not {tag}.")
+        raise InvalidInputError("error.memory.aliases_tag", tag=tag)
     if fields.foreshadow and tag not in (STORY, SETTING):
-        raise InvalidInputError(
-            f"foreshadow applies to Story and NovelSetting memories, not {tag}."
-        )
+        raise InvalidInputError("error.memory.foreshadow_tag", tag=tag)
     if not isinstance(fields.keyword, str):
-        raise InvalidInputError(f"keyword must be a string, got {fields.keyword!r}.")
+        raise InvalidInputError("error.memory.keyword", got=repr(fields.keyword))
     aspect = check_aspect(fields.aspect)
     if aspect and _aspect_tag(aspect) != tag:
-        raise InvalidInputError(
-            f"aspect {aspect!r} does not apply to {tag} memories.",
-            hint="Character memories take a state aspect or 'voice'; NovelSetting takes "
-            "'rule'; CharacterRelation takes 'address'.",
-        )
+        raise InvalidInputError("error.memory.aspect_tag", aspect=aspect, tag=tag)
     if aspect == ADDRESS:
         extra = fields.extra or {}
         pair = {name_key(fields.character1 or ""), name_key(fields.character2 or "")}
         who = [name_key(str(extra.get(k, ""))) for k in (SPEAKER_KEY, LISTENER_KEY)]
         if not all(who) or set(who) != pair:
-            raise InvalidInputError(
-                "An 'address' relation names its speaker and listener (extra v_speaker, "
-                "v_listener), and they are its pair.",
-            )
+            raise InvalidInputError("error.memory.address_pair")
     return aspect
 
 

@@ -22,6 +22,7 @@ from aizac.llm.embeddings import embedding_fingerprint as embedding_fingerprint
 from aizac.memory.chroma_client import SERVER_DOWN_HINT, is_transport_failure
 from aizac.memory.key_index import KeyIndex
 from aizac.memory.records import NEVER, Where
+from aizac.text import Text
 
 FINGERPRINT_KEY = "aizac_embedding"
 GET_PAGE = 5000
@@ -59,12 +60,10 @@ def open_collection(
             name, embedding_function=None, configuration={"hnsw": dict(HNSW)}
         )
     except (ValueError, TypeError) as e:
-        raise InvalidInputError(
-            f"Cannot open memory collection {collection!r}: {e}",
-            hint="Use 3-512 characters of letters, digits, '.', '_' or '-'.",
-        ) from e
+        raise InvalidInputError("error.memory.collection_open", collection=collection,
+                                cause=str(e)) from e
     except Exception as e:
-        raise StorageError(f"Cannot open the memory store at {path or 'memory'}: {e}") from e
+        raise StorageError("error.memory.open", path=str(path or "memory"), cause=str(e)) from e
     keep_log_short(coll)
     return client, coll, name
 
@@ -91,12 +90,9 @@ def embed_texts(embeddings: Any, texts: Sequence[str]) -> list[list[float]]:
     try:
         vectors = [[float(x) for x in v] for v in embeddings.embed_documents(list(texts))]
     except Exception as e:
-        raise StorageError(f"Embedding failed: {e}", hint="Check AIZAC_EMBEDDING.") from e
+        raise StorageError("error.memory.embed", cause=str(e)) from e
     if len(vectors) != len(texts):
-        raise StorageError(
-            f"The embeddings returned {len(vectors)} vectors for {len(texts)} texts.",
-            hint="Check AIZAC_EMBEDDING.",
-        )
+        raise StorageError("error.memory.embed_count", vectors=len(vectors), texts=len(texts))
     return vectors
 
 
@@ -140,21 +136,19 @@ class Rows:
         self.version = 0
         """Bumped on every write; read caches compare it (see ``Lookups.characters``)."""
 
-    def chroma(self, call: Callable[[], Any], what: str = "memory store") -> Any:
+    def chroma(self, call: Callable[[], Any], what: str = "error.memory.what.store") -> Any:
         """Run a Chroma call, translating its errors into aizac's."""
         try:
             return call()
         except (NotFoundError, InvalidInputError):
             raise
         except (ValueError, TypeError) as e:
-            raise InvalidInputError(f"Chroma rejected the request: {e}") from e
+            raise InvalidInputError("error.memory.rejected", cause=str(e)) from e
         except Exception as e:
             if is_transport_failure(e):  # a Chroma server (AIZAC_CHROMA_HOST) did not answer
-                raise StorageError(
-                    f"The {what} failed: the Chroma server did not answer ({e}).",
-                    hint=SERVER_DOWN_HINT,
-                ) from e
-            raise StorageError(f"The {what} failed: {e}") from e
+                raise StorageError("error.memory.no_answer", what=Text(what), cause=str(e),
+                                   hint=SERVER_DOWN_HINT) from e
+            raise StorageError("error.memory.failed", what=Text(what), cause=str(e)) from e
 
     def count(self) -> int:
         return int(self.chroma(self.collection.count))
@@ -166,7 +160,7 @@ class Rows:
         pos = {mid: n for n, mid in enumerate(res["ids"])}
         missing = [i for i in ids if i not in pos]
         if missing:
-            raise NotFoundError(f"Unknown memory id(s): {', '.join(map(str, missing[:5]))}.")
+            raise NotFoundError("error.memory.unknown_ids", ids=", ".join(map(str, missing[:5])))
         order = [pos[i] for i in ids]
         out: dict[str, Any] = {"ids": ids}
         for key in include or INCLUDE:
@@ -294,7 +288,8 @@ class Rows:
                  if "live_until" in m}
         if rises is not False:
             self.raise_hints(lives)
-        self.chroma(lambda: self.collection.update(ids=ids, metadatas=metas), "memory write")
+        self.chroma(lambda: self.collection.update(ids=ids, metadatas=metas),
+                    "error.memory.what.write")
         if rises is not True:
             self.lower_hints(lives)
         rekey = [i for i in ids if "foreshadow" in changes[i]]
@@ -308,5 +303,5 @@ class Rows:
         if not ids:
             return
         self.version += 1
-        self.chroma(lambda: self.collection.delete(ids=ids), "memory write")
+        self.chroma(lambda: self.collection.delete(ids=ids), "error.memory.what.write")
         self.lower_hints(None, drop=ids)

@@ -21,7 +21,7 @@ class ShortTermMemory:
         self, max_tokens: int = 1200, items: Iterable[str] = (), last_key: object = None
     ) -> None:
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise InvalidInputError(f"max_tokens must be a positive integer, got {max_tokens!r}.")
+            raise InvalidInputError("error.memory.max_tokens", got=repr(max_tokens))
         self.max_tokens = max_tokens
         self._items: list[str] = []
         self._lock = threading.RLock()
@@ -36,9 +36,7 @@ class ShortTermMemory:
     def _push(self, summary: str) -> None:
         text = summary.strip() if isinstance(summary, str) else ""
         if not text:
-            raise InvalidInputError(
-                "A beat summary cannot be empty.", hint="Pass one or two sentences per beat."
-            )
+            raise InvalidInputError("error.memory.empty_summary")
         text = truncate_to_tokens(text, self.max_tokens) or text[:1]
         self._items.append(text)
         while len(self._items) > 1 and self.tokens() > self.max_tokens:

@@ -80,10 +80,7 @@ class CandidateBatch:
 
     def _check_open(self) -> None:
         if self.state != "open":
-            raise InvalidInputError(
-                f"This candidate batch is already {self.state}.",
-                hint="Call mem.stage() for a new batch.",
-            )
+            raise InvalidInputError("error.memory.batch_state", state=self.state)
 
     def remember(self, text: str, tag: str, *, strength: float | None = None,
                  **fields: Any) -> str:
@@ -156,12 +153,9 @@ class CandidateBatch:
         self._check_open()
         text = check_text(text)
         if any(c.id == memory_id for c in self._candidates):
-            raise InvalidInputError(
-                f"{memory_id} is a staged candidate, not a committed memory.",
-                hint="Drop the candidate and stage the corrected fact instead.",
-            )
+            raise InvalidInputError("error.memory.staged_not_committed", id=memory_id)
         if any(c.supersedes == memory_id for c in self._candidates):
-            raise InvalidInputError(f"This batch already supersedes {memory_id}.")
+            raise InvalidInputError("error.memory.already_superseding", id=memory_id)
         old = self._memory.get(memory_id)
         fields = successor_fields(
             self._memory,
@@ -190,7 +184,7 @@ class CandidateBatch:
         before = len(self._candidates)
         self._candidates = [c for c in self._candidates if c.id != candidate_id]
         if len(self._candidates) == before:
-            raise NotFoundError(f"No staged candidate {candidate_id!r} in this batch.")
+            raise NotFoundError("error.memory.no_candidate", id=candidate_id)
 
     @property
     def candidates(self) -> list[Candidate]:
@@ -221,7 +215,7 @@ class CandidateBatch:
     def revert(self) -> None:
         """Undo a commit: delete what it added and restore what it superseded."""
         if self.state != "committed":
-            raise InvalidInputError("Only a committed batch can be reverted.")
+            raise InvalidInputError("error.memory.revert_uncommitted")
         self._memory.undo_commit(self.batch_id)
         self.state = "reverted"
 
@@ -251,10 +245,7 @@ def successor_fields(
 ) -> MemoryFields:
     """The fields of a new version of the memory whose metadata is ``old``."""
     if old.get("superseded_by"):
-        raise InvalidInputError(
-            f"This memory was already superseded by {old['superseded_by']}.",
-            hint="Supersede the latest version (see mem.history(id)).",
-        )
+        raise InvalidInputError("error.memory.already_superseded", later=old["superseded_by"])
     tag = str(old["tag"])
     if old.get("aspect") == ADDRESS:  # who speaks to whom is the fact's slot: it stays
         keep = {k: old[k] for k in (SPEAKER_KEY, LISTENER_KEY) if k in old}

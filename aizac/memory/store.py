@@ -106,11 +106,7 @@ class WriterMemory:
         adopt: Callable[[str], Embeddings | None] | None = None,
     ) -> None:
         if not isinstance(collection, str) or not _COLLECTION_NAME.fullmatch(collection):
-            raise InvalidInputError(
-                f"Invalid memory collection name {collection!r}.",
-                hint="Use 3-500 letters, digits, '.', '_' or '-', starting and ending with a "
-                "letter or digit.",
-            )
+            raise InvalidInputError("error.memory.collection_name", collection=collection)
         self.settings = settings if settings is not None else get_settings()
         self.threshold = check_threshold(
             self.settings.memory_threshold if threshold is None else threshold
@@ -204,7 +200,7 @@ class WriterMemory:
         try:
             state = json.loads(str(raw))
         except json.JSONDecodeError as e:
-            raise StorageError(f"The memory store's state record is corrupt: {e}") from e
+            raise StorageError("error.memory.state_corrupt", cause=str(e)) from e
         return state if isinstance(state, dict) else {}
 
     def _save_state(self) -> None:
@@ -219,9 +215,7 @@ class WriterMemory:
                     metadata={STATE_KEY: payload, FINGERPRINT_KEY: self._fingerprint}
                 )
             except Exception as e:
-                raise StorageError(
-                    f"Could not save the story turn and short-term memory: {e}"
-                ) from e
+                raise StorageError("error.memory.save_state", cause=str(e)) from e
 
     def reload(self) -> None:
         """Read the turn and the short-term summaries again from the store, and drop what was
@@ -252,13 +246,13 @@ class WriterMemory:
     def advance(self, turns: int = 1) -> int:
         """Move the story on by ``turns``; rewrites no memory. Returns the new turn."""
         if isinstance(turns, bool) or not isinstance(turns, int) or turns < 0:
-            raise InvalidInputError(f"advance() takes a whole number of turns >= 0, got {turns!r}.")
+            raise InvalidInputError("error.memory.advance", got=repr(turns))
         return self.set_turn(self._turn + turns)
 
     def set_turn(self, turn: int) -> int:
         """Set the story turn (e.g. rewind after undoing an accepted beat)."""
         if isinstance(turn, bool) or not isinstance(turn, int) or turn < 0:
-            raise InvalidInputError(f"The story turn must be a whole number >= 0, got {turn!r}.")
+            raise InvalidInputError("error.memory.turn", got=repr(turn))
         with self._lock:
             previous, self._turn = self._turn, turn
             try:
@@ -276,7 +270,7 @@ class WriterMemory:
         the summary with their commit, for :meth:`undo_commit` snapshots.
         """
         if isinstance(turns, bool) or not isinstance(turns, int) or turns < 0:
-            raise InvalidInputError(f"finish_beat() takes whole turns >= 0, got {turns!r}.")
+            raise InvalidInputError("error.memory.finish_beat", got=repr(turns))
         with self._lock:
             short = self.short_term
             before, before_key, on_change = short.items(), short.last_key, short.on_change
@@ -306,7 +300,7 @@ class WriterMemory:
             try:
                 return list(self.embeddings.embed_query(text))
             except Exception as e:
-                raise StorageError(f"Embedding failed: {e}", hint="Check AIZAC_EMBEDDING.") from e
+                raise StorageError("error.memory.embed", cause=str(e)) from e
         return self.embed_many([text])[0]
 
     def embed_many(self, texts: list[str]) -> list[list[float]]:

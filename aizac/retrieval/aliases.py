@@ -17,13 +17,12 @@ from typing import Protocol
 
 from aizac.errors import UnknownCharacterError
 from aizac.memory.facts import name_key
+from aizac.retrieval.words import retrieval_words
 
 _HANGUL_NAME = re.compile(r"^[\uac00-\ud7af]{3,4}$")
-# Korean particles a name may carry when copied out of a sentence ("이영민과", "미라의").
-_PARTICLES = ("에게서", "한테서", "께서는", "께서", "이랑", "에게", "한테", "하고", "께", "과",
-              "와", "의", "은", "는", "이", "가", "을", "를", "랑", "도", "만", "아", "야", "")
-# Honorifics and titles after a name ("진도준님", "미라 씨").
-_HONORIFICS = ("님", "씨", "군", "양", "선배", "형", "누나", "언니", "오빠", "이", "")
+# What a name may carry when copied out of a sentence ("이영민과", "진도준님"): words.toml.
+_PARTICLES: tuple[str, ...] = tuple(retrieval_words()["name_particles"])
+_HONORIFICS: tuple[str, ...] = tuple(retrieval_words()["honorifics"])
 
 
 class _HasCharacters(Protocol):
@@ -130,8 +129,6 @@ class AliasResolver:
         if len(found) == 1:
             return next(iter(found))
         if found:
-            raise UnknownCharacterError(
-                f"The name {name!r} is ambiguous: it could be {', '.join(sorted(found))}.",
-                hint="Use the character's full name.",
-            )
-        raise UnknownCharacterError(f"No character called {name!r} is known.")
+            raise UnknownCharacterError("error.filter.ambiguous_name", name=name,
+                                        candidates=", ".join(sorted(found)))
+        raise UnknownCharacterError("error.filter.unknown_name", name=name)

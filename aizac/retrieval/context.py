@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -210,14 +210,18 @@ def build_context(
     *,
     limits: PackLimits | None = None,
     reinforce: bool = True,
+    words: Mapping[str, str] | None = None,
 ) -> ContextPack:
-    """The context pack for ``scene`` within ``budget_tokens`` (see :mod:`aizac.retrieval.pack`).
+    """The context pack for ``scene`` within ``budget_tokens`` (see :mod:`aizac.retrieval.pack`),
+    its headings in ``words`` (the prompt language's, :data:`aizac.retrieval.pack.ENGLISH` by
+    default).
 
     Memories that make it into the pack are reinforced (they came back, so they matter) unless
     ``reinforce`` is False.
     """
     items = gather_items(memory, scene, limits)
-    pack = assemble_pack(items, budget_tokens, act_goal=scene.act_goal, location=scene.location)
+    pack = assemble_pack(items, budget_tokens, act_goal=scene.act_goal, location=scene.location,
+                         words=words)
     if reinforce:
         ids = [i.memory_id for i in pack.items if i.memory_id]
         if ids:

@@ -20,7 +20,7 @@ rest is dropped.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -67,6 +67,10 @@ HEADINGS: dict[str, str] = {
     "core": "## Core facts (pinned by the writer)",
     "story": "## Related earlier events",
 }
+ENGLISH: dict[str, str] = {**HEADINGS, "act_goal": "Act goal: ", "location": "Location: "}
+"""What a pack says around its items when no prompt language gives its own words: the section
+headings and the header labels (the writer passes its story language's,
+:attr:`aizac.writer.prompt_words.PromptWords.pack`)."""
 BULLET = "- "
 MIN_PARTIAL_TOKENS = 8
 """Smallest useful remainder: a cut item shorter than this is dropped instead."""
@@ -108,6 +112,8 @@ class ContextPack(BaseModel):
     dropped: list[PackItem] = Field(default_factory=list)
     tokens: int = 0
     """Estimated tokens of :meth:`render` (set on assembly)."""
+    words: dict[str, str] = Field(default_factory=lambda: dict(ENGLISH))
+    """The headings and header labels it is rendered with (the prompt's language)."""
 
     def section(self, name: str) -> list[PackItem]:
         """Kept items of one section, in render order."""
@@ -115,28 +121,30 @@ class ContextPack(BaseModel):
 
     def render(self) -> str:
         """Prompt text of the pack."""
-        return render_parts(self.act_goal, self.location, self.items)
+        return render_parts(self.act_goal, self.location, self.items, self.words)
 
 
-def _header_lines(act_goal: str | None, location: str | None) -> list[str]:
+def _header_lines(act_goal: str | None, location: str | None,
+                  words: Mapping[str, str] = ENGLISH) -> list[str]:
     lines = []
     if act_goal:
-        lines.append(f"Act goal: {act_goal}")
+        lines.append(f"{words['act_goal']}{act_goal}")
     if location:
-        lines.append(f"Location: {location}")
+        lines.append(f"{words['location']}{location}")
     return lines
 
 
-def render_parts(act_goal: str | None, location: str | None, items: Sequence[PackItem]) -> str:
-    """Render a header and the items grouped under their section headings."""
-    lines = _header_lines(act_goal, location)
+def render_parts(act_goal: str | None, location: str | None, items: Sequence[PackItem],
+                 words: Mapping[str, str] = ENGLISH) -> str:
+    """Render a header and the items grouped under their section headings (in ``words``)."""
+    lines = _header_lines(act_goal, location, words)
     for section in SECTIONS:
         in_section = [i for i in items if i.section == section]
         if not in_section:
             continue
         if lines:
             lines.append("")
-        lines.append(HEADINGS[section])
+        lines.append(words[section])
         lines.extend(i.line for i in in_section)
     return "\n".join(lines)
 
@@ -168,14 +176,16 @@ def _dedupe(items: Iterable[PackItem]) -> list[PackItem]:
 class _Filler:
     """Token accounting of one assembly (which items are kept, what each section used)."""
 
-    def __init__(self, budget: int, header: int) -> None:
+    def __init__(self, budget: int, header: int, words: Mapping[str, str] = ENGLISH) -> None:
         self.budget = budget
+        self.words = words
         self.used = header
         self.kept: dict[int, PackItem] = {}
         self.section_used: dict[str, int] = {}
 
     def cost(self, item: PackItem) -> int:
-        heading = 0 if item.section in self.section_used else count_tokens(HEADINGS[item.section])
+        heading = (0 if item.section in self.section_used
+                   else count_tokens(self.words[item.section]))
         return heading + item.tokens
 
     def keep(self, n: int, item: PackItem, cost: int) -> None:
@@ -209,12 +219,16 @@ def assemble_pack(
     *,
     act_goal: str | None = None,
     location: str | None = None,
+    words: Mapping[str, str] | None = None,
 ) -> ContextPack:
     """Keep what fits ``budget_tokens``: pinned first, then each section's share, then the rest,
-    each in :data:`TRIM_ORDER` priority (see the module docstring)."""
+    each in :data:`TRIM_ORDER` priority (see the module docstring); headings and labels in
+    ``words`` (:data:`ENGLISH` by default), counted as they will be rendered."""
+    said = {**ENGLISH, **(words or {})}
     candidates = [i for i in _dedupe(items) if i.text.strip()]
     index = {id(item): n for n, item in enumerate(candidates)}
-    fill = _Filler(budget_tokens, count_tokens("\n".join(_header_lines(act_goal, location))))
+    fill = _Filler(budget_tokens,
+                   count_tokens("\n".join(_header_lines(act_goal, location, said))), said)
     ranked = list(reversed(trim_order(candidates)))  # keep order: best first
     blocked: set[str] = set()  # sections that already refused an item: keep their order
     full = False
@@ -250,6 +264,7 @@ def assemble_pack(
         location=location,
         items=[item for _, item in kept],
         dropped=[i for i in candidates if index[id(i)] not in fill.kept],
+        words=said,
     )
     pack.tokens = count_tokens(pack.render())
     return pack

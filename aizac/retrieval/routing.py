@@ -10,10 +10,11 @@ from langchain_core.structured_query import Comparator, Comparison, FilterDirect
 from aizac.errors import FilterError
 from aizac.llm.errors import status_of
 from aizac.retrieval.translator import normalize_tag
+from aizac.retrieval.words import retrieval_words
 
 _HISTORY = re.compile(
     r"\b(history|used to|previously|formerly|over time|in the past|changed|change over|"
-    r"how has|how have|evolv\w*|before that)\b|과거|예전|이전|변화|변해|바뀌",
+    r"how has|how have|evolv\w*|before that)\b|" + retrieval_words()["hints"]["history"],
     re.IGNORECASE,
 )
 _TAG_HINTS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -21,7 +22,8 @@ _TAG_HINTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "CharacterRelation",
         re.compile(
             r"\b(relationship|relation|relations|between|feel about|think of|rivals?|"
-            r"friends?|enem(y|ies)|allies|lovers?)\b|관계|사이",
+            r"friends?|enem(y|ies)|allies|lovers?)\b|"
+            + retrieval_words()["hints"]["CharacterRelation"],
             re.IGNORECASE,
         ),
     ),
@@ -29,7 +31,7 @@ _TAG_HINTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "Character",
         re.compile(
             r"\b(state|status|condition|feeling|mood|profile|personality|doing now|"
-            r"who is)\b|상태|성격|기분",
+            r"who is)\b|" + retrieval_words()["hints"]["Character"],
             re.IGNORECASE,
         ),
     ),
@@ -37,7 +39,7 @@ _TAG_HINTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "NovelSetting",
         re.compile(
             r"\b(where|place|city|town|kingdom|rule|law|world|object|artifact|era|"
-            r"custom|culture|setting)\b|설정|장소|세계|규칙",
+            r"custom|culture|setting)\b|" + retrieval_words()["hints"]["NovelSetting"],
             re.IGNORECASE,
         ),
     ),

@@ -103,10 +103,7 @@ class MemoryVectorStore(VectorStore):
         ids: list[str] | None = None,
         **kwargs: Any,
     ) -> list[str]:
-        raise InvalidInputError(
-            "The retrieval view of WriterMemory is read-only.",
-            hint="Add memories with WriterMemory.remember() (or stage and commit them).",
-        )
+        raise InvalidInputError("error.retrieval.read_only")
 
     @classmethod
     def from_texts(
@@ -118,10 +115,7 @@ class MemoryVectorStore(VectorStore):
         ids: list[str] | None = None,
         **kwargs: Any,
     ) -> MemoryVectorStore:
-        raise InvalidInputError(
-            "MemoryVectorStore wraps an existing WriterMemory.",
-            hint="Create WriterMemory(...) and pass it to MemoryVectorStore(memory).",
-        )
+        raise InvalidInputError("error.retrieval.wraps_memory")
 
     def similarity_search(
         self,
@@ -205,10 +199,7 @@ class MemorySelfQueryRetriever(SelfQueryRetriever):
         if isinstance(error, OutputParserException | StructuredOutputError):
             return self._fallback(question, "parse", f"unparsable model output: {error}", None)
         if error is not None and rejected_key(error):
-            raise ModelError(
-                "The model refused the key while reading your question (HTTP 401/403).",
-                hint="Check the provider key of the extractor role (AIZAC_EXTRACTOR_MODEL).",
-            ) from error
+            raise ModelError("error.retrieval.key_refused") from error
         if isinstance(error, RecursionError):
             return self._fallback(question, "parse", "the filter is nested too deeply", None)
         if error is not None:
@@ -368,11 +359,7 @@ def _chat_model_for_fields(llm: Any) -> BaseChatModel:
     while isinstance(model, RunnableBinding):
         model = model.bound
     if not isinstance(model, BaseChatModel):
-        raise InvalidInputError(
-            f"strategy='structured' needs a chat model, got {type(llm).__name__}.",
-            hint="Pass a chat model (e.g. ModelRouter().model('extractor')), or use "
-            "strategy='langchain' for text models.",
-        )
+        raise InvalidInputError("error.retrieval.needs_chat_model", type=type(llm).__name__)
     return model
 
 
@@ -404,10 +391,7 @@ def build_self_query_retriever(
         retries: structured strategy only: extra attempts after output that does not validate.
     """
     if strategy not in ("auto", "langchain", "structured"):
-        raise InvalidInputError(
-            f"Unknown self-query strategy {strategy!r}.",
-            hint="Use 'auto', 'langchain' or 'structured'.",
-        )
+        raise InvalidInputError("error.retrieval.strategy", strategy=str(strategy))
     chosen = choose_strategy(llm) if strategy == "auto" else strategy
     resolver = AliasResolver(alias_map) if alias_map is not None else _MemoryAliases(memory)
     translator = MemoryFilterTranslator(current_turn=lambda: memory.turn, resolver=resolver)

@@ -146,9 +146,7 @@ def normalize_tag(value: object) -> str:
         key = "".join(ch for ch in value.casefold() if ch.isalnum())
         if key in _TAG_SYNONYMS:
             return _TAG_SYNONYMS[key]
-    raise InvalidFilterValueError(
-        f"Unknown memory tag {value!r}; the tags are {', '.join(TAGS)}."
-    )
+    raise InvalidFilterValueError("error.filter.tag", tag=repr(value), tags=", ".join(TAGS))
 
 
 def combine(op: str, clauses: Sequence[Where | None]) -> Where | None:
@@ -257,15 +255,14 @@ class MemoryFilterTranslator(Visitor):
         self._check_func(comparison.comparator)
         field = comparison.attribute
         if field not in ATTRIBUTE_NAMES:
-            raise UnknownFieldError(
-                f"Memories have no field {field!r}; known fields: {', '.join(ATTRIBUTE_NAMES)}."
-            )
+            raise UnknownFieldError("error.filter.field", field=field,
+                                    known=", ".join(ATTRIBUTE_NAMES))
         op = _OPS[comparison.comparator]
         value = comparison.value
         if field == SUPERSEDED_FIELD:
             wanted = self._bool(field, value)
             if op not in ("$eq", "$ne"):
-                raise InvalidFilterValueError(f"{field!r} can only be compared with eq or ne.")
+                raise InvalidFilterValueError("error.filter.eq_only", field=field)
             if wanted == (op == "$eq"):
                 self._history = True
             return None
@@ -280,7 +277,7 @@ class MemoryFilterTranslator(Visitor):
             return _bounded(field, integer_bound(op, number))
         if field in BOOL_FIELDS:
             if op not in ("$eq", "$ne"):
-                raise InvalidFilterValueError(f"{field!r} can only be compared with eq or ne.")
+                raise InvalidFilterValueError("error.filter.eq_only", field=field)
             return {field: {op: self._bool(field, value)}}
         if field in CHARACTER_FIELDS:
             names = self._each(value, op, self._name)
@@ -294,9 +291,9 @@ class MemoryFilterTranslator(Visitor):
         try:
             self._validate_func(func)
         except ValueError as e:
-            raise InvalidFilterValueError(str(e)) from e
+            raise InvalidFilterValueError("error.filter.invalid", cause=str(e)) from e
         if isinstance(func, Comparator) and func not in _OPS:
-            raise InvalidFilterValueError(f"Comparator {func!s} is not supported for memories.")
+            raise InvalidFilterValueError("error.filter.comparator", comparator=str(func))
 
     def _pair_from(self, args: list[FilterDirective]) -> tuple[Where | None, list[FilterDirective]]:
         """Pull eq(character1, A) and eq(character2, B) out of an ``and`` as one pair clause."""
@@ -330,10 +327,10 @@ class MemoryFilterTranslator(Visitor):
         if op in ("$in", "$nin"):
             items = value if isinstance(value, list | tuple) else [value]
             if not items:
-                raise InvalidFilterValueError(f"{op[1:]} needs at least one value.")
+                raise InvalidFilterValueError("error.filter.no_values", op=op[1:])
             return [convert(v) for v in items]
         if isinstance(value, list | tuple):
-            raise InvalidFilterValueError(f"A list is only allowed with in/nin, got {value!r}.")
+            raise InvalidFilterValueError("error.filter.list", got=repr(value))
         return convert(value)
 
     def _name(self, value: Any) -> str:
@@ -343,16 +340,16 @@ class MemoryFilterTranslator(Visitor):
     @staticmethod
     def _string(value: Any) -> str:
         if value is None or isinstance(value, bool | dict):
-            raise InvalidFilterValueError(f"Expected a text value, got {value!r}.")
+            raise InvalidFilterValueError("error.filter.text", got=repr(value))
         text = str(value).strip()
         if not text:
-            raise InvalidFilterValueError("Expected a non-empty text value.")
+            raise InvalidFilterValueError("error.filter.empty_text")
         return text
 
     @staticmethod
     def _number(field: str, value: Any) -> int | float:
         if isinstance(value, bool):
-            raise InvalidFilterValueError(f"{field!r} is a number, got {value!r}.")
+            raise InvalidFilterValueError("error.filter.number", field=field, got=repr(value))
         if isinstance(value, int | float):
             return value
         if isinstance(value, str):
@@ -362,7 +359,7 @@ class MemoryFilterTranslator(Visitor):
                 pass
             else:
                 return int(number) if number.is_integer() else number
-        raise InvalidFilterValueError(f"{field!r} is a number, got {value!r}.")
+        raise InvalidFilterValueError("error.filter.number", field=field, got=repr(value))
 
     @staticmethod
     def _bool(field: str, value: Any) -> bool:
@@ -370,13 +367,13 @@ class MemoryFilterTranslator(Visitor):
             return value
         if isinstance(value, str) and value.strip().lower() in ("true", "false"):
             return value.strip().lower() == "true"
-        raise InvalidFilterValueError(f"{field!r} is true or false, got {value!r}.")
+        raise InvalidFilterValueError("error.filter.bool", field=field, got=repr(value))
 
     def _time(self, op: str, value: Any) -> Where:
         def turns(v: Any) -> int | float:
             ago = self._number(TIME_FIELD, v)
             if ago < 0:
-                raise InvalidFilterValueError(f"'time' counts turns and cannot be negative: {v!r}.")
+                raise InvalidFilterValueError("error.filter.time", got=repr(v))
             return ago
 
         rounded = integer_bound(op, self._each(value, op, turns))

@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import re
 
-_KO = re.compile(
-    r"^\s*(?P<name>[^\s?？!.,]+(?:\s+[^\s?？!.,]+)?)\s*"
-    r"(?:누구|어떤\s*(?:사람|인물|캐릭터|애)|뭐하는\s*사람)"
-)
-_EN = re.compile(r"^\s*who\s+(?:is|was|'s)\s+(?P<name>[^?!.]+?)\s*[?!.]*\s*$", re.IGNORECASE)
-_ZH = re.compile(r"^\s*(?P<name>[^\s?？!,，]+?)\s*(?:是谁|是什么人|是怎样的人)")
+from aizac.retrieval.words import retrieval_words
+
+_PATTERNS = tuple(re.compile(pattern, re.IGNORECASE)
+                  for pattern in retrieval_words()["who"].values())
+""""Who is X?" in each language (``words.toml``), each with a group named ``name``."""
 
 
 def who_question(question: str) -> str | None:
     """The name a "who is X?" question asks about, as written, or ``None``."""
-    for pattern in (_KO, _EN, _ZH):
+    for pattern in _PATTERNS:
         found = pattern.match(question or "")
         if found:
             name = found.group("name").strip()

@@ -36,6 +36,7 @@ from aizac.storage.tables import sessions, tokens, users
 TOKEN_PREFIX = "aizac_"
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
+MAX_LABEL = 80  # characters of an API token's label
 ACCOUNTS_FILE = Path("server") / "accounts.sqlite3"
 """The embedded accounts file, relative to the data directory."""
 
@@ -65,19 +66,14 @@ def check_user_name(name: str) -> str:
     clean = unicodedata.normalize("NFC", name).strip()
     ok = 2 <= len(clean) <= 40 and all(c.isalnum() or c in "._-" for c in clean)
     if not ok or clean[0] in "._-":
-        raise InvalidInputError(
-            f"{name!r} is not a valid user name.",
-            hint="Use 2-40 letters, digits, '.', '-' or '_', starting with a letter or digit.",
-        )
+        raise InvalidInputError("error.account.name", name=name)
     return clean
 
 
 def check_password(password: str) -> str:
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-        raise InvalidInputError(
-            f"A password needs {MIN_PASSWORD} to {MAX_PASSWORD} characters.",
-            hint="Choose a longer passphrase.",
-        )
+        raise InvalidInputError("error.account.password", least=MIN_PASSWORD,
+                                most=MAX_PASSWORD)
     return password
 
 
@@ -119,7 +115,7 @@ class AccountStore:
                 if private.exists():
                     os.chmod(private, 0o600)
         except OSError as e:
-            raise StorageError(f"Cannot open the accounts database {self.path}: {e}.") from e
+            raise StorageError("error.account.open", path=str(self.path), cause=str(e)) from e
         self.db = sqlite_file(self.path, "accounts")
 
     @classmethod
@@ -143,9 +139,7 @@ class AccountStore:
                     id=user.id, name=clean, name_key=name_key(clean), password_hash=digest,
                     created_at=time.time()))
         except IntegrityError as e:
-            raise ConflictError(
-                f"The user name {clean!r} is taken.", hint="Choose another name."
-            ) from e
+            raise ConflictError("error.account.taken", name=clean) from e
         return user
 
     def user(self, user_id: str) -> User:
@@ -153,7 +147,7 @@ class AccountStore:
             row = conn.execute(select(users.c.id, users.c.name).where(
                 users.c.id == user_id)).first()
         if row is None:
-            raise NotFoundError("No such user.", hint="Log in again.")
+            raise NotFoundError("error.account.no_user")
         return _user(row)
 
     def users(self) -> list[User]:
@@ -183,8 +177,8 @@ class AccountStore:
     # ---------------------------------------------------------------------------- tokens
     def new_token(self, user_id: str, label: str = "") -> tuple[str, TokenInfo]:
         """A new API token for ``user_id``: (the secret, shown once; its stored record)."""
-        if len(label) > 80:
-            raise InvalidInputError("The token label is too long (at most 80 characters).")
+        if len(label) > MAX_LABEL:
+            raise InvalidInputError("error.account.token_label", most=MAX_LABEL)
         self.user(user_id)
         secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
         info = TokenInfo(id=uuid.uuid4().hex[:16], label=label.strip(), created_at=time.time())
@@ -206,7 +200,7 @@ class AccountStore:
             gone = conn.execute(delete(tokens).where(
                 tokens.c.id == token_id, tokens.c.user_id == user_id)).rowcount
         if not gone:
-            raise NotFoundError("No such token.", hint="List your tokens first.")
+            raise NotFoundError("error.account.no_token")
 
     def user_of_token(self, token: str) -> User | None:
         if not token.startswith(TOKEN_PREFIX):

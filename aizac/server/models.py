@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from aizac.text import render
 from aizac.web.service import HistoryView
 from aizac.writer.project import BeatRecord, ProjectInfo
 from aizac.writer.schemas import NovelBeat, NovelPlot
@@ -104,8 +105,11 @@ class HistoryOut(Body):
 
     @classmethod
     def of(cls, h: HistoryView) -> HistoryOut:
+        # the history's steps are data now (aizac.web.service.HistoryStep): said in English here,
+        # as the API said them before
         return cls(node_id=h.node_id, can_undo=h.can_undo, can_redo=h.can_redo,
-                   path=list(h.path), siblings=list(h.siblings))
+                   path=[render(s.text(), "en") for s in h.path],
+                   siblings=[(render(label, "en"), node) for label, node in h.siblings])
 
 
 class BeatsOut(Body):

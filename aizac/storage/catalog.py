@@ -49,10 +49,7 @@ class Catalog:
                                                       created_at=time.time()))
                 write(conn, key)
         except IntegrityError as e:
-            raise InvalidInputError(
-                f"A project named {name!r} already exists.",
-                hint="Pick another name, or open it with --project.",
-            ) from e
+            raise InvalidInputError("error.project.exists", name=name) from e
         return key
 
     def find(self, name: str) -> str | None:

@@ -62,7 +62,7 @@ class _Db:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as e:
-            raise StorageError(f"Cannot open the style evidence at {path}: {e}") from e
+            raise StorageError("error.style.open", path=str(path), cause=str(e)) from e
         self.lock = threading.Lock()
 
     @contextmanager
@@ -74,8 +74,7 @@ class _Db:
                 self.db.execute("COMMIT")
             except sqlite3.Error as e:
                 self.db.execute("ROLLBACK")
-                raise StorageError(f"The style evidence at {self.path} could not be written: "
-                                   f"{e}") from e
+                raise StorageError("error.style.write", path=str(self.path), cause=str(e)) from e
             except BaseException:
                 self.db.execute("ROLLBACK")
                 raise
@@ -195,7 +194,7 @@ class StyleBook:
 
     def _record(self, beat_id: int, kind: str, **values: object) -> None:
         if kind not in KINDS:
-            raise InvalidInputError(f"Unknown style evidence kind {kind!r}.")
+            raise InvalidInputError("error.style.kind", kind=repr(kind))
         for target in self._targets():
             with target.tx() as db:
                 _record(db, self.project, beat_id, kind, **values)  # type: ignore[arg-type]

@@ -14,8 +14,31 @@ __all__ = ["chart_labels", "drift_lines", "metric_label", "profile_table", "summ
            "word_lines"]
 
 
+METRIC_KEYS: dict[str, str] = {
+    "dash": "style.metric.dash",
+    "dialogue_share": "style.metric.dialogue_share",
+    "ellipsis": "style.metric.ellipsis",
+    "ending_da": "style.metric.ending_da",
+    "ending_eo": "style.metric.ending_eo",
+    "ending_formal": "style.metric.ending_formal",
+    "ending_other": "style.metric.ending_other",
+    "ending_yo": "style.metric.ending_yo",
+    "exclamation": "style.metric.exclamation",
+    "honorific_share": "style.metric.honorific_share",
+    "interrobang": "style.metric.interrobang",
+    "long_share": "style.metric.long_share",
+    "one_line_share": "style.metric.one_line_share",
+    "onomatopoeia": "style.metric.onomatopoeia",
+    "paragraph_len": "style.metric.paragraph_len",
+    "question": "style.metric.question",
+    "sentence_len": "style.metric.sentence_len",
+    "tilde": "style.metric.tilde",
+}
+"""A style metric's catalogue key."""
+
+
 def metric_label(metric: str, language: str) -> str:
-    return t(f"style.metric.{metric}", language)
+    return t(METRIC_KEYS[metric], language) if metric in METRIC_KEYS else metric
 
 
 def _value(metric: str, value: float) -> str:

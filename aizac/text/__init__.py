@@ -8,12 +8,13 @@ travels as :class:`Verbatim` and is never translated. See ``aizac/text/README.md
 
 from aizac.text.catalogue import LANGUAGES, known
 from aizac.text.describe import Described, describe
-from aizac.text.message import Renderable, Text, Verbatim
+from aizac.text.message import Clauses, Renderable, Text, Verbatim, language_name
 from aizac.text.particles import attach
 from aizac.text.render import render, t
 
 __all__ = [
     "LANGUAGES",
+    "Clauses",
     "Described",
     "Renderable",
     "Text",
@@ -21,6 +22,7 @@ __all__ = [
     "attach",
     "describe",
     "known",
+    "language_name",
     "render",
     "t",
 ]

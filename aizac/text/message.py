@@ -44,7 +44,73 @@ class Verbatim:
         return self.text
 
 
-Renderable = Text | Verbatim
+@dataclass(frozen=True)
+class Clauses:
+    """Several texts read as one sentence's clauses, joined by the language's semicolon
+    (``a; b`` in English and Korean, ``a；b`` in Chinese); a plain list parameter is joined as a
+    list instead (``a, b``, ``a、b``)."""
+
+    items: tuple[Text | Verbatim, ...]
+
+
+def to_data(text: Text | Verbatim | Clauses) -> dict[str, Any]:
+    """``text`` as plain JSON data, to store what happened and say it later (a paused run's
+    reason, an event's note): ``{"key": ..., "params": {...}}``, ``{"verbatim": ...}`` or
+    ``{"clauses": [...]}``. A parameter that is not JSON is stored as its ``str``."""
+    if isinstance(text, Verbatim):
+        return {"verbatim": text.text}
+    if isinstance(text, Clauses):
+        return {"clauses": [to_data(x) for x in text.items]}
+    return {"key": text.key, "params": {k: _value_data(v) for k, v in text.params.items()}}
+
+
+def _value_data(value: Any) -> Any:
+    if isinstance(value, Text | Verbatim | Clauses):
+        return to_data(value)
+    if isinstance(value, list | tuple):
+        return [_value_data(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def from_data(data: Any) -> Text | Verbatim | Clauses:
+    """The text :func:`to_data` stored; anything else (a plain string written before texts were
+    data, an English note of an older run) is shown as it is."""
+    if isinstance(data, dict) and isinstance(data.get("key"), str):
+        params = data.get("params") or {}
+        return Text(data["key"], {k: _value_from(v) for k, v in dict(params).items()})
+    if isinstance(data, dict) and "verbatim" in data:
+        return Verbatim(str(data["verbatim"]))
+    if isinstance(data, dict) and isinstance(data.get("clauses"), list):
+        return Clauses(tuple(_as_item(from_data(x)) for x in data["clauses"]))
+    return Verbatim("" if data is None else str(data))
+
+
+def _value_from(value: Any) -> Any:
+    if isinstance(value, dict) and ({"key", "verbatim", "clauses"} & set(value)):
+        return from_data(value)
+    if isinstance(value, list):
+        return [_value_from(v) for v in value]
+    return value
+
+
+def _as_item(text: Text | Verbatim | Clauses) -> Text | Verbatim:
+    return text if isinstance(text, Text | Verbatim) else Verbatim("")
+
+
+LANGUAGE_NAMES = {"en": "language.en", "ko": "language.ko", "zh": "language.zh"}
+"""Each story and interface language's name in the catalogue."""
+
+
+def language_name(code: str) -> Text | Verbatim:
+    """The language ``code`` (``ko``) as the reader calls it (Korean, 한국어, 韩语)."""
+    key = LANGUAGE_NAMES.get(code)
+    return Text(key) if key else Verbatim(code)
+
+
+Renderable = Text | Verbatim | Clauses
 """What an edge can render."""
 
-__all__ = ["Renderable", "Text", "Verbatim"]
+__all__ = ["LANGUAGE_NAMES", "Clauses", "Renderable", "Text", "Verbatim", "from_data",
+           "language_name", "to_data"]

@@ -11,7 +11,9 @@ written as Korean style guides do (``이(가)``).
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
+from importlib import resources
 
 _HANGUL_FIRST, _HANGUL_LAST = 0xAC00, 0xD7A3
 _RIEUL = 8  # the index of ㄹ among the final consonants
@@ -33,30 +35,21 @@ class Particle:
         return f"{self.consonant}({self.vowel})"
 
 
-_PAIRS = (
-    Particle("이", "가"),
-    Particle("은", "는"),
-    Particle("을", "를"),
-    Particle("과", "와"),
-    Particle("아", "야"),
-    Particle("으로", "로", rieul_as_vowel=True),
-    Particle("으로서", "로서", rieul_as_vowel=True),
-    Particle("으로써", "로써", rieul_as_vowel=True),
-    Particle("이나", "나"),
-    Particle("이라", "라"),
-    Particle("이라고", "라고"),
-    Particle("이랑", "랑"),
-    Particle("이며", "며"),
-    Particle("이에요", "예요"),
-    Particle("이었다", "였다"),
-    Particle("이다", "다"),
-)
-PARTICLES: dict[str, Particle] = {}
-for _pair in _PAIRS:
-    PARTICLES.setdefault(_pair.consonant, _pair)
-    PARTICLES.setdefault(_pair.vowel, _pair)
-PARTICLES["(으)로"] = PARTICLES["로"]
-PARTICLES["이(가)"] = PARTICLES["가"]
+def _load() -> dict[str, Particle]:
+    """The particles of ``particles.toml`` (beside this module), by either form."""
+    with (resources.files("aizac.text") / "particles.toml").open("rb") as handle:
+        data = tomllib.load(handle)
+    found: dict[str, Particle] = {}
+    for consonant, vowel, *flags in data["pairs"]:
+        pair = Particle(consonant, vowel, rieul_as_vowel="rieul_as_vowel" in flags)
+        found.setdefault(pair.consonant, pair)
+        found.setdefault(pair.vowel, pair)
+    for alias, form in data.get("aliases", {}).items():
+        found[alias] = found[form]
+    return found
+
+
+PARTICLES: dict[str, Particle] = _load()
 
 # The last sound of a Sino-Korean numeral: 영 일 이 삼 사 오 육 칠 팔 구 (0 = none, 8 = ㄹ,
 # other positive = some other final consonant).

@@ -9,17 +9,19 @@ from collections.abc import Iterable
 from typing import Any
 
 from aizac.text.catalogue import LANGUAGES, template
-from aizac.text.message import Text, Verbatim
+from aizac.text.message import Clauses, Text, Verbatim
 from aizac.text.particles import PARTICLES, attach
 
 log = logging.getLogger(__name__)
 
 _LIST_SEPARATOR = {"en": ", ", "ko": ", ", "zh": "、"}
+_CLAUSE_SEPARATOR = {"en": "; ", "ko": "; ", "zh": "；"}
 
 
 class _Formatter(string.Formatter):
-    """``str.format`` with two additions: a Korean particle as a format spec (``{name:이}``),
-    and parameters that are themselves texts or lists, rendered in the same language."""
+    """``str.format`` with two additions: a Korean particle as a format spec (``{name:이}``;
+    ``{name:'이}`` quotes the value first: ``'검'이``), and parameters that are themselves texts
+    or lists, rendered in the same language."""
 
     def __init__(self, language: str) -> None:
         self.language = language
@@ -27,7 +29,9 @@ class _Formatter(string.Formatter):
     def format_field(self, value: Any, format_spec: str) -> str:
         if format_spec in PARTICLES:
             return attach(self.convert(value), format_spec)
-        if isinstance(value, Text | Verbatim | list | tuple):
+        if format_spec[:1] == "'" and format_spec[1:] in PARTICLES:  # '{x:'이}' -> 'x'이
+            return attach(f"'{self.convert(value)}'", format_spec[1:])
+        if isinstance(value, Text | Verbatim | Clauses | list | tuple):
             return format(self.convert(value), format_spec)
         return super().format_field(value, format_spec)
 
@@ -36,12 +40,14 @@ class _Formatter(string.Formatter):
             return render(value, self.language)
         if isinstance(value, Verbatim):
             return value.text
+        if isinstance(value, Clauses):
+            return render(value, self.language)
         if isinstance(value, list | tuple):
             return _LIST_SEPARATOR.get(self.language, ", ").join(self.convert(v) for v in value)
         return str(value)
 
 
-def render(text: Text | Verbatim, language: str) -> str:
+def render(text: Text | Verbatim | Clauses, language: str) -> str:
     """``text`` in ``language`` (``en``, ``ko`` or ``zh``; another falls back to English).
 
     A key no catalogue has renders as the key itself (and is logged): the catalogue test keeps
@@ -50,6 +56,8 @@ def render(text: Text | Verbatim, language: str) -> str:
     if isinstance(text, Verbatim):
         return text.text
     language = language if language in LANGUAGES else "en"
+    if isinstance(text, Clauses):
+        return _CLAUSE_SEPARATOR[language].join(render(x, language) for x in text.items)
     found = template(text.key, language)
     if found is None:
         log.warning("no catalogue entry for %r", text.key)
@@ -72,7 +80,7 @@ def placeholders(template_text: str) -> set[str]:
             for _, name, _, _ in string.Formatter().parse(template_text) if name}
 
 
-def render_all(texts: Iterable[Text | Verbatim], language: str, sep: str = "\n") -> str:
+def render_all(texts: Iterable[Text | Verbatim | Clauses], language: str, sep: str = "\n") -> str:
     """Several texts, one after another."""
     return sep.join(render(x, language) for x in texts)
 

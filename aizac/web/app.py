@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from aizac.errors import InvalidInputError
 from aizac.settings import Settings, get_settings
+from aizac.text import LANGUAGES
 from aizac.writer.service import Studio
 
 
@@ -17,8 +19,11 @@ def export_dir_for(settings: Settings) -> Path:
 def create_app(studio: Studio, *, language: str | None = None) -> tuple[Any, Path]:
     """(Gradio Blocks, export folder) for ``studio``.
 
-    The interface language is English unless ``language`` (default: ``AIZAC_UI_LANGUAGE``, the
-    ``ui_language`` setting) is ``"ko"``.
+    The interface language is ``language`` (default: ``AIZAC_UI_LANGUAGE``, the ``ui_language``
+    setting): ``en``, ``ko`` or ``zh``; another is refused.
+
+    Raises:
+        InvalidInputError: ``language`` is not an interface language.
     """
     from aizac.offline import apply_offline_defaults
 
@@ -29,7 +34,10 @@ def create_app(studio: Studio, *, language: str | None = None) -> tuple[Any, Pat
     export_dir = export_dir_for(studio.settings)
     export_dir.mkdir(parents=True, exist_ok=True)
     service = WebService(studio, export_dir=export_dir)
-    return build_app(service, language=language or studio.settings.ui_language), export_dir
+    chosen = language or studio.settings.ui_language
+    if chosen not in LANGUAGES:
+        raise InvalidInputError("error.ui_language", language=chosen, choices=", ".join(LANGUAGES))
+    return build_app(service, language=chosen), export_dir
 
 
 def serve(

@@ -20,9 +20,10 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.tracers.context import register_configure_hook
 
 from aizac.errors import CancelledError
+from aizac.text import Text
 
-Progress = Callable[[str], None]
-CANCELLED = "Cancelled; the project was left as it was."
+Progress = Callable[[Text], None]
+CANCELLED = "error.cancelled"
 
 
 class _StopOnCancel(BaseCallbackHandler):
@@ -79,7 +80,7 @@ class CancelToken:
     def progress(self, report: Progress | None) -> Progress:
         """``report`` that first stops the operation if it was cancelled."""
 
-        def say(message: str) -> None:
+        def say(message: Text) -> None:
             self.check()
             if report is not None:
                 report(message)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aizac.errors import InvalidInputError
+from aizac.text import Text
 from aizac.web.service import WebService
 from aizac.writer import episode
 
@@ -30,7 +31,7 @@ class EpisodeView:
     default_length: int
 
 
-def parse_count(what: str, value: Any) -> int | None:
+def parse_count(what: str, value: Any) -> int | None:  # what: the field's catalogue key
     """A whole number the writer typed (``None`` when left empty, meaning "the default").
 
     Accepts numbers from the number boxes and text such as ``"5,000"``; anything else is an
@@ -43,20 +44,20 @@ def parse_count(what: str, value: Any) -> int | None:
         try:
             number = float(value.replace(",", "").replace("_", "").strip())
         except ValueError as e:
-            raise InvalidInputError(f"{what} must be a whole number (got {value!r}).") from e
+            raise InvalidInputError("error.form.whole", field=Text(what), got=value) from e
     elif isinstance(value, int | float) and not isinstance(value, bool):
         number = float(value)
     else:
-        raise InvalidInputError(f"{what} must be a whole number (got {value!r}).")
+        raise InvalidInputError("error.form.whole", field=Text(what), got=repr(value))
     if number != number or number in (float("inf"), float("-inf")) or int(number) != number:
-        raise InvalidInputError(f"{what} must be a whole number (got {value}).")
+        raise InvalidInputError("error.form.whole", field=Text(what), got=str(value))
     return int(number)
 
 
 def parse(beats: Any, length: Any) -> tuple[int | None, int | None]:
     """(beats, length) from the page's boxes, each checked (range included)."""
-    b = parse_count("Beats per episode", beats)
-    n = parse_count("Episode length", length)
+    b = parse_count("ui.ep.beats", beats)
+    n = parse_count("ui.ep.title", length)
     episode.check(b, n)
     return b, n
 

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from aizac import keywords
 from aizac.errors import InvalidInputError
+from aizac.text import Text
 from aizac.writer.field_labels import invalid_fields
 from aizac.writer.schemas import STAGES, NovelBeat, NovelPlot
 
@@ -39,24 +40,31 @@ BEAT_FIELDS: tuple[str, ...] = (
 _COMMA_FIELDS = frozenset({"characters", "emotions"})
 _LINE_FIELDS = frozenset({"events", "conflicts", "sets_up", "pays_off"})
 _SPLIT_COMMAS = re.compile(r"[,\n、，]")
+BEAT_LABELS = {
+    "location": "form.location", "time": "form.time", "characters": "form.characters",
+    "events": "form.events", "dialogue": "form.dialogue", "emotions": "form.emotions",
+    "conflicts": "form.conflicts", "sets_up": "form.sets_up", "pays_off": "form.pays_off",
+}
+"""Each beat field as an error names it (a catalogue key)."""
+STAGE_KEYS = {"exposition": "stage.exposition", "development": "stage.development",
+              "crisis": "stage.crisis", "climax": "stage.climax", "resolution": "stage.resolution"}
+"""The five stages as the reader calls them."""
 
 
 def check_length(label: str, text: str | None, limit: int = MAX_FIELD_CHARS) -> str:
-    """``text`` (``None`` as empty) if it is at most ``limit`` characters, else a clear error."""
+    """``text`` (``None`` as empty) if it is at most ``limit`` characters, else a clear error
+    naming the field by ``label`` (a catalogue key: ``form.title``)."""
     value = text or ""
     if len(value) > limit:
-        raise InvalidInputError(
-            f"{label} is {len(value):,} characters long; the limit is {limit:,}.",
-            hint="Shorten it and try again.",
-        )
+        raise InvalidInputError("error.form.too_long", field=Text(label), n=f"{len(value):,}",
+                                limit=f"{limit:,}")
     return value
 
 
 def split_keywords(text: str | None) -> list[str]:
-    """Keywords typed as ``회귀, 복수`` -> ``["회귀", "복수"]``; empty input is an error."""
-    value = check_length("Keywords", text, MAX_KEYWORDS_CHARS)
-    hint = "Type at least one keyword, for example: regression, revenge (or 회귀, 복수)."
-    return keywords.split_keywords(value, hint=hint)
+    """Keywords typed as ``a, b`` -> ``["a", "b"]``; empty input is an error."""
+    value = check_length("form.keywords", text, MAX_KEYWORDS_CHARS)
+    return keywords.split_keywords(value)
 
 
 def _items(text: str, *, commas: bool) -> list[str]:
@@ -91,27 +99,16 @@ def _dialogue(text: str) -> list[dict[str, str]]:
         if not sep:
             speaker, sep, line = raw.partition("：")
         if not sep or not speaker.strip() or not line.strip():
-            raise InvalidInputError(
-                f"Dialogue line {raw.strip()[:60]!r} needs the form 'Speaker: line'.",
-                hint="Put the speaker's name, a colon, then what they say.",
-            )
+            raise InvalidInputError("error.form.dialogue", line=raw.strip()[:60])
         lines.append({"speaker": speaker.strip(), "line": line.strip().strip('"“”')})
     return lines
-
-
-def _schema_message(e: ValidationError) -> str:
-    parts = []
-    for err in e.errors()[:3]:
-        where = ".".join(str(x) for x in err["loc"]) or "value"
-        parts.append(f"{where}: {err['msg']}")
-    return "; ".join(parts)
 
 
 def fields_to_beat(base: NovelBeat, fields: dict[str, str | None]) -> NovelBeat:
     """A new beat: ``base``'s position with the form's field values, validated."""
     data: dict[str, Any] = {"episode": base.episode, "index": base.index}
     for name in BEAT_FIELDS:
-        text = check_length(name.replace("_", " ").capitalize(), fields.get(name))
+        text = check_length(BEAT_LABELS[name], fields.get(name))
         if name == "dialogue":
             data[name] = _dialogue(text)
         elif name in _COMMA_FIELDS:
@@ -123,12 +120,7 @@ def fields_to_beat(base: NovelBeat, fields: dict[str, str | None]) -> NovelBeat:
     try:
         return NovelBeat(**data)
     except ValidationError as e:
-        raise InvalidInputError(
-            f"The beat is not valid: {_schema_message(e)}.",
-            hint="A beat needs at least one character and one event; keep lines short.",
-            localized={"ko": f"비트가 올바르지 않습니다: {invalid_fields(e.errors(), 'ko')}. "
-                             "비트에는 인물과 사건이 하나 이상 있어야 하고, 줄은 짧게 쓰세요."},
-        ) from e
+        raise InvalidInputError("error.form.beat_invalid", fields=invalid_fields(e.errors())) from e
 
 
 # ---------------------------------------------------------------------------------- the plot
@@ -181,18 +173,18 @@ def tables_to_plot(
     char_rows = _rows(characters)
     setting_rows = _rows(settings)
     act_rows = _rows(acts)
-    for label, rows in (("Characters", char_rows), ("Settings", setting_rows), ("Acts", act_rows)):
+    tables = (("form.characters_table", char_rows), ("form.settings_table", setting_rows),
+              ("form.acts_table", act_rows))
+    for label, rows in tables:
         for row in rows:
             for cell in row:
                 check_length(label, cell)
     if len(act_rows) != len(STAGES):
-        raise InvalidInputError(
-            f"The plot needs exactly {len(STAGES)} acts, got {len(act_rows)}.",
-            hint="Keep one row per stage: " + ", ".join(STAGES) + ".",
-        )
+        raise InvalidInputError("error.form.act_count", n=len(STAGES), got=len(act_rows),
+                                stages=[Text(STAGE_KEYS[s]) for s in STAGES])
     data: dict[str, Any] = {
-        "title": check_length("Title", title, 300).strip(),
-        "logline": check_length("Logline", logline).strip(),
+        "title": check_length("form.title", title, 300).strip(),
+        "logline": check_length("form.logline", logline).strip(),
         "genre": genre if genre is not None else (base.genre if base else ""),
         "keywords": list(keywords if keywords is not None else (base.keywords if base else [])),
         "characters": [
@@ -212,12 +204,7 @@ def tables_to_plot(
     try:
         return NovelPlot(**data)
     except ValidationError as e:
-        raise InvalidInputError(
-            f"The plot is not valid: {_schema_message(e)}.",
-            hint="Every character needs a name, role and profile; every act a goal and key events.",
-            localized={"ko": f"플롯이 올바르지 않습니다: {invalid_fields(e.errors(), 'ko')}. "
-                             "인물마다 이름·역할·소개를, 막마다 목표와 주요 사건을 쓰세요."},
-        ) from e
+        raise InvalidInputError("error.form.plot_invalid", fields=invalid_fields(e.errors())) from e
 
 
 def _episode_count(stage: str, text: str) -> int:
@@ -226,18 +213,11 @@ def _episode_count(stage: str, text: str) -> int:
     except ValueError:
         value = -1
     if value < 1 or value != int(value):
-        raise InvalidInputError(
-            f"The {stage} act's episode count must be a whole number from 1 up, got {text!r}."
-        )
+        raise InvalidInputError("error.form.act_episodes", stage=Text(STAGE_KEYS[stage]),
+                                got=text)
     return int(value)
 
 
 def _cell(row: Sequence[str], i: int) -> str:
     return row[i] if i < len(row) else ""
 
-
-PLOT_TEXT = {
-    "none": "_No plot yet. Press **Generate plot**, or write it in the tables below and press "
-            "**Save plot**._",
-    "genre": "Genre", "keywords": "Keywords", "episodes": "Planned episodes",
-}

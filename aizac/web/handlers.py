@@ -14,14 +14,16 @@ from typing import Any
 
 from aizac.errors import InvalidInputError
 from aizac.export.render import escape_markdown, escape_markdown_cell, escape_markdown_lines
+from aizac.text import Text
 from aizac.web import forms
 from aizac.web.exports import ExportResult
+from aizac.web.labels import Labels
 from aizac.web.service import HistoryView, WebService
 from aizac.writer.project import BeatRecord
 from aizac.writer.prompts import LANGUAGES
 from aizac.writer.schemas import STAGES
 
-Progress = Callable[[str], None]
+Progress = Callable[[Text], None]
 BEAT_HEADERS = ["#", "Status", "Place", "Time", "What happens"]
 HISTORY_SHOWN = 12
 
@@ -44,18 +46,18 @@ class StartView:
     plot_version: int | None
     planned_episodes: int = 0
 
-    def overview(self, text: dict[str, str] | None = None) -> str:
+    def overview(self, L: Labels | None = None) -> str:
         """The read-only summary atop the Start screen (the writer's genre and keywords)."""
-        t = {**forms.PLOT_TEXT, **(text or {})}
+        L = L or Labels()
         if self.plot_version is None:
-            return t["none"]
+            return L["ui.plot_none"]
         # the model's title and logline and the writer's words literal ('# Episode 2', '<name>')
         title = escape_markdown(" ".join(self.title.split()), heading=True)
         return (
             f"### {title}\n\n{escape_markdown_lines(self.logline)}\n\n"
-            f"**{t['genre']}** {escape_markdown_cell(self.genre) or '—'} · "
-            f"**{t['keywords']}** {escape_markdown_cell(self.keywords) or '—'} · "
-            f"**{t['episodes']}** {self.planned_episodes}"
+            f"**{L['ui.plot_genre']}** {escape_markdown_cell(self.genre) or '—'} · "
+            f"**{L['ui.plot_keywords']}** {escape_markdown_cell(self.keywords) or '—'} · "
+            f"**{L['ui.plot_episodes']}** {self.planned_episodes}"
         )
 
 
@@ -79,32 +81,23 @@ class EditorView:
     has_plot: bool = True
     reused_draft: bool = False  # Next beat found a draft waiting and designed nothing
 
-    def history_text(self, kinds: dict[str, str] | None = None, text: dict[str, str] | None = None
-                     ) -> str:
-        t = {"empty": "_No steps yet. Press **Next beat** to design the first beat._",
-             "here": "← **you are here**", "earlier": "_… {n} earlier step(s)_", **(text or {})}
+    def history_text(self, L: Labels | None = None) -> str:
+        """The path from the first step to the current one, as a numbered Markdown list."""
+        L = L or Labels()
         if not self.history.path:
-            return t["empty"]
-        # a label quotes the beat's first event as the model wrote it: literal
-        path = [kind_word(escape_markdown_cell(label), kinds) for label in self.history.path]
+            return L["ui.history_empty"]
+        # a step quotes the beat's first event as the model wrote it: literal
+        path = [L.say(step.text(escape_markdown_cell)) for step in self.history.path]
         start = max(0, len(path) - HISTORY_SHOWN)
         lines = [f"{i}. {label}" for i, label in enumerate(path[start:], start + 1)]
-        lines[-1] += "  " + t["here"]
+        lines[-1] += "  " + L["ui.history_here"]
         if start:
-            lines.insert(0, t["earlier"].format(n=start))
+            lines.insert(0, L.t("ui.history_earlier", n=start))
         return "\n".join(lines)
 
     @property
     def history_markdown(self) -> str:
         return self.history_text()
-
-
-def kind_word(label: str, kinds: dict[str, str] | None) -> str:
-    """``label`` with its step word (designed, edited...) in the interface language."""
-    for word, said in (kinds or {}).items():
-        if f"{word} " in label:
-            return label.replace(f"{word} ", f"{said} ", 1)
-    return label
 
 
 # ---------------------------------------------------------------------------- projects
@@ -122,13 +115,14 @@ def create_project(
 
     beats_n, length_n = parse(beats, length)
     words = forms.split_keywords(keywords)
-    clean_name = forms.check_length("Project name", name, 64).strip()
+    clean_name = forms.check_length("form.project_name", name, 64).strip()
     if not clean_name:
-        raise InvalidInputError("Give the project a name.", hint="For example: second-dawn.")
+        raise InvalidInputError("error.project.no_name")
     lang = language or "en"
     if lang not in LANGUAGES:
-        raise InvalidInputError(f"Unknown language {lang!r}.", hint="Use ko, en or zh.")
-    genre_text = forms.check_length("Genre", genre, 40).strip()
+        raise InvalidInputError("error.project.language", language=lang,
+                                choices=", ".join(LANGUAGES))
+    genre_text = forms.check_length("form.genre", genre, 40).strip()
     agent = service.create_project(clean_name, genre=genre_text, keywords=words, language=lang,
                                    beats_per_episode=beats_n, episode_length=length_n)
     return agent.info.name
@@ -139,7 +133,7 @@ def update_project(
 ) -> StartView:
     """The writer changes the project's genre or keywords (the plot shows the new ones)."""
     words = forms.split_keywords(keywords)
-    genre_text = forms.check_length("Genre", genre, 40).strip()
+    genre_text = forms.check_length("form.genre", genre, 40).strip()
     service.update_project(project, genre=genre_text, keywords=words)
     return start_view(service, project)
 
@@ -244,7 +238,7 @@ def _save_pending(
 ) -> int | None:
     """Store the form's unsaved edits of the draft first; returns the draft's version."""
     if beat_id is None:
-        raise InvalidInputError("There is no draft beat.", hint="Press Next beat first.")
+        raise InvalidInputError("error.beat.no_draft")
     if fields is None:
         return version
     base = service.agent(project).store.beat(int(beat_id)).beat
@@ -257,7 +251,7 @@ def save_edit(
     fields: dict[str, str | None],
 ) -> EditorView:
     if beat_id is None:
-        raise InvalidInputError("There is no draft beat to edit.", hint="Press Next beat first.")
+        raise InvalidInputError("error.beat.no_draft")
     _save_pending(service, project, beat_id, version, fields)
     return editor_view(service, project)
 
@@ -269,7 +263,7 @@ def regenerate(
 ) -> EditorView:
     """Design the draft again: unsaved form edits are saved first, ``locked`` fields are
     kept as the writer has them, and the instruction goes into the prompt."""
-    text = forms.check_length("The instruction", instruction, forms.MAX_INSTRUCTION_CHARS)
+    text = forms.check_length("form.instruction", instruction, forms.MAX_INSTRUCTION_CHARS)
     version = _save_pending(service, project, beat_id, version, fields)
     service.regenerate(project, beat_id, version, text.strip(), progress, locked=list(locked))
     return editor_view(service, project)
@@ -330,7 +324,7 @@ def redo(service: WebService, project: str | None) -> EditorView:
 
 def switch_branch(service: WebService, project: str | None, node_id: str | None) -> EditorView:
     if not node_id:
-        raise InvalidInputError("Pick a branch to switch to.", hint="Regenerate after an undo.")
+        raise InvalidInputError("error.history.pick_branch")
     service.switch(project, node_id)
     return editor_view(service, project)
 
@@ -343,16 +337,16 @@ def load_prose(service: WebService, project: str | None, beat_id: int | None) ->
 
 def write_prose(service: WebService, project: str | None, beat_id: int | None) -> Iterator[str]:
     if beat_id is None:
-        raise InvalidInputError("Pick an accepted beat first.", hint="Accept a beat, then pick it.")
+        raise InvalidInputError("error.prose.pick_beat")
     yield from service.write_prose(project, int(beat_id))
 
 
 def save_prose(
     service: WebService, project: str | None, beat_id: int | None, prose: str | None
 ) -> BeatRecord:
-    text = forms.check_length("The prose", prose, forms.MAX_PROSE_CHARS)
+    text = forms.check_length("form.prose", prose, forms.MAX_PROSE_CHARS)
     if not text.strip():
-        raise InvalidInputError("The prose is empty.", hint="Write or generate it first.")
+        raise InvalidInputError("error.prose.empty_save")
     return service.save_prose(project, None if beat_id is None else int(beat_id), text)
 
 
@@ -361,7 +355,7 @@ def _episode_bound(value: float | int | None) -> int | None:
     if value is None or value == 0:
         return None
     if value < 0 or int(value) != value:
-        raise InvalidInputError(f"Episode numbers are whole numbers from 1 up, got {value}.")
+        raise InvalidInputError("error.export.episode_bound", got=value)
     return int(value)
 
 
@@ -370,7 +364,7 @@ def export_file(
     last: float | None, filename: str | None,
 ) -> ExportResult:
     """Write the export (``.target`` is the file's path, served to the browser)."""
-    name = forms.check_length("The file name", filename, 200).strip() or None
+    name = forms.check_length("form.file_name", filename, 200).strip() or None
     return service.export(
         project, fmt or "txt", _episode_bound(first), _episode_bound(last), name
     )

@@ -22,12 +22,15 @@ REGENERATE = "regenerate"
 ACCEPT = "accept"
 PLACE = "illustrate"
 """A picture placed in (or removed from) a slot: the cover, or an accepted beat."""
-KIND_LABELS = {
-    DRAFT: "designed",
-    EDIT: "edited",
-    REGENERATE: "regenerated",
-    ACCEPT: "accepted",
+COVER_WHERE = "cover"
+"""Where a cover's placement happened (a beat's is its position, ``1-2``)."""
+KIND_KEYS = {
+    DRAFT: "ui.k.generate",
+    EDIT: "ui.k.edit",
+    REGENERATE: "ui.k.regenerate",
+    ACCEPT: "ui.k.accept",
 }
+"""What each kind of node did, as the history list says it."""
 Cast = list[CharacterProfile]
 
 

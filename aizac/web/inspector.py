@@ -19,6 +19,7 @@ from aizac.export.render import escape_markdown_cell, escape_markdown_lines
 from aizac.memory.forgetting import memory_factor
 from aizac.plotting import use_cjk_fonts
 from aizac.text import Text, render
+from aizac.web.labels import TAG_KEYS, Labels
 from aizac.web.service import WebService
 
 TAGS = ("Story", "Character", "CharacterRelation", "NovelSetting")
@@ -72,20 +73,23 @@ def memories(
 
 def memory_table(
     service: WebService, project: str | None, tag: str | None = None,
-    character: str | None = None, L: dict[str, str] | None = None,
+    character: str | None = None, L: Labels | None = None,
 ) -> list[list[Any]]:
     """Rows of the inspector table (ids shortened to their first characters)."""
-    t = {"pinned_yes": "pinned", "live_yes": "yes", "live_faded": "forgotten",
-         "live_removed": "removed", **(L or {})}
+    L = L or Labels()
     rows = []
     for h in memories(service, project, tag, character)[:MAX_ROWS]:
-        live = ("live_removed" if removed(h) else "live_yes" if h.live else "live_faded")
+        live = ("ui.live.removed" if removed(h) else "ui.live.yes" if h.live else "ui.live.faded")
         rows.append([
-            h.id[:SHORT_ID], t.get(f"tag_{h.tag}", h.tag), h.text, _who(h),
+            h.id[:SHORT_ID], _tag(L, h.tag), h.text, _who(h),
             int(h.metadata.get("chapter", 0)), round(float(h.strength), 1),
-            round(float(h.memory_factor), 2), t["pinned_yes"] if h.pinned else "—", t[live],
+            round(float(h.memory_factor), 2), L["ui.pinned_yes"] if h.pinned else "—", L[live],
         ])
     return rows
+
+
+def _tag(L: Labels, tag: str) -> str:
+    return L[TAG_KEYS[tag]] if tag in TAG_KEYS else tag
 
 
 def character_names(service: WebService, project: str | None) -> list[str]:
@@ -93,29 +97,25 @@ def character_names(service: WebService, project: str | None) -> list[str]:
 
 
 def memory_choices(
-    service: WebService, project: str | None, L: dict[str, str] | None = None
+    service: WebService, project: str | None, L: Labels | None = None
 ) -> list[tuple[str, str]]:
     """(label, id) for the selection box."""
-    t = L or {}
+    L = L or Labels()
     return [
-        (f"[{t.get(f'tag_{h.tag}', h.tag)}] {h.text[:60]}", h.id)
+        (f"[{_tag(L, h.tag)}] {h.text[:60]}", h.id)
         for h in memories(service, project)[:MAX_ROWS]
     ]
 
 
 def set_pinned(
     service: WebService, project: str | None, ids: Sequence[str] | None, pinned: bool,
-    L: dict[str, str] | None = None,
+    L: Labels | None = None,
 ) -> str:
     chosen = list(ids or [])
     if not chosen:
-        raise InvalidInputError("Select at least one memory first.",
-                                hint="Pick memories in the Selected memories box.")
+        raise InvalidInputError("error.memory.select")
     service.set_pinned(project, chosen, pinned)
-    if L is not None:
-        return L["pinned_n" if pinned else "unpinned_n"].format(n=len(chosen))
-    verb = "Pinned" if pinned else "Unpinned"
-    return f"{verb} {len(chosen)} memor{'y' if len(chosen) == 1 else 'ies'}."
+    return (L or Labels()).t("ui.pinned_n" if pinned else "ui.unpinned_n", n=len(chosen))
 
 
 # ------------------------------------------------------------------------------ curves
@@ -146,18 +146,16 @@ def curves(
 
 def curve_figure(
     service: WebService, project: str | None, ids: Sequence[str] | None,
-    L: dict[str, str] | None = None,
+    L: Labels | None = None,
 ) -> Any:
     """A matplotlib figure of the selected memories' forgetting curves."""
     use_cjk_fonts()
     import matplotlib.pyplot as plt
 
-    t = {"curve_x": "turn (accepted beats)", "curve_y": "memory factor",
-         "curve_threshold": "forgetting threshold", "curve_now": "now (turn {turn})",
-         "curve_pinned": " (pinned)", **(L or {})}
+    L = L or Labels()
     chosen = set(ids or [])
     if not chosen:
-        raise InvalidInputError("Select the memories to plot first.")
+        raise InvalidInputError("error.memory.select_plot")
     agent = service.agent(project)
     hits = [h for h in service.all_memories(project) if h.id in chosen]
     threshold = float(agent.settings.memory_threshold)
@@ -165,11 +163,11 @@ def curve_figure(
     fig, ax = plt.subplots(figsize=(8, 3.6), dpi=100)
     for c in curves(hits, turn, threshold):
         ax.plot(c.turns, c.factors, linestyle="--" if c.pinned else "-",
-                label=c.label + (t["curve_pinned"] if c.pinned else ""))
-    ax.axhline(threshold, color="grey", linewidth=1, linestyle=":", label=t["curve_threshold"])
-    ax.axvline(turn, color="black", linewidth=1, alpha=0.5, label=t["curve_now"].format(turn=turn))
-    ax.set_xlabel(t["curve_x"])
-    ax.set_ylabel(t["curve_y"])
+                label=c.label + (L["ui.curve.pinned"] if c.pinned else ""))
+    ax.axhline(threshold, color="grey", linewidth=1, linestyle=":", label=L["ui.curve.threshold"])
+    ax.axvline(turn, color="black", linewidth=1, alpha=0.5, label=L.t("ui.curve.now", turn=turn))
+    ax.set_xlabel(L["ui.curve.x"])
+    ax.set_ylabel(L["ui.curve.y"])
     ax.set_ylim(0, 11)
     ax.legend(fontsize=7, loc="upper right")
     fig.tight_layout()
@@ -179,7 +177,7 @@ def curve_figure(
 
 # --------------------------------------------------------------------- relations / ask
 def relation_table(
-    service: WebService, project: str | None, none_text: str = "No two characters known yet."
+    service: WebService, project: str | None, none_text: str | None = None
 ) -> tuple[list[str], list[list[str]]]:
     """(headers, rows) of the relationship matrix of the plot's main characters."""
     from aizac.retrieval.matrix import relation_matrix
@@ -189,7 +187,7 @@ def relation_table(
     names = [c.name for c in record.plot.characters] if record else []
     names = names or sorted(agent.memory.characters())[:6]
     if len(names) < 2:
-        return ["", "—"], [["—", none_text]]
+        return ["", "—"], [["—", none_text or Labels()["ui.no_two"]]]
     matrix = relation_matrix(agent.memory, names)  # type: ignore[arg-type]
     shown = list(matrix.names)
     rows = []
@@ -204,16 +202,16 @@ def relation_table(
 
 def ask_memory(
     service: WebService, project: str | None, question: str | None,
-    nothing: str = "_Memory has nothing on that._",
+    nothing: str | None = None,
 ) -> str:
     text = (question or "").strip()
     if not text:
-        raise InvalidInputError("Type a question first.", hint="e.g. Who is Mira's enemy?")
+        raise InvalidInputError("error.question.empty")
     if len(text) > MAX_QUESTION_CHARS:
-        raise InvalidInputError(f"The question is longer than {MAX_QUESTION_CHARS} characters.")
+        raise InvalidInputError("error.question.long", n=len(text), limit=MAX_QUESTION_CHARS)
     docs = service.agent(project).ask(text)
     if not docs:
-        return nothing
+        return nothing or Labels()["ui.memory_nothing"]
     lines = []
     for d in docs:
         meta = getattr(d, "metadata", {}) or {}
@@ -252,9 +250,7 @@ class MemoryTab:
     refresh_outputs: list[Any]
 
 
-def _refresher(
-    service: WebService, L: dict[str, str], language: str
-) -> Callable[..., list[Any]]:
+def _refresher(service: WebService, L: Labels, language: str) -> Callable[..., list[Any]]:
     """The Memory tab's refresh: table, character filter, selection box, relationship matrix,
     the reindex note."""
 
@@ -263,11 +259,11 @@ def _refresher(
         if not name:
             return [gr.skip()] * 5
         try:
-            heads, rows = relation_table(service, name, L["no_two"])
+            heads, rows = relation_table(service, name, L["ui.no_two"])
             people = character_names(service, name)
             return [
                 memory_table(service, name, tag_v or None, who or None, L),
-                gr.Dropdown(choices=[(L["all"], ""), *[(p, p) for p in people]],
+                gr.Dropdown(choices=[(L["ui.all"], ""), *[(p, p) for p in people]],
                             value=who if who in people else ""),
                 gr.Dropdown(choices=memory_choices(service, name, L), value=keep or []),
                 gr.Dataframe(value=rows, headers=heads),
@@ -286,34 +282,33 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
     service, L = ui.service, ui.L
     with gr.Row():
         notice = gr.Markdown("", elem_id="aizac-reindex-notice")
-        ui.button("reindex", render(Text("ui.memory.reindex"), ui.language), scale=0,
-                  size="sm")
+        ui.button("reindex", L["ui.memory.reindex"], scale=0, size="sm")
     with gr.Row():
-        tag = gr.Dropdown(label=L["tag"], value="", elem_id="aizac-tag",
-                          choices=[(L["all"], ""), *[(L.get(f"tag_{t}", t), t) for t in TAGS]])
-        character = gr.Dropdown(label=L["character_filter"], choices=[(L["all"], "")],
+        tag = gr.Dropdown(label=L["ui.tag"], value="", elem_id="aizac-tag",
+                          choices=[(L["ui.all"], ""), *[(L[TAG_KEYS[t]], t) for t in TAGS]])
+        character = gr.Dropdown(label=L["ui.character_filter"], choices=[(L["ui.all"], "")],
                                 value="", elem_id="aizac-character")
-        ui.button("mem-refresh", L["refresh"], scale=0)
-    table = gr.Dataframe(headers=headers(L, "h_memories"), label=L["memories"],
+        ui.button("mem-refresh", L["ui.refresh"], scale=0)
+    table = gr.Dataframe(headers=headers(L, "ui.h.memories"), label=L["ui.memories"],
                          interactive=False, wrap=True, type="array", max_height=360,
                          elem_id="aizac-memories",
                          column_widths=["7%", "9%", "38%", "12%", "5%", "7%", "7%", "7%", "8%"])
     with gr.Row():
-        selected = gr.Dropdown(label=L["selected"], choices=[], multiselect=True, scale=3,
+        selected = gr.Dropdown(label=L["ui.selected"], choices=[], multiselect=True, scale=3,
                                elem_id="aizac-selected")
-        ui.button("pin", L["pin"])
-        ui.button("unpin", L["unpin"])
-        ui.button("curves", L["curves"])
+        ui.button("pin", L["ui.pin"])
+        ui.button("unpin", L["ui.unpin"])
+        ui.button("curves", L["ui.curves"])
     with gr.Row():
         with gr.Column(scale=3):
-            plot = gr.Plot(label=L["curve_plot"], elem_id="aizac-curve-plot")
+            plot = gr.Plot(label=L["ui.curve.plot"], elem_id="aizac-curve-plot")
         with gr.Column(scale=2):
-            matrix = gr.Dataframe(label=L["relations"], interactive=False, wrap=True,
+            matrix = gr.Dataframe(label=L["ui.relations"], interactive=False, wrap=True,
                                   type="array", elem_id="aizac-relations")
     with gr.Row():
-        question = gr.Textbox(label=L["ask"], placeholder=L["ask_hint"], scale=4,
+        question = gr.Textbox(label=L["ui.ask"], placeholder=L["ui.ask_hint"], scale=4,
                               elem_id="aizac-question")
-        ui.button("ask", L["ask_button"], scale=0)
+        ui.button("ask", L["ui.ask_button"], scale=0)
     answer = gr.Markdown("", elem_id="aizac-answer")
 
     refresh = _refresher(service, L, ui.language)
@@ -334,7 +329,7 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
             return [curve_figure(service, name, ids, L)], ""
 
         def on_ask(name: str | None, q: str) -> Any:
-            return [ask_memory(service, name, q, L["memory_nothing"])], ""
+            return [ask_memory(service, name, q, L["ui.memory_nothing"])], ""
 
         def on_reindex(name: str | None, tag_v: str, who: str, *,
                        progress: Callable[[str], None]) -> Any:

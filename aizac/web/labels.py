@@ -1,390 +1,64 @@
-"""Interface labels: English by default, Korean through ``language = "ko"`` in the web settings.
+"""The page's words in the interface language: catalogue keys (``ui.*``) rendered once, here at
+the edge (:mod:`aizac.text`).
 
-Only the page chrome is translated; the story itself is written in the project's language.
+Only the page chrome is the interface's; the story itself is written in the project's language.
 """
 
 from __future__ import annotations
 
-from aizac.web.messages import translate
+from collections.abc import Iterator, Mapping
+from typing import Any
 
-__all__ = ["EN", "KO", "headers", "labels", "translate"]
+from aizac.text import LANGUAGES, Text, Verbatim, known, render
+from aizac.text.message import Clauses
 
-EN: dict[str, str] = {
-    "title": "aizac — co-writing studio",
-    "project": "Project",
-    "open": "Open",
-    "refresh": "Refresh",
-    "status": "Status",
-    "tab_start": "Start",
-    "tab_beats": "Beat editor",
-    "tab_memory": "Memory",
-    "tab_export": "Export",
-    "new_project": "New project",
-    "name": "Project name",
-    "genre": "Genre",
-    "keywords": "Keywords",
-    "keywords_hint": "Comma-separated, Korean or English: 회귀, 복수 / regression, revenge",
-    "language": "Story language",
-    "create": "Create project",
-    "generate_plot": "Generate plot",
-    "replace_plot": "Replace the current plot",
-    "cancel": "Cancel",
-    "plot": "Plot",
-    "plot_title": "Title",
-    "logline": "Logline",
-    "characters": "Characters",
-    "settings": "Settings",
-    "acts": "Acts",
-    "cliches": "Clichés it drew on",
-    "save_plot": "Save plot",
-    "episode_beats": "This episode",
-    "next_beat": "Next beat",
-    "location": "Place",
-    "time": "Time",
-    "beat_characters": "Characters (comma-separated)",
-    "events": "Events (one per line)",
-    "dialogue": "Dialogue (Speaker: line)",
-    "emotions": "Emotions (comma-separated)",
-    "conflicts": "Conflicts (one per line)",
-    "sets_up": "Sets up (one per line)",
-    "pays_off": "Pays off (one per line)",
-    "save_edit": "Save edit",
-    "instruction": "Instruction for regeneration (optional)",
-    "instruction_hint": "e.g. more tension, add a betrayal",
-    "regenerate": "Regenerate",
-    "suggest": "Suggest from clichés",
-    "suggestions": "Suggestions",
-    "accept": "Accept",
-    "history": "History",
-    "undo": "Undo",
-    "redo": "Redo",
-    "branches": "Other branches here",
-    "switch": "Switch branch",
-    "prose": "Prose",
-    "prose_beat": "Accepted beat",
-    "write_prose": "Write prose",
-    "save_prose": "Save prose",
-    "draft": "Draft beat",
-    "tag": "Tag",
-    "character_filter": "Character",
-    "memories": "Memories",
-    "selected": "Selected memories",
-    "pin": "Pin",
-    "unpin": "Unpin",
-    "curves": "Plot forgetting curves",
-    "curve_plot": "Forgetting curves",
-    "relations": "Relationship matrix",
-    "ask": "Ask memory",
-    "ask_hint": "e.g. What does Mira think of Aren?",
-    "ask_button": "Ask",
-    "answer": "Answer",
-    "format": "Format",
-    "first": "First episode (0 = from the start)",
-    "last": "Last episode (0 = to the end)",
-    "file_name": "File name (optional)",
-    "download": "Prepare download",
-    "file": "Exported file",
-    "email": "Email address",
-    "send": "Send by email",
-    "all": "All",
-    "project_genre": "Genre (yours; the model never changes it)",
-    "project_keywords": "Keywords",
-    "save_project": "Save genre & keywords",
-    "locked": "Keep my edits when regenerating",
-    "use_this": "Use this",
-    "suggestion_pick": "Suggestion",
-    "episode": "Episode {n}",
-    "draft_at": "#### Draft beat {where} · version {version}",
-    "no_draft": "#### No draft — press **Next beat** to design the next beat",
-    "no_plot_yet": "_No plot yet: write one on the Start tab or press **Generate plot** there._",
-    "blank_start": "_Create or open a project._",
-    "none_yet": "_None yet._",
-    "tab_models": "Models",
-    # status lines
-    "busy": "{what}…",
-    "busy_plot": "Planning the plot",
-    "busy_next": "Designing the next beat",
-    "busy_regen": "Regenerating the beat",
-    "busy_accept": "Accepting: extracting memories",
-    "busy_prose": "Writing prose",
-    "busy_move": "Moving through the history",
-    "created": "Created project **{name}**.",
-    "project_saved": "Saved the genre and keywords.",
-    "plot_generated": "Plot generated.",
-    "plot_saved": "Plot saved.",
-    "designed": "Designed the next beat.",
-    "draft_pending": "A draft is already waiting ({where}): edit, regenerate or accept it first.",
-    "edit_saved": "Saved your edit.",
-    "regenerated": "Regenerated the beat.",
-    "accepted_done": "Accepted: the beat is canon and memory was updated.",
-    "undone": "Undone.",
-    "redone": "Redone.",
-    "switched": "Switched branch.",
-    "prose_done": "Prose written and saved.",
-    "prose_saved": "Saved the prose of beat {where} ({n} characters).",
-    "cancelled": "Cancelled; the project was left as it was.",
-    "cancel_sent": "Cancelling…",
-    "nothing_running": "Nothing was running.",
-    "exported": "Exported `{file}`.",
-    "emailed": "Sent the {fmt} export to {to}.",
-    "without_prose": " Left out {n} accepted beat(s) with no prose yet: {beats}.",
-    "suggestions_none": "_No suggestions: the cliché database has nothing close._",
-    "suggestion_used": "Added the suggestion to the draft (not saved yet).",
-    "error": "⚠ **Error:** {message}",
-    "unexpected": "Something went wrong ({detail}). The project was left as it was; try again.",
-    "pinned_n": "Pinned {n} memory(ies).",
-    "unpinned_n": "Unpinned {n} memory(ies).",
-    "memory_nothing": "_Memory has nothing on that._",
-    "no_two": "No two characters known yet.",
-    # tables
-    "h_beats": "#|Status|Place|Time|What happens",
-    "h_characters": "Name|Role|Profile",
-    "h_settings": "Name|Description",
-    "h_acts": "Stage|Goal|Episodes|Key events (one per line)",
-    "h_memories": "ID|Tag|Memory|Who|Ch.|Strength|Factor|Pinned|Live",
-    "st_draft": "draft", "st_accepted": "accepted", "st_rejected": "rejected",
-    "k_generate": "designed", "k_edit": "edited", "k_regenerate": "regenerated",
-    "k_accept": "accepted",
-    "live_yes": "yes", "live_faded": "forgotten", "live_removed": "removed",
-    "pinned_yes": "pinned",
-    "history_empty": "_No steps yet. Press **Next beat** to design the first beat._",
-    "history_here": "← **you are here**",
-    "history_earlier": "_… {n} earlier step(s)_",
-    "plot_none": "_No plot yet. Press **Generate plot**, or write it in the tables below and "
-                 "press **Save plot**._",
-    "plot_genre": "Genre", "plot_keywords": "Keywords", "plot_episodes": "Planned episodes",
-    "curve_x": "turn (accepted beats)", "curve_y": "memory factor",
-    "curve_threshold": "forgetting threshold", "curve_now": "now (turn {turn})",
-    "curve_pinned": " (pinned)",
-    # episode length
-    "ep_title": "Episode length",
-    "ep_beats": "Beats per episode",
-    "ep_length": "Prose per episode ({unit})",
-    "ep_default": "Empty: the default, {amount}.",
-    "ep_default_beats": "Empty: the default, {beats}.",
-    "ep_save": "Save episode length",
-    "ep_now": "In force: **{beats} beats** per episode, **{amount}** of prose "
-              "(about {per_beat} per beat). {source}",
-    "ep_own": "Set for this project; empty boxes go back to the default ({beats} beats, "
-              "{amount}).",
-    "ep_base": "The default for this project's language ({beats} beats, {amount}).",
-    "ep_saved": "Saved the episode length: {beats} beats, {amount}. It applies from the next "
-                "beat and the next prose on.",
-    "ep_amount": "{n} {unit}",
-    "unit_characters": "characters", "unit_words": "words",
-    "unit_name_characters": "characters", "unit_name_words": "words",
-    # the Models tab
-    "m_intro": "Which model serves each role. Specs: `local`, `openai:gpt-4o`, "
-               "`anthropic:claude-sonnet-4-5`, `clova:HCX-005`, `ollama:qwen2.5:7b`, "
-               "`openai-compatible:http://host:8000/v1:model`.",
-    "h_roles": "Role|Model|Provider|Ready|Why",
-    "m_role": "Role", "m_spec": "Model spec", "m_set": "Use this model",
-    "m_provider": "Provider", "m_key": "API key (stored in the data folder, never shown again)",
-    "m_save_key": "Save key", "m_test": "Test connection", "m_keys": "Keys stored for: {p}",
-    "m_no_keys": "No keys stored.", "m_spec_set": "The {role} role now uses {spec}.",
-    "m_key_saved": "Saved the {provider} key.", "m_yes": "yes", "m_no": "no",
-    "m_ok": "The {role} model answered in {s:.1f} s: “{reply}”",
-    "m_small": "⚠ This {lang} project is written by the small embedded model, an "
-               "English-first demo model: expect weak {lang}. Set a real model for the "
-               "planner and writer roles in the Models tab (a key for a paid provider, or a local "
-               "Ollama or OpenAI-compatible server).",
-    "m_lang_ko": "Korean", "m_lang_zh": "Chinese",
-    "role_planner": "planner", "role_writer": "writer", "role_extractor": "extractor",
-    "role_reviewer": "reviewer",
-}
+__all__ = ["TAG_KEYS", "UNIT_KEYS", "UNIT_NAME_KEYS", "Labels", "headers", "labels"]
 
-KO: dict[str, str] = {
-    **EN,
-    "title": "aizac — 공동 집필 스튜디오",
-    "project": "프로젝트",
-    "open": "열기",
-    "refresh": "새로고침",
-    "status": "상태",
-    "tab_start": "시작",
-    "tab_beats": "비트 편집",
-    "tab_memory": "기억",
-    "tab_export": "내보내기",
-    "new_project": "새 프로젝트",
-    "name": "프로젝트 이름",
-    "genre": "장르",
-    "keywords": "키워드",
-    "language": "작품 언어",
-    "create": "프로젝트 만들기",
-    "generate_plot": "플롯 생성",
-    "replace_plot": "지금 플롯을 새 플롯으로 바꾸기",
-    "cancel": "■ 생성 중단",
-    "plot": "플롯",
-    "plot_title": "제목",
-    "logline": "로그라인",
-    "characters": "인물",
-    "settings": "설정",
-    "acts": "막",
-    "cliches": "참고한 클리셰",
-    "save_plot": "플롯 저장",
-    "episode_beats": "이번 화",
-    "next_beat": "다음 비트",
-    "location": "장소",
-    "time": "시간",
-    "beat_characters": "인물 (쉼표로 구분)",
-    "events": "사건 (한 줄에 하나)",
-    "dialogue": "대사 (화자: 대사)",
-    "emotions": "감정 (쉼표로 구분)",
-    "conflicts": "갈등 (한 줄에 하나)",
-    "sets_up": "복선 (한 줄에 하나)",
-    "pays_off": "회수 (한 줄에 하나)",
-    "save_edit": "수정 저장",
-    "instruction": "재생성 지시 (선택)",
-    "regenerate": "재생성",
-    "suggest": "클리셰 추천",
-    "suggestions": "추천",
-    "accept": "확정",
-    "history": "기록",
-    "undo": "↶ 되돌리기 (실행 취소)",
-    "redo": "↷ 다시 하기",
-    "branches": "다른 갈래",
-    "switch": "갈래 전환",
-    "prose": "본문",
-    "prose_beat": "확정된 비트",
-    "write_prose": "본문 쓰기",
-    "save_prose": "본문 저장",
-    "draft": "초안 비트",
-    "tag": "태그",
-    "character_filter": "인물",
-    "memories": "기억",
-    "selected": "선택한 기억",
-    "pin": "고정",
-    "unpin": "고정 해제",
-    "curves": "망각 곡선 그리기",
-    "curve_plot": "망각 곡선",
-    "relations": "관계표",
-    "ask": "기억에 묻기",
-    "ask_button": "묻기",
-    "answer": "답",
-    "format": "형식",
-    "file_name": "파일 이름 (선택)",
-    "download": "다운로드 준비",
-    "file": "내보낸 파일",
-    "email": "이메일 주소",
-    "send": "이메일로 보내기",
-    "all": "전체",
-    "keywords_hint": "쉼표로 구분: 회귀, 복수, 재벌",
-    "instruction_hint": "예: 긴장감을 높여줘, 배신을 넣어줘",
-    "ask_hint": "예: 진도준은 누구야?",
-    "first": "첫 화 (0 = 처음부터)",
-    "last": "마지막 화 (0 = 끝까지)",
-    "project_genre": "장르 (작가가 정함 — 모델이 바꾸지 않음)",
-    "project_keywords": "키워드",
-    "save_project": "장르·키워드 저장",
-    "locked": "재생성할 때 내가 고친 항목 유지",
-    "use_this": "이걸로 쓰기",
-    "suggestion_pick": "추천 항목",
-    "episode": "{n}화",
-    "draft_at": "#### 초안 비트 {where} · 버전 {version}",
-    "no_draft": "#### 초안 없음 — **다음 비트**를 눌러 다음 비트를 설계하세요",
-    "no_plot_yet": "_아직 플롯이 없습니다. 시작 탭에서 직접 쓰거나 **플롯 생성**을 누르세요._",
-    "blank_start": "_프로젝트를 만들거나 여세요._",
-    "none_yet": "_아직 없음._",
-    "tab_models": "모델",
-    "busy": "{what}…",
-    "busy_plot": "플롯을 구상하는 중",
-    "busy_next": "다음 비트를 설계하는 중",
-    "busy_regen": "비트를 다시 생성하는 중",
-    "busy_accept": "확정하는 중: 기억을 추출하고 있습니다",
-    "busy_prose": "본문을 쓰는 중",
-    "busy_move": "기록을 이동하는 중",
-    "created": "프로젝트 **{name}**을(를) 만들었습니다.",
-    "project_saved": "장르와 키워드를 저장했습니다.",
-    "plot_generated": "플롯을 생성했습니다.",
-    "plot_saved": "플롯을 저장했습니다.",
-    "designed": "다음 비트를 설계했습니다.",
-    "draft_pending": "이미 초안({where})이 기다리고 있습니다. "
-                     "먼저 고치거나, 재생성하거나, 확정하세요.",
-    "edit_saved": "수정한 내용을 저장했습니다.",
-    "regenerated": "비트를 다시 생성했습니다.",
-    "accepted_done": "확정했습니다. 이 비트는 정사가 되었고 기억이 갱신되었습니다.",
-    "undone": "실행 취소했습니다.",
-    "redone": "다시 실행했습니다.",
-    "switched": "갈래를 전환했습니다.",
-    "prose_done": "본문을 쓰고 저장했습니다.",
-    "prose_saved": "비트 {where}의 본문을 저장했습니다 ({n}자).",
-    "cancelled": "생성을 중단했습니다. 프로젝트는 그대로입니다.",
-    "cancel_sent": "중단하는 중…",
-    "nothing_running": "진행 중인 작업이 없습니다.",
-    "exported": "`{file}`(으)로 내보냈습니다.",
-    "emailed": "{fmt} 파일을 {to}(으)로 보냈습니다.",
-    "without_prose": " 본문이 아직 없는 확정 비트 {n}개는 빠졌습니다: {beats}.",
-    "suggestions_none": "_추천 없음: 클리셰 데이터베이스에 가까운 것이 없습니다._",
-    "suggestion_used": "추천을 초안에 넣었습니다 (아직 저장 전).",
-    "error": "⚠ **오류:** {message}",
-    "unexpected": "문제가 생겼습니다 ({detail}). 프로젝트는 그대로입니다. 다시 시도하세요.",
-    "pinned_n": "기억 {n}개를 고정했습니다.",
-    "unpinned_n": "기억 {n}개의 고정을 풀었습니다.",
-    "memory_nothing": "_기억에 그에 관한 내용이 없습니다._",
-    "no_two": "아직 알려진 인물이 두 명 미만입니다.",
-    "h_beats": "#|상태|장소|시간|무슨 일",
-    "h_characters": "이름|역할|소개",
-    "h_settings": "이름|설명",
-    "h_acts": "단계|목표|화 수|주요 사건 (한 줄에 하나)",
-    "h_memories": "ID|태그|기억|누구|화|강도|기억 지수|고정|상태",
-    "st_draft": "초안", "st_accepted": "확정", "st_rejected": "버림",
-    "k_generate": "설계", "k_edit": "수정", "k_regenerate": "재생성", "k_accept": "확정",
-    "live_yes": "살아 있음", "live_faded": "잊힘", "live_removed": "삭제됨",
-    "pinned_yes": "고정",
-    "history_empty": "_아직 기록이 없습니다. **다음 비트**를 눌러 첫 비트를 설계하세요._",
-    "history_here": "← **현재 위치**",
-    "history_earlier": "_… 이전 기록 {n}개_",
-    "plot_none": "_아직 플롯이 없습니다. **플롯 생성**을 누르거나, 아래 표에 직접 쓰고 "
-                 "**플롯 저장**을 누르세요._",
-    "plot_genre": "장르", "plot_keywords": "키워드", "plot_episodes": "예정 화수",
-    "curve_x": "턴 (확정한 비트 수)", "curve_y": "기억 지수",
-    "curve_threshold": "망각 기준선", "curve_now": "현재 (턴 {turn})",
-    "curve_pinned": " (고정)",
-    "stage_exposition": "발단", "stage_development": "전개", "stage_crisis": "위기",
-    "stage_climax": "절정", "stage_resolution": "결말",
-    "tag_Story": "이야기", "tag_Character": "인물", "tag_CharacterRelation": "관계",
-    "tag_NovelSetting": "설정",
-    # episode length
-    "ep_title": "한 화 분량",
-    "ep_beats": "화당 비트 수",
-    "ep_length": "한 화 본문 분량 ({unit})",
-    "ep_default": "비워 두면 기본값 {amount}.",
-    "ep_default_beats": "비워 두면 기본값 {beats}개.",
-    "ep_save": "분량 저장",
-    "ep_now": "현재 적용: 한 화에 **비트 {beats}개**, 본문 **{amount}** "
-              "(비트당 약 {per_beat}). {source}",
-    "ep_own": "이 프로젝트에 직접 정한 값입니다. 칸을 비우고 저장하면 기본값(비트 {beats}개, "
-              "{amount})으로 돌아갑니다.",
-    "ep_base": "이 작품 언어의 기본값입니다 (비트 {beats}개, {amount}).",
-    "ep_saved": "분량을 저장했습니다: 비트 {beats}개, {amount}. 다음 비트와 다음 본문부터 "
-                "적용됩니다.",
-    "ep_amount": "{n}{unit}",
-    "unit_characters": "자", "unit_words": " 단어",
-    "unit_name_characters": "글자 수", "unit_name_words": "단어 수",
-    # the Models tab
-    "m_intro": "역할마다 어떤 모델이 일하는지 보여 줍니다. 모델 지정 예: `local`, "
-               "`openai:gpt-4o`, `anthropic:claude-sonnet-4-5`, `clova:HCX-005`, "
-               "`ollama:qwen2.5:7b`, `openai-compatible:http://host:8000/v1:model`.",
-    "h_roles": "역할|모델|제공자|사용 가능|이유",
-    "m_role": "역할", "m_spec": "모델 지정", "m_set": "이 모델 쓰기",
-    "m_provider": "제공자", "m_key": "API 키 (데이터 폴더에 저장, 다시 표시하지 않음)",
-    "m_save_key": "키 저장", "m_test": "연결 시험", "m_keys": "키가 저장된 제공자: {p}",
-    "m_no_keys": "저장된 키가 없습니다.", "m_spec_set": "{role} 역할이 이제 {spec}을(를) 씁니다.",
-    "m_key_saved": "{provider} 키를 저장했습니다.", "m_yes": "예", "m_no": "아니오",
-    "m_ok": "{role} 모델이 {s:.1f}초 만에 답했습니다: “{reply}”",
-    "m_small": "⚠ 이 {lang} 프로젝트는 작은 내장 모델로 쓰고 있습니다. 영어 위주의 데모 모델이라 "
-               "{lang} 품질이 낮습니다. 모델 탭에서 기획·집필 역할에 실제 모델을 지정하세요 "
-               "(유료 제공자의 키, 또는 로컬 Ollama·OpenAI 호환 서버).",
-    "m_lang_ko": "한국어", "m_lang_zh": "중국어",
-    "role_planner": "기획", "role_writer": "집필", "role_extractor": "추출",
-    "role_reviewer": "검토",
-}
+UNIT_KEYS = {"characters": "ui.unit.characters", "words": "ui.unit.words"}
+"""How an episode's length is counted, after a number (``5,000자``, ``3,000 words``)."""
+UNIT_NAME_KEYS = {"characters": "ui.unit.name_characters", "words": "ui.unit.name_words"}
+"""How an episode's length is counted, as a name (``글자 수``)."""
+TAG_KEYS = {"Story": "tag.Story", "Character": "tag.Character",
+            "CharacterRelation": "tag.CharacterRelation", "NovelSetting": "tag.NovelSetting"}
+"""The four memory tags as the interface names them."""
 
 
-def headers(L: dict[str, str], key: str) -> list[str]:
-    """A table's column headers in the interface language."""
+class Labels(Mapping[str, str]):
+    """The interface's words in one language: ``L["ui.tab.start"]`` is the label as it reads,
+    :meth:`t` fills a template (``L.t("ui.created", name=...)``), :meth:`say` renders any text
+    (an error's, a progress event's)."""
+
+    def __init__(self, language: str = "en") -> None:
+        self.language = language if language in LANGUAGES else "en"
+
+    def __getitem__(self, key: str) -> str:
+        if not known(key):  # a page's word is always a literal key of the catalogue
+            raise KeyError(key)
+        return render(Text(key), self.language)
+
+    def __iter__(self) -> Iterator[str]:  # a view over keys, not a table: nothing to list
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __bool__(self) -> bool:  # a language's words, never "empty"
+        return True
+
+    def t(self, key: str, /, **params: Any) -> str:
+        """The template ``key`` filled with ``params`` in this language."""
+        return render(Text(key, params), self.language)
+
+    def say(self, text: Text | Verbatim | Clauses) -> str:
+        """Any text in this language."""
+        return render(text, self.language)
+
+
+def headers(L: Labels, key: str) -> list[str]:
+    """A table's column headers (``ui.h.*``: one template, ``|`` between the columns)."""
     return L[key].split("|")
 
 
-def labels(language: str = "en") -> dict[str, str]:
-    """The label table for an interface language (English unless ``"ko"``)."""
-    return KO if language == "ko" else EN
+def labels(language: str = "en") -> Labels:
+    """The interface's words in ``language`` (``en``, ``ko`` or ``zh``; another is English)."""
+    return Labels(language)

@@ -29,7 +29,7 @@ _USER: ContextVar[str | None] = ContextVar("aizac_web_user", default=None)
 class NotSignedInError(AizacError):
     """An event arrived without a signed-in user (the page is older than the session)."""
 
-    default_hint = "Log in again."
+    default_hint = "hint.sign_in"
 
 
 @contextlib.contextmanager
@@ -73,7 +73,7 @@ class UserScopedService:
             return self._resolve(user)
         if self._template is not None:
             return self._template
-        raise NotSignedInError("You are not signed in.")
+        raise NotSignedInError("error.auth.not_signed_in")
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.current(), name)
@@ -82,7 +82,7 @@ class UserScopedService:
 def _user_of(request: gr.Request | None) -> str:
     user = getattr(request, "username", None) if request is not None else None
     if not user:
-        raise NotSignedInError("You are not signed in.")
+        raise NotSignedInError("error.auth.not_signed_in")
     return str(user)
 
 

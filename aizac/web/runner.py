@@ -20,16 +20,15 @@ from typing import Any
 
 import gradio as gr
 
-from aizac.errors import AizacError, CancelledError, UnusableReplyError
+from aizac.errors import AizacError, CancelledError
 from aizac.export.render import escape_markdown
-from aizac.text import Text, render
-from aizac.web.labels import translate
+from aizac.text import Text, describe, known, render
+from aizac.web.labels import Labels
 from aizac.web.service import WebService
 
 log = logging.getLogger(__name__)
 Work = Callable[..., tuple[list[Any], str]]
 _DONE = object()
-_CLI_HINT = ("aizac ", "--", "`aizac")
 SPINNER = '<span class="aizac-spinner" aria-hidden="true"></span>'
 """Drawn by the app's CSS (:data:`aizac.web.ui.CSS`), so it needs no font."""
 
@@ -39,7 +38,7 @@ class Ui:
     """What every tab builder shares: the service, the labels, the project box, the status."""
 
     service: WebService
-    L: dict[str, str]
+    L: Labels
     language: str
     project: Any = None
     status: Any = None
@@ -66,32 +65,22 @@ class Ui:
     def message(self, error: BaseException) -> str:
         """The status line for ``error``: no stack trace, no CLI flags, in the UI language."""
         if isinstance(error, CancelledError):
-            return self.L["cancelled"]
-        if isinstance(error, AizacError) and self.language in error.localized:
-            text = error.localized[self.language]  # says what to do, in the writer's words
-        elif isinstance(error, AizacError):
-            said = translate(error.message, self.language)
-            if isinstance(error, UnusableReplyError) and said != error.message:
-                # the translation kept the English account of the refused fields: use the
-                # check's own in the UI language (field names in its words, not JSON paths)
-                english = error.described.get("en", "")
-                said = said.replace(english, error.described.get(self.language, english))
-            hint = "" if any(h in error.hint for h in _CLI_HINT) else error.hint
-            if said != error.message:  # the translation already says what to do
-                hint = ""
-            text = f"{said} {hint}".strip()
+            return self.L["ui.cancelled"]
+        if isinstance(error, AizacError):
+            text = describe(error, self.language, "web").line()
         else:
             log.exception("unexpected error in a web handler", exc_info=error)
-            text = self.L["unexpected"].format(detail=f"{type(error).__name__}: {str(error)[:200]}")
+            text = self.L.t("ui.unexpected", detail=f"{type(error).__name__}: {str(error)[:200]}")
         # literal: the message may quote the model ('<name>' as a name hid the rest of it)
-        return self.L["error"].format(message=escape_markdown(text))
+        return self.L.t("ui.error", message=escape_markdown(text))
 
-    def progress_line(self, what: str, detail: str = "") -> str:
+    def progress_line(self, what: str, detail: Text | str = "") -> str:
         """The status while ``what`` runs: a CSS spinner (no emoji glyph, which a browser
         without an emoji font draws as a box) and the pipeline's latest progress line."""
-        label = self.L[what] if what in self.L else render(Text(what), self.language)
-        line = self.L["busy"].format(what=label)
-        detail = escape_markdown(translate(detail, self.language))  # may name the model's cast
+        label = self.L[what] if known(what) else render(Text(what), self.language)
+        line = self.L.t("ui.busy", what=label)
+        said = render(detail, self.language) if isinstance(detail, Text) else detail
+        detail = escape_markdown(said)  # may name the model's cast
         return f"{SPINNER} {line} {detail}".rstrip()
 
     # -------------------------------------------------------------------------- buttons
@@ -147,7 +136,7 @@ class Ui:
             threading.Thread(target=contextvars.copy_context().run, args=(target,), daemon=True,
                              name="aizac-web-op").start()
             while (line := lines.get()) is not _DONE:
-                yield [*skip, self.progress_line(what, str(line)), *self.skip_buttons()]
+                yield [*skip, self.progress_line(what, line), *self.skip_buttons()]
             if "error" in result:
                 yield [*skip, self.message(result["error"]), *self.states(project)]
                 return

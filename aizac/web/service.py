@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aizac.errors import ConflictError, InvalidInputError
-from aizac.text.message import Text
+from aizac.text import Text, Verbatim
 from aizac.web import history as hist
 from aizac.web.cancel import CancelToken
 from aizac.web.effects import move
@@ -33,10 +34,9 @@ if TYPE_CHECKING:
     from aizac.web.tree import UndoTree
 
 TREE_KEY = "web.undo_tree"
-Progress = Callable[[str], None]
-PLOT_EXISTS = "This project already has a plot; a generated one would replace it."
-PLOT_EXISTS_HINT = "Tick 'Replace the current plot' and generate again to replace it."
-__all__ = ["CancelToken", "HistoryView", "WebService"]
+Progress = Callable[[Text], None]
+PLOT_EXISTS = "error.plot.exists"
+__all__ = ["CancelToken", "HistoryStep", "HistoryView", "WebService"]
 
 
 class ProjectOpener(Protocol):
@@ -51,14 +51,45 @@ class ProjectOpener(Protocol):
 
 
 @dataclass(frozen=True)
+class HistoryStep:
+    """What one node of the undo tree did, as data (the label is said at the edge).
+
+    Attributes:
+        kind: ``generate``, ``edit``, ``regenerate`` or ``accept`` (:mod:`aizac.web.history`).
+        where: the beat's position (``1-2``); ``""`` when a node saved before positions were
+            kept cannot say.
+        first: the beat's first event (or place) as the model or the writer wrote it.
+    """
+
+    kind: str
+    where: str
+    first: str
+    placed: bool = True  # a picture's step: placed, or removed
+
+    def text(self, quote: Callable[[str], str] = str) -> Text | Verbatim:
+        """The step as the history list says it: ``designed 1-2: Mira opens the door``;
+        ``quote`` makes what the model or the writer wrote safe where it is shown."""
+        first = Verbatim(quote(self.first))
+        if self.kind == hist.PLACE and self.where:
+            cover = self.where == hist.COVER_WHERE
+            said = (("ui.history.cover_placed" if cover else "ui.history.placed") if self.placed
+                    else ("ui.history.cover_removed" if cover else "ui.history.removed"))
+            return Text(said, where=self.where, first=first)
+        key = hist.KIND_KEYS.get(self.kind)
+        if key is None or not self.where:
+            return Verbatim(quote(self.first or self.kind))
+        return Text("ui.history.step", kind=Text(key), where=self.where, first=first)
+
+
+@dataclass(frozen=True)
 class HistoryView:
     """Where the editor stands in its undo tree."""
 
     node_id: str | None
     can_undo: bool
     can_redo: bool
-    path: list[str]
-    siblings: list[tuple[str, str]]  # (label, node id), current node excluded
+    path: list[HistoryStep]
+    siblings: list[tuple[Text, str]]  # (label, node id), current node excluded
 
 
 class WebService:
@@ -107,9 +138,7 @@ class WebService:
     def agent(self, name: str | None) -> WriterAgent:
         """The open project ``name`` (opened on first use)."""
         if not name:
-            raise InvalidInputError(
-                "No project is open.", hint="Create a project or pick one in the Project list."
-            )
+            raise InvalidInputError("error.project.none_open")
         with self._guard:
             agent = self._agents.get(name)
             if agent is None:
@@ -149,11 +178,8 @@ class WebService:
             agent.episodes.set(beats=beats, length=length)
             if draft is not None and agent.next_position() != (draft.episode, draft.index):
                 agent.episodes.set(beats=old.get("beats"), length=old.get("length"))
-                raise InvalidInputError(
-                    f"A draft beat is waiting at {draft.episode}-{draft.index}: a new number "
-                    "of beats per episode would move it.",
-                    hint="Accept or undo the draft first, then change the beats per episode.",
-                )
+                raise InvalidInputError("error.episode.draft_waiting",
+                                        where=f"{draft.episode}-{draft.index}")
 
     @contextlib.contextmanager
     def _locked(self, name: str | None) -> Iterator[WriterAgent]:
@@ -200,7 +226,7 @@ class WebService:
         with self.operation(name) as token, self._locked(name) as agent:
             force = agent.plot() is not None
             if force and not replace:
-                raise ConflictError(PLOT_EXISTS, hint=PLOT_EXISTS_HINT)
+                raise ConflictError(PLOT_EXISTS)
             return agent.plan(force=force, progress=token.progress(progress))
 
     def save_plot(self, name: str | None, plot: NovelPlot, version: int | None) -> PlotRecord:
@@ -241,7 +267,7 @@ class WebService:
                 cast=record.new_characters, before_cast=before.new_characters if before else None,
                 summary=record.summary if kind == hist.ACCEPT else None, batch=batch,
             ),
-            kind, commit_ids=ids, label=_label(kind, record),
+            kind, commit_ids=ids, **_step_meta(record),
         )
         self._save_tree(agent, tree, version)
 
@@ -285,7 +311,7 @@ class WebService:
 
     def _draft(self, agent: WriterAgent, beat_id: int | None, version: int | None) -> BeatRecord:
         if beat_id is None:
-            raise InvalidInputError("There is no draft beat.", hint="Press Next beat first.")
+            raise InvalidInputError("error.beat.no_draft")
         return require_draft(agent.store.beat(beat_id), version)
 
     def edit_beat(
@@ -348,17 +374,18 @@ class WebService:
     # ----------------------------------------------------------------- undo / redo / switch
     def undo(self, name: str | None) -> HistoryView:
         """Step back along the current branch (undoing an acceptance reverts its memory)."""
-        return self._move(name, lambda tree: tree.current.parent_id, "Nothing to undo.")
+        return self._move(name, lambda tree: tree.current.parent_id, "error.history.no_undo")
 
     def redo(self, name: str | None) -> HistoryView:
         """Step forward to the branch last visited from here."""
         return self._move(
-            name, lambda tree: (t.id if (t := tree.redo_target()) else None), "Nothing to redo."
+            name, lambda tree: (t.id if (t := tree.redo_target()) else None),
+            "error.history.no_redo",
         )
 
     def switch(self, name: str | None, node_id: str) -> HistoryView:
         """Jump to another branch (usually a sibling made by regenerating after an undo)."""
-        return self._move(name, lambda tree: node_id, "That branch does not exist.")
+        return self._move(name, lambda tree: node_id, "error.history.no_branch")
 
     def _move(
         self, name: str | None, target_of: Callable[[UndoTree], str | None], nothing: str
@@ -367,7 +394,7 @@ class WebService:
             tree, version = self._load_tree(agent)
             target = target_of(tree)
             if target is None or target not in tree or target == tree.current.id:
-                raise InvalidInputError(nothing, hint="The history panel shows where you are.")
+                raise InvalidInputError(nothing, hint="hint.history")
             move(agent, tree, target)
             self._save_tree(agent, tree, version)
             return _history_view(tree)
@@ -388,13 +415,13 @@ class WebService:
             beat_id = 0 if slot == COVER else int(slot.split(":", 1)[1])
             if slot == COVER:
                 plot = agent.plot()
-                where = f"cover {plot.plot.title[:40] if plot else ''}".rstrip()
+                where, first = hist.COVER_WHERE, plot.plot.title[:40] if plot else ""
             else:
                 record = agent.store.beat(beat_id)
-                where = f"{record.episode}-{record.index}: {record.beat.location[:40]}"
+                where, first = f"{record.episode}-{record.index}", record.beat.location[:40]
             tree, version = self._load_tree(agent)
             tree.add(hist.image_payload(slot, image_id, before, beat_id), hist.PLACE,
-                     label=f"{'placed' if image_id else 'removed'} {where}")
+                     where=where, first=first, placed=image_id is not None)
             self._save_tree(agent, tree, version)
             return before
 
@@ -454,7 +481,7 @@ class WebService:
 
     def save_prose(self, name: str | None, beat_id: int | None, prose: str) -> BeatRecord:
         if beat_id is None:
-            raise InvalidInputError("Pick an accepted beat first.")
+            raise InvalidInputError("error.prose.pick_beat")
         with self._locked(name) as agent:
             return agent.save_prose(beat_id, prose)
 
@@ -472,29 +499,52 @@ class WebService:
 
 
 # ------------------------------------------------------------------------------- helpers
-def _label(kind: str, record: BeatRecord) -> str:
-    where = f"{record.episode}-{record.index}"
+def _step_meta(record: BeatRecord) -> dict[str, str]:
+    """What a node remembers of the beat it touched (its label is said at the edge)."""
     first = record.beat.events[0] if record.beat.events else record.beat.location
-    return f"{hist.KIND_LABELS.get(kind, kind)} {where}: {first[:40]}"
+    return {"where": f"{record.episode}-{record.index}", "first": first[:40]}
 
 
-def _node_label(node: Any) -> str:
-    return str(node.meta.get("label") or node.kind)
+_OLD_LABEL = re.compile(r"(designed|edited|regenerated|accepted) (\d+-\d+): (.*)", re.S)
+_OLD_PLACE = re.compile(r"(placed|removed) (?:cover ?(.*)|(\d+-\d+): (.*))", re.S)
+_OLD_KINDS = {"designed": hist.DRAFT, "edited": hist.EDIT, "regenerated": hist.REGENERATE,
+              "accepted": hist.ACCEPT}
+
+
+def _step(node: Any) -> HistoryStep:
+    """A node's step; a node saved before steps were data holds an English ``label``
+    (``designed 1-2: ...``), read once here into the same fields."""
+    meta = node.meta
+    if "where" in meta:
+        return HistoryStep(node.kind, str(meta["where"]), str(meta.get("first", "")),
+                           bool(meta.get("placed", True)))
+    label = str(meta.get("label", ""))
+    match = _OLD_LABEL.fullmatch(label)
+    if match is not None and _OLD_KINDS[match[1]] == node.kind:
+        return HistoryStep(node.kind, match[2], match[3])
+    placed = _OLD_PLACE.fullmatch(label)
+    if placed is not None and node.kind == hist.PLACE:
+        where = placed[3] or hist.COVER_WHERE
+        first = placed[4] if placed[3] else (placed[2] or "")
+        return HistoryStep(node.kind, where, first, placed[1] == "placed")
+    return HistoryStep(node.kind, "", str(meta.get("label") or node.kind))
 
 
 def _history_view(tree: UndoTree) -> HistoryView:
     path = [n for n in tree.path() if not n.is_root]
     current = tree.current
+    count = len(tree.siblings())
     siblings = [] if current.is_root else [
-        (f"{i}/{len(tree.siblings())} {_node_label(n)}", n.id)
+        (Text("ui.history.sibling", n=i, count=count, step=_step(n).text()), n.id)
         for i, n in enumerate(tree.siblings(), 1)
         if n.id != current.id
     ]
-    siblings += [(f"↳ {_node_label(n)}", n.id) for n in tree.children(current.id)]
+    siblings += [(Text("ui.history.child", step=_step(n).text()), n.id)
+                 for n in tree.children(current.id)]
     return HistoryView(
         node_id=None if current.is_root else current.id,
         can_undo=tree.can_undo,
         can_redo=tree.can_redo,
-        path=[_node_label(n) for n in path],
+        path=[_step(n) for n in path],
         siblings=siblings,
     )

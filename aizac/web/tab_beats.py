@@ -9,17 +9,16 @@ from typing import Any
 import gradio as gr
 
 from aizac.errors import InvalidInputError
-from aizac.text import t
 from aizac.web import episodes
 from aizac.web import handlers as h
-from aizac.web.forms import BEAT_FIELDS
-from aizac.web.labels import headers
+from aizac.web.forms import BEAT_FIELDS, BEAT_LABELS
+from aizac.web.labels import UNIT_KEYS, UNIT_NAME_KEYS, headers
 from aizac.web.runner import Ui
 
 FIELD_LABELS = {
-    "location": "location", "time": "time", "characters": "beat_characters",
-    "events": "events", "dialogue": "dialogue", "emotions": "emotions",
-    "conflicts": "conflicts", "sets_up": "sets_up", "pays_off": "pays_off",
+    "location": "ui.location", "time": "ui.time", "characters": "ui.beat_characters",
+    "events": "ui.events", "dialogue": "ui.dialogue", "emotions": "ui.emotions",
+    "conflicts": "ui.conflicts", "sets_up": "ui.sets_up", "pays_off": "ui.pays_off",
 }
 
 
@@ -55,28 +54,18 @@ def values(ui: Ui, view: h.EditorView | None) -> list[Any]:
     L = ui.L
     if view is None:
         return [gr.skip()] * (3 + len(BEAT_FIELDS) + 6)
-    status = {"draft": L["st_draft"], "accepted": L["st_accepted"],
-              "rejected": L["st_rejected"]}
+    status = {"draft": L["beat.status.draft"], "accepted": L["beat.status.accepted"],
+              "rejected": L["beat.status.rejected"]}
     rows = [[r[0], status.get(r[1], r[1]), *r[2:]] for r in view.beats]
-    draft = (L["draft_at"].format(where=view.draft_position, version=view.version)
-             if view.draft_position else L["no_draft"])
+    draft = (L.t("ui.draft_at", where=view.draft_position, version=view.version)
+             if view.draft_position else L["ui.no_draft"])
     if not view.has_plot:
-        draft = L["no_plot_yet"]
-    kinds = {  # a picture placed or removed (aizac.web.service.WebService.place_image)
-        "placed cover": t("ui.history.cover_placed", ui.language),
-        "removed cover": t("ui.history.cover_removed", ui.language),
-        "placed": t("ui.history.placed", ui.language),
-        "removed": t("ui.history.removed", ui.language),
-    }
-    kinds.update({k: L[f"k_{k}"] for k in ("generate", "edit", "regenerate", "accept")})
-    kinds.update({"designed": L["k_generate"], "edited": L["k_edit"],
-                  "regenerated": L["k_regenerate"], "accepted": L["k_accept"]})
-    history = view.history_text(kinds, {"empty": L["history_empty"], "here": L["history_here"],
-                                        "earlier": L["history_earlier"]})
+        draft = L["ui.no_plot_yet"]
+    history = view.history_text(L)
     accepted = [(label, str(i)) for label, i in view.accepted]
-    siblings = [(h.kind_word(lbl, kinds), nid) for lbl, nid in view.history.siblings]
+    siblings = [(L.say(label), nid) for label, nid in view.history.siblings]
     return [
-        f"### {L['episode'].format(n=view.episode)}", draft, rows,
+        f"### {L.t('ui.episode', n=view.episode)}", draft, rows,
         *[view.fields[f] for f in BEAT_FIELDS],
         gr.CheckboxGroup(value=view.edited),
         view.beat_id, view.version, history,
@@ -92,24 +81,24 @@ def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
         with gr.Column(scale=2, min_width=320):
             episode = gr.Markdown("", elem_id="aizac-episode")
             beats = gr.Dataframe(
-                headers=headers(L, "h_beats"), label=L["episode_beats"], interactive=False,
+                headers=headers(L, "ui.h.beats"), label=L["ui.episode_beats"], interactive=False,
                 wrap=True, type="array", elem_id="aizac-beats",
                 column_widths=["8%", "14%", "22%", "22%", "34%"],
             )
-            gr.Markdown(f"#### {L['history']}")
+            gr.Markdown(f"#### {L['ui.history']}")
             with gr.Row():
-                ui.button("undo", L["undo"])
-                ui.button("redo", L["redo"])
+                ui.button("undo", L["ui.undo"])
+                ui.button("redo", L["ui.redo"])
             history = gr.Markdown("", elem_id="aizac-history")
-            branches = gr.Dropdown(label=L["branches"], choices=[], elem_id="aizac-branches")
-            ui.button("switch", L["switch"])
-            with gr.Accordion(L["ep_title"], open=False, elem_id="aizac-episode-length"):
+            branches = gr.Dropdown(label=L["ui.branches"], choices=[], elem_id="aizac-branches")
+            ui.button("switch", L["ui.switch"])
+            with gr.Accordion(L["ui.ep.title"], open=False, elem_id="aizac-episode-length"):
                 ep_note = gr.Markdown("", elem_id="aizac-ep-note")
                 with gr.Row():
-                    ep_beats = gr.Textbox(label=L["ep_beats"], elem_id="aizac-ep-beats")
-                    ep_length = gr.Textbox(label=L["ep_length"].format(unit="…"),
+                    ep_beats = gr.Textbox(label=L["ui.ep.beats"], elem_id="aizac-ep-beats")
+                    ep_length = gr.Textbox(label=L.t("ui.ep.length", unit="…"),
                                            elem_id="aizac-ep-length")
-                ui.button("save-episode", L["ep_save"])
+                ui.button("save-episode", L["ui.ep.save"])
         with gr.Column(scale=3):
             draft = gr.Markdown("", elem_id="aizac-draft")
             boxes: dict[str, Any] = {}
@@ -123,32 +112,35 @@ def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
                         boxes[name] = gr.Textbox(label=L[FIELD_LABELS[name]], lines=lines,
                                                  elem_id=f"aizac-{elem.replace('_', '-')}")
             locked = gr.CheckboxGroup(
-                label=L["locked"], elem_id="aizac-locked",
-                choices=[(L[FIELD_LABELS[f]].split(" (")[0], f) for f in BEAT_FIELDS],
+                label=L["ui.locked"], elem_id="aizac-locked",
+                choices=[(L[BEAT_LABELS[f]], f) for f in BEAT_FIELDS],
             )
             with gr.Row(elem_classes="aizac-actions"):
-                ui.button("next-beat", L["next_beat"], variant="primary")
-                ui.button("save-edit", L["save_edit"])
-                ui.button("accept", L["accept"], variant="primary")
-                ui.button("cancel-beat", L["cancel"], variant="stop", scale=0)
+                ui.button("next-beat", L["ui.next_beat"], variant="primary")
+                ui.button("save-edit", L["ui.save_edit"])
+                ui.button("accept", L["ui.accept"], variant="primary")
+                ui.button("cancel-beat", L["ui.cancel"], variant="stop", scale=0)
             with gr.Row(elem_classes="aizac-actions"):
-                instruction = gr.Textbox(label=L["instruction"], placeholder=L["instruction_hint"],
+                instruction = gr.Textbox(label=L["ui.instruction"],
+                                         placeholder=L["ui.instruction_hint"],
                                          scale=3, elem_id="aizac-instruction")
-                ui.button("regenerate", L["regenerate"])
-                ui.button("suggest", L["suggest"])
+                ui.button("regenerate", L["ui.regenerate"])
+                ui.button("suggest", L["ui.suggest"])
             suggestions = gr.Markdown("", elem_id="aizac-suggestions")
             with gr.Row():
-                suggestion_pick = gr.Dropdown(label=L["suggestion_pick"], choices=[], scale=3,
+                suggestion_pick = gr.Dropdown(label=L["ui.suggestion_pick"], choices=[], scale=3,
                                               elem_id="aizac-suggestion-pick")
-                ui.button("use-this", L["use_this"], scale=0)
-    gr.Markdown(f"#### {L['prose']}")
+                ui.button("use-this", L["ui.use_this"], scale=0)
+    gr.Markdown(f"#### {L['ui.prose']}")
     with gr.Row():
-        prose_beat = gr.Dropdown(label=L["prose_beat"], choices=[], scale=2,
-                                 elem_id="aizac-prose-beat")
-        ui.button("write-prose", L["write_prose"], variant="primary")
-        ui.button("cancel-prose", L["cancel"], variant="stop", scale=0)
-        ui.button("save-prose", L["save_prose"])
-    prose = gr.Textbox(label=L["prose"], lines=12, max_lines=40, elem_id="aizac-prose",
+        # a value the page still holds after its beat was undone is no Gradio error (its
+        # English toast): the handlers find the beat gone and say so in the status
+        prose_beat = gr.Dropdown(label=L["ui.prose_beat"], choices=[], scale=2,
+                                 allow_custom_value=True, elem_id="aizac-prose-beat")
+        ui.button("write-prose", L["ui.write_prose"], variant="primary")
+        ui.button("cancel-prose", L["ui.cancel"], variant="stop", scale=0)
+        ui.button("save-prose", L["ui.save_prose"])
+    prose = gr.Textbox(label=L["ui.prose"], lines=12, max_lines=40, elem_id="aizac-prose",
                        buttons=["copy"])
     tab = BeatsTab(episode, draft, beats, [boxes[f] for f in BEAT_FIELDS], locked, history,
                    branches, prose_beat, instruction, suggestions, suggestion_pick, prose,
@@ -173,24 +165,24 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
     def next_beat(project: str | None, progress: Any) -> tuple[list[Any], str]:
         view = h.next_beat(service, project, progress)
         if not view.reused_draft:
-            return view_of(view, "designed")
-        return values(ui, view), L["draft_pending"].format(where=view.draft_position)
+            return view_of(view, "ui.designed")
+        return values(ui, view), L.t("ui.draft_pending", where=view.draft_position)
 
     def save_edit(project: str | None, bid: int | None, ver: int | None,
                   *fields: str) -> tuple[list[Any], str]:
-        return view_of(h.save_edit(service, project, bid, ver, _fields(fields)), "edit_saved")
+        return view_of(h.save_edit(service, project, bid, ver, _fields(fields)), "ui.edit_saved")
 
     def accept(project: str | None, bid: int | None, ver: int | None, *fields: str,
                progress: Any) -> Any:
         view = h.accept(service, project, bid, ver, progress, fields=_fields(fields))
-        return view_of(view, "accepted_done")
+        return view_of(view, "ui.accepted_done")
 
     def regenerate(project: str | None, bid: int | None, ver: int | None, *rest: Any,
                    progress: Any) -> Any:
         *fields, locked, instr = rest
         view = h.regenerate(service, project, bid, ver, instr, progress,
                             fields=_fields(tuple(fields)), locked=locked or [])
-        return view_of(view, "regenerated")
+        return view_of(view, "ui.regenerated")
 
     def mover(fn: Callable[..., h.EditorView], key: str) -> Callable[..., Any]:
         def run(project: str | None, *args: Any) -> tuple[list[Any], str]:
@@ -199,18 +191,18 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
         return run
 
     def cancel(project: str | None) -> str:
-        return L["cancel_sent"] if service.cancel(project) else L["nothing_running"]
+        return L["ui.cancel_sent"] if service.cancel(project) else L["ui.nothing_running"]
 
     hidden = {"show_progress": "hidden"}
-    b["next-beat"].click(ui.long(next_beat, n, "busy_next"), ui.project, out, **hidden)
+    b["next-beat"].click(ui.long(next_beat, n, "ui.busy.next"), ui.project, out, **hidden)
     b["save-edit"].click(ui.act(save_edit, n), draft_in, out)
-    b["accept"].click(ui.long(accept, n, "busy_accept"), draft_in, out, **hidden)
-    b["regenerate"].click(ui.long(regenerate, n, "busy_regen"),
+    b["accept"].click(ui.long(accept, n, "ui.busy.accept"), draft_in, out, **hidden)
+    b["regenerate"].click(ui.long(regenerate, n, "ui.busy.regen"),
                           [*draft_in, tab.locked, tab.instruction], out, **hidden)
     b["cancel-beat"].click(cancel, ui.project, ui.status, **hidden)
-    b["undo"].click(ui.act(mover(h.undo, "undone"), n), ui.project, out)
-    b["redo"].click(ui.act(mover(h.redo, "redone"), n), ui.project, out)
-    b["switch"].click(ui.act(mover(h.switch_branch, "switched"), n), [ui.project, tab.branches],
+    b["undo"].click(ui.act(mover(h.undo, "ui.undone"), n), ui.project, out)
+    b["redo"].click(ui.act(mover(h.redo, "ui.redone"), n), ui.project, out)
+    b["switch"].click(ui.act(mover(h.switch_branch, "ui.switched"), n), [ui.project, tab.branches],
                       out)
     _wire_suggestions(ui, tab)
     _wire_prose(ui, tab, cancel)
@@ -225,20 +217,20 @@ def episode_values(ui: Ui, view: episodes.EpisodeView | None) -> list[Any]:
     L = ui.L
 
     def amount(n: int) -> str:
-        return L["ep_amount"].format(n=f"{n:,}", unit=L[f"unit_{view.unit}"])
+        return L.t("ui.ep.amount", n=f"{n:,}", unit=L[UNIT_KEYS[view.unit]])
 
     own = view.own_beats is not None or view.own_length is not None
-    source = (L["ep_own"] if own else L["ep_base"]).format(
-        beats=view.default_beats, amount=amount(view.default_length))
-    note = L["ep_now"].format(beats=view.beats, amount=amount(view.length),
+    source = L.t("ui.ep.own" if own else "ui.ep.base", beats=view.default_beats,
+                 amount=amount(view.default_length))
+    note = L.t("ui.ep.now", beats=view.beats, amount=amount(view.length),
                               per_beat=amount(view.per_beat), source=source)
     return [
         gr.Textbox(value="" if view.own_beats is None else str(view.own_beats),
-                   info=L["ep_default_beats"].format(beats=view.default_beats),
+                   info=L.t("ui.ep.default_beats", beats=view.default_beats),
                    placeholder=str(view.default_beats)),
         gr.Textbox(value="" if view.own_length is None else f"{view.own_length:,}",
-                   label=L["ep_length"].format(unit=L[f"unit_name_{view.unit}"]),
-                   info=L["ep_default"].format(amount=amount(view.default_length)),
+                   label=L.t("ui.ep.length", unit=L[UNIT_NAME_KEYS[view.unit]]),
+                   info=L.t("ui.ep.default", amount=amount(view.default_length)),
                    placeholder=f"{view.default_length:,}"),
         note,
     ]
@@ -258,8 +250,8 @@ def _wire_episode(ui: Ui, tab: BeatsTab) -> None:
 
     def save(project: str | None, beats: Any, length: Any) -> tuple[list[Any], str]:
         view = episodes.set_episode_length(service, project, beats, length)
-        said = L["ep_saved"].format(beats=view.beats, amount=L["ep_amount"].format(
-            n=f"{view.length:,}", unit=L[f"unit_{view.unit}"]))
+        said = L.t("ui.ep.saved", beats=view.beats, amount=L.t("ui.ep.amount",
+            n=f"{view.length:,}", unit=L[UNIT_KEYS[view.unit]]))
         return [*values(ui, h.editor_view(service, project)), *episode_values(ui, view)], said
 
     ui.project.change(load, ui.project, boxes)
@@ -277,16 +269,16 @@ def _wire_suggestions(ui: Ui, tab: BeatsTab) -> None:
         hits = h.suggest(service, project, bid)
         text = "\n".join(f"{i}. {s.markdown}" for i, s in enumerate(hits, 1))
         choices = [(f"{i}. {s.summary[:70]}", str(i - 1)) for i, s in enumerate(hits, 1)]
-        return [text or L["suggestions_none"],
+        return [text or L["ui.suggestions_none"],
                 gr.Dropdown(choices=choices, value=choices[0][1] if choices else None),
                 [s.__dict__ for s in hits]], ""
 
     def use_this(project: str | None, pick: str | None, hits: list[dict[str, str]],
                  *fields: str) -> tuple[list[Any], str]:
         if pick is None or not hits:
-            raise InvalidInputError("Pick a suggestion first.")
+            raise InvalidInputError("error.beat.pick_suggestion")
         new = h.use_suggestion(dict(_fields(fields)), h.Suggestion(**hits[int(pick)]))  # type: ignore[arg-type]
-        return [new[f] for f in BEAT_FIELDS], L["suggestion_used"]
+        return [new[f] for f in BEAT_FIELDS], L["ui.suggestion_used"]
 
     b["suggest"].click(ui.act(suggest, 3), [ui.project, tab.beat_id],
                        [tab.suggestions, tab.suggestion_pick, tab.hits, ui.status,
@@ -306,7 +298,7 @@ def _wire_prose(ui: Ui, tab: BeatsTab, cancel: Callable[[str | None], str]) -> N
 
     def save_prose(project: str | None, bid: str | None, text: str) -> tuple[list[Any], str]:
         record = h.save_prose(service, project, int(bid) if bid else None, text)
-        return [], L["prose_saved"].format(where=f"{record.episode}-{record.index}",
+        return [], L.t("ui.prose_saved", where=f"{record.episode}-{record.index}",
                                            n=f"{len(text):,}")
 
     def load_prose(project: str | None, bid: str | None) -> str:
@@ -317,7 +309,7 @@ def _wire_prose(ui: Ui, tab: BeatsTab, cancel: Callable[[str | None], str]) -> N
 
     hidden = {"show_progress": "hidden"}
     tab.prose_beat.change(load_prose, [ui.project, tab.prose_beat], tab.prose)
-    b["write-prose"].click(ui.stream(prose, 1, "busy_prose", "prose_done"),
+    b["write-prose"].click(ui.stream(prose, 1, "ui.busy.prose", "ui.prose_done"),
                            [ui.project, tab.prose_beat], [tab.prose, ui.status, *ui.button_list],
                            **hidden)
     b["cancel-prose"].click(cancel, ui.project, ui.status, **hidden)

@@ -16,7 +16,7 @@ def _left_out(ui: Ui, result: ExportResult) -> str:
     if not result.without_prose:
         return ""
     beats = ", ".join(result.without_prose[:12]) + ("…" if len(result.without_prose) > 12 else "")
-    return ui.L["without_prose"].format(n=len(result.without_prose), beats=beats)
+    return ui.L.t("ui.without_prose", n=len(result.without_prose), beats=beats)
 
 
 def build(ui: Ui) -> Callable[[], None]:
@@ -24,26 +24,26 @@ def build(ui: Ui) -> Callable[[], None]:
     L = ui.L
     with gr.Row():
         with gr.Column():
-            fmt = gr.Radio(["txt", "md", "epub"], value="txt", label=L["format"],
+            fmt = gr.Radio(["txt", "md", "epub"], value="txt", label=L["ui.format"],
                            elem_id="aizac-format")
             with gr.Row():
-                first = gr.Number(label=L["first"], value=0, precision=0, minimum=0)
-                last = gr.Number(label=L["last"], value=0, precision=0, minimum=0)
-            filename = gr.Textbox(label=L["file_name"], elem_id="aizac-file-name")
-            ui.button("download", L["download"], variant="primary")
-            exported = gr.File(label=L["file"], interactive=False, elem_id="aizac-exported")
+                first = gr.Number(label=L["ui.first"], value=0, precision=0, minimum=0)
+                last = gr.Number(label=L["ui.last"], value=0, precision=0, minimum=0)
+            filename = gr.Textbox(label=L["ui.file_name"], elem_id="aizac-file-name")
+            ui.button("download", L["ui.download"], variant="primary")
+            exported = gr.File(label=L["ui.file"], interactive=False, elem_id="aizac-exported")
         with gr.Column():
-            address = gr.Textbox(label=L["email"], type="email", elem_id="aizac-email")
-            ui.button("send", L["send"])
+            address = gr.Textbox(label=L["ui.email"], type="email", elem_id="aizac-email")
+            ui.button("send", L["ui.send"])
 
     def export(project: str | None, fmt_v: str, f: float, la: float, fn: str) -> Any:
         result = h.export_file(ui.service, project, fmt_v, f, la, fn)
-        said = L["exported"].format(file=result.target.rsplit("/", 1)[-1])
+        said = L.t("ui.exported", file=result.target.rsplit("/", 1)[-1])
         return [result.target], said + _left_out(ui, result)
 
     def email(project: str | None, addr: str, fmt_v: str, f: float, la: float) -> Any:
         result = h.send_email(ui.service, project, addr, fmt_v, f, la)
-        return [], L["emailed"].format(fmt=fmt_v, to=result.target) + _left_out(ui, result)
+        return [], L.t("ui.emailed", fmt=fmt_v, to=result.target) + _left_out(ui, result)
 
     def wire() -> None:
         after = [ui.status, *ui.button_list]

@@ -16,10 +16,11 @@ import gradio as gr
 from pydantic import SecretStr
 
 from aizac.export.render import escape_markdown_cell
+from aizac.llm.errors import role_name
 from aizac.llm.model_config import KEY_FIELDS, ModelConfig
 from aizac.settings import IMAGE_ROLE, ROLES, Settings
-from aizac.text import t as text
-from aizac.web.labels import translate
+from aizac.text import language_name
+from aizac.web.labels import Labels
 from aizac.web.runner import Ui
 
 
@@ -31,19 +32,15 @@ def with_stored(settings: Settings, config: ModelConfig) -> Settings:
     return settings.model_copy(update=update)
 
 
-def role_rows(router: Any, L: dict[str, str], language: str) -> list[list[str]]:
+def role_rows(router: Any, L: Labels) -> list[list[str]]:
     """The roles table: role, model, provider, ready, why (in the interface language)."""
-    def name(role: str) -> str:
-        if role == IMAGE_ROLE:
-            return text("ui.models.role_image", language)
-        return L.get(f"role_{role}", role)
-
     def why(status: Any) -> str:
         if status.role == IMAGE_ROLE and status.provider == "typographic" and status.usable:
-            return text("ui.models.image_offline", language)
-        return translate(status.reason, language)
+            return L["ui.models.image_offline"]
+        return L.say(status.reason)
 
-    return [[name(s.role), s.spec, s.provider, L["m_yes" if s.usable else "m_no"], why(s)]
+    return [[L.say(role_name(s.role)), s.spec, s.provider,
+             L["ui.m.yes" if s.usable else "ui.m.no"], why(s)]
             for s in router.describe()]
 
 
@@ -59,48 +56,46 @@ def small_model_note(ui: Ui, project: str | None) -> str:
     statuses = {s.role: s for s in agent.router.describe()}  # type: ignore[attr-defined]
     embedded = [r for r in ("planner", "writer") if r in statuses
                 and statuses[r].provider == "local"]
-    return L["m_small"].format(lang=L[f"m_lang_{language}"]) if embedded else ""
+    return L.t("ui.m.small", lang=language_name(language)) if embedded else ""
 
 
-def answered(t: dict[str, str], role: str, seconds: float, reply: str) -> str:
+def answered(L: Labels, role: str, seconds: float, reply: str) -> str:
     """What "test connection" says: the model's first words, literal in the Markdown status
     (a model answering '<name>' or '**OK**' is shown as it answered)."""
     text = escape_markdown_cell(reply.strip()[:80])
-    return t["ok"].format(role=role, s=seconds, reply=text)
+    return L.t("ui.m.ok", role=role, s=f"{seconds:.1f}", reply=text)
 
 
 def build(ui: Ui) -> Callable[[], None]:
     """Lay out the tab (inside an open ``gr.Tab``); returns its wiring."""
     L = ui.L
-    t = {k[2:]: v for k, v in L.items() if k.startswith("m_")}
-    names = {r: L[f"role_{r}"] for r in ROLES}
-    names[IMAGE_ROLE] = text("ui.models.role_image", ui.language)
+    names = {r: L.say(role_name(r)) for r in (*ROLES, IMAGE_ROLE)}
     note = gr.Markdown("", elem_id="aizac-model-note")
-    gr.Markdown(t["intro"])
-    roles = gr.Dataframe(headers=L["h_roles"].split("|"), interactive=False, wrap=True,
+    gr.Markdown(L["ui.m.intro"])
+    roles = gr.Dataframe(headers=L["ui.h.roles"].split("|"), interactive=False, wrap=True,
                          type="array", elem_id="aizac-roles")
     with gr.Row():
-        role = gr.Dropdown(label=t["role"],
+        role = gr.Dropdown(label=L["ui.m.role"],
                            choices=[(names.get(r, r), r) for r in (*ROLES, IMAGE_ROLE)],
                            value="writer", elem_id="aizac-model-role")
-        spec = gr.Textbox(label=t["spec"], elem_id="aizac-model-spec", scale=2)
-        ui.button("set-model", t["set"])
-        ui.button("test-model", t["test"])
+        spec = gr.Textbox(label=L["ui.m.spec"], elem_id="aizac-model-spec", scale=2)
+        ui.button("set-model", L["ui.m.set"])
+        ui.button("test-model", L["ui.m.test"])
     with gr.Row():
-        provider = gr.Dropdown(label=t["provider"], choices=list(KEY_FIELDS), value="openai",
+        provider = gr.Dropdown(label=L["ui.m.provider"], choices=list(KEY_FIELDS), value="openai",
                                elem_id="aizac-key-provider")
-        key = gr.Textbox(label=t["key"], type="password", elem_id="aizac-key", scale=2)
-        ui.button("save-key", t["save_key"])
+        key = gr.Textbox(label=L["ui.m.key"], type="password", elem_id="aizac-key", scale=2)
+        ui.button("save-key", L["ui.m.save_key"])
     keys = gr.Markdown("", elem_id="aizac-keys")
     studio: Any = ui.service.studio
     config = ModelConfig(studio.settings.data_dir)
 
     def table() -> list[list[str]]:
-        return role_rows(studio.router, L, ui.language)
+        return role_rows(studio.router, L)
 
     def key_list() -> str:
         stored = config.keys_set()
-        return t["keys"].format(p=", ".join(stored)) if stored else t["no_keys"]
+        return L.t("ui.m.keys", p=", ".join(stored)) if stored else L["ui.m.no_keys"]
 
     def refresh(project: str | None) -> list[Any]:
         try:
@@ -112,7 +107,7 @@ def build(ui: Ui) -> Callable[[], None]:
         clean = config.set_spec(role_v, spec_v)
         router: Any = studio.router
         router.reconfigure(with_stored(router.settings, config))
-        said = t["spec_set"].format(role=names.get(role_v, role_v),
+        said = L.t("ui.m.spec_set", role=names.get(role_v, role_v),
                                     spec=escape_markdown_cell(clean))  # as typed
         return [small_model_note(ui, project), table()], said
 
@@ -120,7 +115,7 @@ def build(ui: Ui) -> Callable[[], None]:
         config.set_key(provider_v, key_v or "")
         router: Any = studio.router
         router.reconfigure(with_stored(router.settings, config))
-        return ["", table(), key_list()], t["key_saved"].format(provider=provider_v)
+        return ["", table(), key_list()], L.t("ui.m.key_saved", provider=provider_v)
 
     def test(project: str | None, role_v: str) -> tuple[list[Any], str]:
         from langchain_core.messages import HumanMessage
@@ -129,11 +124,11 @@ def build(ui: Ui) -> Callable[[], None]:
         started = time.perf_counter()
         if role_v == IMAGE_ROLE:  # reaches the image server; makes no picture
             said = router.image_model().check()
-            return [], text("ui.models.image_ok", ui.language, role=names[IMAGE_ROLE],
-                            s=f"{time.perf_counter() - started:.1f}",
-                            reply=escape_markdown_cell(said))
+            return [], L.t("ui.models.image_ok", role=names[IMAGE_ROLE],
+                           s=f"{time.perf_counter() - started:.1f}",
+                           reply=escape_markdown_cell(said))
         reply = router.model(role_v).invoke([HumanMessage(content="Reply with the word OK.")])
-        return [], answered(t, names.get(role_v, role_v), time.perf_counter() - started,
+        return [], answered(L, names.get(role_v, role_v), time.perf_counter() - started,
                             str(reply.text))
 
     def wire() -> None:

@@ -10,7 +10,8 @@ import gradio as gr
 
 from aizac.web import episodes
 from aizac.web import handlers as h
-from aizac.web.labels import headers
+from aizac.web.forms import STAGE_KEYS
+from aizac.web.labels import UNIT_KEYS, UNIT_NAME_KEYS, headers
 from aizac.web.runner import Ui
 
 
@@ -51,21 +52,19 @@ def values(ui: Ui, view: h.StartView | None) -> list[Any]:
     """The Start tab's outputs for ``view`` (a blank screen without a project)."""
     L = ui.L
     if view is None:
-        return ["", "", L["blank_start"], "", "", [], [], [], "", None,
+        return ["", "", L["ui.blank_start"], "", "", [], [], [], "", None,
                 gr.Checkbox(value=False, visible=False)]
-    text = {"none": L["plot_none"], "genre": L["plot_genre"], "keywords": L["plot_keywords"],
-            "episodes": L["plot_episodes"]}
     from aizac.web.tab_models import small_model_note
 
     try:
         note = small_model_note(ui, view.project)
     except Exception:  # the note must never hide the plot
         note = ""
-    overview = view.overview(text) + (f"\n\n{note}" if note else "")
+    overview = view.overview(L) + (f"\n\n{note}" if note else "")
     # Stage names in the interface language (saving reads stages by row, not by this cell).
-    acts = [[L.get(f"stage_{r[0]}", r[0]), *r[1:]] for r in view.acts]
+    acts = [[L[STAGE_KEYS[r[0]]] if r[0] in STAGE_KEYS else r[0], *r[1:]] for r in view.acts]
     return [view.genre, view.keywords, overview, view.title, view.logline,
-            view.characters, view.settings, acts, view.cliches or L["none_yet"],
+            view.characters, view.settings, acts, view.cliches or L["ui.none_yet"],
             view.plot_version,
             # Unticked after every load: each replacement is confirmed anew.
             gr.Checkbox(value=False, visible=view.plot_version is not None)]
@@ -76,12 +75,12 @@ def length_boxes(ui: Ui, language: str) -> tuple[dict[str, Any], dict[str, Any]]
     (the unit and the default are the language's: ko ~5,000 characters, en 2,000 words)."""
     L = ui.L
     base = episodes.defaults(ui.service, language)
-    amount = L["ep_amount"].format(n=f"{base.length:,}", unit=L[f"unit_{base.unit}"])
+    amount = L.t("ui.ep.amount", n=f"{base.length:,}", unit=L[UNIT_KEYS[base.unit]])
     return (
-        {"label": L["ep_beats"], "info": L["ep_default_beats"].format(beats=base.beats),
+        {"label": L["ui.ep.beats"], "info": L.t("ui.ep.default_beats", beats=base.beats),
          "placeholder": str(base.beats)},
-        {"label": L["ep_length"].format(unit=L[f"unit_name_{base.unit}"]),
-         "info": L["ep_default"].format(amount=amount), "placeholder": f"{base.length:,}"},
+        {"label": L.t("ui.ep.length", unit=L[UNIT_NAME_KEYS[base.unit]]),
+         "info": L.t("ui.ep.default", amount=amount), "placeholder": f"{base.length:,}"},
     )
 
 
@@ -90,49 +89,51 @@ def build(ui: Ui, language: str) -> tuple[StartTab, Callable[[], None]]:
     L = ui.L
     with gr.Row():
         with gr.Column(scale=1, min_width=300):
-            gr.Markdown(f"#### {L['new_project']}")
-            new_name = gr.Textbox(label=L["name"], elem_id="aizac-new-name")
-            new_genre = gr.Textbox(label=L["genre"], elem_id="aizac-genre")
-            new_keywords = gr.Textbox(label=L["keywords"], placeholder=L["keywords_hint"],
+            gr.Markdown(f"#### {L['ui.new_project']}")
+            new_name = gr.Textbox(label=L["ui.name"], elem_id="aizac-new-name")
+            new_genre = gr.Textbox(label=L["ui.genre"], elem_id="aizac-genre")
+            new_keywords = gr.Textbox(label=L["ui.keywords"], placeholder=L["ui.keywords_hint"],
                                       elem_id="aizac-keywords")
             new_language = gr.Dropdown(
-                label=L["language"], choices=[("한국어", "ko"), ("English", "en"), ("中文", "zh")],
-                value="ko" if language == "ko" else "en", elem_id="aizac-language",
+                label=L["ui.language"],
+                choices=[(L["language.native.ko"], "ko"), (L["language.native.en"], "en"),
+                         (L["language.native.zh"], "zh")],
+                value=language if language in ("ko", "zh") else "en", elem_id="aizac-language",
             )
             with gr.Row():
                 beats_box, length_box = length_boxes(ui, "ko" if language == "ko" else "en")
                 # Text boxes: an empty number box sends 0, and "5,000" is how writers type it.
                 new_beats = gr.Textbox(value="", **beats_box, elem_id="aizac-new-beats")
                 new_length = gr.Textbox(value="", **length_box, elem_id="aizac-new-length")
-            ui.button("create", L["create"], variant="primary")
+            ui.button("create", L["ui.create"], variant="primary")
         with gr.Column(scale=3):
             overview = gr.Markdown("", elem_id="aizac-overview")
             with gr.Row():
-                genre = gr.Textbox(label=L["project_genre"], elem_id="aizac-project-genre")
-                keywords = gr.Textbox(label=L["project_keywords"],
+                genre = gr.Textbox(label=L["ui.project_genre"], elem_id="aizac-project-genre")
+                keywords = gr.Textbox(label=L["ui.project_keywords"],
                                       elem_id="aizac-project-keywords")
-                ui.button("save-project", L["save_project"], scale=0)
+                ui.button("save-project", L["ui.save_project"], scale=0)
             with gr.Row(elem_classes="aizac-actions"):
-                ui.button("generate-plot", L["generate_plot"], variant="primary")
-                ui.button("cancel-plot", L["cancel"], variant="stop", scale=0)
-                ui.button("save-plot", L["save_plot"])
-            replace = gr.Checkbox(label=L["replace_plot"], value=False, visible=False,
+                ui.button("generate-plot", L["ui.generate_plot"], variant="primary")
+                ui.button("cancel-plot", L["ui.cancel"], variant="stop", scale=0)
+                ui.button("save-plot", L["ui.save_plot"])
+            replace = gr.Checkbox(label=L["ui.replace_plot"], value=False, visible=False,
                                   elem_id="aizac-replace-plot")
-            title = gr.Textbox(label=L["plot_title"], elem_id="aizac-plot-title")
-            logline = gr.Textbox(label=L["logline"], lines=2, elem_id="aizac-logline")
+            title = gr.Textbox(label=L["ui.plot_title"], elem_id="aizac-plot-title")
+            logline = gr.Textbox(label=L["ui.logline"], lines=2, elem_id="aizac-logline")
             characters = gr.Dataframe(
-                headers=headers(L, "h_characters"), label=L["characters"], interactive=True,
+                headers=headers(L, "ui.h.characters"), label=L["ui.characters"], interactive=True,
                 wrap=True, column_count=3, type="array", elem_id="aizac-characters",
             )
             settings = gr.Dataframe(
-                headers=headers(L, "h_settings"), label=L["settings"], interactive=True,
+                headers=headers(L, "ui.h.settings"), label=L["ui.settings"], interactive=True,
                 wrap=True, column_count=2, type="array", elem_id="aizac-settings",
             )
             acts = gr.Dataframe(
-                headers=headers(L, "h_acts"), label=L["acts"], interactive=True, wrap=True,
+                headers=headers(L, "ui.h.acts"), label=L["ui.acts"], interactive=True, wrap=True,
                 column_count=4, type="array", elem_id="aizac-acts",
             )
-            with gr.Accordion(L["cliches"], open=False):
+            with gr.Accordion(L["ui.cliches"], open=False):
                 cliches = gr.Markdown("")
     tab = StartTab(new_name, new_genre, new_keywords, new_language, new_beats, new_length,
                    genre, keywords, overview,
@@ -147,19 +148,19 @@ def _wire(ui: Ui, tab: StartTab) -> None:
     n = len(tab.outputs)
 
     def save_project(project: str | None, genre: str, kw: str) -> tuple[list[Any], str]:
-        return values(ui, h.update_project(service, project, genre, kw)), L["project_saved"]
+        return values(ui, h.update_project(service, project, genre, kw)), L["ui.project_saved"]
 
     def plot(project: str | None, replace: bool, progress: Any) -> tuple[list[Any], str]:
         view = h.generate_plot(service, project, progress, replace=bool(replace))
-        return values(ui, view), L["plot_generated"]
+        return values(ui, view), L["ui.plot_generated"]
 
     def save_plot(project: str | None, version: int | None, title: str, log: str, chars: Any,
                   sets: Any, acts: Any) -> tuple[list[Any], str]:
         view = h.save_plot(service, project, version, title, log, chars, sets, acts)
-        return values(ui, view), L["plot_saved"]
+        return values(ui, view), L["ui.plot_saved"]
 
     def cancel(project: str | None) -> str:
-        return L["cancel_sent"] if service.cancel(project) else L["nothing_running"]
+        return L["ui.cancel_sent"] if service.cancel(project) else L["ui.nothing_running"]
 
     def on_language(lang: str) -> list[Any]:
         beats_box, length_box = length_boxes(ui, lang or "en")
@@ -167,7 +168,7 @@ def _wire(ui: Ui, tab: StartTab) -> None:
 
     tab.new_language.change(on_language, tab.new_language, [tab.new_beats, tab.new_length])
     b["save-project"].click(ui.act(save_project, n), [ui.project, tab.genre, tab.keywords], out)
-    b["generate-plot"].click(ui.long(plot, n, "busy_plot"), [ui.project, tab.replace], out,
+    b["generate-plot"].click(ui.long(plot, n, "ui.busy.plot"), [ui.project, tab.replace], out,
                              show_progress="hidden")
     b["cancel-plot"].click(cancel, ui.project, ui.status, show_progress="hidden")
     b["save-plot"].click(

@@ -18,6 +18,7 @@ from typing import Any
 
 import gradio as gr
 
+from aizac.dialogue.cards import LEVEL_KEYS
 from aizac.text import Text, t
 from aizac.web.runner import Ui
 
@@ -77,7 +78,7 @@ def build(ui: Ui, beats: Any = None) -> Callable[[], None]:
     """Lay out the tab (inside an open ``gr.Tab``); returns its wiring. ``beats``: the Beat
     tab, whose history changes re-check the draft's dialogue."""
     lang, service = ui.language, ui.service
-    levels = [(t(f"dialogue.level.{lv}", lang), lv) for lv in LEVEL_CHOICES]
+    levels = [(t(LEVEL_KEYS[lv], lang), lv) for lv in LEVEL_CHOICES]
     with gr.Row(equal_height=False):
         with gr.Column(scale=3, elem_id="aizac-style-panel"):
             gr.Markdown(f"### {t('ui.style.heading', lang)}")

@@ -42,27 +42,21 @@ def _to_json(value: Any, what: str) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, allow_nan=False, sort_keys=True)
     except (TypeError, ValueError) as e:
-        raise InvalidInputError(
-            f"The {what} is not JSON-serialisable: {e}.",
-            hint="Use only dicts, lists, strings, numbers, booleans and None.",
-        ) from e
+        raise InvalidInputError("error.tree.not_json", what=what, cause=str(e)) from e
 
 
 def _check_kind(kind: Any) -> str:
     if not isinstance(kind, str) or not _KIND.fullmatch(kind) or kind == ROOT_KIND:
-        raise InvalidInputError(
-            f"Invalid node kind {kind!r}.",
-            hint="Use a short lowercase word such as 'generate', 'edit', 'regenerate', 'accept'.",
-        )
+        raise InvalidInputError("error.tree.kind", kind=repr(kind))
     return kind
 
 
 def _check_commit_ids(commit_ids: Any) -> tuple[str, ...]:
     if isinstance(commit_ids, str) or not isinstance(commit_ids, Iterable):
-        raise InvalidInputError("commit_ids must be a list of memory ids, not a single string.")
+        raise InvalidInputError("error.tree.commit_ids")
     ids = tuple(commit_ids)
     if not all(isinstance(i, str) and i for i in ids):
-        raise InvalidInputError("Every commit id must be a non-empty string.")
+        raise InvalidInputError("error.tree.commit_id")
     return ids
 
 
@@ -153,10 +147,7 @@ class UndoTree:
         try:
             return self._nodes[node_id]
         except (KeyError, TypeError):
-            raise NotFoundError(
-                f"No undo-tree node {node_id!r}.",
-                hint="Use an id from tree.path(), tree.siblings() or tree.children().",
-            ) from None
+            raise NotFoundError("error.tree.no_node", id=repr(node_id)) from None
 
     @property
     def nodes(self) -> dict[str, Node]:
@@ -295,7 +286,7 @@ class UndoTree:
         """Replace a node's commit ids (e.g. after re-committing it on redo)."""
         node = self.get(node_id)
         if node.is_root:
-            raise InvalidInputError("The root node cannot record memory commits.")
+            raise InvalidInputError("error.tree.root_commits")
         updated = Node(
             node.id,
             node.parent_id,
@@ -405,7 +396,4 @@ class UndoTree:
 
 
 def _damaged(detail: str) -> InvalidInputError:
-    return InvalidInputError(
-        f"The saved undo tree is damaged: {detail}.",
-        hint="Restore the project file from a backup, or start a new undo history.",
-    )
+    return InvalidInputError("error.tree.damaged", detail=detail)

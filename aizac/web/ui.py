@@ -11,12 +11,13 @@ browser may download from).
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
 import gradio as gr
+from starlette.middleware import Middleware
 
-from aizac.text import t
 from aizac.web import handlers as h
 from aizac.web import (
     inspector,
@@ -72,45 +73,46 @@ def theme() -> Any:
 def build_app(
     service: WebService, *, language: str = "en", models_tab: bool = True
 ) -> gr.Blocks:
-    """The whole app over ``service`` (labels in ``language``: ``"en"`` or ``"ko"``).
+    """The whole app over ``service`` (labels in ``language``: ``en``, ``ko`` or ``zh``).
 
     ``models_tab=False`` leaves out the Models tab (``aizac serve``: the models are the
     server's, set by its administrator, not by each user)."""
     L = labels(language)
     ui = Ui(service, L, language)
-    with gr.Blocks(title=L["title"], fill_width=True) as app:
+    with gr.Blocks(title=L["ui.title"], fill_width=True) as app:
         with gr.Row(equal_height=False, elem_id="aizac-header"):
-            gr.Markdown(f"## {L['title']}", elem_id="aizac-brand")
-            ui.project = gr.Dropdown(label=L["project"], choices=[], value=None, scale=1,
+            gr.Markdown(f"## {L['ui.title']}", elem_id="aizac-brand")
+            ui.project = gr.Dropdown(label=L["ui.project"], choices=[], value=None, scale=1,
                                      allow_custom_value=False, elem_id="aizac-project")
-            ui.button("refresh", L["refresh"], scale=0, size="sm")
+            ui.button("refresh", L["ui.refresh"], scale=0, size="sm")
         ui.status = gr.Markdown("", elem_id="aizac-status")
         with gr.Tabs():
-            with gr.Tab(L["tab_start"], id="start"):
+            with gr.Tab(L["ui.tab.start"], id="start"):
                 start, wire_start = tab_start.build(ui, language)
-            with gr.Tab(L["tab_beats"], id="beats"):
+            with gr.Tab(L["ui.tab.beats"], id="beats"):
                 beats, wire_beats = tab_beats.build(ui)
                 wire_illustration = tab_illustrations.build_beat_panel(ui, beats)
-            with gr.Tab(L["tab_memory"], id="memory") as memory_tab:
+            with gr.Tab(L["ui.tab.memory"], id="memory") as memory_tab:
                 memory, wire_memory = inspector.build(ui)
-            with gr.Tab(L["tab_export"], id="export"):
+            with gr.Tab(L["ui.tab.export"], id="export"):
                 wire_export = tab_export.build(ui)
-            with gr.Tab(t("ui.illustration.tab", language), id="gallery"):
+            with gr.Tab(L["ui.illustration.tab"], id="gallery"):
                 wire_gallery = tab_illustrations.build_gallery(ui)
-            with gr.Tab(t("ui.tab.style", language), id="style"):
+            with gr.Tab(L["ui.tab.style"], id="style"):
                 wire_style = tab_style.build(ui, beats)
             wires = [wire_start, wire_beats, wire_memory, wire_export, wire_illustration,
                      wire_gallery, wire_style]
-            with gr.Tab("Autopilot" if language != "ko" else "자동 연재", id="autopilot"):
+            with gr.Tab(L["ui.tab.autopilot"], id="autopilot"):
                 wires.append(tab_autopilot.build(ui))
             if models_tab:
-                with gr.Tab(L["tab_models"], id="models"):
+                with gr.Tab(L["ui.tab.models"], id="models"):
                     wires.append(tab_models.build(ui))
         for wire in wires:
             wire()
         _wire_project(ui, app, start, beats, memory)
         memory_tab.select(memory.refresh_fn, memory.refresh_inputs, memory.refresh_outputs)
         hide_gradio_progress(app)  # inside the block: Gradio computes the page config on exit
+    app.aizac_language = L.language  # launch() speaks it too
     return app
 
 
@@ -171,7 +173,7 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
         except Exception as e:
             return [gr.skip(), *[gr.skip()] * n, ui.message(e), *ui.states(None)]
         choices = gr.Dropdown(choices=h.project_names(service), value=created)
-        return [choices, *opened(created, ui.L["created"].format(name=created))]
+        return [choices, *opened(created, ui.L.t("ui.created", name=created))]
 
     app.load(on_load, None, ui.project).then(on_open, ui.project, out).then(*refresh)
     ui.project.input(on_open, ui.project, out).then(*refresh)
@@ -179,11 +181,118 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
     ui.buttons["refresh"].click(on_open, ui.project, out).then(*refresh)
 
 
+GRADIO_LOCALES = {"en": "en", "ko": "ko", "zh": "zh-CN"}
+"""The locale of Gradio's own translations that matches each interface language."""
+_PAGE_SCRIPT = """<script>(() => {
+  const locale = LOCALE, words = WORDS, nav = window.navigator;
+  Object.defineProperty(nav, 'language', {get: () => locale, configurable: true});
+  Object.defineProperty(nav, 'languages', {get: () => [locale], configurable: true});
+  const named = ['title', 'aria-label', 'placeholder'];
+  const fix = (el) => {
+    for (const a of named) {
+      const v = el.getAttribute(a);
+      // only when it changes: an attribute set to itself is a mutation again (an endless
+      // loop that hangs the page where a word says itself, as English does)
+      if (v && Object.hasOwn(words, v) && words[v] !== v) el.setAttribute(a, words[v]);
+    }
+    // a choice's tooltip is its value (a field's name): show its label instead
+    const label = el.tagName === 'INPUT' ? el.closest('label') : null;
+    const said = label ? label.textContent.trim() : '';
+    if (said && el.hasAttribute('title') && el.getAttribute('title') !== said)
+      el.setAttribute('title', said);
+  };
+  const sweep = (node) => {
+    if (node.nodeType !== 1) return;
+    fix(node);
+    node.querySelectorAll('[title], [aria-label], [placeholder]').forEach(fix);
+  };
+  sweep(document.documentElement);
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === 'attributes') fix(r.target); else r.addedNodes.forEach(sweep);
+    }
+  }).observe(document.documentElement, {subtree: true, childList: true, attributes: true,
+                                        attributeFilter: named});
+})();</script>"""
+GRADIO_WORDS = {"dataframe.filter": "ui.gradio.filter",
+                "dataframe.clear_filter": "ui.gradio.clear_filter"}
+"""Gradio's own words its Korean and Chinese translations lack, as catalogue keys."""
+GRADIO_ENGLISH = {
+    "Copy table data": "ui.gradio.copy_table", "Copied to clipboard": "ui.gradio.copied",
+    "Fullscreen": "ui.gradio.fullscreen", "Exit fullscreen mode": "ui.gradio.exit_fullscreen",
+    "Table actions": "ui.gradio.table_actions", "Copy": "ui.gradio.copy",
+    "Copied": "ui.gradio.copied_short", "Empty value": "ui.gradio.empty",
+    "Dataframe": "ui.gradio.dataframe", "Download": "ui.gradio.download",
+    "Clear": "ui.gradio.clear", "Add row": "ui.gradio.add_row",
+    "Add column": "ui.gradio.add_column", "Open cell menu": "ui.gradio.cell_menu",
+}
+"""Words Gradio writes in English whatever the locale (tooltips and screen-reader labels of
+its buttons), as catalogue keys: the page script puts them in the interface language."""
+
+
+def page_chrome(language: str) -> dict[str, Any]:
+    """What makes Gradio's own chrome (a table's filter menu, upload prompts, its buttons'
+    tooltips) speak the interface language whatever the browser's: its translations keyed by
+    the interface's locale (the words Gradio's own lack, from the catalogue), and a head script
+    that gives Gradio that locale as the browser's (Gradio picks its locale from
+    ``navigator.language`` when the page loads; gr.I18n alone follows the browser) and puts
+    the words Gradio hard-codes in English in the interface language. ``launch()`` options
+    (``gr.mount_gradio_app`` takes the same)."""
+    L = labels(language)
+    locale = GRADIO_LOCALES.get(L.language, "en")
+    words = {gradio_key: L[key] for gradio_key, key in GRADIO_WORDS.items()}
+    english = {said: L[key] for said, key in GRADIO_ENGLISH.items()}
+    script = (_PAGE_SCRIPT.replace("LOCALE", json.dumps(locale))
+              .replace("WORDS", json.dumps(english, ensure_ascii=False)))
+    return {"i18n": gr.I18n(**{locale: words}),
+            "app_kwargs": {"middleware": [Middleware(PageScript, script=script)]}}
+
+
+class PageScript:
+    """ASGI middleware that puts ``script`` first in the ``<head>`` of every HTML page: it
+    must run before Gradio's own code, which reads the browser's locale as it starts (a
+    launch ``head`` is added after that)."""
+
+    def __init__(self, app: Any, script: str) -> None:
+        self.app = app
+        self.script = script.encode("utf-8")
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "GET":
+            await self.app(scope, receive, send)
+            return
+        start: dict[str, Any] = {}
+        body: list[bytes] = []
+
+        async def relay(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                kinds = dict(message.get("headers") or [])
+                if not kinds.get(b"content-type", b"").startswith(b"text/html"):
+                    await send(message)
+                    return
+                start.update(message)
+                return
+            if not start:  # not an HTML page: passed through as it comes
+                await send(message)
+                return
+            body.append(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            page = b"".join(body).replace(b"<head>", b"<head>" + self.script, 1)
+            kept = [(k, v) for k, v in start.get("headers", []) if k != b"content-length"]
+            kept.append((b"content-length", str(len(page)).encode()))
+            await send({**start, "headers": kept})
+            await send({"type": "http.response.body", "body": page})
+
+        await self.app(scope, receive, relay)
+
+
 def launch(
     app: gr.Blocks, *, host: str, port: int, allowed_paths: list[str], **kwargs: Any
 ) -> Any:
-    """Serve ``app`` (Gradio 6: theme and CSS are launch options)."""
+    """Serve ``app`` (Gradio 6: theme, CSS, translations and head are launch options)."""
     app.queue(default_concurrency_limit=4)
+    options = {**page_chrome(getattr(app, "aizac_language", "en")), **kwargs}
     return app.launch(
         server_name=host,
         server_port=port,
@@ -192,5 +301,5 @@ def launch(
         css=CSS,
         footer_links=[],
         show_error=False,
-        **kwargs,
+        **options,
     )

@@ -36,17 +36,15 @@ ACCEPT_STEPS = ("accepting", "accept-undone")
 PLAN_STEPS = ("planning", "plot", "plot-edit", "plan-undone")
 
 
-def storage_error(what: str, error: BaseException) -> StorageError | None:
+def storage_error(where: str, error: BaseException) -> StorageError | None:
     """A :class:`StorageError` for a raw database error (SQLite, PostgreSQL) or ``OSError`` from
-    a lower layer (a full disk), or ``None`` when ``error`` should propagate as it is."""
+    a lower layer (a full disk), or ``None`` when ``error`` should propagate as it is; ``where``
+    is the beat (``1-2``)."""
     from sqlalchemy.exc import DBAPIError
 
     if isinstance(error, sqlite3.Error | DBAPIError | OSError) and not isinstance(
             error, AizacError):
-        return StorageError(
-            f"{what} failed while writing: {error}. Nothing was accepted.",
-            hint="Free disk space (or check that AIZAC_DATA_DIR is writable), then try again.",
-        )
+        return StorageError("error.accept.storage", where=where, cause=str(error))
     return None
 
 
@@ -57,7 +55,7 @@ def commit_accept(
     """Commit an accept's memories, summary, turn and beat status as one unit of work."""
     turn = int(memory.turn)
     before = list(memory.short_term.items())
-    what = f"Accepting beat {record.episode}-{record.index}"
+    what = f"{record.episode}-{record.index}"
     try:
         # Logged before the commit: after a kill past the commit, recover() finishes from here.
         store.log_step(
@@ -116,11 +114,8 @@ def _undo(
             memory.set_turn(turn)
         store.log_step("accept-undone", {"id": record.id})
     except BaseException as e:
-        raise StorageError(
-            f"{what} failed ({cause}) and could not be undone yet ({e}).",
-            hint="Free disk space and run any aizac command on this project: it finishes the "
-            "accept. Nothing is lost.",
-        ) from cause
+        raise StorageError("error.accept.not_undone", where=what, cause=str(cause),
+                           undo=str(e)) from cause
 
 
 # ------------------------------------------------------------------------------- recovery

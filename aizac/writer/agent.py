@@ -16,6 +16,7 @@ from aizac.errors import InvalidInputError
 from aizac.llm.runtime import run_sync
 from aizac.settings import Settings
 from aizac.style import WriterStyle
+from aizac.text import Text
 from aizac.writer import accepting, combined, extraction
 from aizac.writer import characters as dyn
 from aizac.writer.context import ContextBuilder, OnePackPerBeat, default_context
@@ -24,12 +25,14 @@ from aizac.writer.killpoints import checkpoint
 from aizac.writer.output import ProseWriter
 from aizac.writer.ports import Cliches, Memory, Router
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
+from aizac.writer.prompt_words import prompt_words
 from aizac.writer.prompts import PromptLibrary
-from aizac.writer.rules import check_version, require_draft, require_plot, story_genre
+from aizac.writer.rules import beat_thing, check_version, require_draft, require_plot, story_genre
 from aizac.writer.schemas import BeatDesign, NovelBeat, NovelPlot
 from aizac.writer.tropes import plot_tropes, suggestion_lines
 
-Progress = Callable[[str], None]
+Progress = Callable[[Text], None]
+"""Where a long step reports what it is doing (a catalogue text, rendered by the edge)."""
 
 
 class WriterAgent:
@@ -86,7 +89,8 @@ class WriterAgent:
         self.prompts = prompts or PromptLibrary()
         self.context_tokens = context_tokens
         self.trope_tokens = trope_tokens
-        self.context_builder = OnePackPerBeat(context_builder or default_context)
+        self.context_builder = OnePackPerBeat(context_builder or default_context,
+                                              lambda: self.info.language)
         self.concurrent_extraction = concurrent_extraction
         self._used_context = ""
         self.combined_extraction, self._prose_words = combined_extraction, prose_words
@@ -134,7 +138,7 @@ class WriterAgent:
         return self.store.draft_at(*self.next_position())
 
     def _genre(self) -> str:
-        return story_genre(self.store)
+        return story_genre(self.store, prompt_words(self.info.language).genre)
 
     # ------------------------------------------------------------------------------- plan
     def plan(self, *, force: bool = False, progress: Progress | None = None) -> PlotRecord:
@@ -150,12 +154,9 @@ class WriterAgent:
             if existing is not None and not force:
                 return existing
             if existing is not None and self.store.count_beats("accepted"):
-                raise InvalidInputError(
-                    "Beats were already accepted on this plot; replanning would orphan them.",
-                    hint="Create a new project for a new plot, or edit this plot's fields.",
-                )
+                raise InvalidInputError("error.plot.accepted_beats")
             info = self.info
-            say("retrieving clichés for: " + ", ".join(info.keywords))
+            say(Text("progress.cliches", keywords=", ".join(info.keywords)))
             tropes = plot_tropes(
                 self.cliches, info.keywords, info.genre, max_tokens=self.trope_tokens
             )
@@ -166,7 +167,7 @@ class WriterAgent:
                 keywords=", ".join(info.keywords),
                 tropes=tropes or "-",
             )
-            say("planning the plot (planner)")
+            say(Text("progress.plot"))
             plot = self.router.structured("planner", NovelPlot, messages)
             # The writer's genre and keywords are theirs: the model's never replace them.
             plot = plot.model_copy(update={
@@ -190,7 +191,7 @@ class WriterAgent:
                 self.store.save_plot(plot, memory_ids=ids, expected_version=0, step="plot-edit")
                 return self.require_plot()
             old = self.require_plot()
-            check_version("plot", old.version, expected_version)
+            check_version(Text("thing.plot"), old.version, expected_version)
             self.store.log_step("planning")
             ids = extraction.seed_plot(self.memory, plot, old_ids=old.memory_ids)
             self.store.save_plot(
@@ -254,7 +255,7 @@ class WriterAgent:
             data.update(episode=old.episode, index=old.index)
             new = NovelBeat.model_validate(data)
         except ValueError as e:
-            raise InvalidInputError(f"The edited beat is not valid: {e}") from e
+            raise InvalidInputError("error.beat.edit_invalid", cause=str(e)) from e
         keep = [p for p in old.new_characters if p.name in new.characters]
         stored = self.store.update_draft(
             beat_id, new, expected_version=old.version, new_characters=keep
@@ -282,12 +283,13 @@ class WriterAgent:
     ) -> tuple[NovelBeat, list[Any]]:
         from aizac.writer.locks import apply_locks
         messages = self.design_messages(episode, index, instruction, locked)
-        say(f"designing beat {episode}-{index} (planner)")
+        say(Text("progress.design", where=f"{episode}-{index}"))
         design, given = combined.design_beat(self.router, messages, known=self.memory.characters(),
                                              with_cast=self.combined_extraction, fixed=locked)
         beat = apply_locks(NovelBeat.place(design, episode, index), locked or {})
         profiles = self._new_characters(beat, given, say)
-        say(f"designed beat {episode}-{index}")  # a cancelled design stops here, before storing
+        # a cancelled design stops here, before storing
+        say(Text("progress.designed", where=f"{episode}-{index}"))
         return beat, profiles
 
     def design_messages(
@@ -308,11 +310,12 @@ class WriterAgent:
         )
         self._used_context = context  # reinforced only if this design is stored and accepted
         info = self.info
+        words = prompt_words(info.language)
         return self.prompts.render(
             kind,
             info.language,
             genre=self._genre(),
-            stage=act.stage,
+            stage=words.stage(act.stage),
             act_goal=act.goal,
             episode=episode,
             index=index,
@@ -321,7 +324,7 @@ class WriterAgent:
             suggestions=suggestion_lines(
                 self.cliches, last.beat.render() if last else plan_line, act.stage
             ),
-            instruction=render_request(instruction, locked or {}, info.language),
+            instruction=render_request(instruction, locked or {}, words),
             **values,
         )
 
@@ -332,7 +335,7 @@ class WriterAgent:
         missing = dyn.unknown_names(beat.characters, known)
         if not missing:
             return list(pending)
-        say("new character(s): " + ", ".join(missing))
+        say(Text("progress.new_characters", names=", ".join(missing)))
         created = dyn.create_profiles(
             self.router, beat, known, story_so_far=self._short_term(),
             genre=self._genre(), language=self.info.language, prompts=self.prompts,
@@ -410,16 +413,13 @@ class WriterAgent:
             accepting.recover(self.store, self.memory)
             record = self._draft(beat_id, expected_version)
             if (record.episode, record.index) != self.next_position():
-                raise InvalidInputError(
-                    f"Beat {beat_id} is not the next beat of the story.",
-                    hint="Accept beats in order; reject this draft and design the next one.",
-                )
+                raise InvalidInputError("error.beat.not_next", id=beat_id)
             profiles = self._new_characters(record.beat, record.new_characters, say)
             findings = self.check_dialogue(record.beat).findings
             if findings:  # shown to the writer before the acceptance; they decide, not a rule
                 cited = [[f.kind, f.memory_id, f.quote] for f in findings]
                 self.store.log_step("dialogue-check", {"id": record.id, "findings": cited})
-            say(f"extracting memories of beat {record.episode}-{record.index} (extractor)")
+            say(Text("progress.extract", where=f"{record.episode}-{record.index}"))
             known = list(self.memory.characters()) + [p.name for p in profiles]
             found = run_sync(  # one model loop per process
                 combined.extract_beat(
@@ -467,11 +467,9 @@ class WriterAgent:
             record = self.store.beat(beat_id)
             last = self.store.last_accepted()
             if record.status != "accepted" or last is None or last.id != beat_id:
-                raise InvalidInputError(
-                    f"Beat {beat_id} is not the last accepted beat.",
-                    hint="Undo later beats first.",
-                )
-            check_version(f"beat {record.episode}-{record.index}", record.version, expected_version)
+                raise InvalidInputError("error.beat.not_last", id=beat_id)
+            check_version(beat_thing(record.episode, record.index), record.version,
+                          expected_version)
             self.memory.undo_commit(record.memory_ids)
             self.memory.short_term.pop()
             self.memory.set_turn(max(0, int(self.memory.turn) - 1))
@@ -500,7 +498,7 @@ class WriterAgent:
             forget()
 
 
-def _quiet(_: str) -> None:
+def _quiet(_: Text) -> None:
     return None
 
 

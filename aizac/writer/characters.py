@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from aizac.writer.extraction import canonical_names, name_key
 from aizac.writer.ports import Router
+from aizac.writer.prompt_words import prompt_words
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import BeatDesign, CharacterProfile, NovelBeat
 
@@ -84,7 +85,7 @@ def create_profiles(
             name=name,
             known=", ".join(known) or "-",
             context=story_so_far or "-",
-            beat=beat.render(),
+            beat=beat.render(labels=prompt_words(language).labels),
             genre=genre,
         )
         raw = router.structured("planner", CharacterProfile, messages)

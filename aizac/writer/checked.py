@@ -25,17 +25,44 @@ from pydantic import BaseModel
 
 from aizac.errors import StructuredOutputError, UnusableReplyError
 from aizac.llm.steps import arun, run
+from aizac.text import Text, Verbatim, language_name
+from aizac.text.message import Clauses
 from aizac.writer import quality
-from aizac.writer.model_policy import NOTES, STRICT, QualityPolicy, policy_for, role_profile
+from aizac.writer.field_labels import field_label
+from aizac.writer.model_policy import STRICT, QualityPolicy, policy_for, role_profile
 
 M = TypeVar("M", bound=BaseModel)
 ATTEMPTS = 3
 """Calls per structured request when the output keeps being degenerate."""
-HINT = (
-    "Nothing was saved. Try again (each attempt samples anew); if it repeats, the model is too "
-    "small for this project's language: set a stronger planner/extractor model "
-    "(`aizac models set planner SPEC`)."
-)
+SCHEMA_NAMES = {
+    "NovelPlot": "schema.plot", "BeatDesign": "schema.beat", "BeatDesignWithCast": "schema.beat",
+    "BeatSummary": "schema.summary", "CharacterProfile": "schema.character",
+    "BeatExtraction": "schema.extraction", "StoryExtraction": "schema.extraction_story",
+    "CharacterExtraction": "schema.extraction_character",
+    "RelationExtraction": "schema.extraction_relation",
+    "SettingExtraction": "schema.extraction_setting", "EpisodeDesign": "schema.episode",
+    "EpisodeExtraction": "schema.extraction_episode",
+}
+"""Every schema a checked structured call asks for, as the writer calls what it is."""
+PROBLEM_KEYS = {"name": "quality.name", "echo": "quality.echo", "repeat": "quality.repeat",
+                "script": "quality.script"}
+"""What the quality check found wrong (:class:`~aizac.writer.quality.Problem` kinds)."""
+
+
+def schema_name(schema: str) -> Text | Verbatim:
+    """What a schema holds (``NovelPlot``: the plot), in the catalogue's words."""
+    key = SCHEMA_NAMES.get(schema)
+    return Text(key) if key else Verbatim(schema)
+
+
+def problem_texts(problems: list[quality.Problem], project: str, *, limit: int = 3) -> Clauses:
+    """The problems as the writer reads them: the field in the writer's words
+    (:func:`~aizac.writer.field_labels.field_label`), the model's text quoted as written."""
+    language = language_name(project)
+    return Clauses(tuple(
+        Text(PROBLEM_KEYS.get(p.kind, "quality.other"), path=field_label(p.path),
+             text=Verbatim(p.text[:80]), detail=p.detail, language=language)
+        for p in problems[:limit]))
 
 
 class QualityCheck:
@@ -85,17 +112,9 @@ def accepts_keyword(method: Callable[..., Any], name: str) -> bool:
 
 
 def _failure(schema: str, check: QualityCheck, attempts: int) -> UnusableReplyError:
-    described = {
-        lang: quality.describe(check.problems, lang, project=check.language, for_writer=True)
-        for lang in ("en", "ko", "zh")
-    }
-    model = "embedded demo model" if check.policy.small else "model"
-    hint = f"Nothing was saved. {NOTES['en']}" if check.policy.small else HINT
-    return UnusableReplyError(
-        f"The {model}'s {schema} was unusable after {attempts} attempts: {described['en']}.",
-        hint=hint,
-        described=described,
-    )
+    key = "error.model.unusable_small" if check.policy.small else "error.model.unusable"
+    return UnusableReplyError(key, schema=schema_name(schema), attempts=attempts,
+                              problems=problem_texts(check.problems, check.language))
 
 
 def _refused(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from aizac.tokens import count_tokens
@@ -32,8 +32,10 @@ def default_context(
     act_goal: str | None,
     location: str | None,
     budget: int,
+    words: Mapping[str, str] | None = None,
 ) -> str:
-    """The context pack of :mod:`aizac.retrieval` rendered as prompt text.
+    """The context pack of :mod:`aizac.retrieval` rendered as prompt text, its headings in
+    ``words`` (the story language's :attr:`~aizac.writer.prompt_words.PromptWords.pack`).
 
     Nothing is reinforced here: the text carries the ids of the memories in the pack
     (:class:`UsedContext`), which the writer reinforces once what it generated from them is
@@ -41,7 +43,7 @@ def default_context(
     from aizac.retrieval.context import Scene, build_context
 
     scene = Scene(characters=characters, query=query, act_goal=act_goal, location=location)
-    pack = build_context(memory, scene, budget, reinforce=False)
+    pack = build_context(memory, scene, budget, reinforce=False, words=words)
     return UsedContext(pack.render(), [i.memory_id for i in pack.items if i.memory_id])
 
 
@@ -74,10 +76,15 @@ class OnePackPerBeat:
 
     Args:
         builder: the underlying context builder.
+        language: the story's language at call time: a builder that takes ``words`` gets
+            that language's prompt words (its headings read in the story's language).
     """
 
-    def __init__(self, builder: ContextBuilder) -> None:
+    def __init__(self, builder: ContextBuilder,
+                 language: Callable[[], str] | None = None) -> None:
         self.builder = builder
+        self.language = language
+        self._words = _takes_words(builder)
         self._design: tuple[Any, set[str], int, str] | None = None
         self.reused = 0
 
@@ -101,13 +108,27 @@ class OnePackPerBeat:
             if owner is memory and size == budget and _cast_key(characters) <= cast:
                 self.reused += 1
                 return text
+        extra: dict[str, Any] = {}
+        if self._words and self.language is not None:
+            from aizac.writer.prompt_words import prompt_words
+
+            extra["words"] = prompt_words(self.language()).pack
         text = self.builder(
             memory, characters=characters, query=query, act_goal=None,
-            location=location, budget=budget,
+            location=location, budget=budget, **extra,
         )
         if act_goal is not None:
             self._design = (memory, _cast_key(characters), budget, text)
         return text
+
+
+def _takes_words(builder: Any) -> bool:
+    import inspect
+
+    try:
+        return "words" in inspect.signature(builder).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def scene_brief(beat: Any) -> str:

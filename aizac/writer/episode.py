@@ -49,15 +49,11 @@ class EpisodeLength:
 def check(beats: int | None, length: int | None) -> None:
     """Reject out-of-range values with a clear message (``None`` means "not set")."""
     if beats is not None and not 1 <= beats <= MAX_BEATS:
-        raise InvalidInputError(
-            f"Beats per episode must be between 1 and {MAX_BEATS} (got {beats})."
-        )
+        raise InvalidInputError("error.episode.beats_range", high=MAX_BEATS, got=beats)
     low, high = LENGTH_RANGE
     if length is not None and not low <= length <= high:
-        raise InvalidInputError(
-            f"Episode length must be between {low:,} and {high:,} (got {length:,}).",
-            hint="Characters for Korean and Chinese, words for English.",
-        )
+        raise InvalidInputError("error.episode.length_range", low=f"{low:,}", high=f"{high:,}",
+                                got=f"{length:,}")
 
 
 def resolve(

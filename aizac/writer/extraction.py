@@ -18,6 +18,7 @@ from aizac.errors import AizacError
 from aizac.llm.runtime import run_sync as run_sync  # one model loop per process
 from aizac.memory import facts
 from aizac.writer.ports import Memory, Router
+from aizac.writer.prompt_words import prompt_words
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import (
     AddressFact,
@@ -58,7 +59,7 @@ async def extract(
     concurrent_calls: bool = True,
 ) -> Extracted:
     """Ask the extractor role for the four tags and the summary (concurrently by default)."""
-    text = beat.render()
+    text = beat.render(labels=prompt_words(language).labels)
     names = ", ".join(dict.fromkeys([*known, *beat.characters])) or "-"
 
     def ask(kind: str, schema: type[Any]) -> Coroutine[Any, Any, Any]:

@@ -45,6 +45,14 @@ from aizac.writer.project import ProjectStore
 
 ACCOUNTS_FILE = Path("server") / "accounts.sqlite3"
 """An ``aizac serve`` installation's accounts file (see :mod:`aizac.server.accounts`)."""
+STATUS_KEYS = {
+    "imported": "progress.import.imported",
+    "verified": "progress.import.verified",
+    "conflict": "progress.import.conflict",
+    "failed": "progress.import.failed",
+}
+"""The progress line of each way a project's import can end."""
+
 KEY_SPACE = uuid.UUID("6f1e0c2a-29a1-4c1b-9d55-a12c0de29000")
 """The namespace of imported projects' keys (uuid5 of owner, name and creation time)."""
 SKIP_FILES = {*EMBEDDED_FILES.values(), "autopilot_checkpoints.sqlite3", ".lock", ".owner",
@@ -131,7 +139,7 @@ def import_installation(
         except AizacError as e:
             moved.status = "failed"
             moved.problems.append(e.english())
-        tell(Text(f"progress.import.{moved.status}", name=moved.name, owner=owner or "-",
+        tell(Text(STATUS_KEYS[moved.status], name=moved.name, owner=owner or "-",
                   rows=moved.rows, problems=len(moved.problems)))
     return report
 

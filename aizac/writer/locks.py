@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from aizac.errors import InvalidInputError
+from aizac.writer.prompt_words import PromptWords
 from aizac.writer.schemas import NovelBeat
 
 LOCKABLE: tuple[str, ...] = (
@@ -18,32 +19,13 @@ LOCKABLE: tuple[str, ...] = (
     "sets_up", "pays_off",
 )
 
-_TEXT: dict[str, dict[str, str]] = {
-    "en": {
-        "instruction": "Writer's instruction (follow it): {text}",
-        "locked": "The writer fixed these fields; copy them exactly and build the rest "
-                  "around them:",
-    },
-    "ko": {
-        "instruction": "작가의 요청 (반드시 따를 것): {text}",
-        "locked": "작가가 직접 정한 항목입니다. 그대로 옮겨 쓰고 나머지를 이에 맞추세요:",
-    },
-    "zh": {
-        "instruction": "作者的要求（必须遵守）：{text}",
-        "locked": "以下字段由作者确定，请原样保留，其余内容与之配合：",
-    },
-}
-
-
 def locked_values(beat: NovelBeat, fields: Iterable[str]) -> dict[str, Any]:
     """The values of ``fields`` in ``beat`` (JSON-ready), in :data:`LOCKABLE` order."""
     chosen = set(fields)
     unknown = chosen - set(LOCKABLE)
     if unknown:
-        raise InvalidInputError(
-            f"Cannot lock {', '.join(sorted(unknown))}.",
-            hint="Lock any of: " + ", ".join(LOCKABLE) + ".",
-        )
+        raise InvalidInputError("error.beat.lock", fields=", ".join(sorted(unknown)),
+                                lockable=", ".join(LOCKABLE))
     data = beat.model_dump(mode="json")
     return {f: data[f] for f in LOCKABLE if f in chosen}
 
@@ -64,13 +46,13 @@ def _shown(value: Any) -> str:
     return str(value) or "-"
 
 
-def render_request(instruction: str, locked: Mapping[str, Any], language: str) -> str:
-    """The ``$instruction`` block of the beat prompt ("" when there is nothing to ask)."""
-    text = _TEXT.get(language, _TEXT["en"])
+def render_request(instruction: str, locked: Mapping[str, Any], words: PromptWords) -> str:
+    """The ``$instruction`` block of the beat prompt, in the prompt's language (``words``);
+    "" when there is nothing to ask."""
     lines = []
     if instruction.strip():
-        lines.append(text["instruction"].format(text=instruction.strip()))
+        lines.append(words.labels["request"].replace("{text}", instruction.strip()))
     if locked:
-        lines.append(text["locked"])
+        lines.append(words.labels["locked"])
         lines += [f"- {name}: {_shown(value)}" for name, value in locked.items()]
     return "\n" + "\n".join(lines) + "\n" if lines else ""

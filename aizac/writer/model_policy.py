@@ -17,6 +17,7 @@ from typing import Any
 
 from aizac.errors import AizacError
 from aizac.llm.profiles import GENERIC, ModelProfile, profile_of
+from aizac.text import Text, language_name
 from aizac.writer import quality
 
 
@@ -58,23 +59,6 @@ def role_profile(router: Any, role: str) -> ModelProfile:
         return GENERIC
 
 
-NOTES: dict[str, str] = {
-    "ko": (
-        "※ 지금 쓰는 내장 데모 모델은 작고 영어 위주라 한국어 문장을 제대로 쓰지 못합니다. "
-        "한국어 원고에는 실제 모델을 지정하세요: aizac models set planner SPEC, "
-        "aizac models set writer SPEC (예: openai:gpt-4o, ollama:qwen2.5:7b)."
-    ),
-    "zh": (
-        "※ 当前使用的内置演示模型很小，以英语为主，写不好中文。"
-        "中文作品请配置真正的模型：aizac models set planner SPEC、"
-        "aizac models set writer SPEC（例如 openai:gpt-4o、ollama:qwen2.5:7b）。"
-    ),
-    "en": (
-        "Note: the embedded demo model is small and English-first; configure a real model "
-        "(aizac models set planner SPEC, aizac models set writer SPEC) for Korean/Chinese prose."
-    ),
-}
-"""The note for a Korean or Chinese project served by the embedded demo model, by language."""
 NOTE_ROLES = ("planner", "writer")
 """The roles whose model writes what the writer reads (plot, beats, prose)."""
 
@@ -89,11 +73,12 @@ def serves_embedded(router: Any, role: str) -> bool:
     return role_profile(router, role).provider == EMBEDDED
 
 
-def demo_model_note(router: Any, language: str) -> str:
-    """The note in ``language`` when a ``ko``/``zh`` project's planner or writer is served by
-    the embedded model; ``""`` otherwise (English projects, real models)."""
+def demo_model_note(router: Any, language: str) -> Text | None:
+    """The note (``note.demo_model``, say it in the project's language) when a ``ko``/``zh``
+    project's planner or writer is served by the embedded model; ``None`` otherwise (English
+    projects, real models)."""
     if language not in ("ko", "zh"):
-        return ""
+        return None
     if not any(serves_embedded(router, role) for role in NOTE_ROLES):
-        return ""
-    return NOTES[language]
+        return None
+    return Text("note.demo_model", language=language_name(language))

@@ -26,8 +26,9 @@ from aizac.writer.context import (
 from aizac.writer.killpoints import checkpoint
 from aizac.writer.ports import Memory, Router
 from aizac.writer.project import BeatRecord, ProjectStore
+from aizac.writer.prompt_words import instruction_line, prompt_words
 from aizac.writer.prompts import PromptLibrary
-from aizac.writer.rules import check_accepted, require_plot, story_genre
+from aizac.writer.rules import beat_thing, check_accepted, require_plot, story_genre
 
 if TYPE_CHECKING:
     from aizac.style import WriterStyle
@@ -176,9 +177,7 @@ class ProseWriter:
                 close()
         text = text.strip()
         if not text:
-            raise AizacError(
-                "The writer model returned no prose.", hint="Try again or use another model."
-            )
+            raise AizacError("error.prose.empty")
         checkpoint("write:streamed")
         self.store.save_prose(record.id, text, expected_version=record.version)
         if self.style is not None:  # the model's draft: what the writer's edits are against
@@ -210,16 +209,17 @@ class ProseWriter:
         )
         self.last_notes = ProseNotes(count_tokens(style), count_tokens(dialogue),
                                      plan is not None, count_tokens(str(context)))
+        words = prompt_words(language)
         messages = self.prompts.render(
             "prose",
             language,
-            genre=story_genre(self.store),
+            genre=story_genre(self.store, words.genre),
             context=context or "-",
             previous=tail_tokens(previous, previous_budget) if previous else "-",
-            beat=beat.render(position=False),
+            beat=beat.render(position=False, labels=words.labels),
             scene=scene,
             length=self.prose_words,
-            instruction=f"\nWriter's instruction: {instruction}\n" if instruction.strip() else "",
+            instruction=instruction_line(instruction, words),
             style=f"\n{style}\n" if style else "",
             dialogue=f"\n{dialogue}\n" if dialogue else "",
         )
@@ -271,13 +271,11 @@ class ProseWriter:
     def _prose_target(self, beat_id: int | None) -> BeatRecord:
         if beat_id is not None:
             record = self.store.beat(beat_id)
-            check_accepted(f"beat {record.episode}-{record.index}", record.status)
+            check_accepted(beat_thing(record.episode, record.index), record.status)
             return record
         last = self.store.last_accepted()
         if last is None:
-            raise NotFoundError(
-                "No accepted beat to write.", hint="Accept a beat first (`aizac beat --accept`)."
-            )
+            raise NotFoundError("error.prose.no_accepted")
         return last
 
     # ----------------------------------------------------------------------------- export
@@ -294,10 +292,7 @@ class ProseWriter:
             ):
                 episodes.setdefault(b.episode, []).append(b.prose)
         if not episodes:
-            raise InvalidInputError(
-                "There is no prose to export yet.",
-                hint="Accept beats and write their prose first (`aizac write`).",
-            )
+            raise InvalidInputError("error.prose.none_to_export")
         return Manuscript(
             title=plot.title,
             language=self.store.info().language,  # type: ignore[arg-type]

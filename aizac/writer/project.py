@@ -37,6 +37,7 @@ from aizac.storage.tables import meta as t_meta
 from aizac.storage.tables import next_id
 from aizac.storage.tables import plot as t_plot
 from aizac.storage.tables import steps as t_steps
+from aizac.text import Text
 from aizac.writer.killpoints import checkpoint as _checkpoint
 from aizac.writer.project_dirs import DB_NAME, create_staged, is_ghost, locks_for
 from aizac.writer.project_dirs import validate_project_name as validate_project_name
@@ -50,7 +51,7 @@ from aizac.writer.project_rows import (
     dump_profiles,
     plot_record,
 )
-from aizac.writer.rules import check_accepted, check_draft, check_version
+from aizac.writer.rules import beat_thing, check_accepted, check_draft, check_version
 
 if TYPE_CHECKING:
     from aizac.storage.catalog import Catalog
@@ -131,10 +132,7 @@ class ProjectStore:
             key = catalog.create(clean, fill)
             return cls(directory, catalog=catalog, key=key)
         if (directory / DB_NAME).exists() and not is_ghost(directory):
-            raise InvalidInputError(
-                f"A project named {clean!r} already exists.",
-                hint="Pick another name, or open it with --project.",
-            )
+            raise InvalidInputError("error.project.exists", name=clean)
 
         def write(staging: Path) -> None:
             store = cls(staging)
@@ -159,10 +157,7 @@ class ProjectStore:
                 return cls(directory, catalog=catalog, key=key)
         elif (directory / DB_NAME).is_file() and not is_ghost(directory):
             return cls(directory)
-        raise NotFoundError(
-            f"No project named {clean!r} in {root}.",
-            hint="List projects with `aizac projects` or create one with `aizac new NAME`.",
-        )
+        raise NotFoundError("error.project.missing", name=clean, root=str(root))
 
     @staticmethod
     def list_names(root: Path, *, catalog: Catalog | None = None) -> list[str]:
@@ -296,7 +291,7 @@ class ProjectStore:
             row = db.execute(select(t_plot.c.version, t_plot.c.memory_ids).where(
                 t_plot.c.project == self.key, t_plot.c.id == 1)).mappings().first()
             current = row["version"] if row else 0
-            check_version("plot", current, expected_version)
+            check_version(Text("thing.plot"), current, expected_version)
             ids = memory_ids if memory_ids is not None else (
                 json.loads(row["memory_ids"]) if row else []
             )
@@ -361,7 +356,7 @@ class ProjectStore:
         with self._read() as db:
             row = db.execute(self._beats().where(t_beats.c.id == beat_id)).mappings().first()
         if row is None:
-            raise NotFoundError(f"No beat with id {beat_id}.", hint="List beats with `aizac beat`.")
+            raise NotFoundError("error.beat.missing", id=beat_id)
         return beat_record(row)
 
     def add_draft(
@@ -385,10 +380,8 @@ class ProjectStore:
                 self._log(db, self.key, "beat",
                           {"id": beat_id, "episode": beat.episode, "index": beat.index})
         except IntegrityError as e:
-            raise ConflictError(
-                f"Episode {beat.episode} already has a beat {beat.index}.",
-                hint="Reload the episode: another session designed this beat first.",
-            ) from e
+            raise ConflictError("error.beat.taken", episode=beat.episode,
+                                index=beat.index) from e
         return self.beat(beat_id)
 
     def update_draft(
@@ -404,9 +397,10 @@ class ProjectStore:
         """Replace a draft's design (edit or regeneration); accepted beats are read-only."""
         with self._tx() as db:
             row = self._row_for_update(db, beat_id, expected_version)
-            check_draft(f"beat {row['episode']}-{row['idx']}", row["status"], row["version"], None)
+            check_draft(beat_thing(row["episode"], row["idx"]), row["status"], row["version"],
+                        None)
             if (beat.episode, beat.index) != (row["episode"], row["idx"]):
-                raise InvalidInputError("An edit cannot move a beat to another position.")
+                raise InvalidInputError("error.beat.moved")
             profiles = (
                 dump_profiles(new_characters)
                 if new_characters is not None
@@ -445,10 +439,8 @@ class ProjectStore:
                 self._log(db, self.key, step or status,
                           {"id": beat_id, "version": row["version"] + 1})
         except IntegrityError as e:
-            raise ConflictError(
-                f"Episode {where[0]} already has another beat {where[1]}.",
-                hint="Reject or remove the other beat first.",
-            ) from e
+            raise ConflictError("error.beat.taken_other", episode=where[0],
+                                index=where[1]) from e
         return self.beat(beat_id)
 
     def save_prose(
@@ -456,7 +448,7 @@ class ProjectStore:
     ) -> BeatRecord:
         with self._tx() as db:
             row = self._row_for_update(db, beat_id, expected_version)
-            check_accepted(f"beat {row['episode']}-{row['idx']}", row["status"])
+            check_accepted(beat_thing(row["episode"], row["idx"]), row["status"])
             db.execute(self._update_beat(beat_id).values(
                 prose=prose, version=t_beats.c.version + 1, updated_at=time.time()))
             self._log(db, self.key, "prose", {"id": beat_id, "chars": len(prose)})
@@ -491,7 +483,7 @@ class ProjectStore:
             row = db.execute(select(t_kv.c.version).where(
                 t_kv.c.project == self.key, t_kv.c.key == key)).first()
             current = int(row[0]) if row else 0
-            check_version(f"kv {key!r}", current, expected_version)
+            check_version(Text("thing.kv", key=key), current, expected_version)
             stmt = self.db.insert(t_kv).values(project=self.key, key=key, value=value,
                                                version=current + 1)
             db.execute(stmt.on_conflict_do_update(
@@ -527,6 +519,6 @@ class ProjectStore:
     ) -> Mapping[Any, Any]:
         row = db.execute(self._beats().where(t_beats.c.id == beat_id)).mappings().first()
         if row is None:
-            raise NotFoundError(f"No beat with id {beat_id}.")
-        check_version(f"beat {beat_id}", row["version"], expected_version)
+            raise NotFoundError("error.beat.missing", id=beat_id)
+        check_version(Text("thing.beat_id", id=beat_id), row["version"], expected_version)
         return row

@@ -36,11 +36,7 @@ def validate_project_name(name: str) -> str:
     separators, <= 64 chars)."""
     clean = unicodedata.normalize("NFC", name).strip()
     if not _NAME.match(clean) or ".." in clean:
-        raise InvalidInputError(
-            f"{name!r} is not a valid project name.",
-            hint="Use 1-64 letters, digits, spaces, '.', '-' or '_', starting with a letter or "
-            "digit (no '/' or '..').",
-        )
+        raise InvalidInputError("error.project.name", name=str(name))
     return clean
 
 
@@ -53,7 +49,7 @@ def create_staged(
     try:
         staging.mkdir(parents=True)
     except OSError as e:
-        raise StorageError(f"Cannot create {staging}: {e}.") from e
+        raise StorageError("error.project.create", path=str(staging), cause=str(e)) from e
     try:
         write(staging)
         move_into_place(staging, directory, name)
@@ -101,11 +97,8 @@ def move_into_place(staging: Path, directory: Path, name: str) -> None:
         os.rename(staging, directory)
     except OSError as e:
         if directory.exists():
-            raise InvalidInputError(
-                f"A project named {name!r} already exists.",
-                hint="Pick another name, or open it with --project.",
-            ) from e
-        raise StorageError(f"Cannot create {directory}: {e}.") from e
+            raise InvalidInputError("error.project.exists", name=name) from e
+        raise StorageError("error.project.create", path=str(directory), cause=str(e)) from e
 
 
 
@@ -136,11 +129,7 @@ def claim_project(directory: Path, *, wait: float = 5.0) -> None:
             lock.acquire(timeout=wait)
         except Timeout as e:
             owner = _read_owner(key / OWNER_FILE)
-            raise ConflictError(
-                f"The project {key.name!r} is open in another aizac process{owner}.",
-                hint="Close it there (or wait until that command ends), then try again; "
-                "nothing was changed.",
-            ) from e
+            raise ConflictError("error.project.owned", name=key.name, owner=owner) from e
         record = {"pid": os.getpid(), "command": " ".join(sys.argv)[:200], "since": time.time()}
         with contextlib.suppress(OSError):  # a courtesy for the message; the lock is what counts
             (key / OWNER_FILE).write_text(json.dumps(record), encoding="utf-8")

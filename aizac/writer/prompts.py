@@ -4,7 +4,8 @@ Templates ship as package data in ``aizac/writer/prompts/<lang>/<kind>.txt``. A 
 name under an override directory (``<data_dir>/prompts/<lang>/<kind>.txt``) wins, so a writer can
 edit prompts in place. A template has a ``### system`` and a ``### user`` section and
 ``$name`` placeholders (``string.Template``); a missing variable is an error, never a silent gap.
-Values are rendered in the template's language (:mod:`aizac.writer.prompt_labels`).
+Values arrive already in the template's language: each renderer takes its words from
+``prompts/<lang>/words.toml`` (:mod:`aizac.writer.prompt_words`); nothing rendered is rewritten.
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ from string import Template
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from aizac.errors import ConfigError
-from aizac.writer.prompt_labels import localize
+from aizac.writer.prompt_words import prompt_words
 
 LANGUAGES: tuple[str, ...] = ("ko", "en", "zh")
-LANGUAGE_NAMES: dict[str, str] = {"ko": "한국어", "en": "English", "zh": "中文"}
 KINDS: tuple[str, ...] = (
     "plot",
     "beat",
@@ -49,24 +49,17 @@ class PromptTemplate:
 
     def render(self, **values: object) -> list[BaseMessage]:
         """Messages with every ``$placeholder`` filled (pure)."""
-        # Values may arrive with the pipeline's English scaffolding (pack headings, beat labels,
-        # the stage slug): a Korean or Chinese prompt gets them in its own language.
-        text = localize(values, self.language)
-        text.setdefault("language_name", LANGUAGE_NAMES.get(self.language, self.language))
+        text = {name: str(value) for name, value in values.items()}
+        text.setdefault("language_name", prompt_words(self.language).language_name)
         try:
             system = Template(self.system).substitute(text).strip()
             user = Template(self.user).substitute(text).strip()
         except KeyError as e:
-            raise ConfigError(
-                f"Prompt template {self.language}/{self.kind} uses ${e.args[0]}, "
-                "which the pipeline does not provide.",
-                hint="Edit the template to use only the documented placeholders.",
-            ) from e
+            raise ConfigError("error.prompt.placeholder", template=f"{self.language}/{self.kind}",
+                              name=str(e.args[0])) from e
         except ValueError as e:
-            raise ConfigError(
-                f"Prompt template {self.language}/{self.kind} is malformed: {e}.",
-                hint="Write a literal dollar sign as $$.",
-            ) from e
+            raise ConfigError("error.prompt.malformed", template=f"{self.language}/{self.kind}",
+                              cause=str(e)) from e
         messages: list[BaseMessage] = []
         if system:
             messages.append(SystemMessage(system))
@@ -86,10 +79,7 @@ def parse_template(kind: str, language: str, source: str) -> PromptTemplate:
         elif current is not None:
             sections[current].append(line)
     if "user" not in sections:
-        raise ConfigError(
-            f"Prompt template {language}/{kind} has no '### user' section.",
-            hint="Start the user part of the template with a line '### user'.",
-        )
+        raise ConfigError("error.prompt.no_user", template=f"{language}/{kind}")
     return PromptTemplate(
         kind=kind,
         language=language,
@@ -107,7 +97,7 @@ class PromptLibrary:
 
     def get(self, kind: str, language: str) -> PromptTemplate:
         if kind not in KINDS:
-            raise ConfigError(f"Unknown prompt kind {kind!r}; kinds are {', '.join(KINDS)}.")
+            raise ConfigError("error.prompt.kind", kind=kind, kinds=", ".join(KINDS))
         lang = language if language in LANGUAGES else "en"
         key = (kind, lang)
         if key not in self._cache:
@@ -126,7 +116,4 @@ class PromptLibrary:
         try:
             return resource.read_text(encoding="utf-8")
         except FileNotFoundError as e:
-            raise ConfigError(
-                f"Prompt template {lang}/{kind}.txt is missing from the installation.",
-                hint="Reinstall aizac (pip install -e .) so package data is included.",
-            ) from e
+            raise ConfigError("error.prompt.missing", template=f"{lang}/{kind}") from e

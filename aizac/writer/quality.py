@@ -19,8 +19,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from aizac.writer.field_labels import field_label
-
 NAME_KEYS = frozenset({"name", "character_name", "character1", "character2", "speaker"})
 """Fields that hold the name of a person (or a named place or thing)."""
 NAME_LISTS = frozenset({"characters", "aliases"})
@@ -386,12 +384,11 @@ def describe(
     *,
     limit: int = 3,
     project: str | None = None,
-    for_writer: bool = False,
 ) -> str:
     """The problems as one message in ``language`` (``ko``, ``zh``, else English) (pure);
     ``project`` is the project's language when the message is in another one (an English
-    error about a Korean project). The model is told the JSON path of a field; the writer
-    (``for_writer``) reads the field's name in ``language`` (``acts[2].goal``: ``막 3의 목표``).
+    error about a Korean project). The model is told the JSON path of a field (the writer
+    reads :func:`aizac.writer.checked.problem_texts`).
     """
     lang = language if language in _TEMPLATES else "en"
     table = _TEMPLATES[lang]
@@ -400,7 +397,7 @@ def describe(
     project = _LANGUAGE_NAMES.get(named, _LANGUAGE_NAMES["en"])[index]
     parts = [
         table[p.kind].format(
-            path=field_label(p.path, lang) if for_writer else p.path,
+            path=p.path,
             text=p.text[:80],
             detail=p.detail,
             language=project,

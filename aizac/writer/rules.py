@@ -9,12 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from aizac.errors import ConflictError, InvalidInputError
+from aizac.text import Text, Verbatim
 
 if TYPE_CHECKING:  # the store itself uses the checks below
     from aizac.writer.project import BeatRecord, PlotRecord, ProjectStore
 
-DEFAULT_GENRE = "web novel"
-"""The genre named in prompts when neither the project nor its plot names one."""
 
 
 def require_plot(store: ProjectStore) -> PlotRecord:
@@ -25,37 +24,45 @@ def require_plot(store: ProjectStore) -> PlotRecord:
     """
     record = store.plot()
     if record is None:
-        raise InvalidInputError(
-            "This project has no plot yet.", hint="Generate one first (`aizac plot`)."
-        )
+        raise InvalidInputError("error.plot.none")
     return record
 
 
-def story_genre(store: ProjectStore) -> str:
-    """The genre prompts name: the project's, else the plot's, else :data:`DEFAULT_GENRE`."""
+def story_genre(store: ProjectStore, default: str) -> str:
+    """The genre prompts name: the project's, else the plot's, else ``default`` (the prompt
+    language's word for a web novel, :attr:`aizac.writer.prompt_words.PromptWords.genre`)."""
     record = store.plot()
-    return store.info().genre or (record.plot.genre if record else "") or DEFAULT_GENRE
+    return store.info().genre or (record.plot.genre if record else "") or default
 
 
-NOT_A_DRAFT_HINT = (
-    "Refresh to see the beat as it is now (another tab or command may have changed it); "
-    "an accepted beat changes only after its acceptance is undone, otherwise design a new beat."
-)
+STATUS_NAMES = {"draft": "beat.status.draft", "accepted": "beat.status.accepted",
+                "rejected": "beat.status.rejected"}
+"""A beat's status as the reader calls it."""
 
 
-def check_version(what: str, current: int, expected: int | None) -> None:
+def status_name(status: str) -> Text | Verbatim:
+    """A beat's status (``draft``...) in the catalogue's words; an unknown one as it is."""
+    key = STATUS_NAMES.get(status)
+    return Text(key) if key else Verbatim(status)
+
+
+def beat_thing(episode: int, index: int) -> Text:
+    """"beat 1-2", the thing an error names."""
+    return Text("thing.beat", where=f"{episode}-{index}")
+
+
+def check_version(what: Text, current: int, expected: int | None) -> None:
     """Optimistic concurrency: ``expected`` (the version the caller loaded) must be ``current``.
 
     Raises:
         ConflictError: the record changed since the caller loaded it; nothing was written.
     """
     if expected is not None and expected != current:
-        raise ConflictError(
-            f"The {what} changed since you loaded it (version {current}, you had {expected})."
-        )
+        raise ConflictError("error.conflict.changed", what=what, current=current,
+                            expected=expected)
 
 
-def check_draft(what: str, status: str, version: int, expected: int | None) -> None:
+def check_draft(what: Text, status: str, version: int, expected: int | None) -> None:
     """Only a draft can be edited, regenerated, rejected or accepted, and only at the version
     the caller loaded (``expected``; ``None`` skips the version check).
 
@@ -64,30 +71,22 @@ def check_draft(what: str, status: str, version: int, expected: int | None) -> N
         ConflictError: the draft changed since the caller loaded it.
     """
     if status != "draft":
-        raise InvalidInputError(
-            f"The {what} is {status}; only a draft can be changed.", hint=NOT_A_DRAFT_HINT
-        )
+        raise InvalidInputError("error.beat.not_draft", what=what, status=status_name(status))
     check_version(what, version, expected)
 
 
 def require_draft(record: BeatRecord, expected_version: int | None = None) -> BeatRecord:
     """``record`` if it is a draft at ``expected_version`` (see :func:`check_draft`)."""
-    what = f"beat {record.episode}-{record.index}"
-    check_draft(what, record.status, record.version, expected_version)
+    check_draft(beat_thing(record.episode, record.index), record.status, record.version,
+                expected_version)
     return record
 
 
-NOT_ACCEPTED_HINT = "Accept the beat first (`aizac beat --accept`, or Accept in the web app)."
-
-
-def check_accepted(what: str, status: str) -> None:
+def check_accepted(what: Text, status: str) -> None:
     """Prose is written and saved only for an accepted beat.
 
     Raises:
         InvalidInputError: the beat is a draft or was rejected.
     """
     if status != "accepted":
-        raise InvalidInputError(
-            f"The {what} is {status}; prose is written for accepted beats.",
-            hint=NOT_ACCEPTED_HINT,
-        )
+        raise InvalidInputError("error.beat.not_accepted", what=what, status=status_name(status))

@@ -7,7 +7,7 @@ local model always terminates. ``extra="forbid"`` keeps the schemas closed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
@@ -176,24 +176,27 @@ class NovelBeat(BeatDesign):
     def design(self) -> BeatDesign:
         return BeatDesign(**self.model_dump(exclude={"episode", "index"}))
 
-    def render(self, *, position: bool = True) -> str:
+    def render(self, *, position: bool = True, labels: Mapping[str, str] | None = None) -> str:
         """Plain text of the beat for prompts and summaries (``position``: the episode-index
-        tag, left out of prose prompts so small models do not echo it)."""
+        tag, left out of prose prompts so small models do not echo it; ``labels``: the prompt
+        language's line labels, :attr:`aizac.writer.prompt_words.PromptWords.labels`, English
+        by default)."""
+        said = labels or _english_labels()
         place = f"{self.location} / {self.time}"
         lines = [
             f"[{self.episode}-{self.index}] {place}" if position else place,
-            "characters: " + ", ".join(self.characters),
+            said["characters"] + ", ".join(self.characters),
         ]
         lines += [f"- {e}" for e in self.events]
         lines += [f'{d.speaker}: "{d.line}"' for d in self.dialogue]
         if self.emotions:
-            lines.append("emotions: " + ", ".join(self.emotions))
+            lines.append(said["emotions"] + ", ".join(self.emotions))
         if self.conflicts:
-            lines.append("conflicts: " + "; ".join(self.conflicts))
+            lines.append(said["conflicts"] + "; ".join(self.conflicts))
         if self.sets_up:
-            lines.append("sets up: " + "; ".join(self.sets_up))
+            lines.append(said["sets_up"] + "; ".join(self.sets_up))
         if self.pays_off:
-            lines.append("pays off: " + "; ".join(self.pays_off))
+            lines.append(said["pays_off"] + "; ".join(self.pays_off))
         return "\n".join(lines)
 
 
@@ -332,6 +335,14 @@ class CharacterProfile(_Schema):
     profile: Text
     goal: Line
 
-    def render(self) -> str:
+    def render(self, labels: Mapping[str, str] | None = None) -> str:
+        """One line for a prompt (``labels``: the prompt language's, English by default)."""
         alias = f" ({', '.join(self.aliases)})" if self.aliases else ""
-        return f"{self.name}{alias} — {self.role}. {self.profile} Goal: {self.goal}"
+        goal = (labels or _english_labels())["goal"]
+        return f"{self.name}{alias} — {self.role}. {self.profile}{goal}{self.goal}"
+
+
+def _english_labels() -> Mapping[str, str]:
+    from aizac.writer.prompt_words import prompt_words
+
+    return prompt_words("en").labels

@@ -86,25 +86,18 @@ def check_question(question: str) -> str:
     :class:`InvalidInputError` (it would go to the model verbatim) (pure)."""
     text = question.strip()
     if not text:
-        raise InvalidInputError(
-            "The question is empty.", hint='Ask about a character, e.g. "강민호는 지금 어디에?".'
-        )
+        raise InvalidInputError("error.question.empty")
     if len(text) > MAX_QUESTION_CHARS:
-        raise InvalidInputError(
-            f"The question is {len(text)} characters long; the limit is {MAX_QUESTION_CHARS}.",
-            hint="Ask one short question about a character, a relation, a place or an event.",
-        )
+        raise InvalidInputError("error.question.long", n=len(text), limit=MAX_QUESTION_CHARS)
     return text
 
 
 def parse_keywords(keywords: str | list[str]) -> list[str]:
     """Keywords from ``"회귀, 복수"`` or a list: stripped, deduplicated, bounded (pure)."""
-    out = split_keywords(keywords, hint='Give a few, comma-separated: --keywords "회귀, 복수".')
+    out = split_keywords(keywords)
     if len(out) > MAX_KEYWORDS or any(len(k) > MAX_KEYWORD_CHARS for k in out):
-        raise InvalidInputError(
-            f"Too many or too long keywords (at most {MAX_KEYWORDS}, "
-            f"{MAX_KEYWORD_CHARS} characters each)."
-        )
+        raise InvalidInputError("error.keywords.too_many", most=MAX_KEYWORDS,
+                                chars=MAX_KEYWORD_CHARS)
     return out
 
 
@@ -316,11 +309,10 @@ class Studio:
         the project's own episode length; unset, the service's defaults apply."""
         lang = language or self.settings.language
         if lang not in LANGUAGES:
-            raise InvalidInputError(
-                f"Unknown language {lang!r}.", hint=f"Use one of: {', '.join(LANGUAGES)}."
-            )
+            raise InvalidInputError("error.project.language", language=str(lang),
+                                    choices=", ".join(LANGUAGES))
         if len(genre) > 40:
-            raise InvalidInputError("The genre is too long (at most 40 characters).")
+            raise InvalidInputError("error.project.genre_long", limit=40)
         words = parse_keywords(keywords)
         episode.check(beats_per_episode, episode_length)
         store = ProjectStore.create(
@@ -336,10 +328,7 @@ class Studio:
         if name is None:
             name = self.current_name()
             if name is None:
-                raise NotFoundError(
-                    "No project selected.",
-                    hint="Create one with `aizac new NAME --keywords ...` or pass --project.",
-                )
+                raise NotFoundError("error.project.none_selected")
         clean = validate_project_name(name)
         with self._lock:
             agent = self._agents.get(clean)
@@ -399,4 +388,4 @@ class Studio:
             tmp.write_text(name, encoding="utf-8")
             os.replace(tmp, path)
         except OSError as e:
-            raise StorageError(f"Cannot record the current project in {path}: {e}.") from e
+            raise StorageError("error.project.current", path=str(path), cause=str(e)) from e

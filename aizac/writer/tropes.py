@@ -11,6 +11,7 @@ from typing import Any
 
 from aizac.errors import AizacError, InvalidInputError
 from aizac.writer.ports import Cliches
+from aizac.writer.prompt_words import prompt_words
 
 
 def plot_tropes(
@@ -28,7 +29,9 @@ def plot_tropes(
     except (InvalidInputError, TypeError):
         arcs = cliches.expand_keywords(keywords, 3)
     language = str(getattr(cliches, "language", "en"))
-    return render_tropes_for_prompt(list(arcs), max_tokens=max_tokens, language=language)
+    words = prompt_words(language)
+    return render_tropes_for_prompt(list(arcs), max_tokens=max_tokens, language=language,
+                                    labels=words.cliches, stages=words.stages)
 
 
 def suggestion_lines(cliches: Cliches | None, text: str, stage: str) -> str:

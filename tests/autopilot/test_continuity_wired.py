@@ -35,7 +35,7 @@ class PlantingModel(JudgingModel):
 
 
 def _checks(events: list[Event]) -> dict[int, str]:
-    return {e.episode: str(e.detail.get("text", "")) for e in events
+    return {e.episode: ", ".join(e.detail.get("kinds", [])) for e in events
             if (e.node, e.kind) == ("check", "end")}
 
 

@@ -6,6 +6,7 @@ from aizac.autopilot.budget import Spent, over_budget
 from aizac.autopilot.ladder import on_failure, on_repeat
 from aizac.autopilot.state import Options
 from aizac.errors import ModelError, StructuredOutputError
+from aizac.text import Text, render
 
 
 def test_provider_faults_do_not_count() -> None:
@@ -32,13 +33,18 @@ def test_repeated_dispatch_warns_at_3_pauses_at_5() -> None:
 def test_budget_fuse() -> None:
     options = Options(budget_tokens=1000, episode_tokens=300)
     assert over_budget(options, Spent(999, 299), "draft") is None
-    message = over_budget(options, Spent(1000, 10), "draft")
-    assert message is not None and "1,000 of 1,000" in message and "--budget-tokens" in message
-    assert "episode" in (over_budget(options, Spent(10, 300), "plan") or "")
+    spent = over_budget(options, Spent(1000, 10), "draft")
+    message = render(spent, "en") if spent else ""
+    assert "1,000 of 1,000" in message and "--budget-tokens" in message
+    assert "episode" in _said(over_budget(options, Spent(10, 300), "plan"))
     # never mid-commit: the commit and the checkpoint always run
     assert over_budget(options, Spent(5000, 5000), "commit") is None
     assert over_budget(options, Spent(5000, 5000), "checkpoint") is None
     assert over_budget(Options(), Spent(10**9, 10**9), "draft") is None  # no limit set
     priced = Options(budget_cost=0.5, price_per_mtok=10.0)
     assert over_budget(priced, Spent(49_999, 0), "draft") is None
-    assert "cost" in (over_budget(priced, Spent(50_000, 0), "draft") or "")
+    assert "cost" in _said(over_budget(priced, Spent(50_000, 0), "draft"))
+
+
+def _said(text: Text | None) -> str:
+    return render(text, "en") if text is not None else ""

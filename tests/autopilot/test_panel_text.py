@@ -12,6 +12,8 @@ from langchain_core.messages import BaseMessage
 
 from aizac.autopilot import panel_text as pt
 from aizac.autopilot.panel import AutopilotPanel, View
+from aizac.text import Text, Verbatim, render
+from aizac.text.message import from_data, to_data
 from tests.autopilot.fakes import JudgingModel, make_studio
 from tests.fakes.scripted import _schema_title
 from tests.web.markdown_kit import HEADING, MARKUP, assert_literal, tags_of
@@ -74,13 +76,20 @@ def test_a_korean_panel_says_nothing_in_english(tmp_path: Path) -> None:
 
 
 def test_pause_reasons_and_finding_kinds_in_korean() -> None:
-    assert pt.reason("paused by the writer", "ko") == "작가가 멈췄습니다"
-    assert pt.reason("check dispatched 5 times without progress", "ko") == (
-        "연속성 검사 단계가 진전 없이 5번 실행됐습니다")
-    line = pt.status_line("r1", "paused", "paused by the writer", None, "", "en")
-    assert line == "**r1**: paused by the writer"
-    assert pt.status_line("r1", "paused", "budget: 9 of 5 tokens", None, "", "en") == (
+    """A pause reason is a catalogue text the workflow stored as data, said in the page's
+    language (no English sentence read back)."""
+    writer = Text("autopilot.pause.writer")
+    stuck = from_data(to_data(Text("autopilot.pause.no_progress", node=pt.name("check"), n=5)))
+    assert render(writer, "ko") == "작가가 멈췄습니다"
+    assert render(stuck, "ko") == "연속성 검사 단계가 진전 없이 5번 실행됐습니다"
+    assert render(stuck, "zh") == "连贯性检查步骤 5 次没有进展"
+    assert pt.status_line("r1", "paused", writer, None, "", "en") == "**r1**: paused: by the writer"
+    budget = Text("autopilot.pause.budget", spent=Verbatim("9 of 5 tokens"))
+    assert pt.status_line("r1", "paused", budget, None, "", "en") == (
         "**r1**: paused: budget: 9 of 5 tokens")
+    assert pt.status_line("r1", "paused", writer, None, "", "zh") == "**r1**: 暂停：作者暂停了"
+    legacy = {"text": "paused by the writer"}  # an older run's event: shown as it was written
+    assert pt.event_note("pause", "pause", legacy, "ko") == "paused by the writer"
     state: dict[str, Any] = {"episode": 3, "prose": {"1": "아렌이 걸었다."}, "report": {
         "findings": [{"kind": "foreshadowing_overdue", "severity": "warning",
                       "message": "복선이 기한을 넘겼습니다.", "quote": "", "beat": None}]}}
@@ -97,8 +106,9 @@ class _Event:
 def test_the_models_markup_shows_literally_and_the_panels_own_stays() -> None:
     said = f"{MARKUP} {HEADING}"
     gate = {"gate": "gate_commit", "episode": 2,
-            "beats": [f"{HEADING}\ncharacters: {MARKUP}"],
-            "memories": [f"[1] story: {said}"],
+            "beat_data": [{"episode": 2, "index": 1, "location": HEADING, "time": "",
+                           "characters": [MARKUP]}],
+            "memory_data": [{"beat": "1", "tag": "story", "text": said}],
             "verdict": {"decision": "polish", "reasons": [said]}}
     text = pt.gate_markdown(gate, "ko")
     assert_literal(text, f"인물: {MARKUP}", f"[1] 사건: {said}", f"다듬기: {said}")
@@ -117,6 +127,6 @@ def test_the_models_markup_shows_literally_and_the_panels_own_stays() -> None:
                             "ko")
     assert_literal(events, f"수락: {said}"[:90])
     assert tags_of(events).count("td") == 4, events  # '|' split no cell
-    line = pt.status_line("r1", "failed", said, None, "", "ko")
+    line = pt.status_line("r1", "failed", Verbatim(said), None, "", "ko")
     assert_literal(line, f"r1: 실패: {said}")
     assert tags_of(line) == ["p", "strong"]

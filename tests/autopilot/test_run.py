@@ -12,6 +12,7 @@ from aizac.autopilot.outline import OutlineStore
 from aizac.autopilot.runner import Autopilot
 from aizac.autopilot.state import Options
 from aizac.errors import ModelError, StructuredOutputError
+from aizac.text import Text, render
 from tests.acceptance.invariants import check_project
 from tests.autopilot.fakes import JudgingModel, planned_project
 
@@ -83,8 +84,9 @@ def test_budget_pauses_between_steps_and_a_larger_budget_goes_on(project: Any) -
     _, agent = project
     autopilot = Autopilot(agent)
     result = autopilot.start(Options(episodes=2, budget_tokens=3000))
-    assert result.status == "paused" and "budget" in result.message
-    assert "--budget-tokens" in result.message
+    said = render(result.message, "en")
+    assert result.status == "paused" and "budget" in said
+    assert "--budget-tokens" in said
     assert agent.store.count_beats("accepted") in (0, 2)  # whole episodes only
     result = autopilot.resume(result.run_id, options={"budget_tokens": 10**7})
     assert result.status == "finished" and len(_written(agent)) == 4
@@ -141,7 +143,7 @@ def test_provider_faults_are_not_counted_but_no_progress_pauses(project: Any) ->
 
     autopilot = Autopilot(agent, checker=down)
     result = autopilot.start(Options(episodes=1))
-    assert result.status == "paused" and "without progress" in result.message
+    assert result.status == "paused" and "without progress" in render(result.message, "en")
     assert len(calls) == 4  # dispatches 1-4 ran; the 5th is stopped by the detector
     events = autopilot.runs.events(result.run_id)
     assert [e.kind for e in events if e.node == "check" and e.kind in ("warn", "pause")] == [
@@ -165,7 +167,7 @@ def test_a_pause_asked_from_outside_stops_before_the_next_step(project: Any) -> 
     autopilot = Autopilot(agent, checker=check_then_pause)
     holder.append(autopilot)
     result = autopilot.start(Options(episodes=1))
-    assert (result.status, result.message) == ("paused", "paused by the writer")
+    assert (result.status, result.message) == ("paused", Text("autopilot.pause.writer"))
     assert result.state["report"] is not None and result.state["verdict"] is None
     assert autopilot.resume(result.run_id).status == "finished"
     _clean(agent)

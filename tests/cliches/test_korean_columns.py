@@ -18,6 +18,7 @@ from aizac.cliches import (
     render_tropes_for_prompt,
 )
 from aizac.errors import InvalidInputError
+from aizac.writer.prompt_words import prompt_words
 
 from .conftest import row_dict, write_csv
 
@@ -64,7 +65,9 @@ def test_localized_reads_korean_for_ko_and_english_otherwise(rows: list[BeatRow]
 
 def test_korean_render_has_korean_labels_and_no_english(db: ClicheDB) -> None:
     arcs = db.expand_keywords(["회귀", "복수", "재벌"], 2)
-    text = render_tropes_for_prompt(arcs, max_tokens=100_000, language="ko")
+    ko = prompt_words("ko")  # the prompt language's words, as the writer passes them
+    text = render_tropes_for_prompt(arcs, max_tokens=100_000, language="ko", labels=ko.cliches,
+                                    stages=ko.stages)
     assert "[발단]" in text and "갈등:" in text
     assert "exposition" not in text and "conflict:" not in text
     assert all(ACRONYM.match(w) for w in LATIN_WORD.findall(text)), LATIN_WORD.findall(text)
@@ -74,7 +77,9 @@ def test_korean_render_has_korean_labels_and_no_english(db: ClicheDB) -> None:
 
 def test_zh_render_labels_chinese_around_english_text(db: ClicheDB) -> None:
     arcs = db.expand_keywords(["regression", "revenge"], 1)
-    text = render_tropes_for_prompt(arcs, max_tokens=100_000, language="zh")
+    zh = prompt_words("zh")
+    text = render_tropes_for_prompt(arcs, max_tokens=100_000, language="zh", labels=zh.cliches,
+                                    stages=zh.stages)
     assert "[开端]" in text and "冲突：" in text and arcs[0].beats[0].summary in text
 
 

@@ -28,6 +28,7 @@ from aizac.llm.images.specs import parse_image_spec, spec_label
 from aizac.llm.model_config import ModelConfig
 from aizac.llm.router import ModelRouter
 from aizac.settings import Settings
+from aizac.text import render
 
 __all__ = ["comfyui", "openai_images", "sdwebui"]  # fixtures
 
@@ -252,7 +253,7 @@ def test_the_router_describes_the_image_role() -> None:
     rows = {s.role: s for s in ModelRouter(Settings()).describe()}
     assert rows["image"].spec == "typographic" and rows["image"].usable
     bad = {s.role: s for s in ModelRouter(Settings(image_model="openai:x")).describe()}
-    assert not bad["image"].usable and "OPENAI_API_KEY" in bad["image"].reason
+    assert not bad["image"].usable and "OPENAI_API_KEY" in render(bad["image"].reason, "en")
 
 
 def test_b64_pictures_are_checked_to_be_images(openai_images: OpenAIImagesServer) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from aizac.illustration.service import Illustrator
 from aizac.illustration.store import COVER, beat_slot
+from aizac.text import render
 from aizac.web.service import WebService
 
 StudioFactory = Any
@@ -31,8 +32,10 @@ def test_placing_is_undone_and_redone_without_a_model_call(
     assert service.place_image("saga", slot, second.id) == first.id
     assert service.place_image("saga", COVER, cover.id) is None
     view = service.history("saga")
-    assert view.path[-3:] == ["placed 1-1: Seoul gate", "placed 1-1: Seoul gate",
-                              "placed cover The Second Life"]
+    said = [render(step.text(), "en") for step in view.path[-3:]]
+    assert said == ["illustration placed 1-1: Seoul gate", "illustration placed 1-1: Seoul gate",
+                    "cover placed: The Second Life"]
+    assert render(view.path[-1].text(), "ko") == "표지 배치: The Second Life"
     service.undo("saga")
     assert ill.placed(COVER) is None and ill.placed(slot) == second
     service.undo("saga")

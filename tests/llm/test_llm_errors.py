@@ -18,6 +18,7 @@ from aizac.llm import runtime
 from aizac.llm.errors import hint_for, is_transient, retry_after, summarize
 from aizac.llm.router import ModelRouter
 from aizac.settings import Settings
+from aizac.text import render
 
 REQUEST = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
 CONTEXT_HINT = "Shorten the prompt or raise AIZAC_LOCAL_CONTEXT."
@@ -42,9 +43,9 @@ CONTEXT_HINT = "Shorten the prompt or raise AIZAC_LOCAL_CONTEXT."
 def test_errors_are_classified_by_their_sdk_types(
     error: BaseException, summary: str, transient: bool
 ) -> None:
-    assert summarize(error) == summary
+    assert render(summarize(error), "en") == summary
     assert is_transient(error) is transient
-    unavailable = "seems unavailable" in hint_for(error, "AIZAC_WRITER_MODEL")
+    unavailable = "seems unavailable" in render(hint_for(error, "AIZAC_WRITER_MODEL"), "en")
     assert unavailable is transient  # only a transient failure blames the provider
 
 

@@ -24,6 +24,7 @@ from aizac.llm.providers.local import (
 )
 from aizac.llm.router import ModelRouter
 from aizac.settings import Settings
+from aizac.text import render
 
 HAVE_LLAMA = importlib.util.find_spec("xllamacpp") is not None
 needs_llama = pytest.mark.skipif(
@@ -58,7 +59,8 @@ def test_configured_model_path_must_exist(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="AIZAC_LOCAL_MODEL_PATH"):
         resolve_model_path(settings)
     usable, reason = local_status(settings)
-    assert not usable and ("missing.gguf" in reason or "xllamacpp" in reason)
+    said = render(reason, "en")
+    assert not usable and ("missing.gguf" in said or "xllamacpp" in said)
 
 
 # --------------------------------------------------------------------------- offline guarantee

@@ -12,7 +12,6 @@ import pytest
 
 from aizac.errors import ModelError
 from aizac.llm.providers.local import (
-    CONTEXT_HINT,
     ChatLocalLlama,
     _stream_parts,
     error_from_reply,
@@ -22,6 +21,8 @@ from aizac.settings import Settings
 
 HAVE_RUNTIME = importlib.util.find_spec("xllamacpp") is not None
 needs_runtime = pytest.mark.skipif(not HAVE_RUNTIME, reason="xllamacpp is not installed")
+
+CONTEXT_HINT_EN = "Shorten the prompt or raise AIZAC_LOCAL_CONTEXT."
 
 
 class CallbackServer:
@@ -48,9 +49,9 @@ def test_context_overflow_reply_names_what_helps() -> None:
                    "message": "request (2031 tokens) exceeds the available context size"}}
     )  # fmt: skip
     assert isinstance(error, ModelError)
-    assert error.hint == CONTEXT_HINT and "2031 tokens" in error.message
+    assert error.hint == CONTEXT_HINT_EN and "2031 tokens" in error.message
     other = error_from_reply({"error": {"message": "boom"}})
-    assert other is not None and "boom" in other.message and other.hint != CONTEXT_HINT
+    assert other is not None and "boom" in other.message and other.hint != CONTEXT_HINT_EN
     assert error_from_reply({"choices": []}) is None
 
 
@@ -109,7 +110,7 @@ def test_overlong_prompt_says_shorten_it_streamed_or_not(small_context: ChatLoca
         small_context.invoke(prompt, max_tokens=4)
     with pytest.raises(ModelError) as streamed:
         list(small_context.stream(prompt, max_tokens=4))
-    assert plain.value.hint == streamed.value.hint == CONTEXT_HINT
+    assert plain.value.hint == streamed.value.hint == CONTEXT_HINT_EN
 
 
 @pytest.mark.local_model

@@ -17,6 +17,7 @@ from aizac.llm.providers import build, check_usable
 from aizac.llm.router import ModelRouter
 from aizac.llm.specs import parse_spec
 from aizac.settings import Settings
+from aizac.text import render
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,7 +34,8 @@ def test_added_provider_needs_one_module_and_one_row(monkeypatch: pytest.MonkeyP
     )
     monkeypatch.setattr(registry, "ROWS", (*registry.ROWS, row))
     spec = parse_spec("echo:Ari", "AIZAC_PLANNER_MODEL")
-    assert check_usable(spec, Settings()) == (True, "always")
+    usable, reason = check_usable(spec, Settings())
+    assert (usable, render(reason, "en")) == (True, "always")
     router = ModelRouter(Settings(planner_model="echo:Ari"))
     assert router.structured("planner", Hero, "x") == Hero(name="Ari", age=1)
     assert profile_of(router.model("planner")) == profile.as_routed()

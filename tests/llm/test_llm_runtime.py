@@ -13,6 +13,7 @@ from aizac.llm import runtime
 from aizac.llm.errors import hint_for, is_transient, summarize
 from aizac.llm.router import ModelRouter
 from aizac.settings import Settings
+from aizac.text import render
 
 
 class Note(BaseModel):
@@ -94,7 +95,7 @@ def test_closed_loop_is_not_reported_as_an_unavailable_provider() -> None:
         error: BaseException = wrapped
     for case in (inner, error):
         assert not is_transient(case)
-        assert "unavailable" not in hint_for(case, "AIZAC_WRITER_MODEL")
-        assert "run_sync" in hint_for(case, "AIZAC_WRITER_MODEL")
-        assert "event loop" in summarize(case).lower()
+        assert "unavailable" not in render(hint_for(case, "AIZAC_WRITER_MODEL"), "en")
+        assert "run_sync" in render(hint_for(case, "AIZAC_WRITER_MODEL"), "en")
+        assert "event loop" in render(summarize(case), "en").lower()
     assert isinstance(ModelError("x"), Exception)

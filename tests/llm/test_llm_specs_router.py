@@ -12,6 +12,7 @@ from aizac.llm.resilient import ResilientChatModel
 from aizac.llm.router import ModelRouter
 from aizac.llm.specs import ModelSpec, parse_spec
 from aizac.settings import Settings
+from aizac.text import render
 
 
 @pytest.mark.parametrize(
@@ -70,7 +71,7 @@ def test_unknown_provider_in_settings_names_the_role_setting() -> None:
     with pytest.raises(ConfigError, match="AIZAC_WRITER_MODEL='gemini:pro'"):
         router.model("writer")
     [writer] = [s for s in router.describe() if s.role == "writer"]
-    assert not writer.usable and "unknown provider" in writer.reason
+    assert not writer.usable and "unknown provider" in render(writer.reason, "en")
 
 
 @pytest.mark.parametrize(
@@ -84,7 +85,7 @@ def test_missing_key_names_env_var_and_setting(spec: str, env: str) -> None:
     assert f"{env} is not set" in str(info.value)
     assert "AIZAC_EXTRACTOR_MODEL" in str(info.value)
     [status] = [s for s in router.describe() if s.role == "extractor"]
-    assert (status.usable, status.reason) == (False, f"{env} is not set")
+    assert (status.usable, render(status.reason, "en")) == (False, f"{env} is not set")
 
 
 def test_missing_fallback_key_names_the_fallback_setting() -> None:
@@ -137,10 +138,12 @@ def test_describe_reports_remote_providers_without_network() -> None:
         reviewer_fallback="openai:gpt-4o-mini",
     )
     statuses = {s.role: s for s in ModelRouter(settings).describe()}
-    assert statuses["planner"].usable and statuses["planner"].reason == "OPENAI_API_KEY is set"
-    assert statuses["writer"].usable and "reachability not checked" in statuses["writer"].reason
+    planner = statuses["planner"]
+    assert planner.usable and render(planner.reason, "en") == "OPENAI_API_KEY is set"
+    writer = statuses["writer"]
+    assert writer.usable and "reachability not checked" in render(writer.reason, "en")
     assert statuses["extractor"].provider == "openai-compatible"
     reviewer = statuses["reviewer"]
-    assert reviewer.usable and "fallback usable" in reviewer.reason
+    assert reviewer.usable and "fallback usable" in render(reviewer.reason, "en")
     assert reviewer.fallback == "openai:gpt-4o-mini"
     assert "sk-live-abcdef123456" not in repr(statuses)

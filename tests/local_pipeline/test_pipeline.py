@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from aizac.settings import Settings
+from aizac.text import Text, language_name
 from aizac.writer import quality
-from aizac.writer.model_policy import NOTES, demo_model_note, policy_for, role_profile
+from aizac.writer.model_policy import demo_model_note, policy_for, role_profile
 from aizac.writer.service import Studio
 
 CASES = [
@@ -54,7 +55,8 @@ def test_plot_beat_accept_prose(
     agent = service.create(name, keywords, genre=genre, language=language)
     policy = policy_for(role_profile(agent.router, "planner"))
     assert policy.small  # the embedded model serves the planner
-    assert demo_model_note(agent.router, language) == NOTES.get(language, "") * (language != "en")
+    expected = Text("note.demo_model", language=language_name(language))
+    assert demo_model_note(agent.router, language) == (expected if language != "en" else None)
 
     def problems(value: object) -> list[quality.Problem]:
         return quality.find_problems(

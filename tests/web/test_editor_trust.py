@@ -40,9 +40,7 @@ def test_accept_saves_unsaved_field_edits_first(service: WebService) -> None:
     [accepted] = service.accepted(name)
     assert accepted.beat.location == "The burned chapel"
     assert after.beats[0][2] == "The burned chapel"
-    assert [label.split(" ")[0] for label in after.history.path] == [
-        "designed", "edited", "accepted"
-    ]
+    assert [step.kind for step in after.history.path] == ["generate", "edit", "accept"]
 
 
 def test_regenerate_keeps_edited_fields_and_follows_the_instruction(
@@ -261,12 +259,13 @@ def test_web_errors_never_name_cli_flags() -> None:
     from aizac.web.runner import Ui
 
     ui = Ui(service=None, L=labels("en"), language="en")  # type: ignore[arg-type]
-    said = ui.message(NotFoundError("No project selected.",
-                                    hint="Create one with `aizac new NAME` or pass --project."))
+    error = NotFoundError("error.project.none_selected")
+    said = ui.message(error)
     assert "--project" not in said and "aizac new" not in said
     assert "No project selected." in said
+    assert "--project" in str(error)  # the command line's own hint names its flag
     ko = Ui(service=None, L=labels("ko"), language="ko")  # type: ignore[arg-type]
-    assert "열린 프로젝트가 없습니다" in ko.message(NotFoundError("No project selected."))
+    assert "열린 프로젝트가 없습니다" in ko.message(error)
 
 
 def test_a_cliche_suggestion_can_be_used_with_one_click(service: WebService) -> None:

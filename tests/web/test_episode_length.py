@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from aizac.errors import InvalidInputError
+from aizac.text import describe
 from aizac.web import episodes
 from aizac.web import handlers as h
-from aizac.web.labels import translate
 from aizac.web.service import WebService
 from tests.fakes import ScriptedChatModel
 
@@ -51,7 +51,7 @@ def test_bad_episode_lengths_are_refused_and_nothing_is_created(
     with pytest.raises(InvalidInputError, match=says) as refused:
         h.create_project(service, "dawn", "fantasy", "regression", "ko", beats, length)
     assert h.project_names(service) == []
-    korean = translate(refused.value.message, "ko")
+    korean = describe(refused.value, "ko").message
     assert korean != refused.value.message and "화" in korean
 
 
@@ -73,7 +73,7 @@ def test_a_changed_length_is_used_for_the_next_beat_and_prose(
     assert "about 450 words" in model.prompts[-1]
     with pytest.raises(InvalidInputError, match="waiting at 2-1") as refused:
         episodes.set_episode_length(service, name, None, "")  # 3 beats: 2-1 would become 1-3
-    assert "초안 비트가 2-1" in translate(refused.value.message, "ko")
+    assert "초안 비트가 2-1" in describe(refused.value, "ko").message
     assert service.agent(name).episodes.own() == {"beats": 2, "length": 900}
     assert episodes.set_episode_length(service, name, 2, "").length == 2000  # beats unchanged
     h.undo(service, name)  # the draft is gone: the beat count may change

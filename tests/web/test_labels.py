@@ -1,10 +1,13 @@
-"""The label tables: every string draws with ordinary text fonts (no emoji glyphs)."""
+"""The interface's words (the catalogue): every string draws with ordinary text fonts (no emoji
+glyphs), and what the pipeline reports reads in the page's language."""
 
 from __future__ import annotations
 
 import re
 
-from aizac.web.labels import EN, KO
+from aizac.text import LANGUAGES, Text
+from aizac.text.catalogue import entries
+from aizac.web.labels import labels
 from aizac.web.runner import SPINNER, Ui
 
 # Characters drawn from an emoji font by default (Unicode Emoji_Presentation in the BMP, the
@@ -19,20 +22,24 @@ def _emoji(text: str) -> set[str]:
 
 
 def test_no_label_needs_an_emoji_font() -> None:
-    for table in (EN, KO):
-        found = {key: _emoji(value) for key, value in table.items() if _emoji(value)}
+    for language in LANGUAGES:
+        found = {key: _emoji(value) for key, value in entries(language).items() if _emoji(value)}
         assert found == {}
 
 
 def test_the_busy_status_is_a_css_spinner_and_text() -> None:
-    for language, table in (("en", EN), ("ko", KO)):
-        line = Ui(None, table, language).progress_line(  # type: ignore[arg-type]
-            "busy_accept", "extracting memories of beat 1-1 (extractor)")
+    step = Text("progress.extract", where="1-1")
+    for language in LANGUAGES:
+        line = Ui(None, labels(language), language).progress_line(  # type: ignore[arg-type]
+            "ui.busy.accept", step)
         assert line.startswith(SPINNER) and 'class="aizac-spinner"' in SPINNER
         assert not _emoji(line)
-    korean = Ui(None, KO, "ko").progress_line(  # type: ignore[arg-type]
-        "busy_accept", "extracting memories of beat 1-1 (extractor)")
+    korean = Ui(None, labels("ko"), "ko").progress_line(  # type: ignore[arg-type]
+        "ui.busy.accept", step)
     assert korean.endswith("비트 1-1의 기억을 추출하는 중 (추출 모델)")
+    chinese = Ui(None, labels("zh"), "zh").progress_line(  # type: ignore[arg-type]
+        "ui.busy.accept", step)
+    assert chinese.endswith("正在提取节拍 1-1 的记忆（提取模型）")
 
 
 def test_a_refused_model_reply_reads_in_korean() -> None:
@@ -67,12 +74,15 @@ def test_a_refused_reply_names_its_fields_in_korean() -> None:
     said = _read(ui.message(checked._failure("NovelPlot", check, 2)))
     assert "'인물 1의 이름' 칸의 값은 이름이 아닙니다" in said
     assert "'막 3의 목표' 칸에 내용 대신 지시문의 표현을 옮겼습니다" in said
-    assert "\"Awesome! I'm,\"" in said and "'exposition'" in said  # the model's words, quoted
+    assert "'Awesome! I'm,'" in said and "'exposition'" in said  # the model's words, quoted
     for english in ("characters", "acts[", "is not a name", "repeats the prompt"):
         assert english not in said
     english_page = Ui(service=None, L=labels("en"), language="en")  # type: ignore[arg-type]
-    assert "characters[0].name is not a name" in _read(english_page.message(
+    assert "name of characters 1 is not a name" in _read(english_page.message(
         checked._failure("NovelPlot", check, 2)))
+    chinese = Ui(service=None, L=labels("zh"), language="zh")  # type: ignore[arg-type]
+    refused = checked._failure("NovelPlot", check, 2)
+    assert "“人物 1的名字”不是名字" in _read(chinese.message(refused))
 
 
 def _read(markdown: str) -> str:
@@ -87,11 +97,12 @@ def test_a_model_quoted_in_a_message_shows_literally() -> None:
     from aizac.web.labels import labels
 
     ui = Ui(service=None, L=labels("ko"), language="ko")  # type: ignore[arg-type]
-    said = ui.message(InvalidInputError("Bad name: '<name>' and **not bold** and [x](y)."))
+    said = ui.message(InvalidInputError("error.beat.edit_invalid",
+                                        cause="'<name>' and **not bold** and [x](y)."))
     assert "\\<name>" in said and "\\*\\*not bold\\*\\*" in said and "\\[x\\](y)" in said
     assert said.startswith("⚠ **오류:**")  # the label's own emphasis stays
     assert "'<name>'" in _read(said)
-    line = ui.progress_line("busy_next", "new character(s): <b>Mira</b>")
+    line = ui.progress_line("ui.busy.next", Text("progress.new_characters", names="<b>Mira</b>"))
     assert "\\<b>Mira\\</b>" in line and line.startswith(SPINNER)  # the spinner stays HTML
 
 

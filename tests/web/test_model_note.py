@@ -43,9 +43,9 @@ def test_real_models_show_no_note(tmp_path: Path, cliche_db: ClicheDB) -> None:
 
 def test_the_note_points_at_the_models_tab_by_its_name() -> None:
     """The note is shown on the Start tab too, where no role settings are "below": it names the
-    Models tab by the label the writer sees, in Korean and English."""
-    for language in ("ko", "en"):
+    Models tab by the label the writer sees, in Korean, English and Chinese."""
+    for language in ("ko", "en", "zh"):
         L = labels(language)
-        note = L["m_small"].format(lang="x")
-        assert L["tab_models"] in note
-        assert "아래" not in note and "below" not in note
+        note = L.t("ui.m.small", lang="x")
+        assert L["ui.tab.models"] in note
+        assert "아래" not in note and "below" not in note and "下方" not in note

@@ -134,19 +134,19 @@ def test_the_models_tab_speaks_korean_why_column_and_connection_errors_included(
                         reviewer_model="openai:gpt-4o", reviewer_fallback="local")
     router = ModelRouter(settings)
     L = labels("ko")
-    rows = role_rows(router, L, "ko")
+    rows = role_rows(router, L)
     assert [r[0] for r in rows] == ["기획", "집필", "추출", "검토", "그림"]
     for row in rows:
         assert row[3] in ("예", "아니오")
         assert _english_words(row[4]) == set(), row[4]  # the "why" column, in Korean
     assert "없음" in rows[0][4] and "서버" in rows[1][4]
-    assert L["m_test"] == "연결 시험" and L["h_roles"].split("|")[-1] == "이유"
+    assert L["ui.m.test"] == "연결 시험" and L["ui.h.roles"].split("|")[-1] == "이유"
     with pytest.raises(AizacError) as failed:  # what "test connection" shows without a key
         router.model("planner").invoke("Reply with the word OK.")
     said = Ui(None, L, "ko").message(failed.value)  # type: ignore[arg-type]
     said = re.sub(r"\\(.)", r"\1", said)  # as rendered: the status is escaped Markdown
     assert "OPENAI_API_KEY" in said and _english_words(said) == set(), said
-    english = role_rows(router, labels("en"), "en")
+    english = role_rows(router, labels("en"))
     assert english[0][4] == "OPENAI_API_KEY is not set"
 
 
@@ -155,7 +155,6 @@ def test_test_connection_shows_the_models_reply_literally() -> None:
     from aizac.web.tab_models import answered
     from tests.web.markdown_kit import HEADING, MARKUP, assert_literal, tags_of
 
-    t = {k[2:]: v for k, v in labels("ko").items() if k.startswith("m_")}
-    said = answered(t, "기획", 1.25, f"{MARKUP}\n{HEADING}")
+    said = answered(labels("ko"), "기획", 1.25, f"{MARKUP}\n{HEADING}")
     assert_literal(said, f"기획 모델이 1.2초 만에 답했습니다: “{MARKUP} {HEADING}”")
     assert tags_of(said) == ["p"], said

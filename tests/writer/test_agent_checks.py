@@ -14,7 +14,6 @@ from aizac.llm.router import ModelRouter
 from aizac.settings import Settings
 from aizac.writer.agent import WriterAgent
 from aizac.writer.project import ProjectStore
-from aizac.writer.rules import NOT_A_DRAFT_HINT, NOT_ACCEPTED_HINT
 from aizac.writer.service import Studio
 from tests.fakes import DictMemory, fake_context, fake_models
 
@@ -84,7 +83,7 @@ def test_not_a_draft_and_a_stale_version_are_one_error_each_everywhere(
     for call in not_a_draft:
         with pytest.raises(InvalidInputError, match="is accepted; only a draft") as err:
             call()
-        assert err.value.hint == NOT_A_DRAFT_HINT
+        assert err.value.key == "error.beat.not_draft"  # one rule: one message and hint
     draft = agent.next_beat()
     stale = draft.version + 1
     for call in [
@@ -118,5 +117,5 @@ def test_prose_only_for_an_accepted_beat_is_one_error_in_the_agent_and_the_store
     ]:
         with pytest.raises(InvalidInputError, match="is draft; prose is written") as err:
             call()
-        assert err.value.hint == NOT_ACCEPTED_HINT
+        assert err.value.key == "error.beat.not_accepted"
     assert not agent.store.beat(draft.id).prose

@@ -88,6 +88,7 @@ def test_when_the_llm_layers_retries_run_out_first_the_checks_account_is_reporte
     from aizac.errors import UnusableReplyError
     from aizac.llm.router import ModelRouter
     from aizac.settings import Settings
+    from aizac.text import describe
 
     model = FakeListChatModel(responses=[BAD.model_dump_json()] * 5)
     router = CheckedRouter(
@@ -98,7 +99,7 @@ def test_when_the_llm_layers_retries_run_out_first_the_checks_account_is_reporte
         else:
             router.structured("planner", BeatDesign, [HumanMessage("x")])
     assert "unusable after 2 attempts" in err.value.message
-    assert "'인물 1' 칸의 값은 이름이 아닙니다" in err.value.described["ko"]
+    assert "'인물 1' 칸의 값은 이름이 아닙니다" in describe(err.value, "ko").message
     assert "앞의 답은" not in str(err.value)  # the model's repair text stays the model's
     assert isinstance(err.value.__cause__, StructuredOutputError)
     assert err.value.__cause__.content_rejected

@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from aizac.text import known, render
 from aizac.writer import combined, schemas
-from aizac.writer.field_labels import _LABELS, field_label
+from aizac.writer.field_labels import FIELD_KEYS, field_label
 
 # every schema a structured call returns, whose fields the quality check can point at
 CHECKED = (schemas.NovelPlot, schemas.BeatDesign, schemas.StoryExtraction,
@@ -34,21 +35,24 @@ def _models(annotation: Any) -> list[type[BaseModel]]:
 def test_every_field_a_check_can_name_has_korean_and_chinese_words() -> None:
     names = set().union(*(_field_names(m, set()) for m in CHECKED))
     assert "speaker" in names and "key_events" in names  # nested models were walked
-    assert names - set(_LABELS) == set()
+    assert names - set(FIELD_KEYS) == set()
+    assert all(known(key) for key in FIELD_KEYS.values())
 
 
-@pytest.mark.parametrize(("path", "ko", "zh"), [
-    ("characters[0].name", "인물 1의 이름", "人物 1的名字"),
-    ("acts[2].goal", "막 3의 목표", "幕 3的目标"),
-    ("location", "장소", "地点"),
-    ("*", "여러 칸", "多个字段"),
-    ("no such-path!", "no such-path!", "no such-path!"),
+@pytest.mark.parametrize(("path", "en", "ko", "zh"), [
+    ("characters[0].name", "name of characters 1", "인물 1의 이름", "人物 1的名字"),
+    ("acts[2].goal", "goal of acts 3", "막 3의 목표", "幕 3的目标"),
+    ("location", "location", "장소", "地点"),
+    ("*", "several fields", "여러 칸", "多个字段"),
+    ("no such-path!", "no such-path!", "no such-path!", "no such-path!"),
 ])
-def test_a_path_reads_in_the_writers_words(path: str, ko: str, zh: str) -> None:
-    assert (field_label(path, "ko"), field_label(path, "zh")) == (ko, zh)
-    assert field_label(path, "en") == path
+def test_a_path_reads_in_the_writers_words(path: str, en: str, ko: str, zh: str) -> None:
+    label = field_label(path)
+    assert (render(label, "en"), render(label, "ko"), render(label, "zh")) == (en, ko, zh)
 
 
 def test_an_autopilot_episodes_beats_read_as_beats() -> None:
-    assert field_label("beat_2.characters[0]", "ko") == "비트 2의 인물 1"
-    assert field_label("beat_3.new_characters[1].name", "zh") == "节拍 3的新人物 2的名字"
+    assert render(field_label("beat_2.characters[0]"), "ko") == "비트 2의 인물 1"
+    assert render(field_label("beat_3.new_characters[1].name"), "zh") == "节拍 3的新人物 2的名字"
+    assert render(field_label("beat_3.new_characters[1].name"), "en") == (
+        "name of new characters 2 of beat 3")

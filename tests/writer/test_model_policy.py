@@ -28,8 +28,9 @@ from aizac.llm.embeddings import HashingEmbeddings
 from aizac.llm.profiles import ModelProfile, attach
 from aizac.llm.router import ModelRouter
 from aizac.settings import Settings
+from aizac.text import Text, language_name, render
 from aizac.writer.checked import CheckedRouter
-from aizac.writer.model_policy import NOTES, SMALL, STRICT, demo_model_note, policy_for
+from aizac.writer.model_policy import SMALL, STRICT, demo_model_note, policy_for
 from aizac.writer.schemas import BeatDesign
 from aizac.writer.service import Studio
 from tests.fakes import ScriptedChatModel
@@ -113,6 +114,10 @@ def test_small_model_policy_also_bounds_a_router_without_a_check_hook() -> None:
     assert inner.calls == 2
 
 
+NOTE_KO = Text("note.demo_model", language=language_name("ko"))
+KO_NOTE = render(NOTE_KO, "ko")  # as the CLI prints it for a Korean project
+
+
 def test_the_note_is_in_the_projects_language_and_only_for_the_small_model() -> None:
     small = ModelRouter(
         Settings(), models={"planner": attach(Counting(responses=["x"]), SMALL_PROFILE)}
@@ -121,12 +126,13 @@ def test_the_note_is_in_the_projects_language_and_only_for_the_small_model() -> 
         Settings(),
         models={"planner": Counting(responses=["x"]), "writer": Counting(responses=["x"])},
     )
-    assert demo_model_note(small, "ko") == NOTES["ko"] and "aizac models set" in NOTES["ko"]
-    assert "데모 모델" in NOTES["ko"] and "演示模型" in demo_model_note(small, "zh")
-    assert demo_model_note(small, "en") == ""  # English projects: the model is English-first
-    assert demo_model_note(real, "ko") == ""
+    assert demo_model_note(small, "ko") == NOTE_KO and "aizac models set" in KO_NOTE
+    assert "데모 모델" in KO_NOTE and "한국어" in KO_NOTE
+    assert "演示模型" in render(demo_model_note(small, "zh") or Text("x"), "zh")
+    assert demo_model_note(small, "en") is None  # English projects: the model is English-first
+    assert demo_model_note(real, "ko") is None
     # The product's default router serves planner and writer with the embedded model.
-    assert demo_model_note(ModelRouter(Settings()), "ko") == NOTES["ko"]
+    assert demo_model_note(ModelRouter(Settings()), "ko") == NOTE_KO
 
 
 def test_the_note_follows_the_serving_models_provider() -> None:
@@ -136,8 +142,8 @@ def test_the_note_follows_the_serving_models_provider() -> None:
         model = attach(Counting(responses=["x"], name="smollm2-135m"), profile)
         return ModelRouter(Settings(), models={"planner": model, "writer": model})
 
-    assert demo_model_note(router(ModelProfile("local", "constrained")), "ko") == NOTES["ko"]
-    assert demo_model_note(router(ModelProfile("ollama", "format")), "ko") == ""
+    assert demo_model_note(router(ModelProfile("local", "constrained")), "ko") == NOTE_KO
+    assert demo_model_note(router(ModelProfile("ollama", "format")), "ko") is None
 
 
 @pytest.mark.parametrize("small", [True, False], ids=["small-model", "real-model"])
@@ -166,7 +172,7 @@ def test_cli_plot_of_a_korean_project(tmp_path: Path, small: bool) -> None:
     result = runner.invoke(app, ["plot"])
     if small:
         assert result.exit_code == 0, result.output
-        assert NOTES["ko"] in created.output and NOTES["ko"] in result.output
+        assert KO_NOTE in created.output and KO_NOTE in result.output
         assert "The Second Dawn" in result.output
     else:
         assert result.exit_code == 1

@@ -1,9 +1,9 @@
 """A Korean (or Chinese) project's prompts are Korean (or Chinese) from first line to last.
 
 Every prompt kind is rendered per language with realistic values made by the real producers
-(the context pack, a beat, a character profile, trope arcs, the instruction line); any Latin
-word left outside the JSON vocabulary (schema field names, enum values, ``JSON``) is English
-scaffolding and fails the test.
+(the context pack, a beat, a character profile, trope arcs, the instruction line), each taking
+its words from ``prompts/<lang>/words.toml``; any Latin word left outside the JSON vocabulary
+(schema field names, enum values, ``JSON``) is English scaffolding and fails the test.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from aizac.cliches import TropeArc, load_beats, render_tropes_for_prompt
 from aizac.retrieval.pack import SECTIONS, ContextPack, PackItem
 from aizac.writer import combined, schemas
 from aizac.writer.context import scene_brief
-from aizac.writer.prompt_labels import localize_text
+from aizac.writer.locks import render_request
+from aizac.writer.prompt_words import instruction_line, prompt_words
 from aizac.writer.prompts import KINDS, PromptLibrary
 from aizac.writer.schemas import CharacterProfile, NovelBeat
 
@@ -110,18 +111,20 @@ def sample_beat(s: dict[str, str]) -> NovelBeat:
     )
 
 
-def sample_context(s: dict[str, str]) -> str:
+def sample_context(s: dict[str, str], words_of: str) -> str:
+    words = prompt_words(words_of)
     profile = CharacterProfile(
         name=s["elder"], aliases=[], role=s["role"], profile=s["profile"], goal=s["goal"]
     )
     items = [PackItem(section=sec, text=f"{s['hero']} — {s['fact']}") for sec in SECTIONS]
-    items.append(PackItem(section="characters", text=profile.render()))
+    items.append(PackItem(section="characters", text=profile.render(words.labels)))
     return ContextPack(
-        budget_tokens=900, act_goal=s["plan"], location=s["place"], items=items
+        budget_tokens=900, act_goal=s["plan"], location=s["place"], items=items,
+        words=words.pack,
     ).render()
 
 
-def sample_tropes(language: str, s: dict[str, str]) -> tuple[str, str]:
+def sample_tropes(language: str, s: dict[str, str], words_of: str) -> tuple[str, str]:
     rows = [r for r in load_beats() if r.trope == "chaebol-regression"]
     if language != "ko":  # the database has no Chinese columns: stand-in Chinese data
         rows = [
@@ -130,30 +133,36 @@ def sample_tropes(language: str, s: dict[str, str]) -> tuple[str, str]:
         ]
     words = ("회귀", "재벌") if language == "ko" else ("重生", "豪门")
     arc = TropeArc(rows[0].trope, rows[0].genre, words, tuple(rows))
-    text = render_tropes_for_prompt([arc], max_tokens=100_000, language=language)
+    words = prompt_words(words_of)
+    text = render_tropes_for_prompt([arc], max_tokens=100_000, language=language,
+                                    labels=words.cliches, stages=words.stages)
     hits = [r.localized(language) for r in rows[:3]]
     return text, "\n".join(f"- {h.summary} ({h.hook})" for h in hits)
 
 
-def values_for(language: str) -> dict[str, object]:
+def values_for(language: str, words_of: str | None = None) -> dict[str, object]:
+    """Sample values for a ``language`` project, made with the prompt words of ``words_of``
+    (the project's language unless a test asks for another's)."""
     s = SAMPLES[language]
+    words = prompt_words(words_of or language)
     beat = sample_beat(s)
-    tropes, suggestions = sample_tropes(language, s)
+    tropes, suggestions = sample_tropes(language, s, words.language)
     return {
-        "genre": "web novel",
+        "genre": words.genre,
         "keywords": s["keywords"],
         "tropes": tropes,
-        "stage": "crisis",
+        "stage": words.stage("crisis"),
         "act_goal": s["plan"],
         "episode": 3,
         "index": 2,
         "episode_plan": s["event"],
-        "context": sample_context(s),
+        "context": sample_context(s, words.language),
         "suggestions": suggestions,
-        "instruction": f"\nWriter's instruction: {s['instruction']}\n",
+        "instruction": instruction_line(s["instruction"], words),
+        "request": render_request(s["instruction"], {"location": s["place"]}, words),
         "name": s["elder"],
         "known": s["hero"],
-        "beat": beat.render(),
+        "beat": beat.render(labels=words.labels),
         "characters": f"{s['hero']}, {s['elder']}",
         "previous": s["prose"],
         "scene": scene_brief(beat),
@@ -176,19 +185,22 @@ def test_every_prompt_has_no_english_outside_json_words(language: str, kind: str
     assert not english, f"{language}/{kind}: English words {english} in:\n{text}"
 
 
-def test_the_check_would_catch_unlocalized_scaffolding() -> None:
-    # The same values, rendered raw, carry the English labels the test looks for.
-    raw = values_for("ko")
+def test_the_check_would_catch_english_scaffolding() -> None:
+    # Korean data made with the English prompt words carries the labels the test looks for.
+    raw = values_for("ko", words_of="en")
     assert "## Characters present" in str(raw["context"])
     assert "characters:" in str(raw["beat"]) and "Goal:" in str(raw["context"])
-    assert "## 지금 등장하는 인물" in localize_text(str(raw["context"]), "ko")
-    assert "이번 막의 목표:" in localize_text(str(raw["context"]), "ko")
+    own = values_for("ko")
+    assert "## 지금 등장하는 인물" in str(own["context"])
+    assert "이번 막의 목표:" in str(own["context"]) and "등장인물:" in str(own["beat"])
+    assert "작가의 요청" in str(own["request"]) and "작가의 지시:" in str(own["instruction"])
+    text = "\n".join(str(m.content) for m in PromptLibrary().render("beat", "ko", **raw))
+    assert "Characters" in set(LATIN_WORD.findall(text)) - json_vocabulary()
 
 
 def test_english_scaffolding_stays_for_english_projects() -> None:
-    raw = values_for("ko")
-    assert localize_text(str(raw["context"]), "en") == raw["context"]
-    messages = PromptLibrary().render("beat", "en", **{**raw, "genre": "web novel"})
+    raw = values_for("ko", words_of="en")
+    messages = PromptLibrary().render("beat", "en", **raw)
     text = "\n".join(str(m.content) for m in messages)
     assert "web novel" in text and "(crisis)" in text
 

@@ -8,6 +8,7 @@ from aizac.llm.images import registry
 from aizac.llm.images.base import ImageModel
 from aizac.llm.specs import ModelSpec
 from aizac.settings import Settings
+from aizac.text import Text
 
 SETTING = "AIZAC_IMAGE_MODEL"
 
@@ -21,22 +22,25 @@ def build_image_model(spec: ModelSpec, settings: Settings, setting: str = SETTIN
     return model
 
 
-def image_status(spec: ModelSpec, settings: Settings) -> tuple[bool, str]:
+def image_status(spec: ModelSpec, settings: Settings) -> tuple[bool, Text]:
     """``(usable, reason)`` of an image spec from settings alone."""
     if spec.provider == "typographic":
         from aizac.llm.images.typographic import find_font
 
         if settings.cover_font is not None:
-            return settings.cover_font.is_file(), f"AIZAC_COVER_FONT={settings.cover_font}"
+            return settings.cover_font.is_file(), Text("model.status.cover_font",
+                                                       path=str(settings.cover_font))
         found = find_font(settings.language, True)
-        return True, f"offline, font {found[0] if found else 'default'}"
+        if found:
+            return True, Text("model.status.offline_font", font=str(found[0]))
+        return True, Text("model.status.offline_default_font")
     if spec.provider == "openai":
         if settings.openai_api_key is not None:
-            return True, "OPENAI_API_KEY is set"
+            return True, Text("model.status.key_set", env="OPENAI_API_KEY")
         if settings.openai_base_url:
-            return True, f"OPENAI_BASE_URL={settings.openai_base_url} (no key)"
-        return False, "OPENAI_API_KEY is not set"
-    return True, f"server {spec.base_url} (reachability not checked)"
+            return True, Text("model.status.base_url", url=settings.openai_base_url)
+        return False, Text("model.status.key_missing", env="OPENAI_API_KEY")
+    return True, Text("model.status.server", url=spec.base_url)
 
 
 __all__ = ["SETTING", "build_image_model", "image_status"]

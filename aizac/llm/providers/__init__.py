@@ -17,9 +17,13 @@ from aizac.llm import registry
 from aizac.llm.profiles import ModelProfile, attach
 from aizac.llm.specs import ModelSpec
 from aizac.settings import Settings
+from aizac.text import Text, Verbatim
 
 Builder = Callable[[ModelSpec, Settings, str], BaseChatModel]
 
+
+Status = tuple[bool, Text | Verbatim]
+"""Whether a model can run, and why (said at the edge in its reader's language)."""
 
 @dataclass(frozen=True)
 class Built:
@@ -32,7 +36,7 @@ class Built:
 def _row(spec: ModelSpec, setting: str) -> registry.ProviderRow:
     row = registry.row(spec.provider)
     if row is None:
-        raise ConfigError(f"{setting}: provider {spec.provider!r} has no builder.")
+        raise ConfigError("error.model.no_builder", setting=setting, provider=spec.provider)
     return row
 
 
@@ -55,34 +59,34 @@ def build_chat_model(spec: ModelSpec, settings: Settings, setting: str) -> BaseC
     return build(spec, settings, setting).model
 
 
-def check_usable(spec: ModelSpec, settings: Settings) -> tuple[bool, str]:
+def check_usable(spec: ModelSpec, settings: Settings) -> Status:
     """``(usable, reason)`` for ``spec`` without network I/O or loading a model."""
     row = registry.row(spec.provider)
     if row is None:
-        return False, f"unknown provider {spec.provider!r}"
-    status: Callable[[ModelSpec, Settings], tuple[bool, str]] = registry.load(row.status)
-    return status(spec, settings)
+        return False, Text("model.status.unknown_provider", provider=spec.provider)
+    status: Callable[[ModelSpec, Settings], Status] = registry.load(row.status)
+    usable, reason = status(spec, settings)
+    # a plugin provider may say why in plain words: shown as it is
+    return usable, Verbatim(reason) if isinstance(reason, str) else reason
 
 
-def local_status(spec: ModelSpec, settings: Settings) -> tuple[bool, str]:
+def local_status(spec: ModelSpec, settings: Settings) -> Status:
     """The embedded model's status (its module is imported only when asked)."""
     from aizac.llm.providers.local import local_status as status
 
     return status(settings)
 
 
-def key_status(env: str, present: bool) -> tuple[bool, str]:
+def key_status(env: str, present: bool) -> tuple[bool, Text]:
     """The status of a provider that only needs its key."""
-    return (True, f"{env} is set") if present else (False, f"{env} is not set")
+    if present:
+        return True, Text("model.status.key_set", env=env)
+    return False, Text("model.status.key_missing", env=env)
 
 
 def missing_key(env: str, setting: str, spec: ModelSpec) -> ConfigError:
     """The error for a provider key that is not configured."""
-    return ConfigError(
-        f"{env} is not set, but {setting}={spec} needs it.",
-        hint=f"Export {env} (or put it in .env), or point {setting} at another model, "
-        "e.g. 'local'.",
-    )
+    return ConfigError("error.model.missing_key", env=env, setting=setting, spec=str(spec))
 
 
 def require_package(module: str, package: str, setting: str) -> None:
@@ -90,7 +94,4 @@ def require_package(module: str, package: str, setting: str) -> None:
     import importlib.util
 
     if importlib.util.find_spec(module) is None:
-        raise ConfigError(
-            f"{setting} needs the Python package {package!r}, which is not installed.",
-            hint=f"pip install {package}",
-        )
+        raise ConfigError("error.model.package", setting=setting, package=package)

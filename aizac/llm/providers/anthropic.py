@@ -7,6 +7,7 @@ from langchain_core.language_models import BaseChatModel
 from aizac.llm.providers import key_status, missing_key, require_package
 from aizac.llm.specs import ModelSpec
 from aizac.settings import Settings
+from aizac.text import Text, Verbatim
 
 
 def build_anthropic(spec: ModelSpec, settings: Settings, setting: str) -> BaseChatModel:
@@ -25,6 +26,6 @@ def build_anthropic(spec: ModelSpec, settings: Settings, setting: str) -> BaseCh
     )
 
 
-def status(spec: ModelSpec, settings: Settings) -> tuple[bool, str]:
+def status(spec: ModelSpec, settings: Settings) -> tuple[bool, Text | Verbatim]:
     """Whether the key is configured (no network I/O)."""
     return key_status("ANTHROPIC_API_KEY", settings.anthropic_api_key is not None)

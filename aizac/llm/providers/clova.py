@@ -14,6 +14,7 @@ from langchain_core.language_models import BaseChatModel
 from aizac.llm.providers import key_status, missing_key, require_package
 from aizac.llm.specs import ModelSpec
 from aizac.settings import Settings
+from aizac.text import Text, Verbatim
 
 
 def clova_endpoint(settings: Settings) -> str:
@@ -38,6 +39,6 @@ def build_clova(spec: ModelSpec, settings: Settings, setting: str) -> BaseChatMo
     )
 
 
-def status(spec: ModelSpec, settings: Settings) -> tuple[bool, str]:
+def status(spec: ModelSpec, settings: Settings) -> tuple[bool, Text | Verbatim]:
     """Whether the key is configured (no network I/O)."""
     return key_status("CLOVASTUDIO_API_KEY", settings.clova_api_key is not None)

