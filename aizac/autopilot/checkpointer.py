@@ -12,6 +12,7 @@ whose tables ``aizac db upgrade`` creates), so a run paused on one process resum
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,35 @@ def delete_threads(saver: Any, threads: list[str]) -> None:
     """Drop the checkpoints of ``threads`` (a deleted project's runs)."""
     for thread in threads:
         saver.delete_thread(thread)
+
+
+def copy_checkpoints(source: Any, target: Any, rename: Callable[[str], str],
+                     threads: Iterable[str] | None = None) -> int:
+    """Copy checkpoints (with their pending writes) from the saver ``source`` to ``target``,
+    each under the thread ``rename(thread)``: every thread of ``source``, or only ``threads``.
+    Oldest first, each after its parent; putting one twice is putting it once (the savers
+    upsert by checkpoint id). Returns how many were copied."""
+    if threads is None:
+        items = list(source.list(None))
+    else:
+        items = [item for thread in threads
+                 for item in source.list({"configurable": {"thread_id": thread}})]
+    items.sort(key=lambda t: (t.config["configurable"]["thread_id"], t.checkpoint["id"]))
+    for item in items:
+        conf = item.config["configurable"]
+        parent = (item.parent_config or {}).get("configurable", {}).get("checkpoint_id")
+        put_config: dict[str, Any] = {"configurable": {
+            "thread_id": rename(str(conf["thread_id"])),
+            "checkpoint_ns": conf.get("checkpoint_ns", ""),
+            **({"checkpoint_id": parent} if parent else {})}}
+        stored = target.put(put_config, item.checkpoint, item.metadata,
+                            dict(item.checkpoint.get("channel_versions", {})))
+        by_task: dict[str, list[tuple[str, Any]]] = {}
+        for task, channel, value in item.pending_writes or []:
+            by_task.setdefault(task, []).append((channel, value))
+        for task, writes in by_task.items():
+            target.put_writes(stored, writes, task)
+    return len(items)
 
 
 def close_checkpointer(saver: Any) -> None:

@@ -260,6 +260,18 @@ def forget_file(path: Path) -> None:
         db.dispose()
 
 
+def forget_folder(folder: Path) -> None:
+    """Close the engine of every SQLite file under ``folder`` (a project folder being removed:
+    a pooled connection would go on reading and writing the removed file's rows, and a new
+    project of the same name would see them)."""
+    root = Path(folder).absolute()
+    with _GUARD:
+        gone = [path for path in _FILES if path.is_relative_to(root)]
+        dbs = [_FILES.pop(path) for path in gone]
+    for db in dbs:
+        db.dispose()
+
+
 def server_database(url: str) -> Database:
     """The process's pooled :class:`Database` on the PostgreSQL ``url`` (schema checked)."""
     with _GUARD:

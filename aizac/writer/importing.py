@@ -300,39 +300,24 @@ def _copy_files(folder: Path, target: Path) -> None:
 def _copy_checkpoints(folder: Path, key: str, settings: Settings) -> int:
     """The autopilot's checkpoints of the project, under its key's thread names (put twice is
     put once: the saver upserts by checkpoint id)."""
-    from aizac.autopilot.checkpointer import CHECKPOINTS_FILE, open_checkpointer, thread_id
+    from aizac.autopilot.checkpointer import (
+        CHECKPOINTS_FILE,
+        close_checkpointer,
+        copy_checkpoints,
+        open_checkpointer,
+        thread_id,
+    )
 
     path = folder / CHECKPOINTS_FILE
     if not path.is_file() or settings.database is None:
         return 0
     source = open_checkpointer(folder, "sqlite")
     target = open_checkpointer(folder, f"postgres:{settings.database}")
-    copied = 0
     try:
-        tuples = sorted(source.list(None), key=lambda t: (
-            t.config["configurable"]["thread_id"], t.checkpoint["id"]))
-        for item in tuples:
-            conf = item.config["configurable"]
-            thread = thread_id(str(conf["thread_id"]), key)
-            ns = conf.get("checkpoint_ns", "")
-            parent = (item.parent_config or {}).get("configurable", {}).get("checkpoint_id")
-            put_config: dict[str, Any] = {"configurable": {
-                "thread_id": thread, "checkpoint_ns": ns,
-                **({"checkpoint_id": parent} if parent else {})}}
-            stored = target.put(put_config, item.checkpoint, item.metadata,
-                                dict(item.checkpoint.get("channel_versions", {})))
-            by_task: dict[str, list[tuple[str, Any]]] = {}
-            for task, channel, value in item.pending_writes or []:
-                by_task.setdefault(task, []).append((channel, value))
-            for task, writes in by_task.items():
-                target.put_writes(stored, writes, task)
-            copied += 1
+        return copy_checkpoints(source, target, lambda thread: thread_id(thread, key))
     finally:
-        for saver in (source, target):
-            conn = getattr(saver, "conn", None)
-            if conn is not None:
-                conn.close()
-    return copied
+        close_checkpointer(source)
+        close_checkpointer(target)
 
 
 def _copy_memory(source: ProjectStore, owner: str, settings: Settings, name: str,

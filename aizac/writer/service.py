@@ -29,6 +29,7 @@ from aizac.memory.chroma_client import (
     server_mode,
 )
 from aizac.settings import Settings, get_settings
+from aizac.storage.database import forget_folder
 from aizac.text.message import Text
 from aizac.writer import episode
 from aizac.writer.agent import WriterAgent
@@ -325,7 +326,11 @@ class Studio:
             # A create that could not open its memory (a Chroma server that is down) leaves no
             # project behind: the writer was told it failed.
             with contextlib.suppress(Exception):
-                self._forget(store.info().name, store)
+                if store.server:
+                    from aizac.writer.server_projects import drop_project
+
+                    drop_project(store, self.settings)
+                self._forget(store.directory.name, store)
             raise
 
     def delete(self, name: str) -> None:
@@ -338,12 +343,18 @@ class Studio:
         """
         clean = validate_project_name(name)
         with self._lock:
-            store = ProjectStore.open(self.root, clean)
+            store = ProjectStore.open(self.root, clean, catalog=self.catalog)
             with store.lock():
                 if server_mode(self.settings):
                     info = store.info()
                     self.chroma_clients.drop_collection(
                         self.chroma_namespace, project_collection(info.name, info.created_at))
+                if store.server:
+                    # Its rows in every table and its checkpoints (embedded, they are files
+                    # of the folder).
+                    from aizac.writer.server_projects import drop_project
+
+                    drop_project(store, self.settings)
                 self._forget(clean, store)
 
     def _forget(self, name: str, store: ProjectStore) -> None:
@@ -355,6 +366,9 @@ class Studio:
             if release is not None:
                 release()
         release_project(store.directory)
+        forget_folder(store.directory)  # a pooled connection would outlive the removed files
+        if store.server and not store.directory.exists():
+            return  # on the server database a project's folder only holds its files
         aside = self.root / f".deleted-{uuid.uuid4().hex[:12]}"
         try:
             os.rename(store.directory, aside)
