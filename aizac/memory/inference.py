@@ -59,7 +59,15 @@ scene 7:")."""
 MIN_QUOTE = 4
 """Fewest character bigrams a quote shares with the thread (one shared word is no quote)."""
 _SEPARATORS = ":：/|—–=-"
-_BEFORE = re.compile(r"(?:^|[/|—–:：,(\[]|'s|의)\s*$")
+
+
+@functools.cache
+def _before() -> re.Pattern[str]:
+    """What may stand right before a label: a line start, a separator or a possessive
+    (``possessive`` in :data:`WORDS_FILE`)."""
+    data = tomllib.loads(WORDS_FILE.read_text(encoding="utf-8"))
+    owners = "|".join(re.escape(w) for w in data["label_context"]["possessive"])
+    return re.compile(rf"(?:^|[/|—–:：,(\[]|{owners})\s*$")
 
 
 def _labelled(body: str, start: int, end: int) -> bool:
@@ -74,7 +82,7 @@ def _labelled(body: str, start: int, end: int) -> bool:
     gap = re.sub(r"\([^)]*\)|\d+", " ", rest[:cut])
     if len(gap.split()) > LABEL_GAP or "," in gap:
         return False
-    return bool(_BEFORE.search(body[:start])) or not gap.strip()
+    return bool(_before().search(body[:start])) or not gap.strip()
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from aizac.writer.project_dirs import validate_project_name
 from aizac.writer.service import parse_keywords
 
 BeatId = Annotated[int, Path(ge=1, le=INT4_MAX, description="A beat's id.")]
-READ = responses(401, 404)
+READ = responses(401, 404, 409)  # 409: a name the schema allows but the writer's rules refuse
 WRITE = responses(401, 404, 409, 422, 429, 503)
 MODEL = responses(401, 404, 409, 422, 429, 502, 503)
 

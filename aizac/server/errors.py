@@ -223,7 +223,8 @@ def for_request(request: Request, error: AizacError,
 
 # ------------------------------------------------------------------------------- handlers
 def _aizac_error(request: Request, error: Exception) -> JSONResponse:
-    assert isinstance(error, AizacError)
+    if not isinstance(error, AizacError):  # registered for this class only
+        raise error
     status = status_of(error)
     if status >= 500:
         log.warning("request failed: %s", error, extra={"code": error.key, "status": status})
@@ -256,7 +257,8 @@ def allowed_methods(app: Any, scope: dict[str, Any]) -> list[str]:
 
 
 def _http_error(request: Request, error: Exception) -> JSONResponse:
-    assert isinstance(error, StarletteHTTPException)
+    if not isinstance(error, StarletteHTTPException):  # registered for this class only
+        raise error
     status = error.status_code
     headers = dict(error.headers or {})
     said: AizacError
@@ -321,7 +323,8 @@ def unstorable(errors: list[dict[str, Any]]) -> AizacError | None:
 
 
 def _validation_error(request: Request, error: Exception) -> JSONResponse:
-    assert isinstance(error, RequestValidationError)
+    if not isinstance(error, RequestValidationError):  # registered for this class only
+        raise error
     items = list(error.errors())
     said = unstorable(items) or InvalidInputError("error.server.invalid_request",
                                                   fields=fields_of(items))

@@ -81,7 +81,7 @@ def _mina_with_an_export(app: FastAPI) -> tuple[TestClient, str, Path]:
     beat = write_one_beat(mina, "Novel")
     sse_events(mina.post(f"/api/v1/projects/Novel/beats/{beat['id']}/prose").text)
     mina.put(f"/api/v1/projects/Novel/beats/{beat['id']}/prose", json={"text": SECRET})
-    _join(mina, _index(app, name="on_load"), [], "mina-page")  # the page loads its projects
+    _join(mina, _index(app, name="on_load"), [None], "mina-page")  # loads (no project kept yet)
     _output(_completed(mina, "mina-page"))
     index = _index(app, output="aizac-exported")
     _join(mina, index, ["Novel", "md", 0, 0, "mina-secret"], "mina-page")
@@ -165,7 +165,7 @@ def test_event_streams_are_bound_to_the_account(ui_app: FastAPI) -> None:
         signup(jun, "jun")
         mina.post("/api/v1/projects", json={"name": "Mina-only", "keywords": "ring"})
         jun.post("/api/v1/projects", json={"name": "Jun-only", "keywords": "sea"})
-        event = _join(mina, index, [], "shared-hash")
+        event = _join(mina, index, [None], "shared-hash")  # the page sends its kept project
         stolen = jun.get("/ui/gradio_api/queue/data", params={"session_hash": "shared-hash"})
         assert stolen.status_code == 404 and "Mina-only" not in stolen.text
         cancel = jun.post("/ui/gradio_api/cancel", json={
@@ -173,7 +173,7 @@ def test_event_streams_are_bound_to_the_account(ui_app: FastAPI) -> None:
         assert cancel.status_code == 200
         seen = _output(_completed(mina, "shared-hash"))
         assert [c[0] for c in seen[0]["choices"]] == ["Mina-only"]
-        _join(jun, index, [], "shared-hash")  # the very same hash from Jun's page
+        _join(jun, index, [None], "shared-hash")  # the very same hash from Jun's page
         his = _output(_completed(jun, "shared-hash"))
         assert [c[0] for c in his[0]["choices"]] == ["Jun-only"]
 

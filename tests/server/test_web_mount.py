@@ -73,8 +73,8 @@ def test_each_page_sees_its_own_users_projects(ui_app: FastAPI) -> None:
         signup(jun, "jun")
         mina.post("/api/v1/projects", json={"name": "Novel", "keywords": "ring"})
         jun.post("/api/v1/projects", json={"name": "novel", "keywords": "sea"})
-        seen_by_mina = _run_event(mina, ui_app, "on_load", [])
-        seen_by_jun = _run_event(jun, ui_app, "on_load", [])
+        seen_by_mina = _run_event(mina, ui_app, "on_load", [None])
+        seen_by_jun = _run_event(jun, ui_app, "on_load", [None])
         assert [c[0] for c in seen_by_mina[0]["choices"]] == ["Novel"]
         assert [c[0] for c in seen_by_jun[0]["choices"]] == ["novel"]
 
