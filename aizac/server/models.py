@@ -79,14 +79,14 @@ Language = Literal["ko", "en", "zh"]
 # ------------------------------------------------------------------------------ accounts
 class Credentials(Body):
     name: str = Field(min_length=2, max_length=40, pattern=NO_NUL)
-    password: str = Field(min_length=1, max_length=256)
+    password: str = Field(min_length=1, max_length=256, pattern=NO_NUL)
 
 
 class SignupIn(Body):
     name: str = Field(pattern=USER_NAME, max_length=48,
                       description="2-40 letters, digits, '.', '-' or '_', starting with a letter "
                       "or digit; NFKC-normalised, and refused if it looks like a name in use.")
-    password: str = Field(min_length=8, max_length=256,
+    password: str = Field(min_length=8, max_length=256, pattern=NO_NUL,
                           description="8-256 characters, not easy to guess (common passwords, "
                           "the user name, repeats and keyboard runs are refused).")
 
@@ -109,8 +109,8 @@ class MeEdit(Body):
 
 
 class PasswordIn(Body):
-    current: str = Field(min_length=1, max_length=256)
-    new: str = Field(min_length=8, max_length=256)
+    current: str = Field(min_length=1, max_length=256, pattern=NO_NUL)
+    new: str = Field(min_length=8, max_length=256, pattern=NO_NUL)
 
 
 class TokenIn(Body):
@@ -149,7 +149,7 @@ class AdminUserEdit(Body):
 
 
 class NewPassword(Body):
-    password: str = Field(min_length=8, max_length=256)
+    password: str = Field(min_length=8, max_length=256, pattern=NO_NUL)
 
 
 # ------------------------------------------------------------------------------ projects

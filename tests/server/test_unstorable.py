@@ -42,6 +42,8 @@ def test_a_nul_character_is_refused_before_sql(app: FastAPI) -> None:
     with browser(app) as stranger:
         _refused(stranger.post("/api/v1/auth/login", json={"name": "mi\x00na",
                                                            "password": "whatever"}), NUL)
+        _refused(stranger.post("/api/v1/auth/signup", json={
+            "name": "jun", "password": "correct\x00horse battery"}), NUL)
     # nothing was stored, and the project still works
     assert [p["name"] for p in mina.get("/api/v1/projects").json()] == ["novel"]
     assert mina.get(f"{base}/beats/{beat['id']}").json()["prose"] is None
