@@ -35,6 +35,7 @@ from aizac.writer.killpoints import KILL_ENV, STEPS
 from aizac.writer.project import ProjectStore
 from aizac.writer.service import Studio
 from tests.fakes import ScriptedChatModel
+from tests.server.conftest import browser
 
 from .conftest import ChromaServer
 
@@ -92,12 +93,12 @@ def test_any_replica_serves_any_request_of_one_writer(
     settings = chroma_server.settings(Settings(data_dir=tmp_path / "data", language="en",
                                                database_url=pg_url))
     apps = [_replica(settings, cliches) for _ in range(3)]
-    with TestClient(apps[0]) as first:
+    with browser(apps[0]) as first:  # the page's Origin: the server's origin check
         user = first.post("/api/v1/auth/signup", json={"name": "mina", "password": PASSWORD})
         assert user.status_code == 201, user.text
         token = first.post("/api/v1/auth/tokens", json={"label": "script"}).json()["token"]
         for app in apps[1:]:  # the session the first replica started is every replica's
-            with TestClient(app, cookies=dict(first.cookies)) as other:
+            with browser(app, cookies=dict(first.cookies)) as other:
                 assert other.get("/api/v1/auth/me").json()["name"] == "mina"
     auth = {"Authorization": f"Bearer {token}"}
     clients = [TestClient(app, headers=auth) for app in apps]
@@ -144,7 +145,7 @@ def test_two_replicas_accepting_at_once_serialise_on_the_database(
     settings = chroma_server.settings(Settings(data_dir=tmp_path / "data", language="en",
                                                database_url=pg_url))
     apps = [_replica(settings, cliches) for _ in range(2)]
-    with TestClient(apps[0]) as first:
+    with browser(apps[0]) as first:  # the page's Origin: the server's origin check
         user = first.post("/api/v1/auth/signup", json={"name": "jun", "password": PASSWORD})
         token = first.post("/api/v1/auth/tokens", json={"label": "s"}).json()["token"]
     clients = [TestClient(app, headers={"Authorization": f"Bearer {token}"}) for app in apps]
