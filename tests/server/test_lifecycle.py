@@ -255,8 +255,11 @@ def _cli() -> typer.Typer:
     return app
 
 
-def test_aizac_users_manages_accounts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_aizac_users_manages_accounts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                     database_url: str | None) -> None:
     monkeypatch.setenv("AIZAC_DATA_DIR", str(tmp_path / "data"))
+    if database_url is not None:
+        monkeypatch.setenv("AIZAC_DATABASE_URL", database_url)
     from aizac.settings import get_settings
 
     get_settings.cache_clear()
@@ -285,8 +288,21 @@ def test_aizac_users_manages_accounts(tmp_path: Path, monkeypatch: pytest.Monkey
     assert "account.json" in zipfile.ZipFile(made).namelist()
     store = serve._store()
     mina = store.by_name("mina")
-    (tmp_path / "data" / "users" / mina.id / "projects").mkdir(parents=True)
+    projects = tmp_path / "data" / "users" / mina.id / "projects"
+    projects.mkdir(parents=True)
+    keys: list[str] = []
+    if database_url is not None:  # a project of hers on the database goes with her
+        from aizac.storage.catalog import Catalog
+        from aizac.storage.database import server_database
+        from aizac.writer.project import ProjectStore
+
+        catalog = Catalog(server_database(database_url), mina.id)
+        ProjectStore.create(projects, "novel", language="en", catalog=catalog)
+        keys = project_keys(database_url, mina.id)
+        assert server_rows(database_url, keys) > 0
     run("delete", "mina", "--yes")
+    if database_url is not None:
+        assert server_rows(database_url, keys) == 0
     assert len(run("list").splitlines()) == 1
     last = runner.invoke(_cli(), ["users", "delete", "boss", "--yes"])
     assert last.exit_code == 1 and "last administrator" in last.output
