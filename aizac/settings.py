@@ -167,6 +167,11 @@ class Settings(BaseSettings):
     # server would hang every caller and the shutdown).
     chroma_timeout_s: float = Field(default=30.0, gt=0, le=3600)
 
+    # Where accounts and projects are stored: unset, embedded SQLite files under data_dir (the
+    # default); "postgresql://user:password@host/db", one PostgreSQL database that several aizac
+    # processes share (aizac.storage; create its tables with `aizac db upgrade`).
+    database_url: SecretStr | None = None
+
     # Memory: initial strength per tag and the forgetting threshold (see README "Memory").
     memory_threshold: float = Field(default=1.0, gt=0, lt=10)
     strength_story: float = Field(default=10.0, gt=0)
@@ -180,9 +185,9 @@ class Settings(BaseSettings):
     # language's web-novel default (aizac.writer.episode.DEFAULT_LENGTH).
     beats_per_episode: int | None = Field(default=None, ge=1, le=50)
     episode_length: int | None = Field(default=None, ge=50, le=100_000)
-    # The autopilot's LangGraph checkpointer: "sqlite" (in the project folder) or
-    # "postgres:URL" (needs langgraph-checkpoint-postgres).
-    autopilot_checkpointer: str = "sqlite"
+    # The autopilot's LangGraph checkpointer: "auto" (the project folder's SQLite file, or the
+    # PostgreSQL database of AIZAC_DATABASE_URL), "sqlite", "memory" or "postgres:URL".
+    autopilot_checkpointer: str = "auto"
 
     # Web app and email export. The interface is English unless ui_language is "ko" or "zh".
     ui_language: Literal["en", "ko", "zh"] = "en"
@@ -215,6 +220,22 @@ class Settings(BaseSettings):
 
         parse_ports(value)  # raises ValueError naming the bad entry
         return value.strip()
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: SecretStr | None) -> SecretStr | None:
+        url = value.get_secret_value().strip() if value is not None else ""
+        if not url:
+            return None  # blank = unset: embedded SQLite
+        if not url.startswith(("postgresql://", "postgres://", "postgresql+psycopg://")):
+            raise ValueError("give a PostgreSQL URL (postgresql://user:password@host:5432/db), "
+                             "or leave it unset for the embedded SQLite files")
+        return SecretStr(url)
+
+    @property
+    def database(self) -> str | None:
+        """The PostgreSQL URL of ``AIZAC_DATABASE_URL`` (``None``: embedded SQLite)."""
+        return self.database_url.get_secret_value() if self.database_url else None
 
     @field_validator("image_cover_size", "image_scene_size")
     @classmethod

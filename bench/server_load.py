@@ -14,6 +14,16 @@ endpoint and of the model endpoints, and what the invariant checker
 lost or duplicated memories, turns and summaries (all must be 0).
 
     python bench/server_load.py [--users 20] [--beats 5] [--modes embedded,chroma-server]
+
+Past one machine (issue 29): ``--processes N --database URL`` runs ``aizac serve`` as N
+processes on one PostgreSQL database (``AIZAC_DATABASE_URL``; ``fresh`` starts a throwaway
+cluster with ``tests/pg.py``) and one Chroma server, each user's requests spread at random over
+the processes (no affinity), one process killed with SIGKILL mid-run and started again (its
+users' requests meanwhile go to the others), beside ``aizac serve`` as one embedded process
+(SQLite files, embedded Chroma) in the same run. Models are a loopback OpenAI-compatible server
+speaking the real wire format (``tests/acceptance/openai_server.py``, a Korean story):
+
+    python bench/server_load.py --processes 3 --database fresh --users 12 --beats 4
 """
 
 from __future__ import annotations
@@ -40,7 +50,8 @@ from pydantic import SecretStr  # noqa: E402
 
 from aizac.cliches import ClicheDB  # noqa: E402
 from aizac.llm.embeddings import HashingEmbeddings  # noqa: E402
-from aizac.memory.chroma_client import ChromaClients, open_server_memory  # noqa: E402
+from aizac.memory.chroma_client import ChromaClients  # noqa: E402
+from aizac.memory.store import open_server_memory  # noqa: E402
 from aizac.server import create_app  # noqa: E402
 from aizac.server.config import ServerConfig  # noqa: E402
 from aizac.settings import Settings  # noqa: E402
@@ -79,6 +90,8 @@ class Result:
     timings: Timings = field(default_factory=Timings)
     reports: list[Report] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    extra: dict[str, str] = field(default_factory=dict)
+    """Rows of this run's own (the kill trial's), printed after the common ones."""
 
 
 def free_port() -> int:
@@ -287,7 +300,7 @@ def rows_of(result: Result) -> dict[str, str]:
     out["projects with duplicates"] = str(sum(r.duplicated for r in reports))
     out["invariant problems"] = str(sum(len(r.problems) for r in reports))
     out["memories (total)"] = str(sum(r.memories for r in reports))
-    return out
+    return {**out, **result.extra}
 
 
 def print_table(results: list[Result]) -> None:
@@ -305,12 +318,329 @@ def print_table(results: list[Result]) -> None:
                 print(f"[{r.mode}] invariant: {problem}")
 
 
+# --------------------------------------------------------------- aizac serve as processes
+@dataclass
+class Fleet:
+    """``aizac serve`` processes on loopback (the same environment, one port each)."""
+
+    env: dict[str, str]
+    cwd: Path
+    ports: list[int]
+    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    in_flight: list[int] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def start(self, i: int) -> subprocess.Popen[bytes]:
+        log = (self.cwd / f"serve-{i}.log").open("ab")
+        # Each process builds its own trope index (derived data, as each replica's container
+        # does in deploy/); everything else is shared.
+        env = {**self.env, "AIZAC_CLICHES_DIR": str(self.cwd / f"cliches-{i}")}
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from aizac.cli import main; main()", "serve",
+             "--host", "127.0.0.1", "--port", str(self.ports[i])],
+            env=env, cwd=self.cwd, stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+        if i < len(self.procs):
+            self.procs[i] = proc
+        else:
+            self.procs.append(proc)
+            self.in_flight.append(0)
+        return proc
+
+    def wait_ready(self, i: int, seconds: float = 300) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if self.procs[i].poll() is not None:
+                raise SystemExit(f"aizac serve {i} exited; see {self.cwd}/serve-{i}.log")
+            try:
+                if httpx.get(f"{self.base(i)}/readyz", timeout=5).is_success:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.5)
+        raise SystemExit(f"aizac serve {i} was not ready in {seconds:.0f} s")
+
+    def base(self, i: int) -> str:
+        return f"http://127.0.0.1:{self.ports[i]}"
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            stop_process(proc)
+
+
+@dataclass
+class Kill:
+    """The kill trial: when, on which process, what it was doing, how long it was gone."""
+
+    at: float = 0.0
+    process: int = -1
+    in_flight: int = 0
+    back_after: float = 0.0
+    retried: int = 0
+
+
+class UserRun:
+    """One writer's session, each request sent to a process picked at random; a request that
+    finds its process gone (connection refused or cut) goes to another one. What a retried
+    request did is read back from the database (a retried accept that finds the beat accepted
+    counts once)."""
+
+    def __init__(self, fleet: Fleet, n: int, timings: Timings, kill: Kill) -> None:
+        import random
+
+        self.fleet, self.n, self.timings, self.kill = fleet, n, timings, kill
+        self.pick = random.Random(29_000 + n)
+        self.client = httpx.Client(timeout=600)  # one cookie jar: the session is every process's
+
+    def call(self, label: str, method: str, path: str, *, ok: tuple[int, ...] = (),
+             **kw: Any) -> Any:
+        tried: set[int] = set()
+        for _attempt in range(12):
+            choices = [i for i in range(len(self.fleet.ports)) if i not in tried] or list(
+                range(len(self.fleet.ports)))
+            i = self.pick.choice(choices)
+            base = self.fleet.base(i)
+            with self.fleet.lock:
+                self.fleet.in_flight[i] += 1
+            start = time.perf_counter()
+            try:
+                reply = self.client.request(method, base + path, headers={"Origin": base}, **kw)
+            except httpx.TransportError:
+                tried.add(i)
+                with self.fleet.lock:
+                    self.kill.retried += 1
+                time.sleep(0.2)
+                continue
+            finally:
+                with self.fleet.lock:
+                    self.fleet.in_flight[i] -= 1
+            self.timings.add(label, time.perf_counter() - start)
+            if reply.status_code >= 400 and reply.status_code not in ok:
+                raise RuntimeError(f"{label}: HTTP {reply.status_code} {reply.text[:300]}")
+            return reply
+        raise RuntimeError(f"{label}: no process answered")
+
+    def run(self, beats: int) -> int:
+        project = f"세 개의 서버 {self.n}"
+        name, password = f"writer{self.n}", f"load bench writer {self.n} passphrase"
+        made = self.call("POST auth/signup", "POST", "/api/v1/auth/signup", ok=(409,),
+                         json={"name": name, "password": password})
+        if made.status_code == 409:  # a retried sign-up that had landed: sign in instead
+            self.call("POST auth/login", "POST", "/api/v1/auth/login",
+                      json={"name": name, "password": password})
+        self.call("GET auth/me", "GET", "/api/v1/auth/me")
+        self.call("POST projects", "POST", "/api/v1/projects", ok=(409,),
+                  json={"name": project, "keywords": "회귀, 복수", "language": "ko"})
+        path = f"/api/v1/projects/{project}"
+        self.call("POST plot/generate", "POST", f"{path}/plot/generate")
+        self.call("GET plot", "GET", f"{path}/plot")
+        accepted = 0
+        for _turn in range(beats * 4):
+            if accepted == beats:
+                break
+            beat = self.call("POST beats/next", "POST", f"{path}/beats/next").json()
+            done = self.call("POST beats/accept", "POST", f"{path}/beats/{beat['id']}/accept",
+                             ok=(409, 422), json={"version": beat["version"]})
+            if done.status_code in (409, 422):  # a retried accept: did the first one land?
+                again = self.call("GET beat", "GET", f"{path}/beats/{beat['id']}").json()
+                if again["status"] != "accepted":
+                    continue
+            accepted += 1
+            self.call("GET beats", "GET", f"{path}/beats")
+            self.call("GET memories", "GET", f"{path}/memories")
+        self.call("GET projects", "GET", "/api/v1/projects")
+        self.client.close()
+        return accepted
+
+
+def run_fleet(label: str, users: int, beats: int, processes: int, database: str | None,
+              kill_after: float | None) -> tuple[Result, Kill]:
+    """``aizac serve`` as ``processes`` processes (see the module docstring)."""
+    from acceptance.killtrials import model_env
+    from acceptance.openai_server import OpenAIServer
+    from acceptance.story import KoreanStory
+
+    result, kill = Result(label), Kill()
+    with tempfile.TemporaryDirectory(prefix="aizac-fleet-") as tmp, \
+            OpenAIServer(KoreanStory()) as models:
+        root = Path(tmp)
+        env = model_env(models, root / "data")
+        env.update(AIZAC_LANGUAGE="ko", AIZAC_DISCOVER="false", PYTHONPATH=str(ROOT),
+                   AIZAC_SERVER_SECRET_KEY="fleet-bench-" + "x" * 32,  # one key: one session
+                   AIZAC_SERVER_HASH_WAIT_S="300", AIZAC_SERVER_GENERATION_WAIT_S="600",
+                   AIZAC_SERVER_MAX_PROJECTS="5", AIZAC_STRUCTURED_RETRIES="1")
+        chroma: subprocess.Popen[bytes] | None = None
+        try:
+            if database is not None:
+                chroma, port = start_chroma(root / "chroma" / "data")
+                env.update(AIZAC_DATABASE_URL=database, AIZAC_CHROMA_HOST="127.0.0.1",
+                           AIZAC_CHROMA_PORT=str(port))
+                upgraded = subprocess.run(
+                    [sys.executable, "-c", "from aizac.cli import main; main()", "db",
+                     "upgrade"], env=env, cwd=root, capture_output=True, text=True,
+                    timeout=300)  # fmt: skip
+                if upgraded.returncode != 0:
+                    raise SystemExit(f"aizac db upgrade failed: {upgraded.stderr[-600:]}")
+            drive_fleet(result, kill, env, root, users, beats, processes, kill_after)
+            settings = Settings(data_dir=root / "data", language="ko", database_url=database,
+                                chroma_host=env.get("AIZAC_CHROMA_HOST"),
+                                chroma_port=int(env.get("AIZAC_CHROMA_PORT", "8000")))
+            if database is None:
+                check_all(result, settings)
+            else:
+                check_database(result, settings)
+        finally:
+            if chroma is not None:
+                stop_process(chroma)
+    return result, kill
+
+
+def drive_fleet(result: Result, kill: Kill, env: dict[str, str], root: Path, users: int,
+                beats: int, processes: int, kill_after: float | None) -> None:
+    """Start the processes, run every user at once (with the kill trial), stop them."""
+    fleet = Fleet(env, root, [free_port() for _ in range(processes)])
+    try:
+        for i in range(processes):
+            fleet.start(i)
+        for i in range(processes):
+            fleet.wait_ready(i)
+        stop = threading.Event()
+        killer = threading.Thread(target=_killer, args=(fleet, kill, kill_after, stop),
+                                  daemon=True)
+        runs = [UserRun(fleet, n, result.timings, kill) for n in range(1, users + 1)]
+        with ThreadPoolExecutor(users) as pool:
+            start = time.perf_counter()
+            kill.at = start
+            if kill_after is not None:
+                killer.start()
+            futures = [pool.submit(r.run, beats) for r in runs]
+            for future in futures:
+                try:
+                    result.accepted += future.result(timeout=3600)
+                    result.users_done += 1
+                except Exception as e:  # reported in the table, the run goes on
+                    result.errors.append(f"{type(e).__name__}: {e}"[:300])
+            result.wall = time.perf_counter() - start
+            stop.set()
+        if killer.is_alive():
+            killer.join(600)
+    finally:
+        fleet.stop()
+
+
+def _killer(fleet: Fleet, kill: Kill, after: float | None, stop: threading.Event) -> None:
+    """SIGKILL one process ``after`` seconds in, preferably while it serves a request, then
+    start it again on its port."""
+    import os
+    import signal
+
+    if after is None:
+        return
+    began = kill.at
+    victim = len(fleet.ports) - 1
+    deadline = began + after
+    while time.perf_counter() < deadline + 30 and not stop.is_set():
+        with fleet.lock:
+            busy = fleet.in_flight[victim]
+        if time.perf_counter() >= deadline and busy:
+            break
+        time.sleep(0.05)
+    if stop.is_set():
+        return
+    with fleet.lock:
+        kill.in_flight = fleet.in_flight[victim]
+    os.kill(fleet.procs[victim].pid, signal.SIGKILL)
+    fleet.procs[victim].wait(30)
+    kill.process = victim
+    kill.at = time.perf_counter() - began
+    gone = time.perf_counter()
+    fleet.start(victim)
+    fleet.wait_ready(victim)
+    kill.back_after = time.perf_counter() - gone
+
+
+def check_database(result: Result, settings: Settings) -> None:
+    """The invariant checker on every project of the server database, its memory read from
+    the Chroma server with its key rows on the database."""
+    from aizac.storage.catalog import Catalog, owners
+    from aizac.storage.database import server_database
+    from aizac.writer.invariants import check_project as check_store
+
+    db = server_database(str(settings.database))
+    clients = ChromaClients(settings)
+    embeddings = HashingEmbeddings()
+    for owner in owners(db):
+        catalog = Catalog(db, owner)
+        root = settings.data_dir / "users" / owner / "projects"
+        for name in catalog.names():
+            store = ProjectStore.open(root, name, catalog=catalog)
+            info = store.info()
+
+            def opener(s: ProjectStore, owner: str = owner, info: Any = info) -> Any:
+                return open_server_memory(
+                    clients, owner, memory_dir=s.memory_dir, project=info.name,
+                    created_at=info.created_at, embeddings=embeddings, settings=settings,
+                    tables=s.scope("keys"))
+
+            result.reports.append(check_store(store, open_memory=opener))
+
+
+def fleet_main(args: argparse.Namespace) -> None:
+    sys.path.insert(0, str(ROOT / "tests"))
+    cluster = None
+    database = args.database
+    if database == "fresh":
+        from tests.pg import PostgresCluster
+
+        cluster = PostgresCluster().start()
+        database = cluster.fresh()
+    try:
+        print(f"running aizac serve, 1 embedded process: {args.users} users x {args.beats} "
+              "beats ...", flush=True)
+        embedded, _ = run_fleet("embedded x1", args.users, args.beats, 1, None, None)
+        label = f"postgres x{args.processes}"
+        print(f"running aizac serve, {args.processes} processes on PostgreSQL and a Chroma "
+              f"server, kill -9 at {args.kill_after:.0f} s ...", flush=True)
+        fleet, kill = run_fleet(label, args.users, args.beats, args.processes, database,
+                                args.kill_after)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    results = [embedded, fleet]
+    for r in results:
+        stored = sum(x.accepted for x in r.reports)
+        r.extra["beats lost (replied, not stored)"] = str(max(0, r.accepted - stored))
+        r.extra["beats twice (stored, not replied)"] = str(max(0, stored - r.accepted))
+        r.extra["requests retried elsewhere"] = str(kill.retried if r is fleet else 0)
+    print()
+    print(f"aizac serve past one machine: {args.users} users at once, each signs up, creates a "
+          f"project, plans it and accepts {args.beats} beats, every request to a process "
+          "picked at random (loopback OpenAI-compatible model server, Korean story)")
+    print_table(results)
+    if kill.process >= 0:
+        print(f"\nkill -9 of process {kill.process} at {kill.at:.1f} s with {kill.in_flight} "
+              f"request(s) in flight; started again and ready in {kill.back_after:.1f} s; "
+              f"{kill.retried} request(s) found their process gone and went to another")
+    else:
+        print("\nthe kill trial did not happen (the run ended first: raise --beats)")
+    a, b = (r.accepted / max(r.wall, 1e-9) for r in results)
+    print(f"accepted beats / s, {fleet.mode} / {embedded.mode}: {b / a:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=20)
     parser.add_argument("--beats", type=int, default=5)
     parser.add_argument("--modes", default="embedded,chroma-server")
+    parser.add_argument("--processes", type=int, default=0,
+                        help="run aizac serve as this many processes (with --database)")
+    parser.add_argument("--database", default="fresh",
+                        help="postgresql://... for --processes ('fresh': a throwaway cluster)")
+    parser.add_argument("--kill-after", type=float, default=20.0,
+                        help="seconds into the run to SIGKILL one process (--processes)")
     args = parser.parse_args()
+    if args.processes:
+        fleet_main(args)
+        return
     cliches = ClicheDB(embeddings=HashingEmbeddings())
     cliches.rows()  # built once, before anything is timed
     run_mode("embedded", 1, 1, cliches)  # warm-up (first imports, first model calls): untimed

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from aizac.settings import get_settings
+
+if TYPE_CHECKING:
+    from tests.pg import PostgresCluster
 
 # Variables that would make a test depend on the developer's machine or reach a real service.
 _ISOLATED_ENV = (
@@ -18,6 +22,39 @@ _ISOLATED_ENV = (
     "CLOVASTUDIO_API_KEY",
     "OLLAMA_HOST",
 )
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresCluster]:
+    """A PostgreSQL cluster of this test session (started on first use; tests/pg.py)."""
+    from tests.pg import BIN, PostgresCluster, available
+
+    if not available():
+        pytest.fail(f"PostgreSQL's initdb/pg_ctl are missing in {BIN}: apt-get install "
+                    "postgresql (or set AIZAC_TEST_PG_BIN)")
+    cluster = PostgresCluster().start()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def pg_url(postgres: PostgresCluster) -> Iterator[str]:
+    """A fresh database of the session's cluster, at aizac's schema (dropped afterwards)."""
+    url = postgres.fresh()
+    yield url
+    postgres.drop(url)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine(request: pytest.FixtureRequest) -> str:
+    """Which engine a test stores its rows on: the embedded files or PostgreSQL."""
+    return str(request.param)
+
+
+@pytest.fixture
+def database_url(engine: str, request: pytest.FixtureRequest) -> str | None:
+    """``AIZAC_DATABASE_URL`` for the test's engine (``None``: embedded SQLite)."""
+    return None if engine == "sqlite" else str(request.getfixturevalue("pg_url"))
 
 
 @pytest.fixture(autouse=True)

@@ -12,37 +12,25 @@ tokens and seconds and is marked ``replayed``) and every surface shows each node
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import Connection, func, or_, select, update
+from sqlalchemy.exc import DBAPIError
+
 from aizac.autopilot.panel_text import event_note
 from aizac.errors import NotFoundError, StorageError
+from aizac.storage.database import EMBEDDED_FILES, Scope, scope_of
+from aizac.storage.tables import decisions, events, next_id, runs, steering
 from aizac.text import Text, Verbatim
 from aizac.text.message import Clauses, from_data, to_data
 
-RUNS_FILE = "autopilot_runs.sqlite3"
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, created_at REAL, updated_at REAL,
-    status TEXT, options TEXT, message TEXT DEFAULT '', pause_requested INTEGER DEFAULT 0);
-CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, run_id TEXT, at REAL, episode INTEGER,
-    node TEXT, kind TEXT, tokens INTEGER, seconds REAL, detail TEXT);
-CREATE INDEX IF NOT EXISTS events_run ON events (run_id, id);
-CREATE TABLE IF NOT EXISTS decisions (id INTEGER PRIMARY KEY, run_id TEXT, at REAL,
-    episode INTEGER, node TEXT, decision TEXT, reason TEXT);
-CREATE TABLE IF NOT EXISTS steering (id INTEGER PRIMARY KEY, run_id TEXT, at REAL, text TEXT,
-    status TEXT DEFAULT 'new', actions TEXT DEFAULT '[]');
-"""
-# Added after the first release: a store made before gets the columns on open.
-EVENT_COLUMNS = {"step": "INTEGER", "seq": "INTEGER DEFAULT 0"}
-STEERING_COLUMNS = {"boundary": "INTEGER", "memory_ids": "TEXT DEFAULT '[]'"}
-STEP_INDEX = ("CREATE UNIQUE INDEX IF NOT EXISTS events_step "
-              "ON events (run_id, step, node, kind, seq)")
+RUNS_FILE = EMBEDDED_FILES["runs"]
 
 
 @dataclass(frozen=True)
@@ -78,85 +66,79 @@ class Event:
 
 
 class RunStore:
-    """Runs of one project, in ``<project>/autopilot_runs.sqlite3``."""
+    """Runs of one project: ``<project>/autopilot_runs.sqlite3``, or the server database.
 
-    def __init__(self, directory: Path) -> None:
-        self.path = Path(directory) / RUNS_FILE
-        with self._tx() as db:
-            db.executescript(SCHEMA)
-            for table, columns in (("events", EVENT_COLUMNS), ("steering", STEERING_COLUMNS)):
-                have = {r["name"] for r in db.execute(f"PRAGMA table_info({table})")}
-                for column, kind in columns.items():
-                    if column not in have:
-                        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-            db.execute(STEP_INDEX)
+    Args:
+        where: the project's store (:class:`~aizac.writer.project.ProjectStore`), or the folder
+            of an embedded project.
+    """
 
-    def _connect(self) -> sqlite3.Connection:
-        try:
-            db = sqlite3.connect(self.path, timeout=30)
-            db.execute("PRAGMA journal_mode=WAL")
-        except sqlite3.Error as e:
-            raise StorageError("error.autopilot.open_runs", path=str(self.path),
-                               cause=str(e)) from e
-        db.row_factory = sqlite3.Row
-        return db
+    def __init__(self, where: Any) -> None:
+        self.scope: Scope = scope_of(where, "runs")
+        self.key = self.scope.project
 
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        with closing(self._connect()) as db:
-            try:
-                with db:
-                    yield db
-            except sqlite3.Error as e:
-                raise StorageError("error.autopilot.write_runs", cause=str(e)) from e
+    def _tx(self) -> Iterator[Connection]:
+        db = self.scope.db
+        try:
+            with db.write(self.scope.db.where) as conn:
+                db.serialise(conn, self.key)
+                yield conn
+        except (StorageError, DBAPIError) as e:
+            cause = e.text if isinstance(e, StorageError) else str(e)
+            raise StorageError("error.autopilot.write_runs", cause=cause) from e
+
+    def _read(self) -> Any:
+        return self.scope.db.read(self.scope.db.where)
 
     # ------------------------------------------------------------------------------ runs
     def create(self, options: dict[str, Any]) -> str:
         run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         now = time.time()
         with self._tx() as db:
-            db.execute(
-                "INSERT INTO runs (id, created_at, updated_at, status, options) "
-                "VALUES (?, ?, ?, 'running', ?)", (run_id, now, now, json.dumps(options)),
-            )
+            db.execute(runs.insert().values(project=self.key, id=run_id, created_at=now,
+                                            updated_at=now, status="running",
+                                            options=json.dumps(options)))
         return run_id
 
     def runs(self) -> list[Run]:
-        with self._tx() as db:
-            rows = db.execute("SELECT * FROM runs ORDER BY created_at").fetchall()
+        with self._read() as db:
+            rows = db.execute(select(runs).where(runs.c.project == self.key)
+                              .order_by(runs.c.created_at)).mappings().all()
         return [_run(r) for r in rows]
 
     def run(self, run_id: str | None = None) -> Run:
         """Run ``run_id``, or the latest run that has not finished (then the latest one)."""
-        runs = self.runs()
+        every = self.runs()
         if run_id is not None:
-            found = [r for r in runs if r.id == run_id]
+            found = [r for r in every if r.id == run_id]
         else:
-            found = [r for r in runs if r.status != "finished"] or runs
+            found = [r for r in every if r.status != "finished"] or every
         if not found:
             if run_id:
                 raise NotFoundError("error.autopilot.no_run", run=run_id)
             raise NotFoundError("error.autopilot.no_runs")
         return found[-1]
 
+    def _update_run(self, run_id: str) -> Any:
+        return update(runs).where(runs.c.project == self.key, runs.c.id == run_id)
+
     def set_status(self, run_id: str, status: str,
                    message: Text | Verbatim | Clauses | None = None) -> None:
         """The run's status and where it stands (stored as data, said by each surface)."""
         said = json.dumps(to_data(message), ensure_ascii=False) if message is not None else ""
         with self._tx() as db:
-            db.execute(
-                "UPDATE runs SET status = ?, message = ?, updated_at = ? WHERE id = ?",
-                (status, said, time.time(), run_id),
-            )
+            db.execute(self._update_run(run_id).values(status=status, message=said,
+                                                        updated_at=time.time()))
 
     def set_options(self, run_id: str, options: dict[str, Any]) -> None:
         with self._tx() as db:
-            db.execute("UPDATE runs SET options = ? WHERE id = ?", (json.dumps(options), run_id))
+            db.execute(self._update_run(run_id).values(options=json.dumps(options)))
 
     def request_pause(self, run_id: str, on: bool = True) -> None:
         """Ask a running run to pause before its next node (another process may ask)."""
         with self._tx() as db:
-            db.execute("UPDATE runs SET pause_requested = ? WHERE id = ?", (int(on), run_id))
+            db.execute(self._update_run(run_id).values(pause_requested=int(on)))
 
     # ---------------------------------------------------------------------------- events
     def add_event(
@@ -165,114 +147,131 @@ class RunStore:
     ) -> None:
         """One event row; with ``step`` (the graph step of a node's execution) the row is
         written once per (run, step, node, kind, seq): a replay of the node updates it."""
+        text = json.dumps(detail, ensure_ascii=False, default=str)
+        replayed = json.dumps({**json.loads(text), "replayed": True}, ensure_ascii=False)
+        stmt = self.scope.db.insert(events).values(
+            project=self.key, id=next_id(events, self.key), run_id=run_id, at=time.time(),
+            episode=episode, node=node,
+            kind=kind, tokens=tokens, seconds=seconds, detail=text, step=step, seq=seq,
+        )
         with self._tx() as db:
-            db.execute(
-                "INSERT INTO events (run_id, at, episode, node, kind, tokens, seconds, detail, "
-                "step, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (run_id, step, node, kind, seq) DO UPDATE SET "
-                "tokens = events.tokens + excluded.tokens, "
-                "seconds = events.seconds + excluded.seconds, "
-                "detail = json_set(excluded.detail, '$.replayed', json('true'))",
-                (run_id, time.time(), episode, node, kind, tokens, seconds,
-                 json.dumps(detail, ensure_ascii=False, default=str), step, seq),
-            )
+            db.execute(stmt.on_conflict_do_update(
+                index_elements=["project", "run_id", "step", "node", "kind", "seq"],
+                set_={"tokens": events.c.tokens + stmt.excluded.tokens,
+                      "seconds": events.c.seconds + stmt.excluded.seconds,
+                      "detail": replayed},
+            ))
+
+    def _events(self, run_id: str) -> Any:
+        return select(events).where(events.c.project == self.key, events.c.run_id == run_id)
 
     def events(self, run_id: str, after: int = 0, limit: int = 10_000) -> list[Event]:
-        with self._tx() as db:
-            rows = db.execute(
-                "SELECT * FROM events WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?",
-                (run_id, after, limit),
-            ).fetchall()
+        with self._read() as db:
+            rows = db.execute(self._events(run_id).where(events.c.id > after)
+                              .order_by(events.c.id).limit(limit)).mappings().all()
         return [_event(r) for r in rows]
 
     def last_events(self, run_id: str, n: int, *, skip_kind: str = "") -> list[Event]:
         """The run's last ``n`` events (without those of kind ``skip_kind``), oldest first:
         a live view reads a tail, not the whole run."""
-        with self._tx() as db:
-            rows = db.execute(
-                "SELECT * FROM events WHERE run_id = ? AND kind != ? ORDER BY id DESC LIMIT ?",
-                (run_id, skip_kind, n),
-            ).fetchall()
+        with self._read() as db:
+            rows = db.execute(self._events(run_id).where(events.c.kind != skip_kind)
+                              .order_by(events.c.id.desc()).limit(n)).mappings().all()
         return [_event(r) for r in reversed(rows)]
 
     def tokens(self, run_id: str, episode: int | None = None) -> int:
         """Tokens the run (or one of its episodes) spent, from its node-end events."""
-        query = "SELECT COALESCE(SUM(tokens), 0) FROM events WHERE run_id = ?"
-        args: list[Any] = [run_id]
+        query = select(func.coalesce(func.sum(events.c.tokens), 0)).where(
+            events.c.project == self.key, events.c.run_id == run_id)
         if episode is not None:
-            query += " AND episode = ?"
-            args.append(episode)
-        with self._tx() as db:
-            return int(db.execute(query, args).fetchone()[0])
+            query = query.where(events.c.episode == episode)
+        with self._read() as db:
+            return int(db.execute(query).scalar() or 0)
 
     # ------------------------------------------------------------------ decisions, steering
     def add_decision(
         self, run_id: str, episode: int, node: str, decision: str, reason: str
     ) -> None:
         with self._tx() as db:
-            db.execute(
-                "INSERT INTO decisions (run_id, at, episode, node, decision, reason) "
-                "VALUES (?, ?, ?, ?, ?, ?)", (run_id, time.time(), episode, node, decision, reason),
-            )
+            db.execute(decisions.insert().values(
+                project=self.key, id=next_id(decisions, self.key), run_id=run_id,
+                at=time.time(), episode=episode, node=node,
+                decision=decision, reason=reason))
 
     def decisions(self, run_id: str) -> list[dict[str, Any]]:
-        with self._tx() as db:
-            rows = db.execute(
-                "SELECT * FROM decisions WHERE run_id = ? ORDER BY id", (run_id,)
-            ).fetchall()
-        return [dict(r) for r in rows]
+        with self._read() as db:
+            rows = db.execute(select(decisions).where(
+                decisions.c.project == self.key, decisions.c.run_id == run_id,
+            ).order_by(decisions.c.id)).mappings().all()
+        return [{k: v for k, v in r.items() if k != "project"} for r in rows]
 
     def add_steering(self, run_id: str, text: str) -> int:
         with self._tx() as db:
-            cur = db.execute(
-                "INSERT INTO steering (run_id, at, text) VALUES (?, ?, ?)",
-                (run_id, time.time(), text),
-            )
-            return int(cur.lastrowid or 0)
+            return int(db.execute(steering.insert().values(
+                project=self.key, id=next_id(steering, self.key), run_id=run_id,
+                at=time.time(), text=text,
+            ).returning(steering.c.id)).scalar_one())
+
+    def _steering(self, run_id: str) -> Any:
+        return select(steering).where(steering.c.project == self.key,
+                                      steering.c.run_id == run_id)
 
     def new_steering(self, run_id: str) -> list[tuple[int, str]]:
-        with self._tx() as db:
-            rows = db.execute(
-                "SELECT id, text FROM steering WHERE run_id = ? AND status = 'new' ORDER BY id",
-                (run_id,),
-            ).fetchall()
+        with self._read() as db:
+            rows = db.execute(self._steering(run_id).where(steering.c.status == "new")
+                              .order_by(steering.c.id)).mappings().all()
         return [(int(r["id"]), str(r["text"])) for r in rows]
 
     def steering_at(self, run_id: str, boundary: int) -> list[SteeringNote]:
         """The notes to apply at episode boundary ``boundary``: new ones, ones interpreted but
         not applied yet, and ones applied at this same boundary (a replayed boundary node must
         derive the same control actions again)."""
-        with self._tx() as db:
-            rows = db.execute(
-                "SELECT * FROM steering WHERE run_id = ? AND (status IN ('new', 'interpreted') "
-                "OR boundary = ?) ORDER BY id", (run_id, boundary),
-            ).fetchall()
+        with self._read() as db:
+            rows = db.execute(self._steering(run_id).where(or_(
+                steering.c.status.in_(("new", "interpreted")), steering.c.boundary == boundary,
+            )).order_by(steering.c.id)).mappings().all()
         return [SteeringNote(int(r["id"]), str(r["text"]), str(r["status"]),
                              json.loads(r["actions"] or "[]")) for r in rows]
+
+    def _update_note(self, note_id: int) -> Any:
+        return update(steering).where(steering.c.project == self.key, steering.c.id == note_id)
 
     def interpret_steering(self, run_id: str, note_id: int, boundary: int, episode: int,
                            actions: list[dict[str, Any]], lines: list[str]) -> None:
         """Record a note's actions and their decisions-log lines in one transaction, before any
         of them is applied (a replay applies these actions, never asks the arbiter again)."""
         with self._tx() as db:
-            db.execute("UPDATE steering SET status = 'interpreted', boundary = ?, actions = ? "
-                       "WHERE id = ?",
-                       (boundary, json.dumps(actions, ensure_ascii=False), note_id))
+            db.execute(self._update_note(note_id).values(
+                status="interpreted", boundary=boundary,
+                actions=json.dumps(actions, ensure_ascii=False)))
             for line in lines:
-                db.execute("INSERT INTO decisions (run_id, at, episode, node, decision, reason) "
-                           "VALUES (?, ?, ?, 'steer', 'apply', ?)",
-                           (run_id, time.time(), episode, line))
+                db.execute(decisions.insert().values(
+                    project=self.key, id=next_id(decisions, self.key), run_id=run_id,
+                    at=time.time(), episode=episode,
+                    node="steer", decision="apply", reason=line))
 
     def close_steering(self, steering_id: int, actions: list[dict[str, Any]],
                        memory_ids: list[str] | None = None) -> None:
         """The note is applied; ``memory_ids``: the canon changes it made."""
         with self._tx() as db:
-            db.execute(
-                "UPDATE steering SET status = 'applied', actions = ?, memory_ids = ? "
-                "WHERE id = ?",
-                (json.dumps(actions, ensure_ascii=False), json.dumps(memory_ids or []),
-                 steering_id),
-            )
+            db.execute(self._update_note(steering_id).values(
+                status="applied", actions=json.dumps(actions, ensure_ascii=False),
+                memory_ids=json.dumps(memory_ids or [])))
+
+    def steered_sources(self) -> set[str]:
+        """Provenances (:func:`canon_change_source`) of this project's steering notes whose
+        canon changes are recorded."""
+        with self._read() as db:
+            rows = db.execute(select(steering.c.run_id, steering.c.id).where(
+                steering.c.project == self.key,
+                steering.c.status.in_(("interpreted", "applied")))).all()
+        return {canon_change_source(str(run), int(note)) for run, note in rows}
+
+    def thread_runs(self) -> list[str]:
+        """Every run id of the project (whose checkpoints a deletion drops)."""
+        with self._read() as db:
+            return [str(r) for r in db.execute(
+                select(runs.c.id).where(runs.c.project == self.key)).scalars()]
 
 
 @dataclass(frozen=True)
@@ -292,30 +291,24 @@ CANON_CHANGE_KEY = "canon_change"
 """Metadata key of a memory a steering note changed canon with (see :func:`steered_sources`)."""
 
 
-def steered_sources(directory: Path) -> set[str]:
-    """Provenances (:func:`canon_change_source`) of the steering notes of the project in
-    ``directory`` whose canon changes are recorded (read only; empty without a runs store).
+def steered_sources(where: Any) -> set[str]:
+    """Provenances (:func:`canon_change_source`) of the steering notes of a project (its store,
+    or an embedded project's folder) whose canon changes are recorded (read only; empty for an
+    embedded project without a runs store).
 
     A memory whose ``canon_change`` metadata is one of these is owned by that note, as a
     memory from an accepted beat is owned by the beat."""
-    path = Path(directory) / RUNS_FILE
-    if not path.exists():
+    if not hasattr(where, "scope") and not (Path(where) / RUNS_FILE).exists():
         return set()
-    try:
-        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)) as db:
-            rows = db.execute("SELECT run_id, id FROM steering "
-                              "WHERE status IN ('interpreted', 'applied')").fetchall()
-    except sqlite3.Error as e:
-        raise StorageError("error.autopilot.read_runs", path=str(path), cause=str(e)) from e
-    return {canon_change_source(str(run), int(note)) for run, note in rows}
+    return RunStore(where).steered_sources()
 
 
-def _event(r: sqlite3.Row) -> Event:
+def _event(r: Mapping[Any, Any]) -> Event:
     return Event(r["id"], r["run_id"], r["at"], r["episode"], r["node"], r["kind"],
                  r["tokens"], r["seconds"], json.loads(r["detail"] or "{}"))
 
 
-def _run(r: sqlite3.Row) -> Run:
+def _run(r: Mapping[Any, Any]) -> Run:
     return Run(r["id"], r["created_at"], r["updated_at"], r["status"],
                json.loads(r["options"] or "{}"), _message(r["message"] or ""),
                bool(r["pause_requested"]))

@@ -71,13 +71,13 @@ class Deps:
     def outlines(self) -> Any:
         from aizac.autopilot.outline import OutlineStore
 
-        return OutlineStore(self.agent.store.directory)
+        return OutlineStore(self.agent.store)
 
     def books(self) -> Any:
         """The project's foreshadowing ledger and secrets registry (``continuity.sqlite``)."""
         from aizac.continuity import open_books
 
-        return open_books(self.agent.store.directory)
+        return open_books(self.agent.store)
 
 
 def _beats(state: AutopilotState) -> list[NovelBeat]:

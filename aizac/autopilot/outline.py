@@ -5,7 +5,8 @@ the next one from what actually happened — the memory's recent summaries and s
 open foreshadowing — together with the act goal and key events those episodes fall under, so the
 outline follows the story that was written rather than the plan it started from.
 :func:`outline_messages` is the pure prompt assembly; :class:`OutlineStore` keeps the arcs in one
-JSON file in the project folder, written atomically (a temporary file, then rename).
+JSON file in an embedded project's folder, written atomically (a temporary file, then rename), or
+in the project's key-value slot on the server database, where every process sees them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -143,19 +144,38 @@ def outline_next_arc(
     return arc.model_copy(update={"episodes": goals})
 
 
-class OutlineStore:
-    """The arcs outlined so far, in ``<folder>/outline.json`` (atomic writes)."""
+OUTLINE_KEY = "autopilot:outline"
+"""The key-value slot of the outline on the server database."""
 
-    def __init__(self, folder: str | Path) -> None:
+
+class OutlineStore:
+    """The arcs outlined so far: ``<folder>/outline.json`` (atomic writes), or the project's
+    key-value slot :data:`OUTLINE_KEY` when ``where`` is a store on the server database."""
+
+    def __init__(self, where: Any) -> None:
+        self.store = where if getattr(where, "server", False) else None
+        folder = where.directory if hasattr(where, "directory") else where
         self.path = Path(folder) / "outline.json"
 
-    def arcs(self) -> list[ArcOutline]:
+    def _raw(self) -> str | None:
+        if self.store is not None:
+            kept = self.store.kv_get(OUTLINE_KEY)
+            return kept[0] if kept else None
         if not self.path.exists():
+            return None
+        try:
+            return self.path.read_text(encoding="utf-8")
+        except OSError as e:
+            raise StorageError("error.autopilot.outline_file", path=str(self.path),
+                               cause=str(e)) from e
+
+    def arcs(self) -> list[ArcOutline]:
+        raw = self._raw()
+        if raw is None:
             return []
         try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
-            return [ArcOutline.model_validate(a) for a in raw["arcs"]]
-        except (OSError, ValueError, KeyError, TypeError, ValidationError) as e:
+            return [ArcOutline.model_validate(a) for a in json.loads(raw)["arcs"]]
+        except (ValueError, KeyError, TypeError, ValidationError) as e:
             raise StorageError("error.autopilot.outline_file", path=str(self.path),
                                cause=str(e)) from e
 
@@ -169,6 +189,9 @@ class OutlineStore:
                 kept.append(old.model_copy(update={"episodes": goals}))
         data = {"arcs": [a.model_dump() for a in [*kept, arc]]}
         text = json.dumps(data, ensure_ascii=False, indent=1)
+        if self.store is not None:
+            self.store.kv_set(OUTLINE_KEY, text)
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(self.path, text.encode("utf-8"))
 

@@ -14,7 +14,12 @@ from typing import Any
 
 from langgraph.types import Command
 
-from aizac.autopilot.checkpointer import close_checkpointer, open_checkpointer
+from aizac.autopilot.checkpointer import (
+    checkpointer_spec,
+    close_checkpointer,
+    open_checkpointer,
+    thread_id,
+)
 from aizac.autopilot.events import Event, RunStore
 from aizac.autopilot.graph import build_graph
 from aizac.autopilot.names import gate_name
@@ -52,21 +57,24 @@ class Autopilot:
 
     def __init__(self, agent: Any, *, checkpointer: Any = None, **deps: Any) -> None:
         self.agent = agent
-        self.runs = RunStore(agent.store.directory)
+        self.runs = RunStore(agent.store)
         usage = getattr(agent.router, "usage", None)
         self.deps = Deps(agent=agent, runs=self.runs, usage=usage, **deps)
-        spec = getattr(agent.settings, "autopilot_checkpointer", "sqlite")
+        settings = agent.settings
+        spec = checkpointer_spec(getattr(settings, "autopilot_checkpointer", "auto"),
+                                 getattr(settings, "database", None))
         self._own_saver = checkpointer is None
         self.saver = checkpointer or open_checkpointer(agent.store.directory, spec)
+        self.project_key = str(getattr(agent.store, "key", ""))
         self.graph = build_graph(self.deps, self.saver)
 
     def close(self) -> None:
         if self._own_saver:
             close_checkpointer(self.saver)
 
-    @staticmethod
-    def config(run_id: str) -> dict[str, Any]:
-        return {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
+    def config(self, run_id: str) -> dict[str, Any]:
+        return {"configurable": {"thread_id": thread_id(run_id, self.project_key)},
+                "recursion_limit": RECURSION_LIMIT}
 
     # --------------------------------------------------------------------------- control
     def start(self, options: Options, on_event: OnEvent | None = None) -> RunResult:

@@ -16,7 +16,7 @@ import typer
 # Modules are added here as their concerns land (e.g. "aizac.cli.models").
 COMMAND_MODULES: list[str] = [
     "aizac.cli.models", "aizac.cli.story", "aizac.cli.episode", "aizac.cli.ui",
-    "aizac.cli.autopilot", "aizac.cli.serve", "aizac.cli.style",
+    "aizac.cli.autopilot", "aizac.cli.serve", "aizac.cli.db", "aizac.cli.style",
 ]
 
 COMMAND_HOMES: dict[str, str] = {
@@ -26,7 +26,7 @@ COMMAND_HOMES: dict[str, str] = {
     "export": "aizac.cli.story", "demo": "aizac.cli.story", "reindex": "aizac.cli.story",
     "length": "aizac.cli.episode", "ui": "aizac.cli.ui",
     "autopilot": "aizac.cli.autopilot", "runs": "aizac.cli.autopilot",
-    "serve": "aizac.cli.serve", "users": "aizac.cli.serve",
+    "serve": "aizac.cli.serve", "users": "aizac.cli.serve", "db": "aizac.cli.db",
     "style": "aizac.cli.style", "voices": "aizac.cli.style",
 }
 """The module that registers each top-level command (or command group)."""

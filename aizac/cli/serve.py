@@ -83,8 +83,7 @@ def _store() -> AccountStore:
     from aizac.server.config import load_server_config
 
     config = load_server_config()
-    return AccountStore(_settings().data_dir / "server" / "accounts.sqlite3",
-                        min_password_score=config.min_password_score)
+    return AccountStore.open(_settings(), min_password_score=config.min_password_score)
 
 
 def _say(key: str, **params: object) -> None:

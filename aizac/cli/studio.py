@@ -46,17 +46,25 @@ def list_projects() -> tuple[str | None, list[ProjectInfo]]:
     from aizac.writer.project import ProjectStore
 
     data_dir = quick_data_dir()
+    database: str | None = None
     if data_dir is None:  # something else is configured: read (and validate) every setting
         from aizac.settings import get_settings
 
-        data_dir = get_settings().data_dir
+        settings = get_settings()
+        data_dir, database = settings.data_dir, settings.database
     root = data_dir / "projects"
-    infos = sorted(
-        (ProjectStore(root / n).info() for n in ProjectStore.list_names(root)),
-        key=lambda i: i.created_at,
-    )
+    if database is not None:  # the projects of the PostgreSQL database (AIZAC_DATABASE_URL)
+        from aizac.storage.catalog import Catalog
+        from aizac.storage.database import server_database
+
+        catalog = Catalog(server_database(database))
+        stores = [ProjectStore.open(root, n, catalog=catalog) for n in catalog.names()]
+    else:
+        stores = [ProjectStore(root / n) for n in ProjectStore.list_names(root)]
+    infos = sorted((store.info() for store in stores), key=lambda i: i.created_at)
     try:
         current: str | None = (data_dir / "current_project").read_text(encoding="utf-8").strip()
     except OSError:
         current = None
-    return (current if current and (root / current).is_dir() else None), infos
+    names = {i.name for i in infos}
+    return (current if current in names else None), infos

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aizac.continuity.canon import Canon
@@ -24,15 +23,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Books:
-    """A project's ledger and secrets registry (both in ``<folder>/continuity.sqlite``)."""
+    """A project's ledger and secrets registry (its continuity books)."""
 
     ledger: ForeshadowingLedger
     secrets: SecretsRegistry
 
 
-def open_books(folder: str | Path) -> Books:
-    """The ledger and the registry of the project whose folder is ``folder``."""
-    return Books(ForeshadowingLedger(folder), SecretsRegistry(folder))
+def open_books(where: Any) -> Books:
+    """The ledger and the registry of a project (its store, or an embedded project's folder)."""
+    return Books(ForeshadowingLedger(where), SecretsRegistry(where))
 
 
 def _texts(beats: Sequence[BeatLike], claims: Sequence[Any]) -> list[str]:

@@ -9,24 +9,28 @@ the oldest open threads in the writer's context even after their memories decaye
 :func:`overdue_findings` warns about threads left hanging past due.
 
 Storage: table ``threads`` of ``continuity.sqlite`` in the project folder (beside the project
-database), one transaction per change, so a crash never leaves half a record. The memory stays
+database), or of the server database (:mod:`aizac.storage`), one transaction per change, so a
+crash never leaves half a record. The memory stays
 the source of what was planted and paid off: :meth:`ForeshadowingLedger.sync` reads it (open
 foreshadowing, and the ``paid_off`` mark of threads no longer open) and is idempotent.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+from sqlalchemy import Connection, case, select, update
+from sqlalchemy.exc import DBAPIError
 
 from aizac.continuity.report import Finding, message
 from aizac.continuity.text import containment
 from aizac.errors import NotFoundError, StorageError
 from aizac.memory.facts import name_key, text_key
+from aizac.storage.database import EMBEDDED_FILES, Scope, scope_of
+from aizac.storage.tables import threads
 
 if TYPE_CHECKING:
     from aizac.memory.store import WriterMemory
@@ -35,48 +39,21 @@ Status = Literal["open", "advanced", "paid_off", "dropped"]
 OPEN_STATES: tuple[str, ...] = ("open", "advanced")
 DUE_AFTER = 10
 """Episodes after planting a thread is due by, unless the writer sets its due episode."""
-DB_NAME = "continuity.sqlite"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS threads (
-    memory_id TEXT PRIMARY KEY, keyword TEXT NOT NULL, text TEXT NOT NULL,
-    planted INTEGER NOT NULL, last_advanced INTEGER NOT NULL, due INTEGER NOT NULL,
-    status TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS secrets (
-    memory_id TEXT PRIMARY KEY, keyword TEXT NOT NULL, text TEXT NOT NULL,
-    created INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS knowers (
-    memory_id TEXT NOT NULL, key TEXT NOT NULL, name TEXT NOT NULL, since INTEGER NOT NULL,
-    PRIMARY KEY (memory_id, key)
-);
-"""
+DB_NAME = EMBEDDED_FILES["continuity"]
 
 
 @contextmanager
-def connect(folder: str | Path) -> Iterator[sqlite3.Connection]:
-    """A connection to ``<folder>/continuity.sqlite`` inside one transaction."""
-    path = Path(folder) / DB_NAME
+def connect(scope: Scope, *, write: bool = True) -> Iterator[Connection]:
+    """One transaction on the continuity books of ``scope`` (a project's)."""
+    db = scope.db
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, timeout=30)
-    except (OSError, sqlite3.Error) as e:
-        raise StorageError("error.continuity.open", path=str(path), cause=str(e)) from e
-    try:
-        with conn:
-            if _fresh(conn):
-                conn.executescript(_SCHEMA)
+        with (db.write if write else db.read)(db.where) as conn:
+            if write:
+                db.serialise(conn, scope.project)
             yield conn
-    except sqlite3.Error as e:
-        raise StorageError("error.continuity.failed", path=str(path), cause=str(e)) from e
-    finally:
-        conn.close()
-
-
-def _fresh(conn: sqlite3.Connection) -> bool:
-    row = conn.execute("SELECT count(*) FROM sqlite_master WHERE name='knowers'").fetchone()
-    return not row[0]
+    except (StorageError, DBAPIError) as e:
+        cause = e.text if isinstance(e, StorageError) else str(e)
+        raise StorageError("error.continuity.failed", path=str(db.where), cause=cause) from e
 
 
 @dataclass(frozen=True)
@@ -127,17 +104,21 @@ def overdue_findings(threads: Iterable[Thread], episode: int, language: str) -> 
 
 
 class ForeshadowingLedger:
-    """The threads of one project, in ``<folder>/continuity.sqlite``."""
+    """The threads of one project (its store, or an embedded project's folder)."""
 
-    def __init__(self, folder: str | Path, *, due_after: int = DUE_AFTER) -> None:
-        self.folder = Path(folder)
+    def __init__(self, where: Any, *, due_after: int = DUE_AFTER) -> None:
+        self.scope = scope_of(where, "continuity")
+        self.key = self.scope.project
         self.due_after = due_after
 
     def threads(self, status: Iterable[str] | None = None) -> list[Thread]:
         """Threads (optionally only those with a status in ``status``), oldest first."""
-        with connect(self.folder) as conn:
-            rows = conn.execute("SELECT memory_id, keyword, text, planted, last_advanced, due, "
-                                "status FROM threads ORDER BY planted, memory_id").fetchall()
+        t = threads.c
+        with connect(self.scope, write=False) as conn:
+            rows = conn.execute(
+                select(t.memory_id, t.keyword, t.text, t.planted, t.last_advanced, t.due,
+                       t.status).where(t.project == self.key).order_by(t.planted, t.memory_id)
+            ).all()
         found = [Thread(*row) for row in rows]
         wanted = set(status) if status is not None else None
         return [t for t in found if wanted is None or t.status in wanted]
@@ -149,31 +130,37 @@ class ForeshadowingLedger:
               due: int | None = None) -> None:
         """Add a thread (no-op when the memory is already in the ledger)."""
         due = planted + self.due_after if due is None else due
-        with connect(self.folder) as conn:
-            conn.execute("INSERT OR IGNORE INTO threads VALUES (?, ?, ?, ?, ?, ?, 'open')",
-                         (memory_id, keyword, text, planted, planted, due))
+        stmt = self.scope.db.insert(threads).values(
+            project=self.key, memory_id=memory_id, keyword=keyword, text=text, planted=planted,
+            last_advanced=planted, due=due, status="open")
+        with connect(self.scope) as conn:
+            conn.execute(stmt.on_conflict_do_nothing(index_elements=["project", "memory_id"]))
 
-    def _set(self, memory_id: str, sql: str, *args: object) -> None:
-        with connect(self.folder) as conn:
-            done = conn.execute(f"UPDATE threads SET {sql} WHERE memory_id = ?",
-                                (*args, memory_id)).rowcount
+    def _set(self, memory_id: str, **values: Any) -> None:
+        with connect(self.scope) as conn:
+            done = conn.execute(update(threads).where(
+                threads.c.project == self.key, threads.c.memory_id == memory_id,
+            ).values(**values)).rowcount
         if not done:
             raise NotFoundError("error.continuity.no_thread", id=memory_id)
 
     def set_due(self, memory_id: str, due: int) -> None:
-        self._set(memory_id, "due = ?", due)
+        self._set(memory_id, due=due)
 
     def drop(self, memory_id: str) -> None:
         """The writer lets a thread go (it no longer counts as open)."""
-        self._set(memory_id, "status = 'dropped'")
+        self._set(memory_id, status="dropped")
 
     def advance(self, episode: int, texts: Sequence[str]) -> list[str]:
         """Mark the open threads ``texts`` advance as advanced at ``episode``; their ids."""
         hit = touched(self.open_threads(), texts)
-        with connect(self.folder) as conn:
+        later = case((threads.c.last_advanced < episode, episode),
+                     else_=threads.c.last_advanced)
+        with connect(self.scope) as conn:
             for t in hit:
-                conn.execute("UPDATE threads SET status = 'advanced', last_advanced = "
-                             "max(last_advanced, ?) WHERE memory_id = ?", (episode, t.memory_id))
+                conn.execute(update(threads).where(
+                    threads.c.project == self.key, threads.c.memory_id == t.memory_id,
+                ).values(status="advanced", last_advanced=later))
         return [t.memory_id for t in hit]
 
     def sync(self, memory: WriterMemory, episode: int) -> None:
@@ -187,19 +174,19 @@ class ForeshadowingLedger:
         for t in self.threads():
             if t.memory_id in open_hits:
                 if t.status == "paid_off":  # its payoff was undone
-                    self._set(t.memory_id, "status = 'advanced'")
+                    self._set(t.memory_id, status="advanced")
                 continue
             if t.status not in OPEN_STATES:
                 continue
             try:
                 meta = memory.get(t.memory_id).metadata
             except NotFoundError:
-                self._set(t.memory_id, "status = 'dropped'")
+                self._set(t.memory_id, status="dropped")
                 continue
             if meta.get("paid_off"):
-                self._set(t.memory_id, "status = 'paid_off'")
+                self._set(t.memory_id, status="paid_off")
             elif meta.get("forgotten") or meta.get("superseded_by"):
-                self._set(t.memory_id, "status = 'dropped'")
+                self._set(t.memory_id, status="dropped")
 
     def for_context(self, episode: int, k: int = 5) -> list[Thread]:
         """The ``k`` most urgent open threads at ``episode``, most urgent first."""

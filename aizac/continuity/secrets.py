@@ -6,7 +6,7 @@ of theirs or a state claim about them names its keyword; they *learn* it when a 
 draft names them, the keyword and a learning verb ("알게 됐다", "found out", "得知"). Using a secret
 before learning it is a ``secret_leak`` error citing the secret's memory.
 
-Storage: tables ``secrets`` and ``knowers`` of the project's ``continuity.sqlite`` (see
+Storage: tables ``secrets`` and ``knowers`` of the project's continuity books (see
 :mod:`aizac.continuity.ledger`), one transaction per change. :func:`learned_in` is pure; the
 workflow records what it returns with :meth:`SecretsRegistry.learn` when the episode commits.
 """
@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
+
+from sqlalchemy import delete, select
 
 from aizac.continuity.canon import Canon
 from aizac.continuity.claims import Appearance, FactClaim
@@ -24,6 +26,8 @@ from aizac.continuity.report import Finding, message
 from aizac.continuity.text import LEARN, has_any, mentions
 from aizac.errors import InvalidInputError
 from aizac.memory.facts import name_key
+from aizac.storage.database import scope_of
+from aizac.storage.tables import knowers, secrets
 
 
 @dataclass(frozen=True)
@@ -89,42 +93,53 @@ def leak_findings(secrets: Iterable[Secret], appear: Sequence[Appearance],
 
 
 class SecretsRegistry:
-    """The secrets of one project, in ``<folder>/continuity.sqlite``."""
+    """The secrets of one project (its store, or an embedded project's folder)."""
 
-    def __init__(self, folder: str | Path) -> None:
-        self.folder = Path(folder)
+    def __init__(self, where: Any) -> None:
+        self.scope = scope_of(where, "continuity")
+        self.key = self.scope.project
+
+    def _knower(self, memory_id: str, name: str, episode: int) -> Any:
+        stmt = self.scope.db.insert(knowers).values(
+            project=self.key, memory_id=memory_id, key=name_key(name), name=name, since=episode)
+        return stmt.on_conflict_do_nothing(index_elements=["project", "memory_id", "key"])
 
     def add(self, memory_id: str, text: str, *, keyword: str, known_by: Sequence[str] = (),
             episode: int = 0) -> None:
         """Register the secret stated by memory ``memory_id`` (replaces a registration)."""
         if not name_key(keyword):
             raise InvalidInputError("error.continuity.secret_keyword")
-        with connect(self.folder) as conn:
-            conn.execute("INSERT OR REPLACE INTO secrets VALUES (?, ?, ?, ?)",
-                         (memory_id, keyword.strip(), text.strip(), episode))
-            conn.execute("DELETE FROM knowers WHERE memory_id = ?", (memory_id,))
+        values = {"keyword": keyword.strip(), "text": text.strip(), "created": episode}
+        stmt = self.scope.db.insert(secrets).values(project=self.key, memory_id=memory_id,
+                                                    **values)
+        with connect(self.scope) as conn:
+            conn.execute(stmt.on_conflict_do_update(index_elements=["project", "memory_id"],
+                                                    set_=values))
+            conn.execute(delete(knowers).where(knowers.c.project == self.key,
+                                               knowers.c.memory_id == memory_id))
             for name in known_by:
-                conn.execute("INSERT OR IGNORE INTO knowers VALUES (?, ?, ?, ?)",
-                             (memory_id, name_key(name), name, episode))
+                conn.execute(self._knower(memory_id, name, episode))
 
     def learn(self, memory_id: str, name: str, episode: int) -> None:
         """Record that ``name`` knows the secret from ``episode`` on (idempotent)."""
-        with connect(self.folder) as conn:
-            conn.execute("INSERT OR IGNORE INTO knowers VALUES (?, ?, ?, ?)",
-                         (memory_id, name_key(name), name, episode))
+        with connect(self.scope) as conn:
+            conn.execute(self._knower(memory_id, name, episode))
 
     def remove(self, memory_id: str) -> None:
-        with connect(self.folder) as conn:
-            conn.execute("DELETE FROM knowers WHERE memory_id = ?", (memory_id,))
-            conn.execute("DELETE FROM secrets WHERE memory_id = ?", (memory_id,))
+        with connect(self.scope) as conn:
+            for table in (knowers, secrets):
+                conn.execute(delete(table).where(table.c.project == self.key,
+                                                 table.c.memory_id == memory_id))
 
     def secrets(self) -> list[Secret]:
-        with connect(self.folder) as conn:
-            rows = conn.execute("SELECT memory_id, keyword, text FROM secrets "
-                                "ORDER BY created, memory_id").fetchall()
-            knowers = conn.execute("SELECT memory_id, key FROM knowers").fetchall()
+        s, k = secrets.c, knowers.c
+        with connect(self.scope, write=False) as conn:
+            rows = conn.execute(select(s.memory_id, s.keyword, s.text).where(
+                s.project == self.key).order_by(s.created, s.memory_id)).all()
+            known_rows = conn.execute(select(k.memory_id, k.key).where(
+                k.project == self.key)).all()
         known: dict[str, set[str]] = {}
-        for mid, key in knowers:
+        for mid, key in known_rows:
             known.setdefault(mid, set()).add(key)
         return [Secret(mid, kw, text, frozenset(known.get(mid, ()))) for mid, kw, text in rows]
 

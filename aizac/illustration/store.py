@@ -2,7 +2,8 @@
 
 ``<project>/images/<id>.<ext>`` holds each picture, written atomically (a temporary file, then a
 rename) *before* its row is inserted, so a row never names a missing file; a crash in between
-leaves only an unnamed file. Two tables sit beside the project's own in ``project.sqlite3``:
+leaves only an unnamed file. Two tables sit beside the project's own (in ``project.sqlite3``, or
+the server database; :mod:`aizac.storage.tables`):
 
 - ``images``: one row per picture (its kind, the beat it shows, the prompt it was made from, the
   model, whether it was billable, the file, its size and digest);
@@ -17,47 +18,24 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import delete, func, or_, select
+
 from aizac.errors import InvalidInputError, NotFoundError, StorageError
 from aizac.llm.images.base import JPEG, PNG, WEBP, GeneratedImage
+from aizac.storage.tables import image_places, images
+from aizac.storage.tables import meta as t_meta
 from aizac.writer.project import ProjectStore
 
 IMAGES_DIR = "images"
 COVER = "cover"
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS images (
-    id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL CHECK (kind IN ('cover', 'scene')),
-    episode INTEGER NOT NULL DEFAULT 0,
-    beat INTEGER NOT NULL DEFAULT 0,
-    beat_id INTEGER NOT NULL DEFAULT 0,
-    prompt TEXT NOT NULL,
-    negative TEXT NOT NULL DEFAULT '',
-    model TEXT NOT NULL,
-    billable INTEGER NOT NULL,
-    file TEXT NOT NULL,
-    media_type TEXT NOT NULL,
-    width INTEGER NOT NULL DEFAULT 0,
-    height INTEGER NOT NULL DEFAULT 0,
-    bytes INTEGER NOT NULL,
-    sha256 TEXT NOT NULL,
-    sources TEXT NOT NULL DEFAULT '[]',
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS image_places (
-    slot TEXT PRIMARY KEY,
-    image_id TEXT NOT NULL REFERENCES images(id),
-    placed_at REAL NOT NULL
-);
-"""
 _EXT = {PNG: "png", JPEG: "jpg", WEBP: "webp"}
-_READY: set[Path] = set()
 
 
 def beat_slot(beat_id: int) -> str:
@@ -102,7 +80,7 @@ class ImageRecord:
         return Path(self.file).name
 
 
-def _record(row: sqlite3.Row) -> ImageRecord:
+def _record(row: Mapping[Any, Any]) -> ImageRecord:
     return ImageRecord(
         row["id"], row["kind"], row["episode"], row["beat"], row["beat_id"], row["prompt"],
         row["negative"], row["model"], bool(row["billable"]), row["file"], row["media_type"],
@@ -129,12 +107,7 @@ class ImageStore:
     def __init__(self, store: ProjectStore) -> None:
         self.store = store
         self.folder = store.directory / IMAGES_DIR
-
-    def _ready(self, db: sqlite3.Connection) -> sqlite3.Connection:
-        if self.store.db_path not in _READY:
-            db.executescript(SCHEMA)
-            _READY.add(self.store.db_path)
-        return db
+        self.key = store.key
 
     # ------------------------------------------------------------------------ pictures
     def add(self, image: GeneratedImage, *, kind: str, prompt: str, negative: str = "",
@@ -156,32 +129,34 @@ class ImageStore:
         atomic_write_bytes(self.store.directory / relative, image.data)
         width, height = (image.width, image.height) if image.width else _image_size(image.data)
         with self.store.transaction() as db:
-            self._ready(db).execute(
-                "INSERT INTO images (id, kind, episode, beat, beat_id, prompt, negative, model,"
-                " billable, file, media_type, width, height, bytes, sha256, sources, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (image_id, kind, episode, beat, beat_id, prompt, negative, image.model,
-                 int(billable), relative, image.media_type, width, height, len(image.data),
-                 hashlib.sha256(image.data).hexdigest(), json.dumps(list(sources)), time.time()),
-            )
+            db.execute(images.insert().values(
+                project=self.key, id=image_id, kind=kind, episode=episode, beat=beat,
+                beat_id=beat_id, prompt=prompt, negative=negative, model=image.model,
+                billable=int(billable), file=relative, media_type=image.media_type,
+                width=width, height=height, bytes=len(image.data),
+                sha256=hashlib.sha256(image.data).hexdigest(), sources=json.dumps(list(sources)),
+                created_at=time.time(),
+            ))
         return self.get(image_id)
+
+    def _images(self) -> Any:
+        return select(images).where(images.c.project == self.key)
 
     def get(self, image_id: str) -> ImageRecord:
         with self.store.reading() as db:
-            row = self._ready(db).execute("SELECT * FROM images WHERE id = ?",
-                                          (image_id,)).fetchone()
+            row = db.execute(self._images().where(images.c.id == image_id)).mappings().first()
         if row is None:
             raise NotFoundError("error.image.unknown", image=str(image_id))
         return _record(row)
 
     def all(self, *, kind: str | None = None) -> list[ImageRecord]:
         """Every picture, newest first (optionally of one kind)."""
-        sql, args = "SELECT * FROM images", []
+        query = self._images()
         if kind is not None:
-            sql, args = sql + " WHERE kind = ?", [kind]
+            query = query.where(images.c.kind == kind)
         with self.store.reading() as db:
-            rows = self._ready(db).execute(sql + " ORDER BY created_at DESC, id DESC",
-                                           args).fetchall()
+            rows = db.execute(query.order_by(images.c.created_at.desc(), images.c.id.desc())
+                              ).mappings().all()
         return [_record(r) for r in rows]
 
     def path(self, record: ImageRecord) -> Path:
@@ -197,16 +172,16 @@ class ImageStore:
     def billable_count(self) -> int:
         """Pictures a paid provider made for this project (what the budget counts)."""
         with self.store.reading() as db:
-            row = self._ready(db).execute("SELECT COUNT(*) FROM images WHERE billable = 1"
-                                          ).fetchone()
-        return int(row[0])
+            return int(db.execute(select(func.count()).select_from(images).where(
+                images.c.project == self.key, images.c.billable == 1)).scalar() or 0)
 
     # ------------------------------------------------------------------------ places
     def placements(self) -> dict[str, str]:
         """slot -> image id of every placed picture."""
         with self.store.reading() as db:
-            rows = self._ready(db).execute("SELECT slot, image_id FROM image_places").fetchall()
-        return {r["slot"]: r["image_id"] for r in rows}
+            rows = db.execute(select(image_places.c.slot, image_places.c.image_id)
+                              .where(image_places.c.project == self.key)).all()
+        return {str(slot): str(image) for slot, image in rows}
 
     def placed(self, slot: str) -> str | None:
         return self.placements().get(check_slot(slot))
@@ -216,22 +191,27 @@ class ImageStore:
         check_slot(slot)
         if image_id is not None:
             self.get(image_id)
+        here = (image_places.c.project == self.key) & (image_places.c.slot == slot)
         with self.store.transaction() as db:
-            self._ready(db)
-            row = db.execute("SELECT image_id FROM image_places WHERE slot = ?",
-                             (slot,)).fetchone()
+            was = db.execute(select(image_places.c.image_id).where(here)).scalar()
             if image_id is None:
-                db.execute("DELETE FROM image_places WHERE slot = ?", (slot,))
+                db.execute(delete(image_places).where(here))
             else:
-                db.execute("INSERT OR REPLACE INTO image_places (slot, image_id, placed_at)"
-                           " VALUES (?, ?, ?)", (slot, image_id, time.time()))
-        return str(row["image_id"]) if row is not None else None
+                stmt = self.store.db.insert(image_places).values(
+                    project=self.key, slot=slot, image_id=image_id, placed_at=time.time())
+                db.execute(stmt.on_conflict_do_update(
+                    index_elements=["project", "slot"],
+                    set_={"image_id": stmt.excluded.image_id,
+                          "placed_at": stmt.excluded.placed_at}))
+        return str(was) if was is not None else None
 
     # ------------------------------------------------------------------------ settings
     def _meta(self) -> dict[str, str]:
         with self.store.reading() as db:
-            return {r["key"]: r["value"] for r in db.execute(
-                "SELECT key, value FROM meta WHERE key LIKE 'image_%' OR key = 'author'")}
+            rows = db.execute(select(t_meta.c.key, t_meta.c.value).where(
+                t_meta.c.project == self.key,
+                or_(t_meta.c.key.like("image_%"), t_meta.c.key == "author"))).all()
+        return {str(k): str(v) for k, v in rows}
 
     def budget(self, default: int) -> int:
         """The project's image budget (``default`` when it has none of its own)."""

@@ -10,31 +10,29 @@ reinforcement, paid-off foreshadowing), with the values those fields had before.
 * undo deletes the rows and puts the prior values back, keeping the record (``undone``);
 * redo puts back exactly the same rows and updates, with no model or embedding call.
 
-The journal is a SQLite file beside an embedded store (in memory otherwise). Finished records
-are kept for the last :data:`KEEP` commits (undo reaches back that far); undone ones until redone.
+The journal is a SQLite file beside an embedded store (in memory otherwise), or the server
+database (``AIZAC_DATABASE_URL``), where the record of a commit a killed process left ``pending``
+is finished or dropped by whichever process takes the project next. Finished records are kept
+for the last :data:`KEEP` commits (undo reaches back that far); undone ones until redone.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import Connection, delete, func, select, update
+from sqlalchemy.exc import DBAPIError
+
 from aizac.errors import StorageError
+from aizac.storage.database import EMBEDDED_FILES, Database, Scope
+from aizac.storage.tables import commits
 
-FILE_NAME = "aizac-commits.sqlite3"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS commits (
-    coll TEXT NOT NULL, batch TEXT NOT NULL, seq INTEGER NOT NULL, status TEXT NOT NULL,
-    record TEXT NOT NULL, PRIMARY KEY (coll, batch)
-);
-CREATE INDEX IF NOT EXISTS commits_status ON commits (coll, status);
-"""
+FILE_NAME = Path(EMBEDDED_FILES["journal"]).name
 
 PENDING, DONE, UNDONE = "pending", "done", "undone"
 KEEP = 100
@@ -71,75 +69,93 @@ class CommitSnapshot:
         return cls(**json.loads(raw))
 
 
+def journal_scope(path: str | Path | None) -> Scope:
+    """The journal's rows beside an embedded store in ``path`` (``None``: in memory)."""
+    if path is None:
+        db = Database.sqlite(None)
+        db.ensure("journal")
+        return Scope(db)
+    from aizac.storage.database import sqlite_file
+
+    return Scope(sqlite_file(Path(path) / FILE_NAME, "journal"))
+
+
 class CommitJournal:
-    """The journal of one collection (a SQLite file in ``path``, or in memory)."""
+    """The journal of one collection.
 
-    def __init__(self, path: str | Path | None, collection: str) -> None:
+    Args:
+        where: a folder (the SQLite file beside an embedded store), ``None`` (in memory), or
+            the :class:`~aizac.storage.database.Scope` of a project on the server database.
+        collection: the Chroma collection whose commits these are.
+    """
+
+    def __init__(self, where: str | Path | Scope | None, collection: str) -> None:
         self.collection = collection
-        target = ":memory:" if path is None else str(Path(path) / FILE_NAME)
-        try:
-            self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # WAL + NORMAL survives a killed process (what recovery is for) without an fsync
-            # per commit; only a power cut can lose the newest records.
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-        except sqlite3.Error as e:
-            raise StorageError("error.memory.open_journal", path=str(target), cause=str(e)) from e
+        self.scope = where if isinstance(where, Scope) else journal_scope(where)
         self._lock = threading.Lock()
+        self._mine = (commits.c.project == self.scope.project) & (commits.c.coll == collection)
 
-    def _exec(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    def _run(self, work: Callable[[Connection], Any], *, write: bool = True) -> Any:
+        db = self.scope.db
         with self._lock:
             try:
-                return list(self._db.execute(sql, args))
-            except sqlite3.Error as e:
-                raise StorageError("error.memory.journal", cause=str(e)) from e
+                with (db.write if write else db.read)(db.where) as conn:
+                    if write:
+                        db.serialise(conn, self.scope.project)
+                    return work(conn)
+            except (StorageError, DBAPIError) as e:
+                cause = e.text if isinstance(e, StorageError) else str(e)
+                raise StorageError("error.memory.journal", cause=cause) from e
 
     def put(self, snap: CommitSnapshot, status: str) -> None:
-        """Insert or replace the record of ``snap.batch`` with ``status``."""
-        self._exec(
-            "INSERT OR REPLACE INTO commits VALUES (?, ?, "
-            "COALESCE((SELECT seq FROM commits WHERE coll = ? AND batch = ?), "
-            "(SELECT COALESCE(MAX(seq), 0) + 1 FROM commits WHERE coll = ?)), ?, ?)",
-            (self.collection, snap.batch, self.collection, snap.batch, self.collection, status,
-             snap.to_json()),
-        )
+        """Insert or replace the record of ``snap.batch`` with ``status`` (a new record gets
+        the next sequence number; a replaced one keeps its own)."""
+        def work(conn: Connection) -> None:
+            following = select(func.coalesce(func.max(commits.c.seq), 0) + 1).where(
+                self._mine).scalar_subquery()
+            stmt = self.scope.db.insert(commits).values(
+                project=self.scope.project, coll=self.collection, batch=snap.batch,
+                seq=following, status=status, record=snap.to_json())
+            conn.execute(stmt.on_conflict_do_update(
+                index_elements=["project", "coll", "batch"],
+                set_={"status": stmt.excluded.status, "record": stmt.excluded.record}))
+
+        self._run(work)
+
+    def _batch(self, batch: str) -> Any:
+        return self._mine & (commits.c.batch == batch)
 
     def set_status(self, batch: str, status: str) -> None:
-        self._exec(
-            "UPDATE commits SET status = ? WHERE coll = ? AND batch = ?",
-            (status, self.collection, batch),
-        )
+        self._run(lambda conn: conn.execute(
+            update(commits).where(self._batch(batch)).values(status=status)))
 
     def drop(self, batch: str) -> None:
-        self._exec("DELETE FROM commits WHERE coll = ? AND batch = ?", (self.collection, batch))
+        self._run(lambda conn: conn.execute(delete(commits).where(self._batch(batch))))
 
     def get(self, batch: str) -> tuple[CommitSnapshot, str] | None:
         """The record of ``batch`` and its status, or ``None``."""
-        rows = self._exec(
-            "SELECT record, status FROM commits WHERE coll = ? AND batch = ?",
-            (self.collection, batch),
-        )
-        return (CommitSnapshot.from_json(rows[0][0]), str(rows[0][1])) if rows else None
+        row = self._run(lambda conn: conn.execute(
+            select(commits.c.record, commits.c.status).where(self._batch(batch))).first(),
+            write=False)
+        return (CommitSnapshot.from_json(row[0]), str(row[1])) if row else None
 
     def with_status(self, status: str) -> list[CommitSnapshot]:
         """Records with ``status``, oldest first."""
-        rows = self._exec(
-            "SELECT record FROM commits WHERE coll = ? AND status = ? ORDER BY seq",
-            (self.collection, status),
-        )
-        return [CommitSnapshot.from_json(r[0]) for r in rows]
+        rows = self._run(lambda conn: conn.execute(
+            select(commits.c.record).where(self._mine, commits.c.status == status)
+            .order_by(commits.c.seq)).scalars().all(), write=False)
+        return [CommitSnapshot.from_json(r) for r in rows]
 
     def records(self) -> list[tuple[CommitSnapshot, str]]:
         """Every record with its status, oldest first (a reindex re-embeds them)."""
-        rows = self._exec(
-            "SELECT record, status FROM commits WHERE coll = ? ORDER BY seq", (self.collection,)
-        )
+        rows = self._run(lambda conn: conn.execute(
+            select(commits.c.record, commits.c.status).where(self._mine)
+            .order_by(commits.c.seq)).all(), write=False)
         return [(CommitSnapshot.from_json(r[0]), str(r[1])) for r in rows]
 
     def clear(self) -> None:
         """Drop every record of this collection (the collection a reindex replaced)."""
-        self._exec("DELETE FROM commits WHERE coll = ?", (self.collection,))
+        self._run(lambda conn: conn.execute(delete(commits).where(self._mine)))
 
     def set_summary(self, batch: str, summary: str) -> None:
         found = self.get(batch)
@@ -150,15 +166,16 @@ class CommitJournal:
 
     def prune(self, keep: int) -> None:
         """Drop finished records older than the newest ``keep`` (undone ones stay for redo)."""
-        self._exec(
-            "DELETE FROM commits WHERE coll = ? AND status = ? AND seq <= "
-            "(SELECT COALESCE(MAX(seq), 0) FROM commits WHERE coll = ?) - ?",
-            (self.collection, DONE, self.collection, int(keep)),
-        )
+        def work(conn: Connection) -> None:
+            newest = conn.execute(select(func.coalesce(func.max(commits.c.seq), 0))
+                                  .where(self._mine)).scalar() or 0
+            conn.execute(delete(commits).where(self._mine, commits.c.status == DONE,
+                                               commits.c.seq <= int(newest) - int(keep)))
+
+        self._run(work)
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        """Nothing to close: connections belong to the database's pool."""
 
 
 def prior_values(meta: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""A small SQLite index of each memory's exact keys, so keyed lookups do not scan Chroma.
+"""A small index of each memory's exact keys, so keyed lookups do not scan Chroma.
 
 Chroma 1.5 (embedded) answers ``get(where=...)`` in time that grows with the whole collection,
 even for one match, while ``get(ids=...)`` does not. This index maps the exact keys (tag,
@@ -9,39 +9,28 @@ row's ``live`` hint is never below the stored ``live_until`` (callers raise the 
 Chroma write that raises it, and lower it only after a Chroma write that lowers it). Readers
 fetch the candidate ids from Chroma by id and re-check them there, so answers are exact even
 after a crash between the two writes. A missing or short index is rebuilt from Chroma on open.
+
+Its rows live in a SQLite file beside an embedded store (``aizac-keys.sqlite3``), in memory, or
+in the server database (``AIZAC_DATABASE_URL``), where every process serving the project reads
+the same index.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import Connection, case, delete, func, select, union_all, update
+from sqlalchemy.exc import DBAPIError
+
 from aizac.errors import StorageError
 from aizac.memory.facts import fact_slot, fact_subject, text_key
+from aizac.storage.database import EMBEDDED_FILES, Database, Scope
+from aizac.storage.tables import keys
 
-FILE_NAME = "aizac-keys.sqlite3"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS keys (
-    coll TEXT NOT NULL, id TEXT NOT NULL, tag TEXT NOT NULL, name TEXT NOT NULL,
-    c1 TEXT NOT NULL, c2 TEXT NOT NULL, foreshadow INTEGER NOT NULL, live REAL NOT NULL,
-    slot TEXT NOT NULL, subject TEXT NOT NULL, fp TEXT NOT NULL,
-    aliases TEXT NOT NULL, chapter INTEGER NOT NULL, beat INTEGER NOT NULL,
-    created INTEGER NOT NULL,
-    PRIMARY KEY (coll, id)
-);
-CREATE INDEX IF NOT EXISTS keys_slot ON keys (coll, slot, live);
-CREATE INDEX IF NOT EXISTS keys_subject ON keys (coll, subject, tag, live);
-CREATE INDEX IF NOT EXISTS keys_fp ON keys (coll, fp, live);
-CREATE INDEX IF NOT EXISTS keys_name ON keys (coll, name, tag, live);
-CREATE INDEX IF NOT EXISTS keys_pair ON keys (coll, c1, c2, live);
-CREATE INDEX IF NOT EXISTS keys_tag ON keys (coll, tag, live);
-CREATE INDEX IF NOT EXISTS keys_foreshadow ON keys (coll, foreshadow, live);
-CREATE INDEX IF NOT EXISTS keys_live ON keys (coll, live);
-"""
+FILE_NAME = Path(EMBEDDED_FILES["keys"]).name
 
 KEY_COLUMNS = {
     "tag": "tag",
@@ -61,7 +50,7 @@ def fingerprint(tag: str, subject: str, text: str) -> str:
     return f"{tag}|{subject}|{text_key(text)}"[:512]
 
 
-def key_row(memory_id: str, meta: Mapping[str, Any], text: str = "") -> tuple[Any, ...]:
+def key_row(memory_id: str, meta: Mapping[str, Any], text: str = "") -> dict[str, Any]:
     """The index row of one memory (without the collection name).
 
     Besides the keys it keeps what never changes after a memory is written and what the cast
@@ -69,163 +58,171 @@ def key_row(memory_id: str, meta: Mapping[str, Any], text: str = "") -> tuple[An
     :meth:`KeyIndex.cast` answers without reading Chroma."""
     tag = str(meta.get("tag", ""))
     subject = fact_subject(meta)
-    return (
-        memory_id,
-        str(meta.get("tag", "")),
-        str(meta.get("character_name", "")),
-        str(meta.get("character1", "")),
-        str(meta.get("character2", "")),
-        int(bool(meta.get("foreshadow", False))),
-        float(meta.get("live_until", 0.0)),
-        fact_slot(meta),
-        subject,
-        fingerprint(tag, subject, text) if text else "",
-        str(meta.get("aliases", "")),
-        int(meta.get("chapter", 0) or 0),
-        int(meta.get("beat", 0) or 0),
-        int(meta.get("created_turn", 0) or 0),
-    )
+    return {
+        "id": memory_id,
+        "tag": tag,
+        "name": str(meta.get("character_name", "")),
+        "c1": str(meta.get("character1", "")),
+        "c2": str(meta.get("character2", "")),
+        "foreshadow": int(bool(meta.get("foreshadow", False))),
+        "live": float(meta.get("live_until", 0.0)),
+        "slot": fact_slot(meta),
+        "subject": subject,
+        "fp": fingerprint(tag, subject, text) if text else "",
+        "aliases": str(meta.get("aliases", "")),
+        "chapter": int(meta.get("chapter", 0) or 0),
+        "beat": int(meta.get("beat", 0) or 0),
+        "created": int(meta.get("created_turn", 0) or 0),
+    }
+
+
+def index_scope(path: str | Path | None) -> Scope:
+    """The index's rows beside an embedded store in ``path`` (``None``: in memory)."""
+    if path is None:
+        db = Database.sqlite(None)
+        db.ensure("keys")
+        return Scope(db)
+    from aizac.storage.database import sqlite_file
+
+    return Scope(sqlite_file(Path(path) / FILE_NAME, "keys"))
 
 
 class KeyIndex:
-    """Exact-key index for one collection, in a SQLite file (or in memory when ``path=None``)."""
+    """Exact-key index for one collection.
 
-    def __init__(self, path: str | Path | None, collection: str) -> None:
+    Args:
+        where: a folder (the SQLite file beside an embedded store), ``None`` (in memory), or
+            the :class:`~aizac.storage.database.Scope` of a project on the server database.
+        collection: the Chroma collection the rows describe.
+    """
+
+    def __init__(self, where: str | Path | Scope | None, collection: str) -> None:
         self.collection = collection
-        target = ":memory:" if path is None else str(Path(path) / FILE_NAME)
-        try:
-            self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")  # a cache, rebuilt if ever short
-            columns = {row[1] for row in self._db.execute("PRAGMA table_info(keys)")}
-            if columns and "created" not in columns:  # an older layout: a cache, rebuilt
-                self._db.execute("DROP TABLE keys")
-            self._db.executescript(_SCHEMA)
-        except sqlite3.Error as e:
-            raise StorageError("error.memory.open_index", path=str(target), cause=str(e)) from e
+        self.scope = where if isinstance(where, Scope) else index_scope(where)
         self._lock = threading.Lock()
+        t = keys.c
+        self._mine = (t.project == self.scope.project) & (t.coll == collection)
 
-    def _run(self, sql: str, rows: Iterable[Sequence[Any]] | None = None) -> None:
+    def _tx(self, work: Callable[[Connection], Any]) -> Any:
+        db = self.scope.db
         with self._lock:
             try:
-                self._db.execute("BEGIN")
-                if rows is None:
-                    self._db.execute(sql)
-                else:
-                    self._db.executemany(sql, rows)
-                self._db.execute("COMMIT")
-            except sqlite3.Error as e:
-                self._db.execute("ROLLBACK")
-                raise StorageError("error.memory.index", cause=str(e)) from e
+                with db.write(db.where) as conn:
+                    db.serialise(conn, self.scope.project)
+                    return work(conn)
+            except (StorageError, DBAPIError) as e:
+                cause = e.text if isinstance(e, StorageError) else str(e)
+                raise StorageError("error.memory.index", cause=cause) from e
+
+    def _rows(self, query: Any) -> list[Any]:
+        db = self.scope.db
+        try:
+            with self._lock, db.read(db.where) as conn:
+                return list(conn.execute(query).all())
+        except StorageError as e:
+            raise StorageError("error.memory.index_read", cause=e.text) from e
 
     def count(self) -> int:
         """Rows for this collection."""
-        with self._lock:
-            cur = self._db.execute("SELECT COUNT(*) FROM keys WHERE coll = ?", (self.collection,))
-            return int(cur.fetchone()[0])
+        return int(self._rows(select(func.count()).select_from(keys).where(self._mine))[0][0])
 
     def add(self, rows: Iterable[tuple[str, Mapping[str, Any], str]]) -> None:
         """Insert or replace the rows of ``(id, metadata, text)`` triples."""
-        self._run(
-            "INSERT OR REPLACE INTO keys VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(self.collection, *key_row(mid, meta, text)) for mid, meta, text in rows],
-        )
+        values = [{"project": self.scope.project, "coll": self.collection,
+                   **key_row(mid, meta, text)} for mid, meta, text in rows]
+        if not values:
+            return
+        stmt = self.scope.db.insert(keys)
+        update_all = {c.name: stmt.excluded[c.name] for c in keys.columns
+                      if c.name not in ("project", "coll", "id")}
+        self._tx(lambda conn: conn.execute(stmt.on_conflict_do_update(
+            index_elements=["project", "coll", "id"], set_=update_all), values))
+
+    def _set(self, lives: Mapping[str, float], value: Callable[[float], Any]) -> None:
+        if not lives:
+            return
+
+        def work(conn: Connection) -> None:
+            for mid, live in lives.items():
+                conn.execute(update(keys).where(self._mine, keys.c.id == mid)
+                             .values(live=value(float(live))))
+
+        self._tx(work)
 
     def set_live(self, lives: Mapping[str, float]) -> None:
         """Set the ``live`` hint of existing rows."""
-        self._run(
-            "UPDATE keys SET live = ? WHERE coll = ? AND id = ?",
-            [(float(v), self.collection, mid) for mid, v in lives.items()],
-        )
+        self._set(lives, lambda v: v)
 
     def raise_live(self, lives: Mapping[str, float]) -> None:
         """Raise the ``live`` hint of existing rows to at least the given values."""
-        self._run(
-            "UPDATE keys SET live = MAX(live, ?) WHERE coll = ? AND id = ?",
-            [(float(v), self.collection, mid) for mid, v in lives.items()],
-        )
+        self._set(lives, lambda v: case((keys.c.live < v, v), else_=keys.c.live))
 
     def delete(self, ids: Iterable[str]) -> None:
         """Drop rows (after the memories left Chroma)."""
-        self._run("DELETE FROM keys WHERE coll = ? AND id = ?", [(self.collection, i) for i in ids])
+        chosen = list(ids)
+        if chosen:
+            self._tx(lambda conn: conn.execute(
+                delete(keys).where(self._mine, keys.c.id.in_(chosen))))
 
     def clear(self) -> None:
         """Drop every row of this collection."""
-        self._run("DELETE FROM keys WHERE coll = ?", [(self.collection,)])
+        self._tx(lambda conn: conn.execute(delete(keys).where(self._mine)))
 
     def ids(self, equal: Mapping[str, Any], *, live_from: float | None) -> list[str]:
         """Ids whose keys equal ``equal`` (metadata names, see :data:`KEY_COLUMNS`) and whose
         hint is at least ``live_from`` (``None``: any)."""
-        sql = ["SELECT id FROM keys WHERE coll = ?"]
-        args: list[Any] = [self.collection]
+        query = select(keys.c.id).where(self._mine)
         for key, value in equal.items():
-            sql.append(f"AND {KEY_COLUMNS[key]} = ?")
-            args.append(int(value) if isinstance(value, bool) else str(value))
+            column = keys.c[KEY_COLUMNS[key]]
+            query = query.where(column == (int(value) if isinstance(value, bool) else str(value)))
         if live_from is not None:
-            sql.append("AND live >= ?")
-            args.append(float(live_from))
-        with self._lock:
-            return [row[0] for row in self._db.execute(" ".join(sql), args)]
+            query = query.where(keys.c.live >= float(live_from))
+        return [str(r[0]) for r in self._rows(query)]
 
     def slot_prefix(self, prefix: str, *, live_from: float) -> list[str]:
         """Ids whose slot starts with ``prefix`` (e.g. ``"rule|"``) and hint >= ``live_from``."""
         pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT id FROM keys WHERE coll = ? AND slot LIKE ? ESCAPE '\\' AND live >= ?",
-                (self.collection, pattern, float(live_from)),
-            )
-            return [row[0] for row in rows]
+        query = select(keys.c.id).where(self._mine, keys.c.slot.like(pattern, escape="\\"),
+                                        keys.c.live >= float(live_from))
+        return [str(r[0]) for r in self._rows(query)]
 
     def cast(self, *, live_from: float) -> list[tuple[str, str, str, float]]:
         """``(id, character_name, aliases, live hint)`` of the Character rows whose hint is at
         least ``live_from``, newest first (chapter, beat, creation turn, id)."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT id, name, aliases, live FROM keys WHERE coll = ? AND tag = 'Character'"
-                " AND live >= ? ORDER BY chapter DESC, beat DESC, created DESC, id DESC",
-                (self.collection, float(live_from)),
-            )
-            return [(str(r[0]), str(r[1]), str(r[2]), float(r[3])) for r in rows]
+        t = keys.c
+        query = select(t.id, t.name, t.aliases, t.live).where(
+            self._mine, t.tag == "Character", t.live >= float(live_from),
+        ).order_by(t.chapter.desc(), t.beat.desc(), t.created.desc(), t.id.desc())
+        return [(str(r[0]), str(r[1]), str(r[2]), float(r[3])) for r in self._rows(query)]
 
     def about(self, subject: str, tag: str, *, live_from: float, notes: int) -> list[str]:
         """Ids of ``tag`` memories about ``subject`` with hint >= ``live_from``: every one that
         holds a slot (a current state: at most one per aspect) and the newest ``notes``
         without one, so the answer does not grow with what the novel said about them."""
-        where = "coll = ? AND subject = ? AND tag = ? AND live >= ?"
-        args = (self.collection, subject, tag, float(live_from))
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT id FROM keys WHERE {where} AND slot != '' UNION ALL "
-                f"SELECT id FROM (SELECT id FROM keys WHERE {where} AND slot = '' "
-                "ORDER BY chapter DESC, beat DESC, created DESC, id DESC LIMIT ?)",
-                (*args, *args, int(notes)),
-            )
-            return [row[0] for row in rows]
+        t = keys.c
+        mine = (self._mine, t.subject == subject, t.tag == tag, t.live >= float(live_from))
+        held = select(t.id).where(*mine, t.slot != "")
+        newest = select(t.id).where(*mine, t.slot == "").order_by(
+            t.chapter.desc(), t.beat.desc(), t.created.desc(), t.id.desc()).limit(int(notes))
+        both = union_all(held, select(newest.subquery().c.id))
+        return [str(r[0]) for r in self._rows(both)]
 
     def slotted(self, subject: str, tag: str) -> list[str]:
         """Ids of ``tag`` memories about ``subject`` that hold a slot, whatever their hint
         (current states, faded or not, and their superseded versions)."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT id FROM keys WHERE coll = ? AND subject = ? AND tag = ? AND slot != ''",
-                (self.collection, subject, tag),
-            )
-            return [row[0] for row in rows]
+        t = keys.c
+        query = select(t.id).where(self._mine, t.subject == subject, t.tag == tag, t.slot != "")
+        return [str(r[0]) for r in self._rows(query)]
 
     def recent_slotted(self, tag: str, limit: int) -> list[str]:
         """Ids of the newest ``limit`` ``tag`` memories that hold a slot (any version)."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT id FROM keys WHERE coll = ? AND tag = ? AND slot != ''"
-                " ORDER BY created DESC, chapter DESC, beat DESC, id DESC LIMIT ?",
-                (self.collection, tag, int(limit)),
-            )
-            return [row[0] for row in rows]
+        t = keys.c
+        query = select(t.id).where(self._mine, t.tag == tag, t.slot != "").order_by(
+            t.created.desc(), t.chapter.desc(), t.beat.desc(), t.id.desc()).limit(int(limit))
+        return [str(r[0]) for r in self._rows(query)]
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        """Nothing to close: connections belong to the database's pool."""
 
 
 def simple_equalities(where: Mapping[str, Any] | None) -> dict[str, Any] | None:

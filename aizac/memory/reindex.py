@@ -142,6 +142,11 @@ class Reindexable(Protocol):
         """The memory's name in the pointer file."""
 
     @property
+    def tables(self) -> Any:
+        """The server database rows of the key index and journal (``None``: files in
+        :attr:`path`)."""
+
+    @property
     def fingerprint(self) -> str:
         """The fingerprint of the embeddings the rows were written with."""
 
@@ -184,8 +189,9 @@ def reindex(
     target_print = embedding_fingerprint(embeddings)
     client, logical, path = memory.client, memory.logical_name, Path(memory.path)
     source = memory.collection
+    rows_at: Any = memory.tables or path  # the journal's and the index's rows
     if target_print == source_print:
-        _clean_replaced(client, path, source)
+        _clean_replaced(client, rows_at, source)
         return ReindexReport(memory.rows.count(), 0, source_print, target_print, False)
     name = target_name(logical, target_print)
     with memory.rows.lock:
@@ -197,14 +203,14 @@ def reindex(
         except Exception as e:
             raise StorageError("error.memory.reindex_failed", cause=str(e)) from e
         embedded, rows = _copy_rows(memory, target, embeddings, progress, batch)
-        _copy_journal(memory, path, name, embeddings)
+        _copy_journal(memory, rows_at, name, embeddings)
         meta = {k: v for k, v in (source.metadata or {}).items() if k != FINGERPRINT_KEY}
         _chroma(lambda: target.modify(metadata={
             **meta, FINGERPRINT_KEY: target_print, REPLACES_KEY: source.name,
         }), "saving the story turn in the new collection")
         _verify(memory, target)
         switch_collection(path, logical, name)
-    _clean_replaced(client, path, target)
+    _clean_replaced(client, rows_at, target)
     return ReindexReport(rows, embedded, source_print, target_print, True)
 
 
@@ -265,9 +271,9 @@ def _copy_rows(
     return len(todo), len(ids)
 
 
-def _copy_journal(memory: Reindexable, path: Path, name: str, embeddings: Embeddings) -> None:
+def _copy_journal(memory: Reindexable, where: Any, name: str, embeddings: Embeddings) -> None:
     """The commit journal's records under the new collection, with new vectors (step 2)."""
-    journal = CommitJournal(path, name)
+    journal = CommitJournal(where, name)
     try:
         done = {snap.batch: (_without_vectors(snap), status) for snap, status in journal.records()}
         source = memory.commits.journal.records()
@@ -296,7 +302,7 @@ def _verify(memory: Reindexable, target: Any) -> None:
         raise StorageError("error.memory.reindex_unfinished", got=len(got), rows=len(source_ids))
 
 
-def _clean_replaced(client: Any, path: Path, current: Any) -> None:
+def _clean_replaced(client: Any, where: Any, current: Any) -> None:
     """Drop the collection ``current`` replaced, with its journal and key rows (step 5)."""
     old = (current.metadata or {}).get(REPLACES_KEY)
     if not isinstance(old, str) or not old or old == current.name:
@@ -304,13 +310,13 @@ def _clean_replaced(client: Any, path: Path, current: Any) -> None:
     with contextlib.suppress(Exception):
         client.delete_collection(old)
     with contextlib.suppress(StorageError):
-        journal = CommitJournal(path, old)
+        journal = CommitJournal(where, old)
         try:
             journal.clear()
         finally:
             journal.close()
     with contextlib.suppress(StorageError):
-        index = KeyIndex(path, old)
+        index = KeyIndex(where, old)
         try:
             index.clear()
         finally:

@@ -57,6 +57,7 @@ from aizac.memory.rows import (
 from aizac.memory.short_term import ShortTermMemory
 from aizac.memory.staging import CandidateBatch
 from aizac.settings import Settings, get_settings
+from aizac.storage.database import Scope
 
 STATE_KEY = "aizac_state"
 _COLLECTION_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,490}[a-zA-Z0-9]")
@@ -79,6 +80,11 @@ class WriterMemory:
         settings: aizac settings (tag strengths, short-term budget); default ``get_settings()``.
         clock: optional wall clock (``() -> float``); when given, memories carry ``created_at``.
             Story time is turns, never the wall clock.
+        tables: where the key index and the commit journal keep their rows: a project's
+            :class:`~aizac.storage.database.Scope` on the server database (``None``: SQLite
+            files in ``path``, or in memory). With ``tables`` several processes share the
+            project, so nothing is repaired at open: the project's step lock calls
+            :meth:`refresh` before a step (:mod:`aizac.storage.locks`).
         adopt: for a store written with other embeddings: the fingerprint it records ->
             embeddings that make those vectors (or ``None``), e.g.
             :func:`aizac.llm.embeddings.embeddings_for_fingerprint`. The store then opens with
@@ -98,6 +104,7 @@ class WriterMemory:
         client: Any = None,
         settings: Settings | None = None,
         clock: Callable[[], float] | None = None,
+        tables: Scope | None = None,
         adopt: Callable[[str], Embeddings | None] | None = None,
     ) -> None:
         if not isinstance(collection, str) or not _COLLECTION_NAME.fullmatch(collection):
@@ -134,11 +141,18 @@ class WriterMemory:
         check_fingerprint(self.collection, self._fingerprint)
         # Exact-key index beside an embedded store; with a caller's client (e.g. a server that
         # other processes write to) keyed reads use Chroma filters instead.
-        index = KeyIndex(path, name) if (client_given is False or path) else None
+        self.tables = tables
+        """The project's rows on the server database that hold the index and the journal."""
+        if tables is not None:
+            index: KeyIndex | None = KeyIndex(tables, name)
+            journal = CommitJournal(tables, name)
+        else:
+            index = KeyIndex(path, name) if (client_given is False or path) else None
+            journal = CommitJournal(path, name)
         self.rows = Rows(self.collection, index)
         self.lookups = Lookups(self.rows, lambda: self._turn)
         self.commits = Commits(
-            self.rows, self.lookups, CommitJournal(path, name), embed_many=self.embed_many,
+            self.rows, self.lookups, journal, embed_many=self.embed_many,
             turn=lambda: self._turn, threshold=self.threshold, clock=clock,
         )
         self.recaller = Recall(
@@ -147,8 +161,9 @@ class WriterMemory:
         )
         state = self._load_state()
         self._turn = int(state.get("turn", 0))
-        self.rows.sync_index()
-        self.commits.recover()
+        if tables is None:  # one process writes this store: repair what a crash left now
+            self.rows.sync_index()
+            self.commits.recover()
         self.short_term = ShortTermMemory(
             self.settings.short_term_tokens, state.get("short", []), state.get("short_turn")
         )
@@ -218,6 +233,27 @@ class WriterMemory:
                 )
             except Exception as e:
                 raise StorageError("error.memory.save_state", cause=str(e)) from e
+
+    def reload(self) -> None:
+        """Read the turn and the short-term summaries again from the store, and drop what was
+        cached from its rows: another process wrote the project since."""
+        with self._lock:
+            self.collection = self.rows.chroma(
+                lambda: self.client.get_collection(self.collection.name, embedding_function=None)
+            )
+            self.rows.collection = self.collection
+            state = self._load_state()
+            self._turn = int(state.get("turn", 0))
+            self.short_term.restore(list(state.get("short", [])), state.get("short_turn"))
+            self.rows.version += 1  # read caches (the cast) are stale
+
+    def refresh(self) -> None:
+        """:meth:`reload`, then finish or drop what a killed process left half written (a
+        pending commit, a short key index); call under the project's step lock."""
+        with self._lock:
+            self.reload()
+            self.rows.sync_index()
+            self.commits.recover()
 
     @property
     def turn(self) -> int:
@@ -569,11 +605,12 @@ def open_server_memory(
     created_at: float,
     embeddings: Any,
     settings: Settings,
+    tables: Any = None,
     adopt: Any = None,
 ) -> WriterMemory:
     """The memory of a project on the Chroma server: its collection in the namespace's
     database (:mod:`aizac.memory.chroma_client`), its key index and commit journal in
-    ``memory_dir``.
+    ``memory_dir`` (or, with ``tables``, the project's rows on the server database).
 
     Raises:
         StorageError: the server cannot be reached (says what to do), or the collection was
@@ -587,7 +624,8 @@ def open_server_memory(
     try:
         return WriterMemory(
             path=memory_dir, collection=project_collection(project, created_at),
-            client=client, embeddings=embeddings, settings=settings, adopt=adopt,
+            client=client, embeddings=embeddings, settings=settings, tables=tables,
+            adopt=adopt,
         )
     except StorageError as e:
         unreachable = server_unreachable(settings, e)

@@ -1,15 +1,21 @@
-"""Accounts of the multi-user server: users, sessions, API tokens (one SQLite file).
+"""Accounts of the multi-user server: users, sessions, API tokens.
 
 :class:`AccountStore` is the server's only account storage interface (its public methods);
-:class:`SessionStore` and the routes never touch SQL. Everything lives in
-``<data_dir>/server/accounts.sqlite3`` (mode 0600); every change is one transaction, so a crash
-never leaves half a user. Passwords are argon2id hashes (``argon2-cffi``); a password check
-runs in one of a few *hash slots* (argon2 is made to be costly: a flood of logins must not
-pile up work and memory), and a login for an unknown name verifies a dummy hash, so failing
-costs the same either way. API tokens are random 256-bit secrets shown once and stored as their
-SHA-256 (high-entropy, so a fast hash is enough and lets a request find its token); each has a
-scope (``write`` or ``read``), an optional expiry, and the token it was minted from, if any:
-revoking a token revokes the ones minted from it.
+:class:`SessionStore` and the routes never touch SQL. Embedded, one SQLite file
+(``<data_dir>/server/accounts.sqlite3``, mode 0600 with its WAL files); with
+``AIZAC_DATABASE_URL``, the tables of :data:`aizac.storage.tables.users` and its neighbours in
+the PostgreSQL database, so every replica of ``aizac serve`` knows every account, token and
+session (:meth:`AccountStore.open` picks). Every change is one transaction, so a crash never
+leaves half a user; a check and the write that follows it are one (``BEGIN IMMEDIATE`` on
+SQLite, an advisory lock on PostgreSQL), across processes and replicas too.
+
+Passwords are argon2id hashes (``argon2-cffi``); a password check runs in one of a few *hash
+slots* (argon2 is made to be costly: a flood of logins must not pile up work and memory), and
+a login for an unknown name verifies a dummy hash, so failing costs the same either way. API
+tokens are random 256-bit secrets shown once and stored as their SHA-256 (high-entropy, so a
+fast hash is enough and lets a request find its token); each has a scope (``write`` or
+``read``), an optional expiry, and the token it was minted from, if any: revoking a token
+revokes the ones minted from it.
 
 Users have a role (``user`` or ``admin``), may be disabled (no login; their sessions and tokens
 stop working at once), and may choose the language of the server's messages.
@@ -21,47 +27,38 @@ import contextlib
 import hashlib
 import os
 import secrets
-import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import Connection, delete, func, literal, select, update
+from sqlalchemy.exc import IntegrityError
 
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from aizac.server.errors import UnavailableError, clip
 from aizac.server.policy import check_password, check_user_name, name_key, skeleton
+from aizac.settings import Settings
+from aizac.storage.database import Database, server_database, sqlite_file
+from aizac.storage.tables import sessions, tokens, users
 
 TOKEN_PREFIX = "aizac_"
 ROLES = ("user", "admin")
 SCOPES = ("write", "read")
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS users (
-    id TEXT PRIMARY KEY, name TEXT NOT NULL, name_key TEXT NOT NULL UNIQUE,
-    password_hash TEXT NOT NULL, created_at REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS tokens (
-    id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id),
-    token_hash TEXT NOT NULL UNIQUE, label TEXT NOT NULL, created_at REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions (
-    id_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id),
-    created_at REAL NOT NULL);
-"""
-_COLUMNS = {  # added to databases made before them (ALTER TABLE ... ADD COLUMN)
-    "users": [("role", "TEXT NOT NULL DEFAULT 'user'"), ("disabled", "INTEGER NOT NULL DEFAULT 0"),
-              ("language", "TEXT"), ("skeleton", "TEXT")],
-    "tokens": [("scope", "TEXT NOT NULL DEFAULT 'write'"), ("expires_at", "REAL"),
-               ("parent_id", "TEXT")],
-}
-_INDEXES = """
-CREATE INDEX IF NOT EXISTS users_skeleton ON users (skeleton);
-CREATE INDEX IF NOT EXISTS tokens_user ON tokens (user_id);
-CREATE INDEX IF NOT EXISTS sessions_user ON sessions (user_id);
-"""
-_USER_COLUMNS = "u.id, u.name, u.role, u.disabled, u.language, u.created_at"
+MAX_LABEL = 80  # characters of an API token's label
+ACCOUNTS_FILE = Path("server") / "accounts.sqlite3"
+"""The embedded accounts file, relative to the data directory."""
+_WRITE_KEY = "aizac.accounts"
+"""What the PostgreSQL advisory lock of an account write is taken on."""
+_USER_COLUMNS = (users.c.id, users.c.name, users.c.role, users.c.disabled, users.c.language,
+                 users.c.created_at)
+_TOKEN_COLUMNS = (tokens.c.id, tokens.c.label, tokens.c.created_at, tokens.c.scope,
+                  tokens.c.expires_at, tokens.c.parent_id)
 
 
 @dataclass(frozen=True)
@@ -87,9 +84,9 @@ class User:
         return self.role == "admin"
 
 
-def _user(row: tuple[object, ...]) -> User:
+def _user(row: Sequence[Any]) -> User:
     return User(str(row[0]), str(row[1]), str(row[2]), bool(row[3]),
-                str(row[4]) if row[4] else None, float(row[5]))  # type: ignore[arg-type]
+                str(row[4]) if row[4] else None, float(row[5]))
 
 
 @dataclass(frozen=True)
@@ -104,16 +101,28 @@ class TokenInfo:
     parent_id: str | None = None
 
 
+def _token(row: Sequence[Any]) -> TokenInfo:
+    return TokenInfo(str(row[0]), str(row[1]), float(row[2]), str(row[3]),
+                     None if row[4] is None else float(row[4]),
+                     None if row[5] is None else str(row[5]))
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def _admins(conn: Connection) -> int:
+    """Enabled administrators."""
+    return int(conn.execute(select(func.count()).select_from(users).where(
+        users.c.role == "admin", users.c.disabled == 0)).scalar_one())
+
+
 class AccountStore:
-    """Users, sessions and API tokens in one SQLite file (thread-safe; one connection per
-    call; several processes on one host share it through SQLite's locking).
+    """Users, sessions and API tokens in one database (thread-safe).
 
     Args:
-        path: the database file.
+        where: the embedded SQLite file (made private to the server's user), or a
+            :class:`Database` (the PostgreSQL one of :meth:`open`).
         hasher: the argon2 parameters (tests pass a cheap profile).
         hash_slots: password hashes computed at once at most; more wait for a slot.
         hash_wait_s: how long a password check waits for a slot before the server says it is
@@ -122,67 +131,66 @@ class AccountStore:
         clock: the wall clock (expiry of tokens and sessions).
     """
 
-    def __init__(self, path: Path, *, hasher: PasswordHasher | None = None,
+    def __init__(self, where: Path | Database, *, hasher: PasswordHasher | None = None,
                  hash_slots: int = 2, hash_wait_s: float = 10.0, min_password_score: int = 3,
                  clock: Callable[[], float] = time.time) -> None:
-        self.path = Path(path)
         self.hasher = hasher or PasswordHasher()
         self.hash_wait_s = hash_wait_s
         self.min_password_score = min_password_score
         self.clock = clock
         self._slots = threading.BoundedSemaphore(max(1, hash_slots))
-        self._write = threading.Lock()
+        self._write = threading.Lock()  # embedded: one writer of this process at a time
         # A hash to verify against when the name is unknown: the same work either way, so
         # response times do not tell which names exist.
         self._dummy = self.hasher.hash(secrets.token_hex(8))
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self._db() as db:
-                db.executescript(_SCHEMA)
-                self._migrate(db)
-                db.executescript(_INDEXES)
-            os.chmod(self.path, 0o600)  # password hashes and token digests: the server's only
-        except (OSError, sqlite3.Error) as e:
-            raise StorageError("error.server.accounts_unreadable", detail=clip(e)) from e
+        if isinstance(where, Database):
+            self.path: Path | None = None
+            self.db = where
+            self.db.ensure("accounts")
+        else:
+            self.path = Path(where)
+            try:  # password hashes and token digests: the server's only. Made private before
+                # SQLite opens it, since its WAL and shared-memory files take the file's mode.
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.path.touch(mode=0o600, exist_ok=True)
+                for private in (self.path, *(self.path.with_name(self.path.name + end)
+                                             for end in ("-wal", "-shm"))):
+                    if private.exists():
+                        os.chmod(private, 0o600)
+            except OSError as e:
+                raise StorageError("error.account.open", path=str(self.path),
+                                   cause=str(e)) from e
+            self.db = sqlite_file(self.path, "accounts")
+        self._fill_skeletons()
 
-    @staticmethod
-    def _migrate(db: sqlite3.Connection) -> None:
-        for table, columns in _COLUMNS.items():
-            have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
-            for name, kind in columns:
-                if name not in have:
-                    db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
-        for user_id, name in db.execute(
-                "SELECT id, name FROM users WHERE skeleton IS NULL").fetchall():
-            db.execute("UPDATE users SET skeleton = ? WHERE id = ?", (skeleton(name), user_id))
+    @classmethod
+    def open(cls, settings: Settings, **options: Any) -> AccountStore:
+        """The installation's accounts: on the PostgreSQL database when ``settings`` name one
+        (``AIZAC_DATABASE_URL``), else in ``<data_dir>/server/accounts.sqlite3``; ``options``
+        as for the constructor."""
+        url = settings.database
+        if url is not None:
+            return cls(server_database(str(url)), **options)
+        return cls(settings.data_dir / ACCOUNTS_FILE, **options)
+
+    def _fill_skeletons(self) -> None:
+        """Give the accounts made (or imported) before look-alike checks their skeleton."""
+        with self.db.read() as conn:
+            missing = conn.execute(select(users.c.id, users.c.name).where(
+                users.c.skeleton.is_(None))).all()
+        if missing:
+            with self._writing() as conn:
+                for user_id, name in missing:
+                    conn.execute(update(users).where(users.c.id == user_id).values(
+                        skeleton=skeleton(str(name))))
 
     @contextlib.contextmanager
-    def _db(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=10)
-        try:
-            with db:  # one transaction: committed whole or rolled back
-                yield db
-        finally:
-            db.close()
-
-    @contextlib.contextmanager
-    def _writing(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction that holds the database from its first statement (a check and
-        the write that follows it are one, across processes too)."""
-        with self._write:
-            db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
-            try:
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    yield db
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
-                db.execute("COMMIT")
-            except sqlite3.Error as e:
-                raise StorageError("error.server.accounts_unwritable", detail=clip(e)) from e
-            finally:
-                db.close()
+    def _writing(self) -> Iterator[Connection]:
+        """A write transaction that holds the accounts from its first statement (a check and
+        the write that follows it are one, across processes and replicas too)."""
+        with self._write, self.db.write("accounts") as conn:
+            self.db.serialise(conn, _WRITE_KEY)
+            yield conn
 
     @contextlib.contextmanager
     def hashing(self) -> Iterator[None]:
@@ -207,56 +215,51 @@ class AccountStore:
         with self.hashing():
             digest = self.hasher.hash(password)
         user = User(id=uuid.uuid4().hex, name=clean, role=role, created_at=self.clock())
-        with self._writing() as db:
-            look = skeleton(clean)
-            if db.execute("SELECT 1 FROM users WHERE name_key = ?",
-                          (name_key(clean),)).fetchone():
-                raise ConflictError("error.server.name_taken", name=clean)
-            if db.execute("SELECT 1 FROM users WHERE skeleton = ?", (look,)).fetchone():
-                raise ConflictError("error.server.name_confusable", name=clean)
-            db.execute(
-                "INSERT INTO users (id, name, name_key, password_hash, created_at, role, "
-                "skeleton) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (user.id, clean, name_key(clean), digest, user.created_at, role, look),
-            )
+        look = skeleton(clean)
+        try:
+            with self._writing() as conn:
+                if conn.execute(select(literal(1)).where(
+                        users.c.name_key == name_key(clean))).first():
+                    raise ConflictError("error.server.name_taken", name=clean)
+                if conn.execute(select(literal(1)).where(users.c.skeleton == look)).first():
+                    raise ConflictError("error.server.name_confusable", name=clean)
+                conn.execute(users.insert().values(
+                    id=user.id, name=clean, name_key=name_key(clean), password_hash=digest,
+                    created_at=user.created_at, role=role, skeleton=look))
+        except IntegrityError as e:  # taken by another process between the check and here
+            raise ConflictError("error.server.name_taken", name=clean) from e
         return user
 
     def user(self, user_id: str) -> User:
-        with self._db() as db:
-            row = db.execute(f"SELECT {_USER_COLUMNS} FROM users u WHERE u.id = ?",
-                             (user_id,)).fetchone()
+        with self.db.read("accounts") as conn:
+            row = conn.execute(select(*_USER_COLUMNS).where(users.c.id == user_id)).first()
         if row is None:
             raise NotFoundError("error.server.user_not_found")
         return _user(row)
 
     def by_name(self, name: str) -> User:
-        with self._db() as db:
-            row = db.execute(f"SELECT {_USER_COLUMNS} FROM users u WHERE u.name_key = ?",
-                             (name_key(name),)).fetchone()
+        with self.db.read("accounts") as conn:
+            row = conn.execute(select(*_USER_COLUMNS).where(
+                users.c.name_key == name_key(name))).first()
         if row is None:
             raise NotFoundError("error.server.user_not_found")
         return _user(row)
 
     def users(self) -> list[User]:
-        with self._db() as db:
-            rows = db.execute(f"SELECT {_USER_COLUMNS} FROM users u ORDER BY u.created_at"
-                              ).fetchall()
+        with self.db.read("accounts") as conn:
+            rows = conn.execute(select(*_USER_COLUMNS).order_by(users.c.created_at)).all()
         return [_user(r) for r in rows]
 
     def count_admins(self) -> int:
-        with self._db() as db:
-            row = db.execute("SELECT COUNT(*) FROM users WHERE role = 'admin' AND disabled = 0"
-                             ).fetchone()
-        return int(row[0])
+        with self.db.read("accounts") as conn:
+            return _admins(conn)
 
     def verify(self, name: str, password: str) -> User | None:
         """The user whose name and password these are (disabled or not), else ``None``; the
         same cost either way, in a hash slot."""
-        with self._db() as db:
-            row = db.execute(
-                f"SELECT {_USER_COLUMNS}, u.password_hash FROM users u WHERE u.name_key = ?",
-                (name_key(name),),
-            ).fetchone()
+        with self.db.read("accounts") as conn:
+            row = conn.execute(select(*_USER_COLUMNS, users.c.password_hash).where(
+                users.c.name_key == name_key(name))).first()
         stored = str(row[6]) if row else self._dummy
         with self.hashing():
             try:
@@ -267,8 +270,9 @@ class AccountStore:
                 return None
             fresh = self.hasher.hash(password) if self.hasher.check_needs_rehash(stored) else ""
         if fresh:
-            with self._writing() as db:
-                db.execute("UPDATE users SET password_hash = ? WHERE id = ?", (fresh, row[0]))
+            with self._writing() as conn:
+                conn.execute(update(users).where(users.c.id == row[0]).values(
+                    password_hash=fresh))
         return _user(row)
 
     def set_password(self, user_id: str, password: str) -> None:
@@ -277,82 +281,75 @@ class AccountStore:
         self.check_new_password(password, user.name)
         with self.hashing():
             digest = self.hasher.hash(password)
-        with self._writing() as db:
-            db.execute("UPDATE users SET password_hash = ? WHERE id = ?", (digest, user_id))
+        with self._writing() as conn:
+            conn.execute(update(users).where(users.c.id == user_id).values(
+                password_hash=digest))
 
-    def _update_user(self, user_id: str, sql: str, args: tuple[object, ...],
+    def _update_user(self, user_id: str, values: dict[str, Any],
                      keep_an_admin: bool = False) -> None:
-        with self._writing() as db:
-            if db.execute("SELECT 1 FROM users WHERE id = ?", (user_id,)).fetchone() is None:
+        with self._writing() as conn:
+            if conn.execute(select(literal(1)).where(users.c.id == user_id)).first() is None:
                 raise NotFoundError("error.server.user_not_found")
-            db.execute(sql, (*args, user_id))
-            if keep_an_admin and not db.execute(
-                    "SELECT COUNT(*) FROM users WHERE role = 'admin' AND disabled = 0"
-            ).fetchone()[0]:
+            conn.execute(update(users).where(users.c.id == user_id).values(**values))
+            if keep_an_admin and not _admins(conn):
                 raise ConflictError("error.server.last_admin")  # rolled back
 
     def set_disabled(self, user_id: str, disabled: bool) -> None:
         """Disable (or enable) an account; a disabled one's sessions end."""
-        self._update_user(user_id, "UPDATE users SET disabled = ? WHERE id = ?",
-                          (int(disabled),), keep_an_admin=disabled)
+        self._update_user(user_id, {"disabled": int(disabled)}, keep_an_admin=disabled)
         if disabled:
             self.end_sessions(user_id)
 
     def set_role(self, user_id: str, role: str) -> None:
         if role not in ROLES:
             raise InvalidInputError("error.server.role_invalid", role=clip(role, 20))
-        self._update_user(user_id, "UPDATE users SET role = ? WHERE id = ?", (role,),
-                          keep_an_admin=role != "admin")
+        self._update_user(user_id, {"role": role}, keep_an_admin=role != "admin")
 
     def set_language(self, user_id: str, language: str | None) -> None:
-        self._update_user(user_id, "UPDATE users SET language = ? WHERE id = ?", (language,))
+        self._update_user(user_id, {"language": language})
 
     def delete_user(self, user_id: str) -> None:
         """Delete the account's rows (its tokens and sessions too); the sandbox is the
         caller's (see :mod:`aizac.server.lifecycle`)."""
-        with self._writing() as db:
-            row = db.execute("SELECT role, disabled FROM users WHERE id = ?",
-                             (user_id,)).fetchone()
+        with self._writing() as conn:
+            row = conn.execute(select(users.c.role).where(users.c.id == user_id)).first()
             if row is None:
                 raise NotFoundError("error.server.user_not_found")
-            db.execute("DELETE FROM tokens WHERE user_id = ?", (user_id,))
-            db.execute("DELETE FROM sessions WHERE user_id = ?", (user_id,))
-            db.execute("DELETE FROM users WHERE id = ?", (user_id,))
-            if row[0] == "admin" and not db.execute(
-                    "SELECT COUNT(*) FROM users WHERE role = 'admin' AND disabled = 0"
-            ).fetchone()[0]:
+            conn.execute(delete(tokens).where(tokens.c.user_id == user_id))
+            conn.execute(delete(sessions).where(sessions.c.user_id == user_id))
+            conn.execute(delete(users).where(users.c.id == user_id))
+            if row[0] == "admin" and not _admins(conn):
                 raise ConflictError("error.server.last_admin")  # rolled back
 
     # -------------------------------------------------------------------------- sessions
     def start_session(self, user_id: str, max_age_s: float) -> str:
         sid = secrets.token_urlsafe(32)
         now = self.clock()
-        with self._writing() as db:
-            db.execute("DELETE FROM sessions WHERE created_at < ?", (now - max_age_s,))
-            db.execute("INSERT INTO sessions (id_hash, user_id, created_at) VALUES (?, ?, ?)",
-                       (token_hash(sid), user_id, now))
+        with self._writing() as conn:
+            conn.execute(delete(sessions).where(sessions.c.created_at < now - max_age_s))
+            conn.execute(sessions.insert().values(id_hash=token_hash(sid), user_id=user_id,
+                                                  created_at=now))
         return sid
 
     def session_user(self, sid: str, max_age_s: float) -> User | None:
-        with self._db() as db:
-            row = db.execute(
-                f"SELECT {_USER_COLUMNS} FROM sessions s JOIN users u ON u.id = s.user_id "
-                "WHERE s.id_hash = ? AND s.created_at >= ? AND u.disabled = 0",
-                (token_hash(sid), self.clock() - max_age_s),
-            ).fetchone()
+        with self.db.read("accounts") as conn:
+            row = conn.execute(select(*_USER_COLUMNS).join(
+                sessions, sessions.c.user_id == users.c.id).where(
+                sessions.c.id_hash == token_hash(sid),
+                sessions.c.created_at >= self.clock() - max_age_s,
+                users.c.disabled == 0)).first()
         return _user(row) if row else None
 
     def end_session(self, sid: str) -> None:
-        with self._writing() as db:
-            db.execute("DELETE FROM sessions WHERE id_hash = ?", (token_hash(sid),))
+        with self._writing() as conn:
+            conn.execute(delete(sessions).where(sessions.c.id_hash == token_hash(sid)))
 
     def end_sessions(self, user_id: str, *, keep: str | None = None) -> int:
         """End every session of ``user_id`` (but ``keep``'s); how many ended."""
-        with self._writing() as db:
-            return int(db.execute(
-                "DELETE FROM sessions WHERE user_id = ? AND id_hash != ?",
-                (user_id, token_hash(keep) if keep else ""),
-            ).rowcount)
+        with self._writing() as conn:
+            return int(conn.execute(delete(sessions).where(
+                sessions.c.user_id == user_id,
+                sessions.c.id_hash != (token_hash(keep) if keep else ""))).rowcount)
 
     # ---------------------------------------------------------------------------- tokens
     def new_token(self, user_id: str, label: str = "", *, scope: str = "write",
@@ -367,71 +364,74 @@ class AccountStore:
 
         if scope not in SCOPES:
             raise InvalidInputError("error.server.scope_invalid", scope=clip(scope, 20))
+        if len(label) > MAX_LABEL:
+            raise InvalidInputError("error.account.token_label", most=MAX_LABEL)
         self.user(user_id)
         now = self.clock()
         secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
         info = TokenInfo(id=uuid.uuid4().hex[:16], label=label.strip(), created_at=now,
                          scope=scope, expires_at=now + expires_in_s if expires_in_s else None,
                          parent_id=parent_id)
-        with self._writing() as db:
-            db.execute("DELETE FROM tokens WHERE user_id = ? AND expires_at IS NOT NULL "
-                       "AND expires_at <= ?", (user_id, now))
-            have = int(db.execute("SELECT COUNT(*) FROM tokens WHERE user_id = ?",
-                                  (user_id,)).fetchone()[0])
+        with self._writing() as conn:
+            self._drop_expired(conn, user_id, now)
+            have = int(conn.execute(select(func.count()).select_from(tokens).where(
+                tokens.c.user_id == user_id)).scalar_one())
             if have >= cap:
                 raise LimitError("error.server.token_cap", count=have, limit=cap)
-            db.execute(
-                "INSERT INTO tokens (id, user_id, token_hash, label, created_at, scope, "
-                "expires_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (info.id, user_id, token_hash(secret), info.label, info.created_at, scope,
-                 info.expires_at, parent_id),
-            )
+            conn.execute(tokens.insert().values(
+                id=info.id, user_id=user_id, token_hash=token_hash(secret), label=info.label,
+                created_at=info.created_at, scope=scope, expires_at=info.expires_at,
+                parent_id=parent_id))
         return secret, info
 
+    @staticmethod
+    def _drop_expired(conn: Connection, user_id: str, now: float) -> None:
+        conn.execute(delete(tokens).where(tokens.c.user_id == user_id,
+                                          tokens.c.expires_at.is_not(None),
+                                          tokens.c.expires_at <= now))
+
     def tokens(self, user_id: str) -> list[TokenInfo]:
-        with self._db() as db:
-            rows = db.execute(
-                "SELECT id, label, created_at, scope, expires_at, parent_id FROM tokens "
-                "WHERE user_id = ? AND (expires_at IS NULL OR expires_at > ?) "
-                "ORDER BY created_at", (user_id, self.clock()),
-            ).fetchall()
-        return [TokenInfo(*r) for r in rows]
+        with self.db.read("accounts") as conn:
+            rows = conn.execute(select(*_TOKEN_COLUMNS).where(
+                tokens.c.user_id == user_id,
+                tokens.c.expires_at.is_(None) | (tokens.c.expires_at > self.clock()),
+            ).order_by(tokens.c.created_at)).all()
+        return [_token(r) for r in rows]
 
     def revoke_token(self, user_id: str, token_id: str) -> int:
         """Delete one of ``user_id``'s tokens and every token minted from it (another
         user's token id is not found); how many went."""
-        with self._writing() as db:
-            found = db.execute("SELECT 1 FROM tokens WHERE id = ? AND user_id = ?",
-                               (token_id, user_id)).fetchone()
+        with self._writing() as conn:
+            found = conn.execute(select(literal(1)).where(
+                tokens.c.id == token_id, tokens.c.user_id == user_id)).first()
             if found is None:
                 raise NotFoundError("error.server.token_not_found")
-            tree = [r[0] for r in db.execute(
-                "WITH RECURSIVE tree(id) AS (SELECT ? UNION SELECT t.id FROM tokens t "
-                "JOIN tree ON t.parent_id = tree.id) SELECT id FROM tree", (token_id,))]
-            db.executemany("DELETE FROM tokens WHERE user_id = ? AND id = ?",
-                           [(user_id, i) for i in tree])
+            top = select(tokens.c.id).where(tokens.c.id == token_id).cte(
+                "tree", recursive=True)
+            tree_q = top.union(select(tokens.c.id).join(top, tokens.c.parent_id == top.c.id))
+            tree = [str(i) for i in conn.execute(select(tree_q.c.id)).scalars()]
+            conn.execute(delete(tokens).where(tokens.c.user_id == user_id,
+                                              tokens.c.id.in_(tree)))
         return len(tree)
 
     def revoke_tokens(self, user_id: str) -> int:
-        """Delete every token of ``user_id``; how many went."""
-        with self._writing() as db:
-            db.execute("DELETE FROM tokens WHERE user_id = ? AND expires_at IS NOT NULL "
-                       "AND expires_at <= ?", (user_id, self.clock()))
-            return int(db.execute("DELETE FROM tokens WHERE user_id = ?", (user_id,)).rowcount)
+        """Delete every token of ``user_id``; how many went (live ones)."""
+        with self._writing() as conn:
+            self._drop_expired(conn, user_id, self.clock())
+            return int(conn.execute(delete(tokens).where(
+                tokens.c.user_id == user_id)).rowcount)
 
     def token_user(self, token: str) -> tuple[User, TokenInfo] | None:
         """The (enabled) user of a live token and the token's record, else ``None``."""
         if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
             return None
-        with self._db() as db:
-            row = db.execute(
-                f"SELECT {_USER_COLUMNS}, t.id, t.label, t.created_at, t.scope, t.expires_at, "
-                "t.parent_id FROM tokens t JOIN users u ON u.id = t.user_id "
-                "WHERE t.token_hash = ? AND u.disabled = 0 "
-                "AND (t.expires_at IS NULL OR t.expires_at > ?)",
-                (token_hash(token), self.clock()),
-            ).fetchone()
-        return (_user(row[:6]), TokenInfo(*row[6:])) if row else None
+        with self.db.read("accounts") as conn:
+            row = conn.execute(select(*_USER_COLUMNS, *_TOKEN_COLUMNS).join(
+                tokens, tokens.c.user_id == users.c.id).where(
+                tokens.c.token_hash == token_hash(token), users.c.disabled == 0,
+                tokens.c.expires_at.is_(None) | (tokens.c.expires_at > self.clock()),
+            )).first()
+        return (_user(row[:6]), _token(row[6:])) if row else None
 
     def user_of_token(self, token: str) -> User | None:
         found = self.token_user(token)
@@ -534,5 +534,5 @@ class LoginLimiter:
         return len(self._failures)
 
 
-__all__ = ["ROLES", "SCOPES", "AccountStore", "LoginLimiter", "SessionStore", "TokenInfo",
-           "User", "name_key"]
+__all__ = ["ACCOUNTS_FILE", "ROLES", "SCOPES", "AccountStore", "LoginLimiter", "SessionStore",
+           "TokenInfo", "User", "name_key"]

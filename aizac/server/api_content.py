@@ -20,6 +20,7 @@ from aizac.server.api_projects import MODEL, READ, WRITE, BeatId, Project, plot_
 from aizac.server.auth import CurrentBox, state_of
 from aizac.server.errors import InternalError, UnavailableError, body_of, clip, language_of
 from aizac.server.models import (
+    NO_NUL,
     Answer,
     AskIn,
     BeatOut,
@@ -38,8 +39,8 @@ _END = object()
 _SHUTDOWN = object()
 SHUTDOWN_GRACE_S = 5.0
 """On SIGTERM, how long a prose stream gets to say so before it is cut."""
-RunId = Annotated[str, Path(min_length=1, max_length=64)]
-FileName = Annotated[str, Path(min_length=1, max_length=220)]
+RunId = Annotated[str, Path(min_length=1, max_length=64, pattern=NO_NUL)]
+FileName = Annotated[str, Path(min_length=1, max_length=220, pattern=NO_NUL)]
 STREAM: dict[int | str, dict[str, Any]] = {200: {
     "description": "Server-Sent Events: ``run`` (its id), ``chunk`` (``delta``), then "
     "``done`` (the whole ``text``) or ``error`` (``code``, ``message``, ``hint``; also when "

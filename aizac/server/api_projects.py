@@ -18,6 +18,7 @@ from fastapi import APIRouter, Depends, Path, Request, Response
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError
 from aizac.server.auth import CurrentBox, state_of
 from aizac.server.models import (
+    INT4_MAX,
     PROJECT_NAME,
     BeatEdit,
     BeatOut,
@@ -38,7 +39,7 @@ from aizac.server.openapi import responses
 from aizac.writer.project_dirs import validate_project_name
 from aizac.writer.service import parse_keywords
 
-BeatId = Annotated[int, Path(ge=1, le=2**53, description="A beat's id.")]
+BeatId = Annotated[int, Path(ge=1, le=INT4_MAX, description="A beat's id.")]
 READ = responses(401, 404, 409)  # 409: a name the schema allows but the writer's rules refuse
 WRITE = responses(401, 404, 409, 422, 429, 503)
 MODEL = responses(401, 404, 409, 422, 429, 502, 503)

@@ -107,7 +107,8 @@ def create_app(
         settings: the writer settings every user's sandbox starts from.
         config: accounts, sessions and limits (default: ``ServerConfig()`` from the env).
         studio_factory: builds a user's Studio (tests and benches inject scripted models).
-        accounts: the account store (default: ``<data_dir>/server/accounts.sqlite3``).
+        accounts: the account store (default: :meth:`AccountStore.open`, on the PostgreSQL
+            database with ``AIZAC_DATABASE_URL``, else ``<data_dir>/server/accounts.sqlite3``).
         ui: mount the Gradio beat editor at ``/ui`` (off: API only).
         ui_language: the web app's language (default: the ``ui_language`` setting).
         on_ready: called once the start-up work is done, with the seconds it took.
@@ -115,10 +116,9 @@ def create_app(
     """
     started = time.monotonic() if started is None else started
     config = config or ServerConfig()
-    server_dir = settings.data_dir / "server"
-    accounts = accounts or AccountStore(
-        server_dir / "accounts.sqlite3", hash_slots=config.hash_slots,
-        hash_wait_s=config.hash_wait_s, min_password_score=config.min_password_score)
+    accounts = accounts or AccountStore.open(
+        settings, hash_slots=config.hash_slots, hash_wait_s=config.hash_wait_s,
+        min_password_score=config.min_password_score)
     accounts.min_password_score = config.min_password_score
     max_age = int(config.session_days * 86400)
     window = config.login_window_s

@@ -21,6 +21,7 @@ from aizac.server.accounts import LoginLimiter, User, name_key
 from aizac.server.errors import ForbiddenError, UnauthorizedError, clip
 from aizac.server.gate import caller_of
 from aizac.server.models import (
+    NO_NUL,
     Count,
     Credentials,
     Me,
@@ -241,7 +242,7 @@ def revoke_all_tokens(request: Request, user: CurrentUser) -> Count:
 
 
 @router.delete("/tokens/{token_id}", status_code=204, responses=responses(401, 403, 404))
-def revoke_token(token_id: Annotated[str, Path(min_length=1, max_length=64)],
+def revoke_token(token_id: Annotated[str, Path(min_length=1, max_length=64, pattern=NO_NUL)],
                  request: Request, user: CurrentUser) -> Response:
     """Revoke one token (and any minted from it)."""
     state_of(request).accounts.revoke_token(user.id, token_id)

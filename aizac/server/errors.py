@@ -294,10 +294,40 @@ def fields_of(errors: Iterable[dict[str, Any]], limit: int = 6) -> str:
     return "; ".join(parts)
 
 
+INT4 = (-(2**31), 2**31 - 1)
+"""What an integer column of PostgreSQL holds (both engines refuse the same numbers)."""
+
+
+def _outside_int4(value: Any) -> bool:
+    """Whether ``value`` (a body's number, or a path's digits) is a number outside 32 bits."""
+    if isinstance(value, str) and re.fullmatch(r"[+-]?\d{1,400}", value.strip()):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return not INT4[0] <= value <= INT4[1]
+
+
+def unstorable(errors: list[dict[str, Any]]) -> AizacError | None:
+    """The refusal of a value the database could not store, said as such (pure): a text with
+    a NUL character (U+0000: PostgreSQL's text columns refuse it) or an integer outside 32
+    bits; ``None`` when the request failed its schema otherwise."""
+    nul = [e for e in errors if e.get("type") == "nul_character"
+           or (isinstance(e.get("input"), str) and "\x00" in e["input"])]
+    if nul:
+        return InvalidInputError("error.server.nul_character", fields=fields_of(nul))
+    wide = [e for e in errors if e.get("type") in ("less_than_equal", "greater_than_equal")
+            and _outside_int4(e.get("input"))]
+    if wide:
+        return InvalidInputError("error.server.number_range", fields=fields_of(wide))
+    return None
+
+
 def _validation_error(request: Request, error: Exception) -> JSONResponse:
     if not isinstance(error, RequestValidationError):  # registered for this class only
         raise error
-    said = InvalidInputError("error.server.invalid_request", fields=fields_of(error.errors()))
+    items = list(error.errors())
+    said = unstorable(items) or InvalidInputError("error.server.invalid_request",
+                                                  fields=fields_of(items))
     return for_request(request, said)
 
 

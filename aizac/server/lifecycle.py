@@ -1,10 +1,13 @@
 """An account's data as a whole: exporting it (one zip) and deleting it (sandbox, memory
-database on a Chroma server, account rows), over HTTP and from ``aizac users``.
+database on a Chroma server, its projects' rows and checkpoints on the server database,
+account rows), over HTTP and from ``aizac users``. Both engines export the same archive: a
+project on the server database is written out as the files an embedded one keeps.
 
 Deleting is ordered so that a failure half way is never a silent loss: the account is disabled
 first (its sessions end, its tokens stop working), its open projects are closed, its Chroma
 database is dropped (a server that is down stops here with a 503: the account stays disabled
-and its files stay, and deleting again finishes), then its folder (renamed aside, then
+and its files stay, and deleting again finishes), then its projects on the server database
+(``AIZAC_DATABASE_URL``), then its folder (renamed aside, then
 removed), then its rows.
 """
 
@@ -29,6 +32,7 @@ from aizac.settings import Settings
 if TYPE_CHECKING:
     from aizac.server.sandbox import Sandboxes
     from aizac.server.state import ServerState
+    from aizac.writer.project import ProjectStore
 
 SKIP = {".lock", ".owner", ".owner.lock"}
 """Files of a project folder that are this process's, not the writer's."""
@@ -70,6 +74,17 @@ def _add_project(archive: zipfile.ZipFile, folder: Path, prefix: str) -> None:
             archive.write(path, name)
 
 
+def _add_server_rows(archive: zipfile.ZipFile, store: ProjectStore, settings: Settings,
+                     spool: Path, prefix: str) -> None:
+    """A server project's rows and checkpoints as the files an embedded project keeps them in,
+    so both engines export the same archive."""
+    from aizac.writer.server_projects import write_embedded
+
+    with tempfile.TemporaryDirectory(dir=spool) as folder:
+        for path in write_embedded(store, settings, Path(folder)):
+            _add_database(archive, path, f"{prefix}/{path.relative_to(folder).as_posix()}")
+
+
 def export_user(accounts: AccountStore, sandboxes: Sandboxes, user: User) -> Path:
     """A zip of everything of ``user``'s (a temporary file the caller removes): ``account.json``;
     per project its folder's files (databases copied consistently) and ``memories.json``
@@ -89,6 +104,9 @@ def export_user(accounts: AccountStore, sandboxes: Sandboxes, user: User) -> Pat
                 agent = box.service.agent(name)
                 with agent.store.lock():
                     _add_project(archive, agent.store.directory, f"projects/{name}")
+                    if agent.store.server:
+                        _add_server_rows(archive, agent.store, sandboxes.settings, spool,
+                                         f"projects/{name}")
                     hits = box.service.all_memories(name)
                 archive.writestr(f"projects/{name}/memories.json",
                                  json.dumps(_memory_rows(hits), ensure_ascii=False, indent=1))
@@ -103,6 +121,9 @@ def export_user(accounts: AccountStore, sandboxes: Sandboxes, user: User) -> Pat
 
 
 def _drop_folder(root: Path) -> None:
+    from aizac.storage.database import forget_folder
+
+    forget_folder(root)  # a pooled connection would outlive the removed files
     if not root.exists():
         return
     aside = root.parent / f".deleted-{root.name}-{uuid.uuid4().hex[:8]}"
@@ -122,6 +143,26 @@ def _drop_memory(settings: Settings, user_id: str) -> None:
                                detail=clip(e.message, 200)) from e
 
 
+def _drop_server_projects(settings: Settings, user_id: str) -> None:
+    """Every project of ``user_id`` on the server database: its rows and checkpoints (each
+    under its step lock, so a write of another process finishes first). The memory is
+    dropped with the user's Chroma database, or with the folder when embedded."""
+    url = settings.database
+    if url is None:
+        return
+    from aizac.storage.catalog import Catalog
+    from aizac.storage.database import server_database
+    from aizac.writer.project import ProjectStore
+    from aizac.writer.server_projects import drop_project
+
+    catalog = Catalog(server_database(url), user_id)
+    root = settings.data_dir / "users" / user_id / "projects"
+    for name in catalog.names():
+        store = ProjectStore.open(root, name, catalog=catalog)
+        with store.lock():
+            drop_project(store, settings)
+
+
 def delete_user(state: ServerState, user_id: str) -> None:
     """Delete the account ``user_id`` with its sandbox and memory (see the module)."""
     accounts = state.accounts
@@ -136,6 +177,7 @@ def delete_user(state: ServerState, user_id: str) -> None:
             box.service.cancel(name)
     state.sandboxes.evict(user_id)
     _drop_memory(state.sandboxes.settings, user_id)
+    _drop_server_projects(state.sandboxes.settings, user_id)
     _drop_folder(state.sandboxes.root_of(user))
     accounts.delete_user(user_id)
 
@@ -162,6 +204,7 @@ def delete_user_offline(accounts: AccountStore, settings: Settings, user_id: str
         accounts.set_disabled(user_id, True)
         accounts.revoke_tokens(user_id)
         _drop_memory(settings, user_id)
+        _drop_server_projects(settings, user_id)
         for folder in claimed:
             release_project(folder)
         claimed.clear()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from aizac.text import render
 from aizac.web.service import HistoryView
@@ -22,6 +23,31 @@ def _whole(value: Any) -> Any:
 
 Int = Annotated[int, BeforeValidator(_whole)]
 
+# What PostgreSQL (AIZAC_DATABASE_URL) cannot store, refused for both engines alike and said in
+# the schema: a text column holds no NUL character, an integer column is 32 bits.
+INT4_MIN, INT4_MAX = -(2**31), 2**31 - 1
+NO_NUL = r"^[^\x00]*$"
+"""Any text without U+0000 (the pattern of a free-text field)."""
+Version = Annotated[int, Field(ge=INT4_MIN, le=INT4_MAX), BeforeValidator(_whole)] | None
+"""An optimistic version a caller sends (bounds inside the optional: see ExportIn)."""
+
+
+def refuse_nul(value: Any) -> Any:
+    """``value`` (a plot or a beat as sent: nested dicts, lists, strings) unless a string in
+    it holds U+0000 (its fields reach the key index's text columns); the OpenAPI document
+    says the same of every string (:func:`aizac.server.openapi.install`)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str) and "\x00" in item:
+            raise PydanticCustomError("nul_character", "a text holds U+0000")
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return value
+
 
 class Body(BaseModel):
     # Python's regex engine: the schema's patterns mean what the server's own checks mean.
@@ -34,10 +60,11 @@ class Body(BaseModel):
 USER_NAME = r"^[ \t\r\n]*[^\W_][\w.\-]{1,39}[ \t\r\n]*$"  # spaces, not \s (engines differ)
 PROJECT_NAME = r"^[^\W_](?:[\w \-]|\.[\w \-])*\.?$"  # no "..": a dot is never doubled
 _SEPARATORS = ",，、;；\n"
-KEYWORD = rf"^\s*[^\s{_SEPARATORS}](?:[^{_SEPARATORS}]{{0,28}}[^\s{_SEPARATORS}])?\s*$"
-KEYWORDS_TEXT = (rf"^\s*[^\s{_SEPARATORS}](?:[^{_SEPARATORS}]{{0,28}}[^\s{_SEPARATORS}])?\s*"
-                 rf"(?:[{_SEPARATORS}]\s*[^\s{_SEPARATORS}](?:[^{_SEPARATORS}]{{0,28}}"
-                 rf"[^\s{_SEPARATORS}])?\s*){{0,11}}$")
+_NOT = _SEPARATORS + "\\x00"  # what a keyword's own characters never are
+KEYWORD = rf"^\s*[^\s{_NOT}](?:[^{_NOT}]{{0,28}}[^\s{_NOT}])?\s*$"
+KEYWORDS_TEXT = (rf"^\s*[^\s{_NOT}](?:[^{_NOT}]{{0,28}}[^\s{_NOT}])?\s*"
+                 rf"(?:[{_SEPARATORS}]\s*[^\s{_NOT}](?:[^{_NOT}]{{0,28}}"
+                 rf"[^\s{_NOT}])?\s*){{0,11}}$")
 EXPORT_NAME = (r"^(?!(?:[Cc][Oo][Nn]|[Pp][Rr][Nn]|[Aa][Uu][Xx]|[Nn][Uu][Ll]|[Cc][Oo][Mm][1-9]|"
                r"[Ll][Pp][Tt][1-9])$)[^\W_][\w\- ]{0,39}$")
 Keyword = Annotated[str, Field(pattern=KEYWORD, max_length=40)]
@@ -51,15 +78,15 @@ Language = Literal["ko", "en", "zh"]
 
 # ------------------------------------------------------------------------------ accounts
 class Credentials(Body):
-    name: str = Field(min_length=2, max_length=40)
-    password: str = Field(min_length=1, max_length=256)
+    name: str = Field(min_length=2, max_length=40, pattern=NO_NUL)
+    password: str = Field(min_length=1, max_length=256, pattern=NO_NUL)
 
 
 class SignupIn(Body):
     name: str = Field(pattern=USER_NAME, max_length=48,
                       description="2-40 letters, digits, '.', '-' or '_', starting with a letter "
                       "or digit; NFKC-normalised, and refused if it looks like a name in use.")
-    password: str = Field(min_length=8, max_length=256,
+    password: str = Field(min_length=8, max_length=256, pattern=NO_NUL,
                           description="8-256 characters, not easy to guess (common passwords, "
                           "the user name, repeats and keyboard runs are refused).")
 
@@ -82,12 +109,12 @@ class MeEdit(Body):
 
 
 class PasswordIn(Body):
-    current: str = Field(min_length=1, max_length=256)
-    new: str = Field(min_length=8, max_length=256)
+    current: str = Field(min_length=1, max_length=256, pattern=NO_NUL)
+    new: str = Field(min_length=8, max_length=256, pattern=NO_NUL)
 
 
 class TokenIn(Body):
-    label: str = Field(default="", max_length=80)
+    label: str = Field(default="", max_length=80, pattern=NO_NUL)
     scope: Literal["write", "read"] = Field(
         default="write", description="read: the token may only read (GET).")
     expires_in_days: float | None = Field(default=None, gt=0, le=3650,
@@ -122,7 +149,7 @@ class AdminUserEdit(Body):
 
 
 class NewPassword(Body):
-    password: str = Field(min_length=8, max_length=256)
+    password: str = Field(min_length=8, max_length=256, pattern=NO_NUL)
 
 
 # ------------------------------------------------------------------------------ projects
@@ -131,7 +158,7 @@ class ProjectIn(Body):
                       description="1-64 letters, digits, spaces, '.', '-' or '_', starting with "
                       "a letter or digit, without '..'.")
     keywords: Keywords
-    genre: str = Field(default="", max_length=40)
+    genre: str = Field(default="", max_length=40, pattern=NO_NUL)
     language: Language | None = None
 
 
@@ -149,7 +176,7 @@ class ProjectOut(Body):
 
 
 class ProjectEdit(Body):
-    genre: str = Field(default="", max_length=40)
+    genre: str = Field(default="", max_length=40, pattern=NO_NUL)
     keywords: Keywords
 
 
@@ -160,8 +187,8 @@ class PlotOut(Body):
 
 
 class PlotIn(Body):
-    plot: NovelPlot
-    version: Int | None = None
+    plot: Annotated[NovelPlot, BeforeValidator(refuse_nul)]
+    version: Version = None
 
     @field_validator("plot", mode="before")
     @classmethod
@@ -226,14 +253,14 @@ class BeatsOut(Body):
 
 
 class BeatEdit(Body):
-    version: Int | None = None
-    beat: NovelBeat
+    version: Version = None
+    beat: Annotated[NovelBeat, BeforeValidator(refuse_nul)]
 
 
 class RegenerateIn(Body):
-    version: Int | None = None
-    instruction: str = Field(default="", max_length=500)
-    locked: list[Annotated[str, Field(max_length=40)]] | None = Field(default=None,
+    version: Version = None
+    instruction: str = Field(default="", max_length=500, pattern=NO_NUL)
+    locked: list[Annotated[str, Field(max_length=40, pattern=NO_NUL)]] | None = Field(default=None,
                                                                       max_length=20)
     """The fields to keep; left out: the fields the writer wrote (the draft's ``written``)."""
 
@@ -247,21 +274,21 @@ class PlanEpisodeIn(Body):
 class WrittenIn(Body):
     """The draft's fields the writer keeps (locks); the others may change on regeneration."""
 
-    version: Int | None = None
-    fields: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list,
+    version: Version = None
+    fields: list[Annotated[str, Field(max_length=40, pattern=NO_NUL)]] = Field(default_factory=list,
                                                                max_length=20)
 
 
 class VersionIn(Body):
-    version: Int | None = None
+    version: Version = None
 
 
 class SwitchIn(Body):
-    node_id: str = Field(min_length=1, max_length=64)
+    node_id: str = Field(min_length=1, max_length=64, pattern=NO_NUL)
 
 
 class ProseIn(Body):
-    text: str = Field(min_length=1, max_length=200_000)
+    text: str = Field(min_length=1, max_length=200_000, pattern=NO_NUL)
 
 
 # -------------------------------------------------------------------------------- memory
@@ -282,13 +309,13 @@ class MemoryOut(Body):
 
 
 class PinIn(Body):
-    ids: list[Annotated[str, Field(min_length=1, max_length=100)]] = Field(
+    ids: list[Annotated[str, Field(min_length=1, max_length=100, pattern=NO_NUL)]] = Field(
         min_length=1, max_length=200)
     pinned: bool = True
 
 
 class AskIn(Body):
-    question: str = Field(min_length=1, max_length=500, pattern=r"\S")
+    question: str = Field(min_length=1, max_length=500, pattern=r"^[^\x00]*[^\s\x00][^\x00]*$")
 
 
 class Answer(Body):

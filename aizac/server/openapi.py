@@ -40,13 +40,20 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
             for code in codes}
 
 
+NO_NUL = r"^[^\x00]*$"
+NOT_BLANK = r"^[^\x00]*[^\s\x00][^\x00]*$"
+
+
 def _not_blank(node: Any) -> None:
     """Every string that must not be empty must hold a non-space character: the models strip
-    their strings before counting (``"  "`` is too short), and the schema says so too."""
+    their strings before counting (``"  "`` is too short), and the schema says so too. And no
+    string holds U+0000, which PostgreSQL's text columns refuse (the server refuses it in
+    every request on both engines: :data:`aizac.server.models.NO_NUL`, ``refuse_nul``)."""
     if isinstance(node, dict):
-        if node.get("type") == "string" and node.get("minLength", 0) >= 1 and (
-                "pattern" not in node and "enum" not in node and "format" not in node):
-            node["pattern"] = r"\S"
+        if node.get("type") == "string" and (
+                "pattern" not in node and "enum" not in node and "format" not in node
+                and "const" not in node):
+            node["pattern"] = NOT_BLANK if node.get("minLength", 0) >= 1 else NO_NUL
         for value in node.values():
             _not_blank(value)
     elif isinstance(node, list):
@@ -87,7 +94,9 @@ def install(app: FastAPI) -> None:
                     elif code in {"422"}:
                         answer["content"] = {"application/json": {"schema": ERROR_REF}}
                         answer["description"] = DESCRIPTIONS[422]
+        error = components["schemas"].pop("Error")  # an error may echo what it refuses
         _not_blank(schema)
+        components["schemas"]["Error"] = error
         components["schemas"].pop("HTTPValidationError", None)
         components["schemas"].pop("ValidationError", None)
         app.openapi_schema = schema

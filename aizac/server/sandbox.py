@@ -217,6 +217,7 @@ class Sandboxes:
             root = self.root_of(user)
             root.mkdir(parents=True, exist_ok=True)
             studio = factory(self.settings.model_copy(update={"data_dir": root}), user.id)
+            studio.owner = user.id  # on the server database, the user's projects are theirs
             holder: list[Sandbox] = []
             service = LimitedService(studio, export_dir=root / "exports",
                                      slot=lambda: self.generation(holder[0]))

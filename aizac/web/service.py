@@ -148,6 +148,8 @@ class WebService:
             if agent is None:
                 agent = self.studio.open(name)
                 self._agents[name] = agent
+            else:
+                agent.store.catch_up()  # on a shared database another process may have written
             return agent
 
     def update_project(self, name: str | None, *, genre: str, keywords: list[str]) -> ProjectInfo:

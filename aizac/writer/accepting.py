@@ -37,10 +37,13 @@ PLAN_STEPS = ("planning", "plot", "plot-edit", "plan-undone")
 
 
 def storage_error(where: str, error: BaseException) -> StorageError | None:
-    """A :class:`StorageError` for a raw ``sqlite3``/``OSError`` from a lower layer (a full
-    disk), or ``None`` when ``error`` should propagate as it is; ``where`` is the beat
-    (``1-2``)."""
-    if isinstance(error, sqlite3.Error | OSError) and not isinstance(error, AizacError):
+    """A :class:`StorageError` for a raw database error (SQLite, PostgreSQL) or ``OSError`` from
+    a lower layer (a full disk), or ``None`` when ``error`` should propagate as it is; ``where``
+    is the beat (``1-2``)."""
+    from sqlalchemy.exc import DBAPIError
+
+    if isinstance(error, sqlite3.Error | DBAPIError | OSError) and not isinstance(
+            error, AizacError):
         return StorageError("error.accept.storage", where=where, cause=str(error))
     return None
 

@@ -112,6 +112,9 @@ class WriterAgent:
             context_tokens=context_tokens, prose_context_tokens=prose_context_tokens,
             style=self.style,
         )
+        # On a shared database another process may write this project between two of our
+        # steps: the step lock tells us, and we reload the memory before the step runs.
+        self.store.listen(self.catch_up)
         self.reconcile()
 
     # ---------------------------------------------------------------------------- reading
@@ -572,6 +575,17 @@ class WriterAgent:
             accepting.recover(self.store, self.memory)
 
     _recover = reconcile
+
+    def catch_up(self, full: bool) -> None:
+        """Another process wrote the project: reload the memory's turn and summaries (and,
+        under the step lock, ``full``: finish what a killed process left half written);
+        forget the context pack kept for the next prose call."""
+        method = getattr(self.memory, "refresh" if full else "reload", None)
+        if method is not None:
+            method()
+        forget = getattr(self.context_builder, "forget", None)
+        if forget is not None:
+            forget()
 
 
 def _quiet(_: Text) -> None:

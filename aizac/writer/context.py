@@ -88,6 +88,10 @@ class OnePackPerBeat:
         self._design: tuple[Any, set[str], int, str] | None = None
         self.reused = 0
 
+    def forget(self) -> None:
+        """Drop the kept pack (the project changed in another process)."""
+        self._design = None
+
     def __call__(
         self,
         memory: Any,

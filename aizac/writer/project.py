@@ -1,37 +1,53 @@
-"""Project persistence: one directory per project with a SQLite file beside its memory.
+"""Project persistence: a project's rows in SQLite beside its memory, or in PostgreSQL.
 
-Layout: ``<data_dir>/projects/<name>/project.sqlite3`` (plot, episodes, beats, prose, a key-value
-slot, a step log) and ``.../memory/`` (the project's Chroma). Every write is one SQLite
-transaction, so a killed process loses at most the step in flight. :meth:`ProjectStore.lock`
+Embedded (the default): one directory per project, ``<data_dir>/projects/<name>/project.sqlite3``
+(plot, episodes, beats, prose, a key-value slot, a step log) and ``.../memory/`` (the project's
+Chroma). Creation is staged and renamed into place (:mod:`project_dirs`); :meth:`ProjectStore.lock`
 serialises writers (a re-entrant thread lock plus a ``filelock`` shared by every store object of a
-directory: nesting two stores in one thread cannot deadlock); a stale ``expected_version`` gets
-:class:`ConflictError`. Creation is staged and renamed into place (:mod:`project_dirs`).
+directory: nesting two stores in one thread cannot deadlock).
+
+On PostgreSQL (``AIZAC_DATABASE_URL``, :mod:`aizac.storage`) the same tables hold every project,
+each row carrying the project's key; the folder keeps only files (pictures, exports). A project is
+a :class:`~aizac.storage.catalog.Catalog` row made in one transaction; :meth:`ProjectStore.lock` is
+the database's step lock (:mod:`aizac.storage.locks`), so any process may serve any project.
+
+Either way every write is one transaction (a killed process loses at most the step in flight),
+queued behind the project's other writes by the database, and a stale ``expected_version`` gets
+:class:`ConflictError`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import sqlite3
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aizac.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
+from sqlalchemy import Connection, func, select, update
+from sqlalchemy.exc import IntegrityError
+
+from aizac.errors import ConflictError, InvalidInputError, NotFoundError
+from aizac.storage.database import EMBEDDED_FILES, Database, Scope, forget_file, sqlite_file
+from aizac.storage.tables import beats as t_beats
+from aizac.storage.tables import episodes as t_episodes
+from aizac.storage.tables import kv as t_kv
+from aizac.storage.tables import meta as t_meta
+from aizac.storage.tables import next_id
+from aizac.storage.tables import plot as t_plot
+from aizac.storage.tables import steps as t_steps
 from aizac.text import Text
 from aizac.writer.killpoints import checkpoint as _checkpoint
 from aizac.writer.project_dirs import DB_NAME, create_staged, is_ghost, locks_for
 from aizac.writer.project_dirs import validate_project_name as validate_project_name
 from aizac.writer.project_rows import (
-    SCHEMA,
     BeatRecord,
     BeatStatus,
     PlotRecord,
     ProjectInfo,
     Step,
-    add_missing_columns,
     beat_record,
     dump_profiles,
     plot_record,
@@ -39,21 +55,51 @@ from aizac.writer.project_rows import (
 from aizac.writer.rules import beat_thing, check_accepted, check_draft, check_version
 
 if TYPE_CHECKING:
+    from aizac.storage.catalog import Catalog
     from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
 
 __all__ = ["DB_NAME", "BeatRecord", "BeatStatus", "PlotRecord", "ProjectInfo", "ProjectStore",
            "Step", "validate_project_name"]
 
 
-_READY: set[Path] = set()  # databases whose schema this process has checked
-
-
 class ProjectStore:
-    """SQLite adapter for one project directory (create with :meth:`create` or :meth:`open`)."""
+    """The rows of one project (create with :meth:`create` or :meth:`open`).
 
-    def __init__(self, directory: Path) -> None:
+    Args:
+        directory: the project's folder (its files; embedded, its SQLite files too).
+        catalog: the server database's projects (``None``: embedded SQLite in ``directory``).
+        key: the project's key in ``catalog`` (``""`` embedded).
+    """
+
+    def __init__(self, directory: Path, *, catalog: Catalog | None = None, key: str = "") -> None:
         self.directory = directory
         self.db_path = directory / DB_NAME
+        self.catalog = catalog
+        self.key = key
+        self._db: Database | None = None
+        self._listeners: list[Callable[[bool], None]] = []
+        self._stepped: int | None = None  # the epoch of this store's last step
+        self._seen: int | None = None  # the newest epoch its listeners caught up with
+
+    @property
+    def server(self) -> bool:
+        """Whether the project lives on the PostgreSQL database (several processes)."""
+        return self.catalog is not None
+
+    @property
+    def db(self) -> Database:
+        """The database that holds this project's rows."""
+        if self._db is None:
+            self._db = self.catalog.db if self.catalog is not None else sqlite_file(
+                self.db_path, "project")
+        return self._db
+
+    def scope(self, concern: str) -> Scope:
+        """Where this project's rows of ``concern`` (``runs``, ``continuity``, ``keys``,
+        ``journal``) live: its file in the folder, or the server database."""
+        if self.catalog is not None:
+            return Scope(self.catalog.db, self.key)
+        return Scope(sqlite_file(self.directory / EMBEDDED_FILES[concern], concern))
 
     # ------------------------------------------------------------------ create / open / list
     @classmethod
@@ -65,11 +111,10 @@ class ProjectStore:
         language: str,
         genre: str = "",
         keywords: list[str] | None = None,
+        catalog: Catalog | None = None,
     ) -> ProjectStore:
         clean = validate_project_name(name)
         directory = root / clean
-        if (directory / DB_NAME).exists() and not is_ghost(directory):
-            raise InvalidInputError("error.project.exists", name=clean)
         meta = {
             "name": clean,
             "language": language,
@@ -78,26 +123,47 @@ class ProjectStore:
             "created_at": repr(time.time()),
             "schema": "1",
         }
+        if catalog is not None:
+            def fill(conn: Connection, key: str) -> None:
+                conn.execute(t_meta.insert(), [{"project": key, "key": k, "value": v}
+                                               for k, v in meta.items()])
+                cls._log(conn, key, "create", {"name": clean})
+                _checkpoint("new:meta-written")
+
+            key = catalog.create(clean, fill)
+            return cls(directory, catalog=catalog, key=key)
+        if (directory / DB_NAME).exists() and not is_ghost(directory):
+            raise InvalidInputError("error.project.exists", name=clean)
 
         def write(staging: Path) -> None:
-            with cls(staging)._tx() as db:
-                db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
-                cls._log(db, "create", {"name": clean})
-            _checkpoint("new:meta-written")
+            store = cls(staging)
+            try:
+                with store._tx() as db:
+                    store._set_meta(db, meta)
+                    store._log(db, "", "create", {"name": clean})
+                _checkpoint("new:meta-written")
+            finally:
+                forget_file(store.db_path)  # the folder is renamed next
 
         create_staged(root, directory, clean, write)
         return cls(directory)
 
     @classmethod
-    def open(cls, root: Path, name: str) -> ProjectStore:
+    def open(cls, root: Path, name: str, *, catalog: Catalog | None = None) -> ProjectStore:
         clean = validate_project_name(name)
         directory = root / clean
-        if not (directory / DB_NAME).is_file() or is_ghost(directory):
-            raise NotFoundError("error.project.missing", name=clean, root=str(root))
-        return cls(directory)
+        if catalog is not None:
+            key = catalog.find(clean)
+            if key is not None:
+                return cls(directory, catalog=catalog, key=key)
+        elif (directory / DB_NAME).is_file() and not is_ghost(directory):
+            return cls(directory)
+        raise NotFoundError("error.project.missing", name=clean, root=str(root))
 
     @staticmethod
-    def list_names(root: Path) -> list[str]:
+    def list_names(root: Path, *, catalog: Catalog | None = None) -> list[str]:
+        if catalog is not None:
+            return catalog.names()
         if not root.is_dir():
             return []
         return sorted(
@@ -110,70 +176,78 @@ class ProjectStore:
         return self.directory / "memory"
 
     # ------------------------------------------------------------------------ connections
-    def _connect(self) -> sqlite3.Connection:
-        try:
-            db = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
-            db.execute("PRAGMA synchronous=NORMAL")
-            if self.db_path not in _READY:  # WAL mode and the tables persist: once a process
-                db.execute("PRAGMA journal_mode=WAL")
-                db.executescript(SCHEMA)
-                add_missing_columns(db)
-                _READY.add(self.db_path)
-        except sqlite3.Error as e:
-            raise StorageError("error.project.open_db", path=str(self.db_path),
-                               cause=str(e)) from e
-        db.row_factory = sqlite3.Row
-        return db
-
     @contextlib.contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: all of it is stored or none of it."""
-        db = self._connect()
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-        except sqlite3.Error as e:
-            raise StorageError("error.project.write_db", path=str(self.db_path),
-                               cause=str(e)) from e
-        finally:
-            db.close()
-
-    @contextlib.contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        db = self._connect()
-        try:
+    def _tx(self) -> Iterator[Connection]:
+        """One write transaction, queued behind the project's other writes: all of it is
+        stored or none of it."""
+        with self.db.write(str(self.db_path) if not self.server else self.key) as db:
+            self.db.serialise(db, self.key)
             yield db
-        except sqlite3.Error as e:
-            raise StorageError("error.project.read_db", path=str(self.db_path),
-                               cause=str(e)) from e
-        finally:
-            db.close()
 
-    def transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+    def _read(self) -> contextlib.AbstractContextManager[Connection]:
+        return self.db.read(str(self.db_path) if not self.server else self.key)
+
+    def transaction(self) -> contextlib.AbstractContextManager[Connection]:
         """One write transaction on the project database, for a store of another concern that
         keeps its own tables there (:mod:`aizac.illustration.store`)."""
         return self._tx()
 
-    def reading(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+    def reading(self) -> contextlib.AbstractContextManager[Connection]:
         """A read connection on the project database (see :meth:`transaction`)."""
         return self._read()
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
-        """Serialise a multi-store step (memory + SQLite) across threads and processes."""
+        """Serialise a multi-store step (memory + rows) across threads and processes.
+
+        On PostgreSQL the listeners (:meth:`listen`) are called first with ``full=True`` when
+        the project's epoch says someone else stepped since this store's last step."""
+        if self.catalog is not None:
+            with self.catalog.lock(self.key).hold() as epoch:
+                if epoch is not None and epoch != self._stepped:
+                    stale = self._stepped is None or epoch != self._stepped + 1
+                    if stale:
+                        self._tell(True)  # a failure leaves _stepped: the next step retries
+                    self._stepped = self._seen = epoch
+                yield
+            return
         thread_lock, file_lock = locks_for(self.directory)  # shared per directory and process
         with thread_lock, file_lock:
             yield
 
+    def listen(self, callback: Callable[[bool], None]) -> None:
+        """On PostgreSQL: call ``callback(full)`` when another holder of the project may have
+        changed it since this store looked (see :meth:`lock` and :meth:`catch_up`);
+        embedded, one process writes a project and nothing is ever called."""
+        self._listeners.append(callback)
+
+    def _tell(self, full: bool) -> None:
+        for callback in list(self._listeners):
+            callback(full)
+
+    def catch_up(self) -> bool:
+        """For a reader on PostgreSQL: reload the listeners' caches (``full=False``) if someone
+        stepped since this store last looked, unless a thread of this process is inside a
+        step of the project; ``True`` when they were told. Embedded: ``False``."""
+        if self.catalog is None or not self._listeners:
+            return False
+        step = self.catalog.lock(self.key)
+        with step.quiet() as quiet:
+            if not quiet:
+                return False
+            epoch = step.epoch()
+            if epoch is None or epoch == self._seen:
+                return False
+            self._tell(False)
+            self._seen = epoch
+            return True
+
     # ------------------------------------------------------------------------------ meta
     def info(self) -> ProjectInfo:
         with self._read() as db:
-            meta = {r["key"]: r["value"] for r in db.execute("SELECT key, value FROM meta")}
+            rows = db.execute(select(t_meta.c.key, t_meta.c.value)
+                              .where(t_meta.c.project == self.key))
+            meta = {str(k): str(v) for k, v in rows}
         return ProjectInfo(
             name=meta.get("name", self.directory.name),
             language=meta.get("language", "ko"),
@@ -187,21 +261,33 @@ class ProjectStore:
         """The novel's own identifier (``urn:uuid:``, made once and kept): what an EPUB names
         it by, distinct for two novels with the same title."""
         with self._tx() as db:
-            row = db.execute("SELECT value FROM meta WHERE key = 'book_id'").fetchone()
-            if row is not None:
-                return str(row["value"])
+            got = db.execute(select(t_meta.c.value).where(
+                t_meta.c.project == self.key, t_meta.c.key == "book_id")).scalar()
+            if got is not None:
+                return str(got)
             made = f"urn:uuid:{uuid.uuid4()}"
-            db.execute("INSERT INTO meta VALUES ('book_id', ?)", (made,))
+            self._set_meta(db, {"book_id": made})
             return made
 
     def set_meta(self, **values: str) -> None:
         with self._tx() as db:
-            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
+            self._set_meta(db, values)
+
+    def _set_meta(self, db: Connection, values: Mapping[str, str]) -> None:
+        if not values:
+            return
+        stmt = self.db.insert(t_meta)
+        db.execute(
+            stmt.on_conflict_do_update(index_elements=["project", "key"],
+                                       set_={"value": stmt.excluded.value}),
+            [{"project": self.key, "key": k, "value": v} for k, v in values.items()],
+        )
 
     # ------------------------------------------------------------------------------ plot
     def plot(self) -> PlotRecord | None:
         with self._read() as db:
-            row = db.execute("SELECT * FROM plot WHERE id = 1").fetchone()
+            row = db.execute(select(t_plot).where(t_plot.c.project == self.key,
+                                                  t_plot.c.id == 1)).mappings().first()
         return None if row is None else plot_record(row)
 
     def save_plot(
@@ -215,38 +301,36 @@ class ProjectStore:
     ) -> int:
         """Store the plot (replacing any previous one); returns the new version."""
         with self._tx() as db:
-            row = db.execute("SELECT version, memory_ids FROM plot WHERE id = 1").fetchone()
+            row = db.execute(select(t_plot.c.version, t_plot.c.memory_ids).where(
+                t_plot.c.project == self.key, t_plot.c.id == 1)).mappings().first()
             current = row["version"] if row else 0
             check_version(Text("thing.plot"), current, expected_version)
             ids = memory_ids if memory_ids is not None else (
                 json.loads(row["memory_ids"]) if row else []
             )
-            db.execute(
-                "INSERT OR REPLACE INTO plot (id, json, tropes, memory_ids, version, updated_at)"
-                " VALUES (1, ?, ?, ?, ?, ?)",
-                (plot.model_dump_json(), tropes, json.dumps(ids), current + 1, time.time()),
-            )
-            self._log(db, step, {"version": current + 1, "title": plot.title})
+            values = {"json": plot.model_dump_json(), "tropes": tropes,
+                      "memory_ids": json.dumps(ids), "version": current + 1,
+                      "updated_at": time.time()}
+            stmt = self.db.insert(t_plot).values(project=self.key, id=1, **values)
+            db.execute(stmt.on_conflict_do_update(index_elements=["project", "id"], set_=values))
+            self._log(db, self.key, step, {"version": current + 1, "title": plot.title})
         return current + 1
 
     # ----------------------------------------------------------------------------- beats
+    def _beats(self) -> Any:
+        return select(t_beats).where(t_beats.c.project == self.key)
+
     def beats(
         self, *, episode: int | None = None, status: BeatStatus | None = None
     ) -> list[BeatRecord]:
-        sql = "SELECT * FROM beats"
-        clauses: list[str] = []
-        args: list[object] = []
+        query = self._beats()
         if episode is not None:
-            clauses.append("episode = ?")
-            args.append(episode)
+            query = query.where(t_beats.c.episode == episode)
         if status is not None:
-            clauses.append("status = ?")
-            args.append(status)
-        if clauses:
-            sql += " WHERE " + " AND ".join(clauses)
-        sql += " ORDER BY episode, idx, id"
+            query = query.where(t_beats.c.status == status)
+        query = query.order_by(t_beats.c.episode, t_beats.c.idx, t_beats.c.id)
         with self._read() as db:
-            rows = db.execute(sql, args).fetchall()
+            rows = db.execute(query).mappings().all()
         return [beat_record(r) for r in rows]
 
     def last_accepted(
@@ -254,35 +338,36 @@ class ProjectStore:
     ) -> BeatRecord | None:
         """The last accepted beat in story order (optionally: the last one before the position
         ``(episode, index)``): one row read, however long the novel is."""
-        sql = "SELECT * FROM beats WHERE status = 'accepted'"
-        args: list[object] = []
+        query = self._beats().where(t_beats.c.status == "accepted")
         if before is not None:
-            sql += " AND (episode < ? OR (episode = ? AND idx < ?))"
-            args += [before[0], before[0], before[1]]
-        sql += " ORDER BY episode DESC, idx DESC, id DESC LIMIT 1"
+            episode, index = before
+            query = query.where((t_beats.c.episode < episode)
+                                | ((t_beats.c.episode == episode) & (t_beats.c.idx < index)))
+        query = query.order_by(t_beats.c.episode.desc(), t_beats.c.idx.desc(),
+                               t_beats.c.id.desc()).limit(1)
         with self._read() as db:
-            row = db.execute(sql, args).fetchone()
+            row = db.execute(query).mappings().first()
         return beat_record(row) if row is not None else None
 
     def count_beats(self, status: BeatStatus) -> int:
         """How many beats have ``status`` (one COUNT query)."""
         with self._read() as db:
-            row = db.execute("SELECT COUNT(*) FROM beats WHERE status = ?", (status,)).fetchone()
-        return int(row[0])
+            return int(db.execute(select(func.count()).select_from(t_beats).where(
+                t_beats.c.project == self.key, t_beats.c.status == status)).scalar() or 0)
 
     def draft_at(self, episode: int, index: int) -> BeatRecord | None:
         """The draft at position ``(episode, index)``, if there is one."""
         with self._read() as db:
             row = db.execute(
-                "SELECT * FROM beats WHERE status = 'draft' AND episode = ? AND idx = ?"
-                " ORDER BY id DESC LIMIT 1",
-                (episode, index),
-            ).fetchone()
+                self._beats().where(t_beats.c.status == "draft", t_beats.c.episode == episode,
+                                    t_beats.c.idx == index)
+                .order_by(t_beats.c.id.desc()).limit(1)
+            ).mappings().first()
         return beat_record(row) if row is not None else None
 
     def beat(self, beat_id: int) -> BeatRecord:
         with self._read() as db:
-            row = db.execute("SELECT * FROM beats WHERE id = ?", (beat_id,)).fetchone()
+            row = db.execute(self._beats().where(t_beats.c.id == beat_id)).mappings().first()
         if row is None:
             raise NotFoundError("error.beat.missing", id=beat_id)
         return beat_record(row)
@@ -296,27 +381,22 @@ class ProjectStore:
         written: list[str] | None = None,
     ) -> BeatRecord:
         now = time.time()
-        with self._tx() as db:
-            try:
-                cur = db.execute(
-                    "INSERT INTO beats (episode, idx, status, json, new_characters, instruction,"
-                    " written, created_at, updated_at) VALUES (?, ?, 'draft', ?, ?, ?, ?, ?, ?)",
-                    (
-                        beat.episode,
-                        beat.index,
-                        beat.model_dump_json(),
-                        dump_profiles(new_characters),
-                        instruction,
-                        json.dumps(written or []),
-                        now,
-                        now,
-                    ),
-                )
-            except sqlite3.IntegrityError as e:
-                raise ConflictError("error.beat.taken", episode=beat.episode,
-                                    index=beat.index) from e
-            beat_id = int(cur.lastrowid or 0)
-            self._log(db, "beat", {"id": beat_id, "episode": beat.episode, "index": beat.index})
+        try:
+            with self._tx() as db:
+                beat_id = int(db.execute(
+                    t_beats.insert().values(
+                        project=self.key, id=next_id(t_beats, self.key), episode=beat.episode,
+                        idx=beat.index, status="draft",
+                        json=beat.model_dump_json(), new_characters=dump_profiles(new_characters),
+                        instruction=instruction, written=json.dumps(written or []),
+                        created_at=now, updated_at=now,
+                    ).returning(t_beats.c.id)
+                ).scalar_one())
+                self._log(db, self.key, "beat",
+                          {"id": beat_id, "episode": beat.episode, "index": beat.index})
+        except IntegrityError as e:
+            raise ConflictError("error.beat.taken", episode=beat.episode,
+                                index=beat.index) from e
         return self.beat(beat_id)
 
     def update_draft(
@@ -343,19 +423,13 @@ class ProjectStore:
                 if new_characters is not None
                 else row["new_characters"]
             )
-            db.execute(
-                "UPDATE beats SET json = ?, new_characters = ?, instruction = ?, written = ?,"
-                " version = version + 1, updated_at = ? WHERE id = ?",
-                (
-                    beat.model_dump_json(),
-                    profiles,
-                    row["instruction"] if instruction is None else instruction,
-                    row["written"] if written is None else json.dumps(list(written)),
-                    time.time(),
-                    beat_id,
-                ),
-            )
-            self._log(db, step, {"id": beat_id, "version": row["version"] + 1})
+            db.execute(self._update_beat(beat_id).values(
+                json=beat.model_dump_json(), new_characters=profiles,
+                instruction=row["instruction"] if instruction is None else instruction,
+                written=row["written"] if written is None else json.dumps(list(written)),
+                version=t_beats.c.version + 1, updated_at=time.time(),
+            ))
+            self._log(db, self.key, step, {"id": beat_id, "version": row["version"] + 1})
         return self.beat(beat_id)
 
     def set_status(
@@ -368,25 +442,23 @@ class ProjectStore:
         summary: str | None = None,
         step: str | None = None,
     ) -> BeatRecord:
-        with self._tx() as db:
-            row = self._row_for_update(db, beat_id, expected_version)
-            try:
-                db.execute(
-                    "UPDATE beats SET status = ?, memory_ids = ?, summary = ?,"
-                    " version = version + 1, updated_at = ? WHERE id = ?",
-                    (
-                        status,
-                        json.dumps(memory_ids if memory_ids is not None else
-                                   json.loads(row["memory_ids"])),
-                        row["summary"] if summary is None else summary,
-                        time.time(),
-                        beat_id,
-                    ),
-                )
-            except sqlite3.IntegrityError as e:
-                raise ConflictError("error.beat.taken_other", episode=row["episode"],
-                                    index=row["idx"]) from e
-            self._log(db, step or status, {"id": beat_id, "version": row["version"] + 1})
+        where: tuple[int, int] = (0, 0)
+        try:
+            with self._tx() as db:
+                row = self._row_for_update(db, beat_id, expected_version)
+                where = (row["episode"], row["idx"])
+                db.execute(self._update_beat(beat_id).values(
+                    status=status,
+                    memory_ids=json.dumps(memory_ids if memory_ids is not None else
+                                          json.loads(row["memory_ids"])),
+                    summary=row["summary"] if summary is None else summary,
+                    version=t_beats.c.version + 1, updated_at=time.time(),
+                ))
+                self._log(db, self.key, step or status,
+                          {"id": beat_id, "version": row["version"] + 1})
+        except IntegrityError as e:
+            raise ConflictError("error.beat.taken_other", episode=where[0],
+                                index=where[1]) from e
         return self.beat(beat_id)
 
     def save_prose(
@@ -395,73 +467,76 @@ class ProjectStore:
         with self._tx() as db:
             row = self._row_for_update(db, beat_id, expected_version)
             check_accepted(beat_thing(row["episode"], row["idx"]), row["status"])
-            db.execute(
-                "UPDATE beats SET prose = ?, version = version + 1, updated_at = ? WHERE id = ?",
-                (prose, time.time(), beat_id),
-            )
-            self._log(db, "prose", {"id": beat_id, "chars": len(prose)})
+            db.execute(self._update_beat(beat_id).values(
+                prose=prose, version=t_beats.c.version + 1, updated_at=time.time()))
+            self._log(db, self.key, "prose", {"id": beat_id, "chars": len(prose)})
         return self.beat(beat_id)
 
     # -------------------------------------------------------------------------- episodes
     def episode_titles(self) -> dict[int, str]:
         with self._read() as db:
-            return {r["number"]: r["title"] for r in db.execute("SELECT * FROM episodes")}
+            rows = db.execute(select(t_episodes.c.number, t_episodes.c.title)
+                              .where(t_episodes.c.project == self.key))
+            return {int(n): str(t) for n, t in rows}
 
     def set_episode_title(self, number: int, title: str) -> None:
         with self._tx() as db:
-            db.execute(
-                "INSERT INTO episodes (number, title) VALUES (?, ?) ON CONFLICT(number)"
-                " DO UPDATE SET title = excluded.title, version = version + 1",
-                (number, title),
-            )
+            stmt = self.db.insert(t_episodes).values(project=self.key, number=number, title=title)
+            db.execute(stmt.on_conflict_do_update(
+                index_elements=["project", "number"],
+                set_={"title": stmt.excluded.title, "version": t_episodes.c.version + 1},
+            ))
 
     # -------------------------------------------------------------------------------- kv
     def kv_get(self, key: str) -> tuple[str, int] | None:
         """The value stored under ``key`` and its version (e.g. the web app's undo tree)."""
         with self._read() as db:
-            row = db.execute("SELECT value, version FROM kv WHERE key = ?", (key,)).fetchone()
-        return (row["value"], row["version"]) if row else None
+            row = db.execute(select(t_kv.c.value, t_kv.c.version).where(
+                t_kv.c.project == self.key, t_kv.c.key == key)).first()
+        return (str(row[0]), int(row[1])) if row else None
 
     def kv_set(self, key: str, value: str, *, expected_version: int | None = None) -> int:
         """Store ``value``; with ``expected_version`` (0 = must not exist) a stale write fails."""
         with self._tx() as db:
-            row = db.execute("SELECT version FROM kv WHERE key = ?", (key,)).fetchone()
-            current = row["version"] if row else 0
+            row = db.execute(select(t_kv.c.version).where(
+                t_kv.c.project == self.key, t_kv.c.key == key)).first()
+            current = int(row[0]) if row else 0
             check_version(Text("thing.kv", key=key), current, expected_version)
-            db.execute(
-                "INSERT OR REPLACE INTO kv (key, value, version) VALUES (?, ?, ?)",
-                (key, value, current + 1),
-            )
+            stmt = self.db.insert(t_kv).values(project=self.key, key=key, value=value,
+                                               version=current + 1)
+            db.execute(stmt.on_conflict_do_update(
+                index_elements=["project", "key"],
+                set_={"value": stmt.excluded.value, "version": stmt.excluded.version},
+            ))
         return current + 1
 
     # ----------------------------------------------------------------------------- steps
     def log_step(self, kind: str, detail: dict[str, Any] | None = None) -> None:
         with self._tx() as db:
-            self._log(db, kind, detail or {})
+            self._log(db, self.key, kind, detail or {})
 
     def steps(self, limit: int = 50) -> list[Step]:
         with self._read() as db:
-            rows = db.execute(
-                "SELECT * FROM steps ORDER BY id DESC LIMIT ?", (limit,)
-            ).fetchall()
+            rows = db.execute(select(t_steps).where(t_steps.c.project == self.key)
+                              .order_by(t_steps.c.id.desc()).limit(limit)).mappings().all()
         return [Step(r["id"], r["at"], r["kind"], json.loads(r["detail"])) for r in rows]
 
     # --------------------------------------------------------------------------- helpers
     @staticmethod
-    def _log(db: sqlite3.Connection, kind: str, detail: dict[str, Any]) -> None:
-        db.execute(
-            "INSERT INTO steps (at, kind, detail) VALUES (?, ?, ?)",
-            (time.time(), kind, json.dumps(detail, ensure_ascii=False)),
-        )
+    def _log(db: Connection, project: str, kind: str, detail: dict[str, Any]) -> None:
+        db.execute(t_steps.insert().values(
+            project=project, id=next_id(t_steps, project), at=time.time(), kind=kind,
+            detail=json.dumps(detail, ensure_ascii=False),
+        ))
 
-    @staticmethod
+    def _update_beat(self, beat_id: int) -> Any:
+        return update(t_beats).where(t_beats.c.project == self.key, t_beats.c.id == beat_id)
+
     def _row_for_update(
-        db: sqlite3.Connection, beat_id: int, expected_version: int | None
-    ) -> sqlite3.Row:
-        row = db.execute("SELECT * FROM beats WHERE id = ?", (beat_id,)).fetchone()
+        self, db: Connection, beat_id: int, expected_version: int | None
+    ) -> Mapping[Any, Any]:
+        row = db.execute(self._beats().where(t_beats.c.id == beat_id)).mappings().first()
         if row is None:
             raise NotFoundError("error.beat.missing", id=beat_id)
         check_version(Text("thing.beat_id", id=beat_id), row["version"], expected_version)
         return row
-
-

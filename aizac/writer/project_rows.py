@@ -1,10 +1,12 @@
-"""Rows of a project database as records: beats, plot, steps (parsing with a cache; pure)."""
+"""Rows of a project database as records: beats, plot, steps (parsing with a cache; pure).
+
+The tables are :mod:`aizac.storage.tables`; a row here is any mapping of column to value."""
 
 from __future__ import annotations
 
 import functools
 import json
-import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -13,63 +15,6 @@ if TYPE_CHECKING:  # imported where rows are parsed: listing projects needs no s
     from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
 
 BeatStatus = Literal["draft", "accepted", "rejected"]
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS plot (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    json TEXT NOT NULL,
-    tropes TEXT NOT NULL DEFAULT '',
-    memory_ids TEXT NOT NULL DEFAULT '[]',
-    version INTEGER NOT NULL DEFAULT 1,
-    updated_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS episodes (
-    number INTEGER PRIMARY KEY,
-    title TEXT NOT NULL,
-    version INTEGER NOT NULL DEFAULT 1
-);
-CREATE TABLE IF NOT EXISTS beats (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    episode INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('draft', 'accepted', 'rejected')),
-    json TEXT NOT NULL,
-    new_characters TEXT NOT NULL DEFAULT '[]',
-    instruction TEXT NOT NULL DEFAULT '',
-    written TEXT NOT NULL DEFAULT '[]',
-    memory_ids TEXT NOT NULL DEFAULT '[]',
-    summary TEXT NOT NULL DEFAULT '',
-    prose TEXT,
-    version INTEGER NOT NULL DEFAULT 1,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
-);
-CREATE UNIQUE INDEX IF NOT EXISTS beats_slot ON beats(episode, idx) WHERE status != 'rejected';
-CREATE TABLE IF NOT EXISTS kv (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL,
-    version INTEGER NOT NULL DEFAULT 1
-);
-CREATE TABLE IF NOT EXISTS steps (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    at REAL NOT NULL,
-    kind TEXT NOT NULL,
-    detail TEXT NOT NULL DEFAULT '{}'
-);
-"""
-COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("beats", "written", "TEXT NOT NULL DEFAULT '[]'"),
-)
-"""Columns added after a table's first release: (table, column, declaration); a database
-made before them gets them on open (``CREATE TABLE IF NOT EXISTS`` leaves old tables alone)."""
-
-
-def add_missing_columns(db: sqlite3.Connection) -> None:
-    """Add the :data:`COLUMNS` an older project database lacks."""
-    for table, column, declaration in COLUMNS:
-        have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
-        if column not in have:
-            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
 
 @dataclass(frozen=True)
@@ -138,7 +83,7 @@ def parse_profiles(text: str) -> tuple[CharacterProfile, ...]:
     return tuple(CharacterProfile(**p) for p in json.loads(text))
 
 
-def plot_record(row: sqlite3.Row) -> PlotRecord:
+def plot_record(row: Mapping[Any, Any]) -> PlotRecord:
     from aizac.writer.schemas import NovelPlot  # here: listing projects reads no plot
 
     return PlotRecord(
@@ -149,7 +94,7 @@ def plot_record(row: sqlite3.Row) -> PlotRecord:
     )
 
 
-def beat_record(row: sqlite3.Row) -> BeatRecord:
+def beat_record(row: Mapping[Any, Any]) -> BeatRecord:
     return BeatRecord(
         id=row["id"],
         episode=row["episode"],

@@ -29,6 +29,7 @@ from aizac.memory.chroma_client import (
     server_mode,
 )
 from aizac.settings import Settings, get_settings
+from aizac.storage.database import forget_folder
 from aizac.text.message import Text
 from aizac.writer import episode
 from aizac.writer.agent import WriterAgent
@@ -41,6 +42,7 @@ from aizac.writer.prompts import LANGUAGES, PromptLibrary
 
 if TYPE_CHECKING:
     from aizac.memory.reindex import ReindexReport
+    from aizac.storage.catalog import Catalog
 
 CURRENT_FILE = "current_project"
 MAX_KEYWORDS = 12
@@ -113,10 +115,15 @@ class Studio:
             and ``episode_length`` are defaults: a project's own values (:meth:`create`,
             ``agent.episodes.set``) win; unset, settings and the language default apply.
         owner_wait: seconds to wait for a project that another aizac process has open before
-            saying which process holds it (a project is written by one process at a time).
+            saying which process holds it (embedded, a project is written by one process at a
+            time; on the server database, ``AIZAC_DATABASE_URL``, any process may write any
+            project: the database serialises their steps).
         chroma_namespace: the memory namespace on a Chroma server (``AIZAC_CHROMA_HOST``): a
             database of its own, e.g. one per user sandbox; ignored with embedded Chroma.
         chroma_clients: Chroma clients to share between Studios (default: this Studio's own).
+        owner: whose projects these are on the server database (``AIZAC_DATABASE_URL``): a
+            user id on ``aizac serve`` (the sandbox sets it); default the Chroma namespace, or
+            ``""`` for a single writer.
     """
 
     def __init__(
@@ -137,8 +144,10 @@ class Studio:
         owner_wait: float = 5.0,
         chroma_namespace: str | None = None,
         chroma_clients: ChromaClients | None = None,
+        owner: str | None = None,
     ) -> None:
         self.owner_wait = owner_wait
+        self.owner = owner if owner is not None else (chroma_namespace or "")
         self.settings = settings if settings is not None else get_settings()
         self._router = router
         self._models = models
@@ -160,6 +169,22 @@ class Studio:
             namespace_database(chroma_namespace)  # a bad namespace fails here, not at open
         self.chroma_namespace = chroma_namespace
         self.chroma_clients = chroma_clients or ChromaClients(self.settings)
+        self._catalog: Catalog | None = None
+
+    @property
+    def catalog(self) -> Catalog | None:
+        """The projects on the server database (``AIZAC_DATABASE_URL``), of this Studio's
+        namespace (a user of ``aizac serve``; none for a single writer); ``None`` embedded."""
+        url = self.settings.database
+        if url is None:
+            return None
+        with self._lock:
+            if self._catalog is None:
+                from aizac.storage.catalog import Catalog
+                from aizac.storage.database import server_database
+
+                self._catalog = Catalog(server_database(url), self.owner)
+            return self._catalog
 
     # --------------------------------------------------------------------- collaborators
     @property
@@ -196,6 +221,11 @@ class Studio:
                 )
             return self._cliches
 
+    def open_memory(self, store: ProjectStore) -> Memory:
+        """The memory of ``store``'s project as this Studio opens it (no agent, nothing
+        repaired: e.g. for the invariant checker)."""
+        return self._memory(store)
+
     def _memory(self, store: ProjectStore) -> Memory:
         if self._memory_factory is not None:
             return self._memory_factory(store)
@@ -203,6 +233,8 @@ class Studio:
         # here) and says so (memory_notice); `aizac reindex` moves it to the configured ones.
         from aizac.llm.embeddings import embeddings_for_fingerprint
 
+        # On the server database the key index and the journal are shared rows too.
+        tables = store.scope("keys") if store.server else None
         if server_mode(self.settings):
             from aizac.memory.store import open_server_memory
 
@@ -210,13 +242,13 @@ class Studio:
             return cast(Memory, open_server_memory(
                 self.chroma_clients, self.chroma_namespace, memory_dir=store.memory_dir,
                 project=info.name, created_at=info.created_at, embeddings=self.embeddings,
-                settings=self.settings, adopt=embeddings_for_fingerprint,
+                settings=self.settings, adopt=embeddings_for_fingerprint, tables=tables,
             ))
         from aizac.memory import WriterMemory
 
         return WriterMemory(
             path=store.memory_dir, embeddings=self.embeddings, settings=self.settings,
-            adopt=embeddings_for_fingerprint,
+            adopt=embeddings_for_fingerprint, tables=tables,
         )
 
     def reindex(
@@ -252,7 +284,12 @@ class Studio:
     # -------------------------------------------------------------------------- projects
     def projects(self) -> list[ProjectInfo]:
         """Every project in the data directory, most recently created last."""
-        infos = [ProjectStore(self.root / n).info() for n in ProjectStore.list_names(self.root)]
+        catalog = self.catalog
+        names = ProjectStore.list_names(self.root, catalog=catalog)
+        if catalog is None:
+            infos = [ProjectStore(self.root / n).info() for n in names]
+        else:
+            infos = [ProjectStore.open(self.root, n, catalog=catalog).info() for n in names]
         return sorted(infos, key=lambda i: i.created_at)
 
     def create(
@@ -278,7 +315,8 @@ class Studio:
         words = parse_keywords(keywords)
         episode.check(beats_per_episode, episode_length)
         store = ProjectStore.create(
-            self.root, name, language=lang, genre=genre.strip(), keywords=words
+            self.root, name, language=lang, genre=genre.strip(), keywords=words,
+            catalog=self.catalog,
         )
         try:
             if beats_per_episode is not None or episode_length is not None:
@@ -288,7 +326,11 @@ class Studio:
             # A create that could not open its memory (a Chroma server that is down) leaves no
             # project behind: the writer was told it failed.
             with contextlib.suppress(Exception):
-                self._forget(store.info().name, store)
+                if store.server:
+                    from aizac.writer.server_projects import drop_project
+
+                    drop_project(store, self.settings)
+                self._forget(store.directory.name, store)
             raise
 
     def delete(self, name: str) -> None:
@@ -301,12 +343,18 @@ class Studio:
         """
         clean = validate_project_name(name)
         with self._lock:
-            store = ProjectStore.open(self.root, clean)
+            store = ProjectStore.open(self.root, clean, catalog=self.catalog)
             with store.lock():
                 if server_mode(self.settings):
                     info = store.info()
                     self.chroma_clients.drop_collection(
                         self.chroma_namespace, project_collection(info.name, info.created_at))
+                if store.server:
+                    # Its rows in every table and its checkpoints (embedded, they are files
+                    # of the folder).
+                    from aizac.writer.server_projects import drop_project
+
+                    drop_project(store, self.settings)
                 self._forget(clean, store)
 
     def _forget(self, name: str, store: ProjectStore) -> None:
@@ -318,6 +366,9 @@ class Studio:
             if release is not None:
                 release()
         release_project(store.directory)
+        forget_folder(store.directory)  # a pooled connection would outlive the removed files
+        if store.server and not store.directory.exists():
+            return  # on the server database a project's folder only holds its files
         aside = self.root / f".deleted-{uuid.uuid4().hex[:12]}"
         try:
             os.rename(store.directory, aside)
@@ -334,11 +385,16 @@ class Studio:
         clean = validate_project_name(name)
         with self._lock:
             agent = self._agents.get(clean)
-            if agent is None:
-                store = ProjectStore.open(self.root, clean)
-                # One process writes a project: another one's cached turn, summaries and
-                # Chroma handles would go stale under it (and lose its writes).
-                claim_project(store.directory, wait=self.owner_wait)
+            if agent is not None:
+                agent.store.catch_up()  # another process may have written it since
+            else:
+                store = ProjectStore.open(self.root, clean, catalog=self.catalog)
+                if not store.server:
+                    # One process writes an embedded project: another one's cached turn,
+                    # summaries and Chroma handles would go stale under it (and lose its
+                    # writes). On the server database the step lock tells a process what
+                    # changed (aizac.storage.locks), so any process may write it.
+                    claim_project(store.directory, wait=self.owner_wait)
                 language = store.info().language
                 memory = self._memory(store)
                 agent = WriterAgent(
@@ -362,7 +418,8 @@ class Studio:
         """Let other processes open this Studio's projects (the web app's shutdown)."""
         with self._lock:
             for agent in self._agents.values():
-                release_project(agent.store.directory)
+                if not agent.store.server:
+                    release_project(agent.store.directory)
             self._agents.clear()
 
     def current_name(self) -> str | None:
@@ -372,9 +429,12 @@ class Studio:
             name = path.read_text(encoding="utf-8").strip()
         except OSError:
             return None
-        if name and (self.root / name).is_dir():
-            return name
-        return None
+        if not name:
+            return None
+        catalog = self.catalog
+        if catalog is not None:
+            return name if catalog.find(name) is not None else None
+        return name if (self.root / name).is_dir() else None
 
     def _set_current(self, name: str) -> None:
         path = self.settings.data_dir / CURRENT_FILE

@@ -162,17 +162,20 @@ class WireStory:
         return value
 
 
-def make_studio(data_dir: Path, model: ScriptedChatModel, **options: Any) -> Studio:
-    settings = Settings(data_dir=data_dir, language="en")
+def make_studio(data_dir: Path, model: ScriptedChatModel, database_url: str | None = None,
+                **options: Any) -> Studio:
+    settings = Settings(data_dir=data_dir, language="en", database_url=database_url)
     roles = ("planner", "writer", "extractor", "reviewer")
     models: dict[str, BaseChatModel] = {role: model for role in roles}
     return Studio(settings, models=models, embeddings=HashingEmbeddings(),
                   beats_per_episode=options.pop("beats_per_episode", 2), **options)
 
 
-def planned_project(data_dir: Path, model: ScriptedChatModel, name: str = "auto") -> Any:
-    """A project with a plot, on ``model`` (English, 2 beats per episode)."""
-    studio = make_studio(data_dir, model)
+def planned_project(data_dir: Path, model: ScriptedChatModel, name: str = "auto",
+                    database_url: str | None = None) -> Any:
+    """A project with a plot, on ``model`` (English, 2 beats per episode), on the embedded
+    files or the server database at ``database_url``."""
+    studio = make_studio(data_dir, model, database_url)
     agent = studio.create(name, "regression, revenge", genre="fantasy", language="en")
     agent.plan()
     return studio, agent

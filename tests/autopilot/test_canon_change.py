@@ -58,12 +58,14 @@ def _changed(agent: Any) -> list[Any]:
 
 def _note(runs: RunStore, run_id: str) -> tuple[str, list[str]]:
     import json
-    import sqlite3
 
-    with sqlite3.connect(runs.path) as db:
-        status, ids = db.execute("SELECT status, memory_ids FROM steering WHERE run_id = ?",
-                                 (run_id,)).fetchone()
-    db.close()
+    from sqlalchemy import select
+
+    from aizac.storage.tables import steering
+
+    with runs.scope.db.read() as db:
+        status, ids = db.execute(select(steering.c.status, steering.c.memory_ids).where(
+            steering.c.project == runs.key, steering.c.run_id == run_id)).one()
     return str(status), json.loads(ids)
 
 

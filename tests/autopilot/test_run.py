@@ -18,9 +18,11 @@ from tests.autopilot.fakes import JudgingModel, planned_project
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> tuple[JudgingModel, Any]:
+def project(tmp_path: Path, database_url: str | None) -> tuple[JudgingModel, Any]:
+    """A planned project on the test's engine: embedded files, or PostgreSQL (the runs, events
+    and LangGraph checkpoints in the server database)."""
     model = JudgingModel()
-    _, agent = planned_project(tmp_path / "data", model)
+    _, agent = planned_project(tmp_path / "data", model, database_url=database_url)
     return model, agent
 
 
@@ -29,7 +31,7 @@ def _written(agent: Any) -> list[tuple[int, int, bool]]:
 
 
 def _clean(agent: Any) -> None:
-    report = check_project(agent.store.directory)
+    report = check_project(agent.store)
     assert report.problems == [], report.problems
 
 
@@ -46,7 +48,7 @@ def test_three_episodes_with_a_rewrite_and_an_outline(project: Any) -> None:
     assert all(e.tokens > 0 for e in events if e.kind == "end" and e.node == "draft")
     # episode 2 closes the first act (2 episodes): the next arc is outlined from memory and
     # its goal reaches the planner of episode 3
-    assert OutlineStore(agent.store.directory).goal_for(3) == "Aren takes step 3 against the duke."
+    assert OutlineStore(agent.store).goal_for(3) == "Aren takes step 3 against the duke."
     assert any("Aren takes step 3 against the duke." in p for p in model.prompts)
     assert model.calls.count("Verdict") == 4  # 3 reviews + 1 after the rewrite
     _clean(agent)
@@ -97,14 +99,14 @@ def test_commit_replayed_never_duplicates(project: Any) -> None:
     autopilot = Autopilot(agent)
     result = autopilot.start(Options(episodes=1))
     ids = [(b.id, b.prose) for b in agent.store.beats()]
-    memories = check_project(agent.store.directory).memories
+    memories = check_project(agent.store).memories
     # replay from the checkpoint taken before the commit node (as after a kill between the
     # commit's writes and its checkpoint): the graph runs commit again
     history = autopilot.graph.get_state_history(autopilot.config(result.run_id))
     before = next(s for s in history if s.next == ("commit",))
     autopilot.graph.invoke(None, before.config)
     assert [(b.id, b.prose) for b in agent.store.beats()] == ids
-    report = check_project(agent.store.directory)
+    report = check_project(agent.store)
     assert report.problems == [] and report.memories == memories and report.accepted == 2
     # and the commit function itself, called again with the same episode
     state = before.values

@@ -9,6 +9,7 @@ import pytest
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.memory import WriterMemory
 from aizac.settings import Settings
+from aizac.storage.database import Scope
 
 
 @pytest.fixture
@@ -21,6 +22,17 @@ def settings() -> Settings:
         strength_setting=40.0,
         short_term_tokens=64,
     )
+
+
+@pytest.fixture
+def tables(database_url: str | None) -> Scope | None:
+    """Where a memory keeps its key index and journal: ``None`` (SQLite beside the store or in
+    memory) or a project's rows on a fresh PostgreSQL database."""
+    if database_url is None:
+        return None
+    from aizac.storage.database import server_database
+
+    return Scope(server_database(database_url), "project-1")
 
 
 @pytest.fixture

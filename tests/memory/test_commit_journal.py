@@ -3,6 +3,7 @@ exact undo/redo, and summary + turn in one write (issues 9 and 11)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,15 @@ from aizac.errors import InvalidInputError, StorageError
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.memory import WriterMemory
 from aizac.settings import Settings
+from aizac.storage.database import Scope
+
+
+@pytest.fixture
+def mem(settings: Settings, tables: Scope | None) -> Iterator[WriterMemory]:
+    """This module's memories keep their index and journal on both engines."""
+    memory = WriterMemory(embeddings=HashingEmbeddings(), settings=settings, tables=tables)
+    yield memory
+    memory.close()
 
 
 class Killed(BaseException):
@@ -66,66 +76,76 @@ class CountingEmbeddings(HashingEmbeddings):
         return super().embed_documents(texts)
 
 
-def open_mem(path: Path, settings: Settings, client: Any = None) -> WriterMemory:
-    return WriterMemory(path=path, embeddings=HashingEmbeddings(), settings=settings,
-                        client=client)
+def open_mem(path: Path, settings: Settings, client: Any = None,
+             tables: Scope | None = None) -> WriterMemory:
+    mem = WriterMemory(path=path, embeddings=HashingEmbeddings(), settings=settings,
+                       client=client, tables=tables)
+    if tables is not None and not isinstance(client, KillingClient):
+        mem.refresh()  # what the project's step lock does on the server database
+    return mem
 
 
 def test_a_kill_between_add_and_supersede_marks_is_finished_on_reopen(
-    tmp_path: Path, settings: Settings
-) -> None:
-    mem = open_mem(tmp_path, settings)
+    tmp_path: Path, settings: Settings, tables: Scope | None) -> None:
+    mem = open_mem(tmp_path, settings, tables=tables)
     old = mem.remember("Allies.", "CharacterRelation", character1="A", character2="B")
     mem.close()
     # the first update after open is the supersede marks of the next commit
-    dying = open_mem(tmp_path, settings, client=KillingClient(tmp_path, "update", 1))
+    killer = KillingClient(tmp_path, "update", 1)
+    dying = open_mem(tmp_path, settings, client=killer, tables=tables)
     batch = dying.stage()
     new = batch.note("Enemies.", "CharacterRelation", character1="B", character2="A")
     with pytest.raises(Killed):
         batch.commit()
     assert len(dying.get_where(None)) == 2  # before recovery: two live relations of one pair
-    mem = open_mem(tmp_path, settings)  # recovery runs on open
+    mem = open_mem(tmp_path, settings, tables=tables)  # recovery runs on open
     assert [h.id for h in mem.relations("A", "B")] == [new]
     assert mem.get(old).metadata["superseded_by"] == new
     assert [h.id for h in mem.get_where(None)] == [new]
 
 
-def test_a_kill_during_the_add_leaves_no_commit(tmp_path: Path, settings: Settings) -> None:
-    dying = open_mem(tmp_path, settings, client=KillingClient(tmp_path, "add", 1))
+def test_a_kill_during_the_add_leaves_no_commit(
+    tmp_path: Path, settings: Settings, tables: Scope | None
+) -> None:
+    killer = KillingClient(tmp_path, "add", 1)
+    dying = open_mem(tmp_path, settings, client=killer, tables=tables)
     batch = dying.stage()
     batch.note("Kai is hurt.", "Character", character_name="Kai", aspect="condition")
     with pytest.raises(Killed):
         batch.commit()
-    mem = open_mem(tmp_path, settings)
+    mem = open_mem(tmp_path, settings, tables=tables)
     assert len(mem) == 0 and mem.commits.journal.with_status("pending") == []
 
 
 def test_a_kill_between_summary_and_turn_never_adds_the_summary_twice(
-    tmp_path: Path, settings: Settings
-) -> None:
+    tmp_path: Path, settings: Settings, tables: Scope | None) -> None:
     """The agent adds the summary then advances; a kill between them and a replay of both
     (what recovery does) must leave one summary and one advanced turn."""
     # modify #1 records the embedding fingerprint; #2 saves the summary; #3 the turn
-    dying = open_mem(tmp_path, settings, client=KillingClient(tmp_path, "modify", 3))
+    killer = KillingClient(tmp_path, "modify", 3)
+    dying = open_mem(tmp_path, settings, client=killer, tables=tables)
     dying.short_term.add("Beat 1: Kai fell.")
     with pytest.raises(Killed):
         dying.advance(1)
-    mem = open_mem(tmp_path, settings)
+    mem = open_mem(tmp_path, settings, tables=tables)
     assert mem.turn == 0 and mem.short_term.items() == ["Beat 1: Kai fell."]
     mem.short_term.add("Beat 1: Kai fell.")  # the replay
     mem.advance(1)
-    mem = open_mem(tmp_path, settings)
+    mem = open_mem(tmp_path, settings, tables=tables)
     assert mem.turn == 1 and mem.short_term.items() == ["Beat 1: Kai fell."]
     mem.short_term.add("Beat 1: Kai fell.")  # the same words at a later turn are a new beat
     assert mem.short_term.items() == ["Beat 1: Kai fell.", "Beat 1: Kai fell."]
 
 
-def test_finish_beat_is_one_write(tmp_path: Path, settings: Settings) -> None:
-    mem = open_mem(tmp_path, settings, client=KillingClient(tmp_path, "modify", 10**9))
+def test_finish_beat_is_one_write(
+    tmp_path: Path, settings: Settings, tables: Scope | None
+) -> None:
+    never = KillingClient(tmp_path, "modify", 10**9)
+    mem = open_mem(tmp_path, settings, client=never, tables=tables)
     before = mem.collection.calls
     assert mem.finish_beat("Beat 1.") == 1
     assert mem.collection.calls - before == 1
-    assert open_mem(tmp_path, settings).short_term.items() == ["Beat 1."]
+    assert open_mem(tmp_path, settings, tables=tables).short_term.items() == ["Beat 1."]
 
 
 def test_a_commit_embeds_all_its_texts_in_one_call(settings: Settings) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,15 @@ from aizac.memory import WriterMemory
 from aizac.memory.key_index import FILE_NAME, KeyIndex, simple_equalities
 from aizac.memory.records import ALWAYS
 from aizac.settings import Settings
+from aizac.storage.database import Scope
+
+
+@pytest.fixture
+def mem(settings: Settings, tables: Scope | None) -> Iterator[WriterMemory]:
+    """This module's memories keep their index and journal on both engines."""
+    memory = WriterMemory(embeddings=HashingEmbeddings(), settings=settings, tables=tables)
+    yield memory
+    memory.close()
 
 
 @pytest.mark.parametrize(
@@ -38,16 +48,21 @@ def test_simple_equalities(where: dict[str, object] | None, expected: object) ->
     assert simple_equalities(where) == expected
 
 
-def test_index_rows_and_hints() -> None:
-    index = KeyIndex(None, "novel")
+def test_index_rows_and_hints(tables: Scope | None) -> None:
+    index = KeyIndex(tables, "novel")
     meta = {"tag": "Story", "character_name": "Mira", "live_until": 10.0}
     index.add([("a", meta, "text a"), ("b", {**meta, "character_name": "Kai"}, "text b")])
     assert index.ids({"character_name": "Mira"}, live_from=5) == ["a"]
     assert index.ids({"character_name": "Mira"}, live_from=11) == []
     index.set_live({"a": ALWAYS})
     assert index.ids({"tag": "Story"}, live_from=1e9) == ["a"]
+    index.raise_live({"b": 5.0, "c": 99.0})  # never lowers a hint; an absent row stays absent
+    assert index.ids({"character_name": "Kai"}, live_from=10) == ["b"]
     index.delete(["a"])
     assert index.count() == 1
+    if tables is not None:  # another project's rows on the same database are not these
+        other = KeyIndex(Scope(tables.db, "project-2"), "novel")
+        assert other.count() == 0 and other.ids({"tag": "Story"}, live_from=None) == []
 
 
 def test_stale_index_rows_never_change_answers(mem: WriterMemory) -> None:

@@ -55,15 +55,17 @@ def models() -> Models:
 
 
 @pytest.fixture
-def server_settings(tmp_path: Path) -> Settings:
+def server_settings(tmp_path: Path, database_url: str | None) -> Settings:
+    """The server's settings on the test's engine: embedded files, or every user's projects on
+    a fresh PostgreSQL database (AIZAC_DATABASE_URL)."""
     return Settings(data_dir=tmp_path / "data", language="en", structured_retries=1,
-                    transient_retries=0)
+                    transient_retries=0, database_url=database_url)
 
 
 def fast_accounts(settings: Settings) -> AccountStore:
     # A cheap argon2 profile: the tests check behaviour, not the hash's cost.
-    return AccountStore(settings.data_dir / "server" / "accounts.sqlite3",
-                        hasher=PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+    return AccountStore.open(settings,
+                             hasher=PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 
 
 @pytest.fixture

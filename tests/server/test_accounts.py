@@ -286,3 +286,53 @@ def test_a_read_only_token_changes_nothing(app: FastAPI) -> None:
             reply = script.request(method, path, json={"name": "x", "keywords": "a"})
             assert reply.status_code == 403, (method, path)
             assert reply.json()["code"] == "error.server.token_read_only"
+
+
+def test_every_account_rule_holds_on_both_engines(tmp_path: Path, database_url: str | None
+                                                  ) -> None:
+    """Roles, the last admin, disabling, look-alikes, token scope, expiry, cap and children,
+    and sessions: the same on the embedded file and on PostgreSQL (``AIZAC_DATABASE_URL``)."""
+    from aizac.errors import LimitError, NotFoundError
+    from aizac.settings import Settings
+
+    settings = Settings(data_dir=tmp_path, language="en", database_url=database_url)
+    now = [1000.0]
+    store = AccountStore.open(settings, hasher=PasswordHasher(**CHEAP), clock=lambda: now[0])
+    assert (store.path is None) == (database_url is not None)
+    admin = store.add_user("admin", PASSWORD, role="admin")
+    mina = store.add_user("mina", PASSWORD)
+    with pytest.raises(ConflictError) as confusable:
+        store.add_user("mіna", PASSWORD)  # Cyrillic і
+    assert confusable.value.key == "error.server.name_confusable"
+    with pytest.raises(ConflictError) as taken:
+        store.add_user("ＭＩＮＡ", PASSWORD)
+    assert taken.value.key == "error.server.name_taken"
+    with pytest.raises(ConflictError) as last:
+        store.set_role(admin.id, "user")
+    assert last.value.key == "error.server.last_admin"
+    assert store.user(admin.id).admin and store.count_admins() == 1
+
+    sid = store.start_session(mina.id, 3600)
+    read, info = store.new_token(mina.id, "reader", scope="read", expires_in_s=60)
+    child, _ = store.new_token(mina.id, "child", parent_id=info.id)
+    found = store.token_user(read)
+    assert found is not None and found[1].scope == "read" and found[1].expires_at == 1060.0
+    store.set_disabled(mina.id, True)
+    assert store.session_user(sid, 3600) is None and store.token_user(read) is None
+    store.set_disabled(mina.id, False)
+    assert store.token_user(read) is not None and store.session_user(sid, 3600) is None
+    now[0] += 61  # the read token expired; its child did not
+    assert store.token_user(read) is None and store.token_user(child) is not None
+    with pytest.raises(LimitError):
+        for n in range(25):
+            store.new_token(mina.id, f"t{n}", cap=3)
+    assert len(store.tokens(mina.id)) == 3
+    assert store.revoke_tokens(mina.id) == 3 and store.tokens(mina.id) == []
+
+    store.set_language(mina.id, "ko")
+    assert store.by_name("MINA").language == "ko"
+    store.delete_user(mina.id)
+    with pytest.raises(NotFoundError):
+        store.user(mina.id)
+    with pytest.raises(ConflictError):
+        store.delete_user(admin.id)  # the last administrator stays

@@ -8,6 +8,7 @@ import json
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from aizac.settings import Settings
 from tests.server.conftest import PASSWORD, new_client, signup, write_one_beat
 
 
@@ -150,9 +151,15 @@ def test_openapi_lists_the_api(client: TestClient) -> None:
         assert path in paths
 
 
-def test_the_accounts_file_is_private(app: FastAPI) -> None:
+def test_the_accounts_file_is_private(app: FastAPI, server_settings: Settings) -> None:
     path = app.state.aizac.accounts.path
-    assert path.stat().st_mode & 0o077 == 0
+    if server_settings.database_url is None:  # the file and SQLite's WAL beside it
+        wal = path.with_name(path.name + "-wal")
+        assert wal.exists()  # the sign-ups and logins of the app fixture went through it
+        assert path.stat().st_mode & 0o077 == 0 and wal.stat().st_mode & 0o077 == 0
+    else:  # on PostgreSQL the accounts are the database's: no file to leak
+        assert path is None
+        assert not (server_settings.data_dir / "server" / "accounts.sqlite3").exists()
 
 
 def test_plan_this_episode_drafts_its_beats_and_each_is_accepted_alone(client: TestClient) -> None:

@@ -4,8 +4,11 @@ creates accounts when sign-up is off; the last admin stays), and deleting a proj
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import sqlite3
+import tempfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -130,6 +133,14 @@ def test_export_a_users_data(app: FastAPI) -> None:
     names = set(archive.namelist())
     assert {"account.json", "projects/두번째 삶/project.sqlite3",
             "projects/두번째 삶/memories.json", "exports/두번째 삶/draft.md"} <= names
+    with tempfile.TemporaryDirectory() as folder:  # the rows, as an embedded project keeps them
+        copy = Path(folder) / "project.sqlite3"
+        copy.write_bytes(archive.read("projects/두번째 삶/project.sqlite3"))
+        with contextlib.closing(sqlite3.connect(copy)) as db:
+            beats = db.execute("SELECT project, status, prose FROM beats").fetchall()
+            names = {v for (v,) in db.execute("SELECT value FROM meta WHERE key = 'name'")}
+    assert [(p, s, bool(t)) for p, s, t in beats] == [("", "accepted", True)]
+    assert names == {"두번째 삶"}
     memories = json.loads(archive.read("projects/두번째 삶/memories.json"))
     assert memories and all("text" in m for m in memories)
     assert json.loads(archive.read("account.json"))["name"] == "mina"
@@ -143,9 +154,16 @@ def test_delete_a_user_with_their_sandbox(app: FastAPI) -> None:
     mina_id = mina.get("/api/v1/auth/me").json()["id"]
     write_one_beat(mina, "novel")
     root = Path(app.state.aizac.sandboxes.users_root) / mina_id
-    assert (root / "projects" / "novel" / "project.sqlite3").is_file()
+    url = app.state.aizac.sandboxes.settings.database
+    if url is None:
+        assert (root / "projects" / "novel" / "project.sqlite3").is_file()
+    else:
+        keys = project_keys(url, mina_id)
+        assert server_rows(url, keys) > 0
     assert admin.delete(f"/api/v1/admin/users/{mina_id}").status_code == 204
     assert not root.exists()
+    if url is not None:  # every row of her projects, in every table, went with her
+        assert server_rows(url, keys) == 0
     assert not list(root.parent.glob(f".deleted-{mina_id}*"))
     assert mina.get("/api/v1/auth/me").status_code == 401
     assert admin.get(f"/api/v1/admin/users/{mina_id}").status_code == 404
@@ -154,17 +172,54 @@ def test_delete_a_user_with_their_sandbox(app: FastAPI) -> None:
 
 
 # -------------------------------------------------------------------------------- projects
+def project_keys(url: str, owner: str) -> list[str]:
+    """The keys of ``owner``'s projects on the server database."""
+    from sqlalchemy import select
+
+    from aizac.storage.database import server_database
+    from aizac.storage.tables import projects
+
+    with server_database(url).read() as conn:
+        return list(conn.execute(select(projects.c.id).where(projects.c.owner == owner))
+                    .scalars())
+
+
+def server_rows(url: str, keys: list[str]) -> int:
+    """How many rows the projects ``keys`` have on the server database, over every table of
+    a project and the catalog."""
+    from sqlalchemy import func, select
+
+    from aizac.storage.database import server_database
+    from aizac.storage.tables import CONCERNS, PROJECT_CONCERNS, projects
+
+    assert keys
+    total = 0
+    with server_database(url).read() as conn:
+        for table in [projects, *(t for c in PROJECT_CONCERNS for t in CONCERNS[c])]:
+            column = table.c.id if table is projects else table.c.project
+            total += int(conn.execute(select(func.count()).select_from(table).where(
+                column.in_(keys))).scalar() or 0)
+    return total
+
+
 def test_delete_a_project(app: FastAPI) -> None:
     """The issue: DELETE was 405 while the quota message said to delete a project."""
     mina, jun = new_client(app, "mina"), new_client(app, "jun")
     write_one_beat(mina, "novel")
+    url = app.state.aizac.sandboxes.settings.database
+    mina_id = mina.get("/api/v1/auth/me").json()["id"]
+    keys = project_keys(url, mina_id) if url is not None else []
+    if url is not None:
+        assert server_rows(url, keys) > 0
     mina.post("/api/v1/projects/novel/exports", json={"format": "txt", "filename": "draft"})
     assert jun.delete("/api/v1/projects/novel").status_code == 404  # not his
     assert mina.get("/api/v1/projects/novel").status_code == 200
     assert mina.delete("/api/v1/projects/novel").status_code == 204
     assert mina.get("/api/v1/projects").json() == []
     assert mina.get("/api/v1/projects/novel").status_code == 404
-    box = app.state.aizac.sandboxes.cached(mina.get("/api/v1/auth/me").json()["id"])
+    if url is not None:  # every row of it, in every table
+        assert server_rows(url, keys) == 0
+    box = app.state.aizac.sandboxes.cached(mina_id)
     assert not (box.export_dir / "novel").exists()
     assert not list((box.root / "projects").glob(".deleted-*"))
     again = mina.post("/api/v1/projects", json={"name": "novel", "keywords": "sea"})
@@ -200,8 +255,11 @@ def _cli() -> typer.Typer:
     return app
 
 
-def test_aizac_users_manages_accounts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_aizac_users_manages_accounts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                     database_url: str | None) -> None:
     monkeypatch.setenv("AIZAC_DATA_DIR", str(tmp_path / "data"))
+    if database_url is not None:
+        monkeypatch.setenv("AIZAC_DATABASE_URL", database_url)
     from aizac.settings import get_settings
 
     get_settings.cache_clear()
@@ -230,8 +288,21 @@ def test_aizac_users_manages_accounts(tmp_path: Path, monkeypatch: pytest.Monkey
     assert "account.json" in zipfile.ZipFile(made).namelist()
     store = serve._store()
     mina = store.by_name("mina")
-    (tmp_path / "data" / "users" / mina.id / "projects").mkdir(parents=True)
+    projects = tmp_path / "data" / "users" / mina.id / "projects"
+    projects.mkdir(parents=True)
+    keys: list[str] = []
+    if database_url is not None:  # a project of hers on the database goes with her
+        from aizac.storage.catalog import Catalog
+        from aizac.storage.database import server_database
+        from aizac.writer.project import ProjectStore
+
+        catalog = Catalog(server_database(database_url), mina.id)
+        ProjectStore.create(projects, "novel", language="en", catalog=catalog)
+        keys = project_keys(database_url, mina.id)
+        assert server_rows(database_url, keys) > 0
     run("delete", "mina", "--yes")
+    if database_url is not None:
+        assert server_rows(database_url, keys) == 0
     assert len(run("list").splitlines()) == 1
     last = runner.invoke(_cli(), ["users", "delete", "boss", "--yes"])
     assert last.exit_code == 1 and "last administrator" in last.output

@@ -25,16 +25,20 @@ from tests.fakes import fake_models
 ASK_REPLY = '```json\n{"query": "gate", "filter": "NO_FILTER"}\n```'
 
 
-def studio_for(data_dir: Path, cliches: ClicheDB, **options: Any) -> Studio:
-    settings = Settings(data_dir=data_dir, language="en", structured_retries=1)
+def studio_for(data_dir: Path, cliches: ClicheDB, database_url: str | None = None,
+               **options: Any) -> Studio:
+    settings = Settings(data_dir=data_dir, language="en", structured_retries=1,
+                        database_url=database_url)
     models = fake_models(extractor={"unknown": ASK_REPLY})
     return Studio(
         settings, models=dict(models), embeddings=HashingEmbeddings(), cliches=cliches, **options
     )
 
 
-def test_studio_pipeline_persists_across_reopen(tmp_path: Path, cliches: ClicheDB) -> None:
-    studio = studio_for(tmp_path, cliches, beats_per_episode=2)
+def test_studio_pipeline_persists_across_reopen(
+    tmp_path: Path, cliches: ClicheDB, database_url: str | None
+) -> None:
+    studio = studio_for(tmp_path, cliches, database_url, beats_per_episode=2)
     agent = studio.create("my novel", "회귀, 복수", genre="modern fantasy", language="en")
     agent.plan()
     for _ in range(3):
@@ -42,7 +46,7 @@ def test_studio_pipeline_persists_across_reopen(tmp_path: Path, cliches: ClicheD
     "".join(agent.write_prose())
     assert [(b.episode, b.index) for b in agent.beats()] == [(1, 1), (1, 2), (2, 1)]
 
-    again = studio_for(tmp_path, cliches).open()  # the current project, from disk
+    again = studio_for(tmp_path, cliches, database_url).open()  # the current one, reopened
     assert again.info.name == "my novel"
     assert again.memory.turn == 3
     assert len(again.memory.short_term.items()) == 3

@@ -1,0 +1,1 @@
+"""Alembic migrations of aizac's tables: one branch per concern (see aizac.storage.schema)."""

@@ -1,0 +1,1 @@
+"""Revisions, one branch per concern (``<concern>@head``)."""
