@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from aizac.text import render
@@ -53,6 +53,13 @@ class Body(BaseModel):
     # Python's regex engine: the schema's patterns mean what the server's own checks mean.
     # strict: a JSON 0 is not false, "3" is not 3 (what the schema says is what is accepted).
     model_config = ConfigDict(extra="forbid", regex_engine="python-re", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _storable(cls, data: Any) -> Any:
+        # Every body, whatever its fields: no text of a request reaches a column with U+0000
+        # (a new body cannot forget the per-field pattern the schema documents).
+        return refuse_nul(data)
 
 
 # The rules of names, written as schema (Python regex syntax: letters are Unicode letters), so

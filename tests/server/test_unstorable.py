@@ -33,6 +33,7 @@ def test_a_nul_character_is_refused_before_sql(app: FastAPI) -> None:
     _refused(mina.put(f"{base}/beats/{beat['id']}/written", json={"fields": ["goal\x00"]}), NUL)
     _refused(mina.put(f"{base}/beats/{beat['id']}/prose", json={"text": "She ran.\x00"}), NUL)
     _refused(mina.post(f"{base}/switch", json={"node_id": "a\x00"}), NUL)
+    _refused(mina.post(f"{base}/beats/plan", json={"instruction": "faster\x00"}), NUL)
     _refused(mina.post(f"{base}/memories/pin", json={"ids": ["m\x00"]}), NUL)
     _refused(mina.post(f"{base}/memories/ask", json={"question": "who?\x00"}), NUL)
     _refused(mina.post("/api/v1/auth/tokens", json={"label": "ci\x00"}), NUL)
@@ -49,6 +50,25 @@ def test_a_nul_character_is_refused_before_sql(app: FastAPI) -> None:
     assert mina.get(f"{base}/beats/{beat['id']}").json()["prose"] is None
     assert mina.post("/api/v1/projects", json={"name": "two", "keywords": "sea",
                                                "genre": "fantasy"}).status_code == 201
+
+
+def test_every_request_body_refuses_a_nul_whatever_its_fields() -> None:
+    """A body added later cannot forget the check: the base model refuses U+0000 anywhere in
+    what was sent (the plan-episode body had come without its field's pattern)."""
+    import pytest
+    from pydantic import ValidationError
+
+    from aizac.server import models
+
+    def bodies(cls: type) -> list[type]:
+        return [cls, *(b for sub in cls.__subclasses__() for b in bodies(sub))]
+
+    found = bodies(models.Body)[1:]
+    assert len(found) > 10
+    for body in found:
+        with pytest.raises(ValidationError) as refused:
+            body.model_validate({"any": ["text\x00"]})
+        assert refused.value.errors()[0]["type"] == "nul_character", body
 
 
 def test_a_number_outside_32_bits_is_refused_before_sql(app: FastAPI) -> None:
