@@ -86,9 +86,8 @@ def export_user(accounts: AccountStore, sandboxes: Sandboxes, user: User) -> Pat
         with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("account.json", json.dumps(account, ensure_ascii=False, indent=1))
             for name in box.service.list_projects():
-                agent = box.service.agent(name)
-                with agent.store.lock():
-                    _add_project(archive, agent.store.directory, f"projects/{name}")
+                with box.service.project_folder(name) as folder:
+                    _add_project(archive, folder, f"projects/{name}")
                     hits = box.service.all_memories(name)
                 archive.writestr(f"projects/{name}/memories.json",
                                  json.dumps(_memory_rows(hits), ensure_ascii=False, indent=1))
