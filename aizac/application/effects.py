@@ -63,7 +63,7 @@ class AgentEffects:
         """Accept the beat again. An undone commit is put back exactly as it was (same memory
         ids, documents, marks; the same turn and summary) with no model call; only history
         written before commits were journaled is extracted again."""
-        memory: Any = self.agent.memory
+        memory = self.agent.memory
         if not batch or summary is None:
             return list(self.agent.accept(beat_id).memory_ids)
         store = self.agent.store

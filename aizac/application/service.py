@@ -43,7 +43,7 @@ PLOT_KEYWORDS: int = next(m.max_length for m in NovelPlot.model_fields["keywords
 if TYPE_CHECKING:
     from langchain_core.documents import Document
 
-    from aizac.application.tree import UndoTree
+    from aizac.application.tree import Node, UndoTree
     from aizac.illustration.service import Illustrator, SlotPrompt
     from aizac.illustration.store import ImageRecord
     from aizac.memory.records import MemoryHit
@@ -638,7 +638,7 @@ _OLD_KINDS = {"designed": hist.DRAFT, "edited": hist.EDIT, "regenerated": hist.R
               "accepted": hist.ACCEPT}
 
 
-def _step(node: Any) -> HistoryStep:
+def _step(node: Node) -> HistoryStep:
     """A node's step; a node saved before steps were data holds an English ``label``
     (``designed 1-2: ...``), read once here into the same fields."""
     meta = node.meta

@@ -253,7 +253,7 @@ def ask_memory(
     nothing: str | None = None,
 ) -> str:
     text = check_question(question or "")
-    docs = service.agent(project).ask(text)
+    docs = service.ask(project, text)  # as the API asks: one generation slot in the server
     if not docs:
         return nothing or Labels()["ui.memory_nothing"]
     lines = []
