@@ -210,14 +210,9 @@ class _Doc:
         self.page_content, self.metadata = text, {"tag": tag}
 
 
-class _Agent:
-    def ask(self, question: str) -> list[_Doc]:
-        return [_Doc(f"{MARKUP}\n{HEADING}\n- not a list", "story"), _Doc("<name>", "summary")]
-
-
 class _Service:
-    def agent(self, project: str | None) -> _Agent:
-        return _Agent()
+    def ask(self, project: str | None, question: str) -> list[_Doc]:
+        return [_Doc(f"{MARKUP}\n{HEADING}\n- not a list", "story"), _Doc("<name>", "summary")]
 
 
 def test_a_memory_answer_shows_the_models_markup_literally() -> None:
