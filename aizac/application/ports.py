@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 
 class Projects(Protocol):
-    """Creates, opens, lists, deletes and re-embeds projects (:class:`~aizac.writer.service.
-    Studio`); each open project is a :class:`WriterAgent`."""
+    """Creates, opens, lists, deletes and re-embeds projects
+    (:class:`~aizac.writer.service.Studio`); each open project is a :class:`WriterAgent`."""
 
     settings: Settings
     agent_options: dict[str, Any]

@@ -41,10 +41,10 @@ def hold_slot() -> None:
 
 
 class UserSlots:
-    """The slot policy of one user's service (:class:`~aizac.application.ports.
-    GenerationSlots`): each model generation takes one of the user's slots and one of the
-    server's (:meth:`Sandboxes.generation`), so the web app and the API count against the
-    same limits."""
+    """The slot policy of one user's service
+    (:class:`~aizac.application.ports.GenerationSlots`): each model generation takes one of the
+    user's slots and one of the server's (:meth:`Sandboxes.generation`), so the web app and the
+    API count against the same limits."""
 
     def __init__(self, sandboxes: Sandboxes, box: Sandbox) -> None:
         self._sandboxes = sandboxes
