@@ -151,6 +151,31 @@ class Illustrator:
         found = self.images.placed(slot)
         return self.images.get(found) if found else None
 
+    def placements(self) -> dict[str, str]:
+        """Slot -> the picture placed there."""
+        return self.images.placements()
+
+    # ------------------------------------------------------------------------ reading
+    def picture(self, image_id: str) -> ImageRecord:
+        return self.images.get(image_id)
+
+    def pictures(self) -> list[ImageRecord]:
+        """Every picture of the project, newest first."""
+        return self.images.all()
+
+    def data(self, record: ImageRecord) -> bytes:
+        """The picture's file."""
+        return self.images.data(record)
+
+    def look(self) -> tuple[str, str]:
+        """(the pictures' style, the author named on the cover)."""
+        return self.images.style(), self.images.author()
+
+    def set_look(self, style: str, author: str, budget: int) -> None:
+        """The pictures' style, the cover's author and the project's image budget."""
+        self.images.set_style(style, author)
+        self.images.set_budget(budget)
+
     def of_slot(self, slot: str) -> list[ImageRecord]:
         """The pictures made for ``slot``, newest first."""
         check_slot(slot)

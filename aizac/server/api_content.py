@@ -62,7 +62,7 @@ def _run_out(run: Run) -> RunOut:
 def _start_prose(request: Request, box: Sandbox, name: str, beat_id: int) -> Callable[[], None]:
     """Check the beat is the user's and accepted, then take a generation slot; returns its
     release (errors here are plain HTTP errors, before any event is sent)."""
-    record = box.service.agent(name).store.beat(beat_id)
+    record = box.service.beat(name, beat_id)
     if record.status != "accepted":
         raise ConflictError("error.server.beat_not_accepted", beat=beat_id)
     return state_of(request).sandboxes.acquire(box)
@@ -194,10 +194,8 @@ def pin(name: Project, body: PinIn, box: CurrentBox) -> list[MemoryOut]:
 
 
 @router.post("/projects/{name}/memories/ask", response_model=list[Answer], responses=MODEL)
-def ask(name: Project, body: AskIn, request: Request, box: CurrentBox) -> list[Answer]:
-    agent = box.service.agent(name)
-    with state_of(request).sandboxes.generation(box):
-        docs = agent.ask(body.question)
+def ask(name: Project, body: AskIn, box: CurrentBox) -> list[Answer]:
+    docs = box.service.ask(name, body.question)
     return [Answer(id=d.metadata.get("id") or getattr(d, "id", None), text=d.page_content,
                    tag=d.metadata.get("tag")) for d in docs]
 

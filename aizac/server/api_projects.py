@@ -1,10 +1,11 @@
 """REST routes for projects, the plot and the beat editor (``/api/v1/projects/...``).
 
-Routes only translate HTTP to the :class:`~aizac.web.service.WebService` of the caller's
-sandbox (the same object the web app calls) and back; every rule lives in the service. They are
-plain ``def`` functions, so FastAPI runs them in its thread pool: one user's generation holds
-one worker thread and never blocks another user's requests. Model work also takes a
-generation slot (:meth:`~aizac.server.sandbox.Sandboxes.generation`).
+Routes only translate HTTP to the :class:`~aizac.application.service.ApplicationService` of the
+caller's sandbox (the same object the web app calls) and back; every rule lives in the service,
+and they read records through it, never from a project's store. They are plain ``def``
+functions, so FastAPI runs them in its thread pool: one user's generation holds one worker
+thread and never blocks another user's requests. The service takes each model generation's
+slot (:class:`~aizac.server.sandbox.UserSlots`).
 """
 
 from __future__ import annotations
@@ -106,11 +107,8 @@ def delete_project(name: Project, box: CurrentBox) -> Response:
     """Delete the project for good: its plot, beats, prose, history, memory (on the Chroma
     server too) and exports. A project with a generation running is 409 (cancel it first:
     ``POST /api/v1/projects/{name}/cancel``)."""
-    delete = getattr(box.service, "delete_project", None)
-    if delete is None:
-        raise ConflictError("error.server.project_busy", name=name)
     box.service.agent(name)  # 404 for a project that is not the user's
-    delete(name)
+    box.service.delete_project(name)
     return Response(status_code=204)
 
 
@@ -124,10 +122,9 @@ def get_plot(name: Project, box: CurrentBox) -> PlotOut:
 
 
 @router.post("/projects/{name}/plot/generate", response_model=PlotOut, responses=MODEL)
-def generate_plot(name: Project, request: Request, box: CurrentBox) -> PlotOut:
+def generate_plot(name: Project, box: CurrentBox) -> PlotOut:
     box.service.agent(name)  # an unknown project is 404 before a slot is taken
-    with state_of(request).sandboxes.generation(box):
-        record = box.service.generate_plot(name)
+    record = box.service.generate_plot(name)
     return PlotOut(version=record.version, plot=record.plot, tropes=record.tropes)
 
 
@@ -152,14 +149,14 @@ def list_beats(name: Project, box: CurrentBox) -> BeatsOut:
 @router.get("/projects/{name}/beats/{beat_id:int}", response_model=BeatOut,
             responses=responses(401, 404, 422))
 def get_beat(name: Project, beat_id: BeatId, box: CurrentBox) -> BeatOut:
-    return BeatOut.of(box.service.agent(name).store.beat(beat_id))
+    return BeatOut.of(box.service.beat(name, beat_id))
 
 
 @router.post("/projects/{name}/beats/next", response_model=BeatOut, responses=MODEL)
-def design_beat(name: Project, request: Request, box: CurrentBox) -> BeatOut:
+def design_beat(name: Project, box: CurrentBox) -> BeatOut:
     """Design the next beat (a pending draft is returned as it is). Without a plot: 409."""
     box.service.agent(name)
-    with plot_needed(box, name), state_of(request).sandboxes.generation(box):
+    with plot_needed(box, name):
         return BeatOut.of(box.service.next_beat(name))
 
 
@@ -184,12 +181,11 @@ def edit_beat(name: Project, beat_id: BeatId, body: BeatEdit, box: CurrentBox) -
 @router.post("/projects/{name}/beats/{beat_id:int}/regenerate", response_model=BeatOut,
              responses=MODEL)
 def regenerate_beat(
-    name: Project, beat_id: BeatId, body: RegenerateIn, request: Request, box: CurrentBox
+    name: Project, beat_id: BeatId, body: RegenerateIn, box: CurrentBox
 ) -> BeatOut:
-    box.service.agent(name).store.beat(beat_id)
-    with state_of(request).sandboxes.generation(box):
-        record = box.service.regenerate(name, beat_id, body.version, body.instruction,
-                                        locked=body.locked)
+    box.service.beat(name, beat_id)  # an unknown beat is 404 before a slot is taken
+    record = box.service.regenerate(name, beat_id, body.version, body.instruction,
+                                    locked=body.locked)
     return BeatOut.of(record)
 
 
@@ -202,12 +198,9 @@ def set_written(name: Project, beat_id: BeatId, body: WrittenIn, box: CurrentBox
 
 @router.post("/projects/{name}/beats/{beat_id:int}/accept", response_model=BeatOut,
              responses=MODEL)
-def accept_beat(
-    name: Project, beat_id: BeatId, body: VersionIn, request: Request, box: CurrentBox
-) -> BeatOut:
-    box.service.agent(name).store.beat(beat_id)
-    with state_of(request).sandboxes.generation(box):
-        return BeatOut.of(box.service.accept(name, beat_id, body.version))
+def accept_beat(name: Project, beat_id: BeatId, body: VersionIn, box: CurrentBox) -> BeatOut:
+    box.service.beat(name, beat_id)  # an unknown beat is 404 before a slot is taken
+    return BeatOut.of(box.service.accept(name, beat_id, body.version))
 
 
 @router.post("/projects/{name}/undo", response_model=HistoryOut, responses=WRITE)

@@ -3,7 +3,7 @@
 ``/api/v1`` is the REST API (OpenAPI at ``/openapi.json``, docs at ``/docs``), ``/ui/`` the
 Gradio beat editor, ``/login`` the sign-in page, ``/healthz`` and ``/readyz`` the operator's
 probes. Both the API and the web app call the same per-user
-:class:`~aizac.web.service.WebService` (see :mod:`aizac.server.sandbox`).
+:class:`~aizac.application.service.ApplicationService` (see :mod:`aizac.server.sandbox`).
 
 From the outside in, every request passes: :class:`~aizac.server.gate.Envelope` (request id,
 security headers, access log), :class:`BodyLimit` (413), the signed session cookie, and

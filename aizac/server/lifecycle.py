@@ -28,11 +28,11 @@ from aizac.errors import AizacError, ConflictError
 from aizac.server.accounts import AccountStore, User
 from aizac.server.errors import UnavailableError, clip
 from aizac.settings import Settings
+from aizac.writer.server_projects import drop_owner_projects
 
 if TYPE_CHECKING:
     from aizac.server.sandbox import Sandboxes
     from aizac.server.state import ServerState
-    from aizac.writer.project import ProjectStore
 
 SKIP = {".lock", ".owner", ".owner.lock"}
 """Files of a project folder that are this process's, not the writer's."""
@@ -74,17 +74,6 @@ def _add_project(archive: zipfile.ZipFile, folder: Path, prefix: str) -> None:
             archive.write(path, name)
 
 
-def _add_server_rows(archive: zipfile.ZipFile, store: ProjectStore, settings: Settings,
-                     spool: Path, prefix: str) -> None:
-    """A server project's rows and checkpoints as the files an embedded project keeps them in,
-    so both engines export the same archive."""
-    from aizac.writer.server_projects import write_embedded
-
-    with tempfile.TemporaryDirectory(dir=spool) as folder:
-        for path in write_embedded(store, settings, Path(folder)):
-            _add_database(archive, path, f"{prefix}/{path.relative_to(folder).as_posix()}")
-
-
 def export_user(accounts: AccountStore, sandboxes: Sandboxes, user: User) -> Path:
     """A zip of everything of ``user``'s (a temporary file the caller removes): ``account.json``;
     per project its folder's files (databases copied consistently) and ``memories.json``
@@ -101,12 +90,13 @@ def export_user(accounts: AccountStore, sandboxes: Sandboxes, user: User) -> Pat
         with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("account.json", json.dumps(account, ensure_ascii=False, indent=1))
             for name in box.service.list_projects():
-                agent = box.service.agent(name)
-                with agent.store.lock():
-                    _add_project(archive, agent.store.directory, f"projects/{name}")
-                    if agent.store.server:
-                        _add_server_rows(archive, agent.store, sandboxes.settings, spool,
-                                         f"projects/{name}")
+                with box.service.project_folder(name) as folder:
+                    _add_project(archive, folder, f"projects/{name}")
+                    with tempfile.TemporaryDirectory(dir=spool) as rows:
+                        # a project on the server database: its rows as an embedded one's files
+                        for path in box.service.embedded_rows(name, Path(rows)):
+                            _add_database(archive, path,
+                                          f"projects/{name}/{path.relative_to(rows).as_posix()}")
                     hits = box.service.all_memories(name)
                 archive.writestr(f"projects/{name}/memories.json",
                                  json.dumps(_memory_rows(hits), ensure_ascii=False, indent=1))
@@ -143,26 +133,6 @@ def _drop_memory(settings: Settings, user_id: str) -> None:
                                detail=clip(e.message, 200)) from e
 
 
-def _drop_server_projects(settings: Settings, user_id: str) -> None:
-    """Every project of ``user_id`` on the server database: its rows and checkpoints (each
-    under its step lock, so a write of another process finishes first). The memory is
-    dropped with the user's Chroma database, or with the folder when embedded."""
-    url = settings.database
-    if url is None:
-        return
-    from aizac.storage.catalog import Catalog
-    from aizac.storage.database import server_database
-    from aizac.writer.project import ProjectStore
-    from aizac.writer.server_projects import drop_project
-
-    catalog = Catalog(server_database(url), user_id)
-    root = settings.data_dir / "users" / user_id / "projects"
-    for name in catalog.names():
-        store = ProjectStore.open(root, name, catalog=catalog)
-        with store.lock():
-            drop_project(store, settings)
-
-
 def delete_user(state: ServerState, user_id: str) -> None:
     """Delete the account ``user_id`` with its sandbox and memory (see the module)."""
     accounts = state.accounts
@@ -177,7 +147,7 @@ def delete_user(state: ServerState, user_id: str) -> None:
             box.service.cancel(name)
     state.sandboxes.evict(user_id)
     _drop_memory(state.sandboxes.settings, user_id)
-    _drop_server_projects(state.sandboxes.settings, user_id)
+    drop_owner_projects(state.sandboxes.settings, user_id)
     _drop_folder(state.sandboxes.root_of(user))
     accounts.delete_user(user_id)
 
@@ -204,7 +174,7 @@ def delete_user_offline(accounts: AccountStore, settings: Settings, user_id: str
         accounts.set_disabled(user_id, True)
         accounts.revoke_tokens(user_id)
         _drop_memory(settings, user_id)
-        _drop_server_projects(settings, user_id)
+        drop_owner_projects(settings, user_id)
         for folder in claimed:
             release_project(folder)
         claimed.clear()

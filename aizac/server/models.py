@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from aizac.application.service import HistoryView
 from aizac.text import render
-from aizac.web.service import HistoryView
 from aizac.writer.project import BeatRecord, ProjectInfo
 from aizac.writer.schemas import MAX_ACT_EPISODES, NovelBeat, NovelPlot
 
@@ -244,8 +244,8 @@ class HistoryOut(Body):
 
     @classmethod
     def of(cls, h: HistoryView) -> HistoryOut:
-        # the history's steps are data now (aizac.web.service.HistoryStep): said in English here,
-        # as the API said them before
+        # the history's steps are data now (aizac.application.service.HistoryStep): said in
+        # English here, as the API said them before
         return cls(node_id=h.node_id, can_undo=h.can_undo, can_redo=h.can_redo,
                    path=[render(s.text(), "en") for s in h.path],
                    siblings=[Sibling(label=render(label, "en"), node_id=node)

@@ -2,7 +2,7 @@
 
 The app is built once over a :class:`~aizac.web.per_user.UserScopedService`; Gradio's
 ``auth_dependency`` names the user the gate found (``gr.Request.username``), and every event
-runs against that user's own WebService. What of Gradio's own routes a request reaches is
+runs against that user's own ApplicationService. What of Gradio's own routes a request reaches is
 decided by :class:`~aizac.server.ui_gate.UiGate`: files are served only from the user's own
 export folder (each user's folder is one of Gradio's *static* paths, so an export is linked
 where it was written, never copied into Gradio's shared cache), uploads are refused, and event
@@ -18,12 +18,12 @@ from typing import cast
 
 from fastapi import FastAPI, Request
 
+from aizac.application.service import ApplicationService
 from aizac.server.gate import UiSlot
 from aizac.server.sandbox import Sandbox
 from aizac.server.state import ServerState
 from aizac.server.ui_gate import UiGate
 from aizac.text import t
-from aizac.web.service import WebService
 
 _LOGOUT_HEAD = """<script>
 (function addLogout() {
@@ -65,7 +65,7 @@ def mount_ui(app: FastAPI, state: ServerState, slot: UiSlot, *, language: str,
     from aizac.web.ui import CSS, build_app, theme
     from aizac.writer.service import Studio
 
-    def service_of(user_id: str) -> WebService:
+    def service_of(user_id: str) -> ApplicationService:
         box = state.sandboxes.cached(user_id)
         if box is None:
             box = state.sandboxes.of(state.accounts.user(user_id))
@@ -85,8 +85,8 @@ def mount_ui(app: FastAPI, state: ServerState, slot: UiSlot, *, language: str,
     # The template only answers what the page shows before anyone signs in (defaults): its
     # models, embeddings and trope index are never built.
     template = Studio(state.sandboxes.settings.model_copy(update={"data_dir": template_root}))
-    with scoped.building(WebService(template, export_dir=template_root / "exports")):
-        blocks = build_app(cast(WebService, scoped), language=language, models_tab=False)
+    with scoped.building(ApplicationService(template, export_dir=template_root / "exports")):
+        blocks = build_app(cast(ApplicationService, scoped), language=language, models_tab=False)
     blocks.queue(default_concurrency_limit=state.config.max_generations)
     bind_request_user(blocks)
     head = _LOGOUT_HEAD.replace("LABEL", json.dumps(t("ui.logout.button", language)))

@@ -1,8 +1,9 @@
 """Per-user sandboxes: each user's projects, exports and memory under their own root.
 
 A :class:`Sandbox` is one user's :class:`~aizac.writer.service.Studio` (its data directory is
-``<data_dir>/users/<user id>/``) and the :class:`~aizac.web.service.WebService` the API and the
-web app both call, plus the user's generation runs and limits. A name a user gives (project,
+``<data_dir>/users/<user id>/``) and the :class:`~aizac.application.service.ApplicationService`
+the API and the web app both call (its generations admitted by :class:`UserSlots`), plus the
+user's generation runs and limits. A name a user gives (project,
 export file, memory id, run id) is only ever looked up inside their own sandbox, so another
 user's ids are simply "not found".
 """
@@ -11,20 +12,19 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aizac.errors import ConflictError, LimitError, NotFoundError
+from aizac.application.service import ApplicationService
+from aizac.errors import LimitError, NotFoundError
 from aizac.server.accounts import User
 from aizac.server.config import ServerConfig
 from aizac.settings import Settings
-from aizac.web.service import WebService
 from aizac.writer.service import Studio
 
 StudioFactory = Callable[[Settings, str], Studio]
@@ -40,60 +40,18 @@ def hold_slot() -> None:
     _HELD.set(True)
 
 
-class LimitedService(WebService):
-    """The user's WebService whose model generations each take a generation slot, so the
-    web app and the API count against the same per-user and per-server limits."""
+class UserSlots:
+    """The slot policy of one user's service
+    (:class:`~aizac.application.ports.GenerationSlots`): each model generation takes one of the
+    user's slots and one of the server's (:meth:`Sandboxes.generation`), so the web app and the
+    API count against the same limits."""
 
-    def __init__(self, studio: Studio, *, export_dir: Path,
-                 slot: Callable[[], contextlib.AbstractContextManager[None]]) -> None:
-        super().__init__(studio, export_dir=export_dir)
-        self._slot = slot
+    def __init__(self, sandboxes: Sandboxes, box: Sandbox) -> None:
+        self._sandboxes = sandboxes
+        self._box = box
 
-    def generate_plot(self, name: str | None, progress: Any = None, *,
-                      replace: bool = True) -> Any:
-        with self._slot():
-            return super().generate_plot(name, progress, replace=replace)
-
-    def next_beat(self, name: str | None, progress: Any = None) -> Any:
-        with self._slot():
-            return super().next_beat(name, progress)
-
-    def plan_episode(self, name: str | None, instruction: str = "", progress: Any = None
-                     ) -> Any:
-        with self._slot():
-            return super().plan_episode(name, instruction, progress)
-
-    def regenerate(self, name: str | None, beat_id: int | None, version: int | None,
-                   instruction: str = "", progress: Any = None,
-                   locked: Sequence[str] | None = None
-                   ) -> Any:
-        with self._slot():
-            return super().regenerate(name, beat_id, version, instruction, progress, locked)
-
-    def accept(self, name: str | None, beat_id: int | None, version: int | None,
-               progress: Any = None) -> Any:
-        with self._slot():
-            return super().accept(name, beat_id, version, progress)
-
-    def write_prose(self, name: str | None, beat_id: int | None) -> Iterator[str]:
-        with self._slot():
-            yield from super().write_prose(name, beat_id)
-
-    def delete_project(self, name: str) -> None:
-        """Delete the project: refused while one of its generations runs (cancel it first);
-        its memory, files and exports go."""
-        from aizac.writer.project_dirs import validate_project_name
-
-        clean = validate_project_name(name)
-        if self.running(clean):
-            raise ConflictError("error.server.project_busy", name=clean)
-        with self._guard:
-            self._agents.pop(clean, None)
-        delete = getattr(self.studio, "delete", None)
-        if delete is None:
-            raise ConflictError("error.server.project_busy", name=clean)
-        delete(clean)
-        shutil.rmtree(self.export_dir / clean, ignore_errors=True)
+    def generation(self) -> contextlib.AbstractContextManager[None]:
+        return self._sandboxes.generation(self._box)
 
 
 def shared_studio_factory(settings: Settings) -> StudioFactory:
@@ -127,15 +85,16 @@ class Run:
 
 @dataclass
 class Sandbox:
-    """One user's studio, web service, runs and generation slots."""
+    """One user's studio, application service, runs and generation slots."""
 
     user: User
     root: Path
     studio: Studio
-    service: WebService
     slots: threading.BoundedSemaphore
     runs: dict[str, Run] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    service: ApplicationService = field(init=False)
+    """Built over the studio with the sandbox's own slot policy (:meth:`Sandboxes.of`)."""
 
     @property
     def export_dir(self) -> Path:
@@ -218,12 +177,10 @@ class Sandboxes:
             root.mkdir(parents=True, exist_ok=True)
             studio = factory(self.settings.model_copy(update={"data_dir": root}), user.id)
             studio.owner = user.id  # on the server database, the user's projects are theirs
-            holder: list[Sandbox] = []
-            service = LimitedService(studio, export_dir=root / "exports",
-                                     slot=lambda: self.generation(holder[0]))
-            box = Sandbox(user, root, studio, service,
+            box = Sandbox(user, root, studio,
                           threading.BoundedSemaphore(self.config.max_generations_per_user))
-            holder.append(box)
+            box.service = ApplicationService(studio, export_dir=root / "exports",
+                                             slots=UserSlots(self, box))
             self._boxes[user.id] = box
         self.on_new_box(box)
         return box

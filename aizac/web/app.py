@@ -28,12 +28,12 @@ def create_app(studio: Studio, *, language: str | None = None) -> tuple[Any, Pat
     from aizac.offline import apply_offline_defaults
 
     apply_offline_defaults()  # before Gradio builds anything: no telemetry, no hub look-ups
-    from aizac.web.service import WebService
+    from aizac.application.service import ApplicationService
     from aizac.web.ui import build_app
 
     export_dir = export_dir_for(studio.settings)
     export_dir.mkdir(parents=True, exist_ok=True)
-    service = WebService(studio, export_dir=export_dir)
+    service = ApplicationService(studio, export_dir=export_dir)
     chosen = language or studio.settings.ui_language
     if chosen not in LANGUAGES:
         raise InvalidInputError("error.ui_language", language=chosen, choices=", ".join(LANGUAGES))

@@ -1,6 +1,7 @@
 """Episode length in the web app: beats per episode and target prose length, the writer's choice.
 
-Plain handlers over the :class:`~aizac.web.service.WebService` (nothing here imports Gradio):
+Plain handlers over the :class:`~aizac.application.service.ApplicationService` (nothing here
+imports Gradio):
 :func:`parse_count` checks what the writer typed, :func:`defaults` gives the length a new project
 in a language gets, :func:`episode_view` and :func:`set_episode_length` read and change the open
 project's own values (see :mod:`aizac.writer.episode` for units, ranges and precedence).
@@ -11,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from aizac.application.service import ApplicationService
 from aizac.errors import InvalidInputError
 from aizac.text import Text
-from aizac.web.service import WebService
 from aizac.writer import episode
 
 
@@ -62,21 +63,19 @@ def parse(beats: Any, length: Any) -> tuple[int | None, int | None]:
     return b, n
 
 
-def defaults(service: WebService, language: str) -> episode.EpisodeLength:
+def defaults(service: ApplicationService, language: str) -> episode.EpisodeLength:
     """The episode length a new project in ``language`` gets unless the writer sets one."""
-    studio: Any = service.studio
-    options = getattr(studio, "agent_options", {}) or {}
-    settings = getattr(studio, "settings", None)
+    options, settings = service.studio.agent_options, service.studio.settings
     return episode.resolve(
         language,
         service_beats=options.get("beats_per_episode"),
         service_length=options.get("episode_length"),
-        settings_beats=getattr(settings, "beats_per_episode", None),
-        settings_length=getattr(settings, "episode_length", None),
+        settings_beats=settings.beats_per_episode,
+        settings_length=settings.episode_length,
     )
 
 
-def episode_view(service: WebService, project: str | None) -> EpisodeView:
+def episode_view(service: ApplicationService, project: str | None) -> EpisodeView:
     """The open project's episode length."""
     agent = service.agent(project)
     current = agent.episodes.current()
@@ -90,7 +89,7 @@ def episode_view(service: WebService, project: str | None) -> EpisodeView:
 
 
 def set_episode_length(
-    service: WebService, project: str | None, beats: Any, length: Any
+    service: ApplicationService, project: str | None, beats: Any, length: Any
 ) -> EpisodeView:
     """Store the project's own episode length (an empty box: that part goes back to the
     default); it applies from the next beat and the next prose on."""

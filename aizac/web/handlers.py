@@ -1,4 +1,4 @@
-"""The web app's event handlers: plain functions over a :class:`WebService`.
+"""The web app's event handlers: plain functions over a :class:`ApplicationService`.
 
 Each takes the service and the values of the page's inputs and returns plain values (strings,
 table rows, dataclasses) for the outputs; the ``aizac.web.tab_*`` builders only wire them to
@@ -12,13 +12,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from aizac.application.exports import ExportResult
+from aizac.application.service import ApplicationService, HistoryView
 from aizac.errors import InvalidInputError
 from aizac.export.render import escape_markdown, escape_markdown_cell, escape_markdown_lines
 from aizac.text import Text
 from aizac.web import forms
-from aizac.web.exports import ExportResult
 from aizac.web.labels import Labels
-from aizac.web.service import HistoryView, WebService
 from aizac.writer.project import BeatRecord
 from aizac.writer.prompts import LANGUAGES
 from aizac.writer.schemas import STAGES
@@ -102,7 +102,7 @@ class EditorView:
 
 
 # ---------------------------------------------------------------------------- projects
-def project_names(service: WebService) -> list[str]:
+def project_names(service: ApplicationService) -> list[str]:
     return service.list_projects()
 
 
@@ -115,7 +115,7 @@ def reopened(names: Sequence[str], last: str | None) -> str | None:
 
 
 def create_project(
-    service: WebService, name: str | None, genre: str | None, keywords: str | None,
+    service: ApplicationService, name: str | None, genre: str | None, keywords: str | None,
     language: str | None, beats: Any = None, length: Any = None,
 ) -> str:
     """Create a project; returns its name. Empty keywords, a bad name or an episode length out
@@ -145,7 +145,9 @@ def create_project(
     return agent.info.name
 
 
-def _just_made(service: WebService, name: str, genre: str, words: list[str], lang: str) -> bool:
+def _just_made(
+    service: ApplicationService, name: str, genre: str, words: list[str], lang: str
+) -> bool:
     """Whether project ``name`` is what this request would create and nothing was done in it
     yet (no plot): then a repeated "create" is the same creation, not a clash."""
     try:
@@ -158,7 +160,7 @@ def _just_made(service: WebService, name: str, genre: str, words: list[str], lan
 
 
 def update_project(
-    service: WebService, project: str | None, genre: str | None, keywords: str | None
+    service: ApplicationService, project: str | None, genre: str | None, keywords: str | None
 ) -> StartView:
     """The writer changes the project's genre or keywords (the plot shows the new ones)."""
     words = forms.split_keywords(keywords)
@@ -168,7 +170,7 @@ def update_project(
 
 
 # ------------------------------------------------------------------------------- start
-def start_view(service: WebService, project: str | None) -> StartView:
+def start_view(service: ApplicationService, project: str | None) -> StartView:
     agent = service.agent(project)
     info = agent.info
     record = agent.plot()
@@ -193,7 +195,7 @@ def start_view(service: WebService, project: str | None) -> StartView:
 
 
 def generate_plot(
-    service: WebService, project: str | None, progress: Progress | None = None, *,
+    service: ApplicationService, project: str | None, progress: Progress | None = None, *,
     replace: bool = False,
 ) -> StartView:
     """Generate the plot; an existing plot is replaced only when the writer confirmed
@@ -203,7 +205,7 @@ def generate_plot(
 
 
 def save_plot(
-    service: WebService, project: str | None, version: int | None, title: str | None,
+    service: ApplicationService, project: str | None, version: int | None, title: str | None,
     logline: str | None, characters: Any, settings: Any, acts: Any,
 ) -> StartView:
     """Save the plot tables: an edit of the generated plot, or a plot written by hand."""
@@ -218,7 +220,7 @@ def save_plot(
 
 
 # ------------------------------------------------------------------------------ editor
-def editor_view(service: WebService, project: str | None) -> EditorView:
+def editor_view(service: ApplicationService, project: str | None) -> EditorView:
     episode, beats, draft = service.beats(project)
     accepted = [
         (f"{b.episode}-{b.index} {b.beat.location}", b.id) for b in service.accepted(project)
@@ -245,7 +247,7 @@ def _beat_row(b: BeatRecord) -> list[str]:
 
 
 def next_beat(
-    service: WebService, project: str | None, progress: Progress | None = None
+    service: ApplicationService, project: str | None, progress: Progress | None = None
 ) -> EditorView:
     """Design the next beat; a pending draft is returned as it is (``reused_draft``)."""
     from dataclasses import replace
@@ -257,7 +259,7 @@ def next_beat(
 
 
 def plan_episode(
-    service: WebService, project: str | None, beat_id: int | None, version: int | None,
+    service: ApplicationService, project: str | None, beat_id: int | None, version: int | None,
     instruction: str | None, progress: Progress | None = None, *,
     fields: dict[str, str | None] | None = None,
 ) -> tuple[EditorView, list[BeatRecord]]:
@@ -272,7 +274,7 @@ def plan_episode(
 
 
 def _save_pending(
-    service: WebService, project: str | None, beat_id: int | None, version: int | None,
+    service: ApplicationService, project: str | None, beat_id: int | None, version: int | None,
     fields: dict[str, str | None] | None,
 ) -> int | None:
     """Store the form's unsaved edits of the draft first; returns the draft's version."""
@@ -280,13 +282,13 @@ def _save_pending(
         raise InvalidInputError("error.beat.no_draft")
     if fields is None:
         return version
-    base = service.agent(project).store.beat(int(beat_id)).beat
+    base = service.beat(project, int(beat_id)).beat
     record = service.edit_beat(project, int(beat_id), version, forms.fields_to_beat(base, fields))
     return record.version
 
 
 def save_edit(
-    service: WebService, project: str | None, beat_id: int | None, version: int | None,
+    service: ApplicationService, project: str | None, beat_id: int | None, version: int | None,
     fields: dict[str, str | None],
 ) -> EditorView:
     if beat_id is None:
@@ -296,7 +298,7 @@ def save_edit(
 
 
 def regenerate(
-    service: WebService, project: str | None, beat_id: int | None, version: int | None,
+    service: ApplicationService, project: str | None, beat_id: int | None, version: int | None,
     instruction: str | None, progress: Progress | None = None, *,
     fields: dict[str, str | None] | None = None, locked: Sequence[str] | None = None,
 ) -> EditorView:
@@ -311,16 +313,16 @@ def regenerate(
 
 
 def set_locks(
-    service: WebService, project: str | None, beat_id: int | None, version: int | None,
+    service: ApplicationService, project: str | None, beat_id: int | None, version: int | None,
     locked: Sequence[str] | None, fields: dict[str, str | None] | None = None,
 ) -> EditorView:
     """The writer ticks or unticks a field to keep: unsaved form edits are saved first (a field
     typed in is the writer's, so it stays ticked), then exactly these fields are the draft's."""
     if beat_id is None:
         raise InvalidInputError("error.beat.no_draft")
-    before = service.agent(project).store.beat(int(beat_id)).written
+    before = service.beat(project, int(beat_id)).written
     version = _save_pending(service, project, beat_id, version, fields)
-    typed = [f for f in service.agent(project).store.beat(int(beat_id)).written
+    typed = [f for f in service.beat(project, int(beat_id)).written
              if f not in before]
     service.set_written(project, int(beat_id), version, [*(locked or []), *typed])
     return editor_view(service, project)
@@ -341,7 +343,9 @@ class Suggestion:
         return f"**{trope}** — {summary}" + (f" _({hook})_" if hook else "")
 
 
-def suggest(service: WebService, project: str | None, beat_id: int | None) -> list[Suggestion]:
+def suggest(
+    service: ApplicationService, project: str | None, beat_id: int | None
+) -> list[Suggestion]:
     return [
         Suggestion(str(getattr(h, "trope", "")), str(getattr(h, "summary", h)),
                    str(getattr(h, "hook", "") or ""))
@@ -360,7 +364,7 @@ def use_suggestion(fields: dict[str, str], suggestion: Suggestion) -> dict[str, 
 
 
 def accept(
-    service: WebService, project: str | None, beat_id: int | None, version: int | None,
+    service: ApplicationService, project: str | None, beat_id: int | None, version: int | None,
     progress: Progress | None = None, *, fields: dict[str, str | None] | None = None,
 ) -> EditorView:
     """Make the draft canon; unsaved form edits are saved first so they are what is accepted."""
@@ -369,37 +373,41 @@ def accept(
     return editor_view(service, project)
 
 
-def undo(service: WebService, project: str | None) -> EditorView:
+def undo(service: ApplicationService, project: str | None) -> EditorView:
     service.undo(project)
     return editor_view(service, project)
 
 
-def redo(service: WebService, project: str | None) -> EditorView:
+def redo(service: ApplicationService, project: str | None) -> EditorView:
     service.redo(project)
     return editor_view(service, project)
 
 
-def switch_branch(service: WebService, project: str | None, node_id: str | None) -> EditorView:
+def switch_branch(
+    service: ApplicationService, project: str | None, node_id: str | None
+) -> EditorView:
     if not node_id:
         raise InvalidInputError("error.history.pick_branch")
     service.switch(project, node_id)
     return editor_view(service, project)
 
 
-def load_prose(service: WebService, project: str | None, beat_id: int | None) -> str:
+def load_prose(service: ApplicationService, project: str | None, beat_id: int | None) -> str:
     if beat_id is None:
         return ""
-    return service.agent(project).store.beat(int(beat_id)).prose or ""
+    return service.beat(project, int(beat_id)).prose or ""
 
 
-def write_prose(service: WebService, project: str | None, beat_id: int | None) -> Iterator[str]:
+def write_prose(
+    service: ApplicationService, project: str | None, beat_id: int | None
+) -> Iterator[str]:
     if beat_id is None:
         raise InvalidInputError("error.prose.pick_beat")
     yield from service.write_prose(project, int(beat_id))
 
 
 def save_prose(
-    service: WebService, project: str | None, beat_id: int | None, prose: str | None
+    service: ApplicationService, project: str | None, beat_id: int | None, prose: str | None
 ) -> BeatRecord:
     text = forms.check_length("form.prose", prose, forms.MAX_PROSE_CHARS)
     if not text.strip():
@@ -417,7 +425,7 @@ def _episode_bound(value: float | int | None) -> int | None:
 
 
 def export_file(
-    service: WebService, project: str | None, fmt: str | None, first: float | None,
+    service: ApplicationService, project: str | None, fmt: str | None, first: float | None,
     last: float | None, filename: str | None,
 ) -> ExportResult:
     """Write the export (``.target`` is the file's path, served to the browser)."""
@@ -428,7 +436,7 @@ def export_file(
 
 
 def send_email(
-    service: WebService, project: str | None, address: str | None, fmt: str | None,
+    service: ApplicationService, project: str | None, address: str | None, fmt: str | None,
     first: float | None, last: float | None,
 ) -> ExportResult:
     return service.email(

@@ -1,10 +1,10 @@
 """The memory inspector: memories by tag with strength, memory factor and pinned state.
 
 Plain handler functions (:func:`memory_table`, :func:`set_pinned`, :func:`curve_figure`,
-:func:`relation_table`, :func:`ask_memory`, :func:`conflict_choices`, :func:`settle_pair`) over
-the :class:`WebService`, and :func:`build`, which lays out the Memory tab and wires them. The
-pairs of facts the memory kept side by side ("these two may conflict: keep which?") are settled
-with three buttons (keep the newer, the earlier, or both). Curves are computed by
+:func:`relation_table`, :func:`ask_memory`, :func:`conflict_choices`, :func:`settle_pair`) over the
+:class:`ApplicationService`, and :func:`build`, which lays out the Memory tab and wires them. The
+pairs of facts the memory kept side by side ("these two may conflict: keep which?") are settled with
+three buttons (keep the newer, the earlier, or both). Curves are computed by
 :mod:`aizac.memory.forgetting`.
 """
 
@@ -17,13 +17,13 @@ from typing import Any
 
 import gradio as gr
 
+from aizac.application.service import ApplicationService
 from aizac.errors import InvalidInputError
 from aizac.export.render import escape_markdown_cell, escape_markdown_lines
 from aizac.memory.forgetting import memory_factor
 from aizac.plotting import use_cjk_fonts
 from aizac.text import Text, Verbatim, render, t
 from aizac.web.labels import TAG_KEYS, Labels
-from aizac.web.service import WebService
 from aizac.writer.rules import check_question
 
 TAGS = ("Story", "Character", "CharacterRelation", "NovelSetting")
@@ -55,7 +55,7 @@ def removed(hit: Any) -> bool:
 
 
 def memories(
-    service: WebService, project: str | None, tag: str | None = None,
+    service: ApplicationService, project: str | None, tag: str | None = None,
     character: str | None = None,
 ) -> list[Any]:
     """Current (not superseded) memories, optionally of one tag and about one character.
@@ -75,7 +75,7 @@ def memories(
 
 
 def memory_table(
-    service: WebService, project: str | None, tag: str | None = None,
+    service: ApplicationService, project: str | None, tag: str | None = None,
     character: str | None = None, L: Labels | None = None,
 ) -> list[list[Any]]:
     """Rows of the inspector table (ids shortened to their first characters)."""
@@ -95,12 +95,12 @@ def _tag(L: Labels, tag: str) -> str:
     return L[TAG_KEYS[tag]] if tag in TAG_KEYS else tag
 
 
-def character_names(service: WebService, project: str | None) -> list[str]:
+def character_names(service: ApplicationService, project: str | None) -> list[str]:
     return sorted(service.agent(project).memory.characters())
 
 
 def memory_choices(
-    service: WebService, project: str | None, L: Labels | None = None
+    service: ApplicationService, project: str | None, L: Labels | None = None
 ) -> list[tuple[str, str]]:
     """(label, id) for the selection box."""
     L = L or Labels()
@@ -111,7 +111,7 @@ def memory_choices(
 
 
 def set_pinned(
-    service: WebService, project: str | None, ids: Sequence[str] | None, pinned: bool,
+    service: ApplicationService, project: str | None, ids: Sequence[str] | None, pinned: bool,
     L: Labels | None = None,
 ) -> str:
     chosen = list(ids or [])
@@ -148,7 +148,7 @@ def curves(
 
 
 def curve_figure(
-    service: WebService, project: str | None, ids: Sequence[str] | None,
+    service: ApplicationService, project: str | None, ids: Sequence[str] | None,
     L: Labels | None = None,
 ) -> Any:
     """A matplotlib figure of the selected memories' forgetting curves."""
@@ -187,7 +187,7 @@ KEEP_LABELS = {"keep-newer": "ui.memory.keep_newer", "keep-older": "ui.memory.ke
 
 
 def conflict_choices(
-    service: WebService, project: str | None, language: str = "en"
+    service: ApplicationService, project: str | None, language: str = "en"
 ) -> list[tuple[str, str]]:
     """(label, "<newer id>|<earlier id>") of each pair of facts the memory kept side by side
     because it could not tell whether the newer replaces the earlier."""
@@ -199,7 +199,7 @@ def conflict_choices(
 
 
 def settle_pair(
-    service: WebService, project: str | None, pair: str | None, keep: str,
+    service: ApplicationService, project: str | None, pair: str | None, keep: str,
     language: str = "en",
 ) -> str:
     """Settle the chosen pair as the writer said (a button of :data:`KEEP`); what was kept."""
@@ -222,7 +222,7 @@ MATRIX_NAMES = 12
 
 
 def relation_table(
-    service: WebService, project: str | None, none_text: str | None = None
+    service: ApplicationService, project: str | None, none_text: str | None = None
 ) -> tuple[list[str], list[list[str]]]:
     """(headers, rows) of the relationship matrix of the story's characters: the plot's
     first, then everyone memory knows (characters met in accepted beats), at most
@@ -249,11 +249,11 @@ def relation_table(
 
 
 def ask_memory(
-    service: WebService, project: str | None, question: str | None,
+    service: ApplicationService, project: str | None, question: str | None,
     nothing: str | None = None,
 ) -> str:
     text = check_question(question or "")
-    docs = service.agent(project).ask(text)
+    docs = service.ask(project, text)  # as the API asks: one generation slot in the server
     if not docs:
         return nothing or Labels()["ui.memory_nothing"]
     lines = []
@@ -266,7 +266,7 @@ def ask_memory(
 
 
 # ----------------------------------------------------------------------------- reindex
-def reindex_notice(service: WebService, project: str | None, language: str) -> str:
+def reindex_notice(service: ApplicationService, project: str | None, language: str) -> str:
     """The Memory tab's note when the project's memory still uses other embeddings than
     the configured ones ("" otherwise): what it uses, and that Reindex converts it."""
     notice = service.memory_notice(project) if project else None
@@ -274,7 +274,7 @@ def reindex_notice(service: WebService, project: str | None, language: str) -> s
 
 
 def reindex_memory(
-    service: WebService, project: str | None, language: str,
+    service: ApplicationService, project: str | None, language: str,
     progress: Callable[[str], None] | None = None,
 ) -> str:
     """Re-embed the project's memory with the configured embeddings; what was done."""
@@ -294,7 +294,7 @@ class MemoryTab:
     refresh_outputs: list[Any]
 
 
-def _refresher(service: WebService, L: Labels, language: str) -> Callable[..., list[Any]]:
+def _refresher(service: ApplicationService, L: Labels, language: str) -> Callable[..., list[Any]]:
     """The Memory tab's refresh: table, character filter, selection box, relationship matrix,
     the reindex note, the pairs of facts waiting to be settled."""
 

@@ -1,13 +1,13 @@
 """One web app, many users: each event runs against the signed-in user's own service.
 
-``aizac serve`` builds the Gradio app once over a :class:`UserScopedService`: every attribute of
-it is the attribute of the current user's :class:`~aizac.web.service.WebService` (their own
-sandbox). :func:`bind_request_user` wraps every event function of the app so that it runs as
-the user of its request: ``gr.Request.username``, which Gradio fills from the server's
-``auth_dependency`` (the session cookie), never from anything the page sends. The user is a
-context variable, so it follows the event into the worker threads the runner starts
-(:mod:`aizac.web.runner` starts them in a copy of the current context). ``python app.py``
-never uses this module: it serves one local writer's service as before.
+``aizac serve`` builds the Gradio app once over a :class:`UserScopedService`: every attribute of it
+is the attribute of the current user's :class:`~aizac.application.service.ApplicationService` (their
+own sandbox). :func:`bind_request_user` wraps every event function of the app so that it runs as the
+user of its request: ``gr.Request.username``, which Gradio fills from the server's
+``auth_dependency`` (the session cookie), never from anything the page sends. The user is a context
+variable, so it follows the event into the worker threads the runner starts (:mod:`aizac.web.runner`
+starts them in a copy of the current context). ``python app.py`` never uses this module: it serves
+one local writer's service as before.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import Any
 
 import gradio as gr
 
+from aizac.application.service import ApplicationService
 from aizac.errors import AizacError
-from aizac.web.service import WebService
 
 _USER: ContextVar[str | None] = ContextVar("aizac_web_user", default=None)
 
@@ -47,18 +47,18 @@ def current_user() -> str | None:
 
 
 class UserScopedService:
-    """Stands where the app expects a :class:`WebService`; resolves to the current user's.
+    """Stands where the app expects a :class:`ApplicationService`; resolves to the current user's.
 
     Args:
-        resolve: user id -> that user's WebService (built on first use by the server).
+        resolve: user id -> that user's ApplicationService (built on first use by the server).
     """
 
-    def __init__(self, resolve: Callable[[str], WebService]) -> None:
+    def __init__(self, resolve: Callable[[str], ApplicationService]) -> None:
         self._resolve = resolve
-        self._template: WebService | None = None
+        self._template: ApplicationService | None = None
 
     @contextlib.contextmanager
-    def building(self, template: WebService) -> Iterator[None]:
+    def building(self, template: ApplicationService) -> Iterator[None]:
         """While the app is built (no request, no user), reads go to ``template``: a service
         over the server's shared settings (e.g. the default episode length shown in a box)."""
         self._template = template
@@ -67,7 +67,7 @@ class UserScopedService:
         finally:
             self._template = None
 
-    def current(self) -> WebService:
+    def current(self) -> ApplicationService:
         user = _USER.get()
         if user:
             return self._resolve(user)

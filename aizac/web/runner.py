@@ -20,11 +20,11 @@ from typing import Any
 
 import gradio as gr
 
+from aizac.application.service import ApplicationService
 from aizac.errors import AizacError, CancelledError
 from aizac.export.render import escape_markdown
 from aizac.text import Text, describe, known, render
 from aizac.web.labels import Labels
-from aizac.web.service import WebService
 
 log = logging.getLogger(__name__)
 Work = Callable[..., tuple[list[Any], str]]
@@ -37,7 +37,7 @@ SPINNER = '<span class="aizac-spinner" aria-hidden="true"></span>'
 class Ui:
     """What every tab builder shares: the service, the labels, the project box, the status."""
 
-    service: WebService
+    service: ApplicationService
     L: Labels
     language: str
     project: Any = None

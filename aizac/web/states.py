@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aizac.web.service import WebService
+from aizac.application.service import ApplicationService
 
 # The illustration panels' buttons (aizac.web.tab_illustrations): usable once there is a plan.
 ILLUSTRATION_BUTTONS = (
@@ -18,7 +18,7 @@ ALWAYS = frozenset({"create", "refresh", "set-model", "save-key", "test-model", 
                     "search-servers"})
 
 
-def button_states(service: WebService, project: str | None) -> dict[str, bool]:
+def button_states(service: ApplicationService, project: str | None) -> dict[str, bool]:
     """Button name -> enabled (a button not named is enabled only if it is in
     :data:`ALWAYS`). Cancel buttons are enabled only while an operation runs."""
     if not project:
@@ -27,7 +27,7 @@ def button_states(service: WebService, project: str | None) -> dict[str, bool]:
     has_plot = agent.plot() is not None
     draft = agent.current_draft() is not None
     history = service.history(project)
-    accepted = bool(agent.store.beats(status="accepted"))
+    accepted = bool(service.accepted(project))
     running = service.running(project)
     enabled = {
         **dict.fromkeys(ALWAYS, True), "save-project": True,

@@ -7,8 +7,8 @@ from typing import Any
 
 import gradio as gr
 
+from aizac.application.exports import ExportResult
 from aizac.web import handlers as h
-from aizac.web.exports import ExportResult
 from aizac.web.runner import Ui
 
 

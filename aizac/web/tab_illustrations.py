@@ -31,7 +31,7 @@ def _picture(ill: Illustrator, record: ImageRecord | None) -> Any:
         return None
     from PIL import Image
 
-    return Image.open(io.BytesIO(ill.images.data(record)))
+    return Image.open(io.BytesIO(ill.data(record)))
 
 
 @dataclass
@@ -83,7 +83,7 @@ def _slot_panel(ui: Ui, prefix: str, selector: Any, slot_of: SlotOf) -> Callable
         if not project or slot is None:
             return ["", gr.Dropdown(choices=[], value=None), None,
                     t("ui.illustration.no_slot", lang)]
-        ill = Illustrator(service.agent(project))
+        ill = service.illustrator(project)
         shown = ill.prompt(slot)
         records = ill.of_slot(slot)
         placed_record = ill.placed(slot)
@@ -106,9 +106,8 @@ def _slot_panel(ui: Ui, prefix: str, selector: Any, slot_of: SlotOf) -> Callable
         slot = slot_of(key)
         if slot is None:
             return [gr.skip(), gr.Row(visible=False)], t("ui.illustration.no_slot", lang)
-        ill = Illustrator(service.agent(project))
-        ill.save_prompt(slot, text_v)
-        q = ill.quote()
+        service.save_image_prompt(project, slot, text_v)
+        q = service.illustrator(project).quote()
         said = (t("ui.illustration.quote_billable", lang, model=q.model, left=q.left,
                   budget=q.budget) if q.billable
                 else t("ui.illustration.quote_free", lang, model=q.model))
@@ -117,8 +116,7 @@ def _slot_panel(ui: Ui, prefix: str, selector: Any, slot_of: SlotOf) -> Callable
     def generate(project: str | None, key: Any, text_v: str, progress: Any = None
                  ) -> tuple[list[Any], str]:
         slot = slot_of(key)
-        ill = Illustrator(service.agent(project))
-        record = ill.generate(slot or "", text_v, confirmed=True)
+        record = service.generate_image(project, slot or "", text_v)
         return ([gr.Row(visible=False), *view(project, key, record.id)],
                 t("ui.illustration.made_one", lang, model=record.model))
 
@@ -129,8 +127,8 @@ def _slot_panel(ui: Ui, prefix: str, selector: Any, slot_of: SlotOf) -> Callable
         slot = slot_of(key)
         if slot is None:
             return [gr.skip()], t("ui.illustration.no_slot", lang)
-        ill = Illustrator(service.agent(project))
-        return [ill.save_prompt(slot, None).text], t("ui.illustration.reset_done", lang)
+        return ([service.save_image_prompt(project, slot, None).text],
+                t("ui.illustration.reset_done", lang))
 
     def place(project: str | None, key: Any, pick: str | None) -> tuple[list[Any], str]:
         slot = slot_of(key)
@@ -151,8 +149,8 @@ def _slot_panel(ui: Ui, prefix: str, selector: Any, slot_of: SlotOf) -> Callable
             slot = slot_of(key)
             if not project or slot is None or not pick:
                 return None
-            ill = Illustrator(service.agent(project))
-            return _picture(ill, ill.images.get(pick))
+            ill = service.illustrator(project)
+            return _picture(ill, ill.picture(pick))
         except Exception:
             return None
 
@@ -239,18 +237,18 @@ def build_gallery(ui: Ui) -> Callable[[], None]:
     def pictures(project: str | None) -> list[Any]:
         if not project:
             return ["", "", None, "", []]
-        ill = Illustrator(service.agent(project))
+        ill = service.illustrator(project)
         q = ill.quote()
-        placed = {v: k for k, v in ill.images.placements().items()}
+        placed = {v: k for k, v in ill.placements().items()}
         items = []
-        for r in ill.images.all():
+        for r in ill.pictures():
             where = placed.get(r.id, "")
             label = (t("ui.illustration.on_cover", lang) if where == COVER else
                      t("ui.illustration.in_beat", lang, where=f"{r.episode}-{r.beat}")
                      if where else t("ui.illustration.unplaced", lang))
             items.append((_picture(ill, r), f"{label} · {r.model}"))
         said = t("ui.illustration.usage", lang, used=q.used, budget=q.budget, model=q.model)
-        return [ill.images.style(), ill.images.author(), q.budget, said, items]
+        return [*ill.look(), q.budget, said, items]
 
     def load(project: str | None) -> list[Any]:
         try:
@@ -260,9 +258,7 @@ def build_gallery(ui: Ui) -> Callable[[], None]:
 
     def save(project: str | None, style_v: str, author_v: str, budget_v: Any
              ) -> tuple[list[Any], str]:
-        ill = Illustrator(service.agent(project))
-        ill.images.set_style(style_v or "", author_v or "")
-        ill.images.set_budget(int(budget_v or 0))
+        service.set_image_look(project, style_v or "", author_v or "", int(budget_v or 0))
         return pictures(project), t("ui.illustration.saved", lang)
 
     def wire() -> None:

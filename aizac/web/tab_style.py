@@ -130,9 +130,7 @@ def build(ui: Ui, beats: Any = None) -> Callable[[], None]:
             return [ui.message(e), *[gr.skip()] * (len(style_out) + len(voice_out))]
 
     def set_scope(project: str | None, value: str) -> tuple[list[Any], str]:
-        agent = service.agent(project)
-        with agent.store.lock():
-            done = agent.style.book.set_scope(value)
+        done = service.set_style_scope(project, value)
         return style_view(service, project, lang), t(
             "ui.style.scope_set", lang, scope=Text(f"style.scope.{done}"))
 
@@ -141,13 +139,9 @@ def build(ui: Ui, beats: Any = None) -> Callable[[], None]:
 
     def save(project: str | None, who: str | None, to: str | None, lv: str | None,
              called: str) -> tuple[list[Any], str]:
-        from aizac.dialogue.memory import set_voice
-
         agent = service.agent(project)
-        with agent.store.lock():
-            ids = set_voice(agent.memory, who or "", to or "", level=lv or "",
-                            address=called or "", language=agent.info.language,
-                            chapter=agent.next_position()[0])
+        ids = service.set_voice(project, who or "", to or "", level=lv or "",
+                                address=called or "")
         said_now = (t("ui.voices.saved", lang, text=agent.memory.get(ids[0]).text) if ids
                     else t("ui.voices.unchanged", lang))
         return [*voices_view(service, project, lang), dialogue_findings(service, project, lang)

@@ -18,6 +18,7 @@ from typing import Any
 import gradio as gr
 from starlette.middleware import Middleware
 
+from aizac.application.service import ApplicationService
 from aizac.web import handlers as h
 from aizac.web import (
     inspector,
@@ -31,7 +32,6 @@ from aizac.web import (
 )
 from aizac.web.labels import labels
 from aizac.web.runner import Ui
-from aizac.web.service import WebService
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ def theme() -> Any:
 
 
 def build_app(
-    service: WebService, *, language: str = "en", models_tab: bool = True
+    service: ApplicationService, *, language: str = "en", models_tab: bool = True
 ) -> gr.Blocks:
     """The whole app over ``service`` (labels in ``language``: ``en``, ``ko`` or ``zh``).
 

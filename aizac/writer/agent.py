@@ -23,7 +23,7 @@ from aizac.writer.context import ContextBuilder, OnePackPerBeat, default_context
 from aizac.writer.episode import ProjectEpisodes
 from aizac.writer.killpoints import checkpoint
 from aizac.writer.output import ProseWriter
-from aizac.writer.ports import Cliches, Memory, Router
+from aizac.writer.ports import Cliches, ProjectMemory, Router
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
 from aizac.writer.prompt_words import prompt_words
 from aizac.writer.prompts import PromptLibrary
@@ -68,7 +68,7 @@ class WriterAgent:
     def __init__(
         self,
         store: ProjectStore,
-        memory: Memory,
+        memory: ProjectMemory,
         router: Router,
         cliches: Cliches | None,
         *,

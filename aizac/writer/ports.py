@@ -7,11 +7,14 @@ these protocols name only the members the writer calls, so the agent stays decou
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from aizac.memory.records import MemoryHit
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -52,6 +55,27 @@ class Memory(Protocol):
     def undo_commit(self, ids: list[str]) -> Any: ...
     def set_turn(self, turn: int) -> Any: ...
     def __len__(self) -> int: ...
+
+
+class ProjectMemory(Memory, Protocol):
+    """A project's memory as the agent holds it and the layers above it use it: the writer
+    pipeline's :class:`Memory`, plus its commit journal (the undo tree replays commits), the
+    conflicts the writer settles, pins, the inspector's listing and its embeddings' state
+    (:class:`aizac.memory.WriterMemory` is the one implementation)."""
+
+    reindex_needed: tuple[str, str] | None
+    """``(recorded, configured)`` embedding fingerprints when it opened with its own."""
+
+    def batch_of(self, ids: Sequence[str]) -> str: ...
+    def redo_commit(self, batch_id: str) -> list[str]: ...
+    def conflicts(self) -> list[tuple[MemoryHit, MemoryHit]]: ...
+    def settle(self, flagged: str, other: str, keep: str) -> str: ...
+    def pin(self, memory_id: str) -> None: ...
+    def unpin(self, memory_id: str) -> None: ...
+    def all(
+        self, include_forgotten: bool = True, include_superseded: bool = True
+    ) -> list[MemoryHit]: ...
+    def release(self) -> None: ...
 
 
 class Cliches(Protocol):

@@ -2,7 +2,8 @@
 
 Pure functions over a project's records (:mod:`aizac.writer.project_rows`) or anything that
 reads its plot (:class:`PlotSource`, which :class:`~aizac.writer.project.ProjectStore` is): the
-store, the agent, the prose writer and the web service call these instead of repeating the rule.
+store, the agent, the prose writer and the application service call these instead of repeating
+the rule.
 The store itself uses the checks, so this module knows it only through :class:`PlotSource`.
 """
 

@@ -112,3 +112,21 @@ def write_embedded(store: ProjectStore, settings: Settings, folder: Path) -> lis
 
 
 __all__ = ["drop_project", "run_ids", "write_embedded"]
+
+
+def drop_owner_projects(settings: Settings, owner: str) -> None:
+    """Every project of ``owner`` on the server database: its rows and checkpoints (each under
+    its step lock, so a write of another process finishes first). Nothing without a server
+    database; the memory goes with the owner's Chroma database, or with the folder."""
+    url = settings.database
+    if url is None:
+        return
+    from aizac.storage.catalog import Catalog
+    from aizac.storage.database import server_database
+
+    catalog = Catalog(server_database(url), owner)
+    root = settings.data_dir / "users" / owner / "projects"
+    for name in catalog.names():
+        store = ProjectStore.open(root, name, catalog=catalog)
+        with store.lock():
+            drop_project(store, settings)

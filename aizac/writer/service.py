@@ -15,7 +15,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models import BaseChatModel
 
@@ -35,7 +35,7 @@ from aizac.writer import episode
 from aizac.writer.agent import WriterAgent
 from aizac.writer.checked import CheckedRouter
 from aizac.writer.context import ContextBuilder
-from aizac.writer.ports import Cliches, Memory, Router
+from aizac.writer.ports import Cliches, ProjectMemory, Router
 from aizac.writer.project import ProjectInfo, ProjectStore, validate_project_name
 from aizac.writer.project_dirs import claim_project, release_project
 from aizac.writer.prompts import LANGUAGES, PromptLibrary
@@ -48,7 +48,7 @@ CURRENT_FILE = "current_project"
 MAX_KEYWORDS = 12
 MAX_KEYWORD_CHARS = 30
 
-MemoryFactory = Callable[[ProjectStore], Memory]
+MemoryFactory = Callable[[ProjectStore], ProjectMemory]
 
 
 def cliche_embeddings(embeddings: Any) -> Any:
@@ -74,7 +74,7 @@ def memory_notice(agent: WriterAgent) -> Text | None:
     ones (it opened with its own; ``aizac reindex`` converts it), else ``None``."""
     from aizac.llm.embeddings import embedding_label
 
-    needed = getattr(agent.memory, "reindex_needed", None)
+    needed = agent.memory.reindex_needed
     if not needed:
         return None
     written, configured = needed
@@ -221,12 +221,12 @@ class Studio:
                 )
             return self._cliches
 
-    def open_memory(self, store: ProjectStore) -> Memory:
+    def open_memory(self, store: ProjectStore) -> ProjectMemory:
         """The memory of ``store``'s project as this Studio opens it (no agent, nothing
         repaired: e.g. for the invariant checker)."""
         return self._memory(store)
 
-    def _memory(self, store: ProjectStore) -> Memory:
+    def _memory(self, store: ProjectStore) -> ProjectMemory:
         if self._memory_factory is not None:
             return self._memory_factory(store)
         # A project written with other embeddings opens with its own (when they can be built
@@ -239,11 +239,11 @@ class Studio:
             from aizac.memory.store import open_server_memory
 
             info = store.info()
-            return cast(Memory, open_server_memory(
+            return open_server_memory(
                 self.chroma_clients, self.chroma_namespace, memory_dir=store.memory_dir,
                 project=info.name, created_at=info.created_at, embeddings=self.embeddings,
                 settings=self.settings, adopt=embeddings_for_fingerprint, tables=tables,
-            ))
+            )
         from aizac.memory import WriterMemory
 
         return WriterMemory(
@@ -362,9 +362,7 @@ class Studio:
         aside first, so a half-removed folder is never taken for a project)."""
         agent = self._agents.pop(name, None)
         if agent is not None:
-            release = getattr(agent.memory, "release", None)
-            if release is not None:
-                release()
+            agent.memory.release()
         release_project(store.directory)
         forget_folder(store.directory)  # a pooled connection would outlive the removed files
         if store.server and not store.directory.exists():

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from aizac.application.service import ApplicationService
 from aizac.web import handlers
-from aizac.web.service import WebService
 from aizac.writer.project import ProjectStore
 
 from .invariants import check_project
@@ -25,7 +25,8 @@ from .test_pipeline import KEYWORDS, studio_on
 def test_twenty_beats_through_the_web_handlers(
     story_server: OpenAIServer, tmp_path: Path
 ) -> None:
-    service = WebService(studio_on(story_server, tmp_path / "data"), export_dir=tmp_path / "x")
+    service = ApplicationService(studio_on(story_server, tmp_path / "data"),
+                                 export_dir=tmp_path / "x")
     name = handlers.create_project(service, "웹소설", "현대판타지", KEYWORDS, "ko")
     handlers.generate_plot(service, name)
     for _ in range(20):

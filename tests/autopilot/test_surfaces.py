@@ -93,11 +93,11 @@ def test_findings_are_shown_next_to_their_beat() -> None:
 
 
 def test_the_app_has_an_autopilot_tab(tmp_path: Path) -> None:
-    from aizac.web.service import WebService
+    from aizac.application.service import ApplicationService
     from aizac.web.ui import build_app
 
     studio = make_studio(tmp_path / "data", JudgingModel())
-    app = build_app(WebService(studio, export_dir=tmp_path / "exports"))
+    app = build_app(ApplicationService(studio, export_dir=tmp_path / "exports"))
     ids = {c.get("props", {}).get("elem_id") for c in app.config["components"]}
     assert {"aizac-ap-start", "aizac-ap-pause", "aizac-ap-resume", "aizac-ap-approve",
             "aizac-ap-events", "aizac-ap-prose"} <= ids

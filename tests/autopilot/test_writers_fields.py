@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aizac.application.service import ApplicationService
 from aizac.autopilot.runner import Autopilot
 from aizac.autopilot.state import Options
 from aizac.web import handlers as h
-from aizac.web.service import WebService
 from tests.autopilot.fakes import JudgingModel, planned_project
 
 TIME = "The first dawn, 4 a.m."
@@ -35,7 +35,7 @@ def test_the_plan_gate_shows_and_keeps_the_writers_fields(tmp_path: Path) -> Non
 def test_undo_and_redo_walk_across_co_written_and_autopilot_beats(tmp_path: Path) -> None:
     model = JudgingModel()
     studio, _ = planned_project(tmp_path / "data", model)
-    service = WebService(studio, export_dir=tmp_path / "exports")
+    service = ApplicationService(studio, export_dir=tmp_path / "exports")
     view = h.next_beat(service, "auto")
     h.accept(service, "auto", view.beat_id, view.version)  # 1-1 co-written
     agent = service.agent("auto")

@@ -9,10 +9,10 @@ from typing import Any
 
 from acceptance.epubcheck import problems, run_epubcheck
 
+from aizac.application.exports import ExportService
 from aizac.illustration.book import illustrated
 from aizac.illustration.service import Illustrator
 from aizac.illustration.store import COVER, beat_slot
-from aizac.web.exports import ExportService
 
 StudioFactory = Any
 Written = Any

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from aizac.application.service import ApplicationService
 from aizac.illustration.service import Illustrator
 from aizac.illustration.store import COVER, beat_slot
 from aizac.text import render
-from aizac.web.service import WebService
 
 StudioFactory = Any
 Written = Any
@@ -20,7 +20,7 @@ def test_placing_is_undone_and_redone_without_a_model_call(
 ) -> None:
     studio = make_studio()
     agent, beat_id = written(studio)
-    service = WebService(studio, export_dir=tmp_path / "exports")
+    service = ApplicationService(studio, export_dir=tmp_path / "exports")
     service._agents[agent.info.name] = agent  # the same open project
     ill = Illustrator(agent)
     first = ill.generate(beat_slot(beat_id), confirmed=True)

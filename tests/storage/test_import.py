@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from aizac.application.service import ApplicationService
 from aizac.autopilot.runner import Autopilot
 from aizac.autopilot.state import Options
 from aizac.cliches import ClicheDB
@@ -17,7 +18,6 @@ from aizac.llm.embeddings import HashingEmbeddings
 from aizac.settings import Settings
 from aizac.storage.catalog import Catalog
 from aizac.storage.database import server_database
-from aizac.web.service import WebService
 from aizac.writer import importing
 from aizac.writer.importing import import_installation
 from aizac.writer.service import Studio
@@ -43,7 +43,7 @@ def _installation(source: Path, cliches: ClicheDB) -> dict[str, Any]:
     """A single writer's project with two accepted beats and a draft (an undo tree), and a
     user's project whose autopilot run waits at its plan gate."""
     studio = _studio(Settings(data_dir=source, language="en"), cliches)
-    web = WebService(studio, export_dir=source / "exports")
+    web = ApplicationService(studio, export_dir=source / "exports")
     web.create_project("혼자 쓰는 이야기", genre="회귀", keywords=["회귀", "복수"], language="en")
     name = "혼자 쓰는 이야기"
     web.generate_plot(name)
@@ -81,7 +81,7 @@ def test_an_installation_moves_whole_and_a_second_run_only_checks(
 
     # The single writer's project on PostgreSQL: same ids, versions and summaries; the undo
     # tree and the memory's journal came along, so an undo works as it did before.
-    web = WebService(_studio(target, cliches), export_dir=source / "exports")
+    web = ApplicationService(_studio(target, cliches), export_dir=source / "exports")
     assert web.list_projects() == [made["name"]]
     agent = web.agent(made["name"])
     assert agent.store.server

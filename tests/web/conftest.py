@@ -14,7 +14,7 @@ from aizac.writer.service import Studio
 from tests.fakes import ScriptedChatModel
 
 if TYPE_CHECKING:
-    from aizac.web.service import WebService
+    from aizac.application.service import ApplicationService
 
 ROLES = ("planner", "writer", "extractor", "reviewer")
 
@@ -47,7 +47,7 @@ def studio(settings: Settings, model: ScriptedChatModel, cliche_db: ClicheDB) ->
 
 
 @pytest.fixture
-def service(studio: Studio, tmp_path: Path) -> WebService:
-    from aizac.web.service import WebService
+def service(studio: Studio, tmp_path: Path) -> ApplicationService:
+    from aizac.application.service import ApplicationService
 
-    return WebService(studio, export_dir=tmp_path / "exports")
+    return ApplicationService(studio, export_dir=tmp_path / "exports")

@@ -9,21 +9,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aizac.application.service import ApplicationService
 from aizac.web import handlers as h
-from aizac.web.service import WebService
 from tests.fakes import ScriptedChatModel
 
 TIME = "회귀 첫날 새벽 4시"
 
 
-def _planned(service: WebService, lang: str = "ko") -> str:
+def _planned(service: ApplicationService, lang: str = "ko") -> str:
     name = h.create_project(service, "dawn", "판타지", "회귀, 복수", lang)
     h.generate_plot(service, name)
     return name
 
 
 def test_an_edit_stands_through_every_regeneration_until_it_is_unticked(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     model.speak_korean()
     name = _planned(service)
@@ -50,7 +50,7 @@ def test_an_edit_stands_through_every_regeneration_until_it_is_unticked(
 
 
 def test_ticking_a_field_the_model_wrote_keeps_it(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     model.speak_korean()
     name = _planned(service)
@@ -64,7 +64,7 @@ def test_ticking_a_field_the_model_wrote_keeps_it(
 
 
 def test_two_novels_with_the_same_title_export_distinct_epub_identifiers(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     model.speak_korean()
     ids = []
@@ -85,7 +85,7 @@ def test_two_novels_with_the_same_title_export_distinct_epub_identifiers(
 
 
 def test_the_relationship_matrix_covers_the_characters_the_story_has(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     """Issue 23 item 12: it listed only the plot's characters; one met in a beat is there too."""
     from aizac.web import inspector
@@ -102,7 +102,7 @@ def test_the_relationship_matrix_covers_the_characters_the_story_has(
 
 
 def test_create_twice_is_one_project_but_a_real_clash_is_refused(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     """Issue 23 item 5: a double click on 프로젝트 만들기 said "이미 있습니다" and left the
     plot buttons disabled."""

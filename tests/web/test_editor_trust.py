@@ -11,28 +11,28 @@ import warnings
 
 import pytest
 
+from aizac.application.service import ApplicationService
 from aizac.errors import AizacError, CancelledError, ConflictError, NotFoundError
 from aizac.web import handlers as h
 from aizac.web import inspector
 from aizac.web.labels import labels
 from aizac.web.runner import Ui
-from aizac.web.service import WebService
 from aizac.web.states import button_states
 from tests.fakes import ScriptedChatModel
 
 
-def _planned(service: WebService, *, genre: str = "fantasy", lang: str = "en") -> str:
+def _planned(service: ApplicationService, *, genre: str = "fantasy", lang: str = "en") -> str:
     name = h.create_project(service, "dawn", genre, "regression, revenge", lang)
     h.generate_plot(service, name)
     return name
 
 
-def _characters(service: WebService, name: str) -> set[str]:
+def _characters(service: ApplicationService, name: str) -> set[str]:
     return set(service.agent(name).memory.characters())
 
 
 # ------------------------------------------------------------------------- work is kept
-def test_accept_saves_unsaved_field_edits_first(service: WebService) -> None:
+def test_accept_saves_unsaved_field_edits_first(service: ApplicationService) -> None:
     name = _planned(service)
     view = h.next_beat(service, name)
     typed = dict(view.fields, location="The burned chapel")  # typed, Save edit not pressed
@@ -44,7 +44,7 @@ def test_accept_saves_unsaved_field_edits_first(service: WebService) -> None:
 
 
 def test_regenerate_keeps_edited_fields_and_follows_the_instruction(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     model.speak_korean()
     name = _planned(service, lang="ko")
@@ -67,7 +67,7 @@ def test_regenerate_keeps_edited_fields_and_follows_the_instruction(
 
 
 def test_filler_in_a_locked_field_does_not_refuse_the_regeneration(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     """The embedded model wrote "12345678" as the place of every regenerated beat; the quality
     check refused each one, though the writer had locked the place (bench/korean_walk.py)."""
@@ -86,7 +86,7 @@ def test_filler_in_a_locked_field_does_not_refuse_the_regeneration(
 
 
 def test_switching_branches_never_commits_the_abandoned_cast(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     name = _planned(service)
     view = h.next_beat(service, name)
@@ -103,7 +103,7 @@ def test_switching_branches_never_commits_the_abandoned_cast(
 
 
 def test_a_plot_written_by_hand_is_saved_without_any_generation(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     model.speak_korean()
     name = h.create_project(service, "hand", "현대 판타지", "회귀, 복수", "ko")
@@ -119,7 +119,7 @@ def test_a_plot_written_by_hand_is_saved_without_any_generation(
 
 
 def test_generating_over_an_existing_plot_needs_the_writers_confirmation(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     """A hand-written Korean plot was replaced by the embedded model's English plot with one
     click and no warning (docs/screens/korean-walk-embedded/03-plot-generated.png)."""
@@ -142,7 +142,7 @@ def test_generating_over_an_existing_plot_needs_the_writers_confirmation(
 
 
 def test_the_writers_genre_and_keywords_are_never_replaced(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     model.speak_korean()
     name = h.create_project(service, "mine", "현대 판타지", "회귀, 복수", "ko")
@@ -157,7 +157,7 @@ def test_the_writers_genre_and_keywords_are_never_replaced(
 
 
 def test_next_beat_with_a_draft_pending_says_so(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     name = _planned(service)
     first = h.next_beat(service, name)
@@ -167,7 +167,7 @@ def test_next_beat_with_a_draft_pending_says_so(
     assert model.calls.count("BeatDesign") == 1
 
 
-def test_export_names_the_accepted_beats_without_prose(service: WebService) -> None:
+def test_export_names_the_accepted_beats_without_prose(service: ApplicationService) -> None:
     name = _planned(service)
     for _ in range(2):
         view = h.next_beat(service, name)
@@ -181,7 +181,7 @@ def test_export_names_the_accepted_beats_without_prose(service: WebService) -> N
 
 # --------------------------------------------------------------------- cancel really stops
 def test_cancel_stops_the_model_midway_and_stores_nothing(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     name = _planned(service)
     model.slow(0.05)  # a beat design is ~60 chunks: 3 s if nobody stops it
@@ -208,7 +208,7 @@ def test_cancel_stops_the_model_midway_and_stores_nothing(
 
 
 # ---------------------------------------------------------------------- readable screens
-def test_curves_draw_hangul_without_missing_glyphs(service: WebService) -> None:
+def test_curves_draw_hangul_without_missing_glyphs(service: ApplicationService) -> None:
     name = h.create_project(service, "hangul", "현대 판타지", "회귀", "ko")
     acts = [[s, "목표", "1", "사건"] for s in
             ("exposition", "development", "crisis", "climax", "resolution")]
@@ -222,7 +222,7 @@ def test_curves_draw_hangul_without_missing_glyphs(service: WebService) -> None:
     assert not [w for w in caught if "Glyph" in str(w.message)]
 
 
-def test_plot_edits_remove_not_forget_and_never_duplicate(service: WebService) -> None:
+def test_plot_edits_remove_not_forget_and_never_duplicate(service: ApplicationService) -> None:
     name = _planned(service)
     for _ in range(2):  # saving twice must not list the unchanged setting twice
         view = h.start_view(service, name)
@@ -239,7 +239,7 @@ def test_plot_edits_remove_not_forget_and_never_duplicate(service: WebService) -
     assert {r[8] for r in ko if r[2].startswith("Duke Veil")} == {"삭제됨"}
 
 
-def test_an_empty_editor_offers_only_what_can_be_done(service: WebService) -> None:
+def test_an_empty_editor_offers_only_what_can_be_done(service: ApplicationService) -> None:
     nothing_open = button_states(service, None)
     assert nothing_open["create"] and not nothing_open.get("next-beat")
     name = h.create_project(service, "empty", "fantasy", "regression", "en")
@@ -268,7 +268,7 @@ def test_web_errors_never_name_cli_flags() -> None:
     assert "열린 프로젝트가 없습니다" in ko.message(error)
 
 
-def test_a_cliche_suggestion_can_be_used_with_one_click(service: WebService) -> None:
+def test_a_cliche_suggestion_can_be_used_with_one_click(service: ApplicationService) -> None:
     name = _planned(service)
     view = h.next_beat(service, name)
     hits = h.suggest(service, name, view.beat_id)
@@ -279,7 +279,7 @@ def test_a_cliche_suggestion_can_be_used_with_one_click(service: WebService) -> 
 
 
 @pytest.mark.parametrize("kind", ["designed", "edited", "regenerated", "accepted"])
-def test_history_entries_read_in_korean(service: WebService, kind: str) -> None:
+def test_history_entries_read_in_korean(service: ApplicationService, kind: str) -> None:
     from aizac.web import tab_beats
     from aizac.web.runner import Ui
 
@@ -293,13 +293,13 @@ def test_history_entries_read_in_korean(service: WebService, kind: str) -> None:
     assert kind not in history
 
 
-def _memory_state(service: WebService, name: str) -> dict[str, tuple[str, str]]:
+def _memory_state(service: ApplicationService, name: str) -> dict[str, tuple[str, str]]:
     return {m.id: (m.text, str(m.metadata.get("superseded_by", "")))
             for m in service.all_memories(name)}
 
 
 def test_redo_and_switch_put_back_the_exact_commit_without_a_model_call(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     name = _planned(service)
     view = h.next_beat(service, name)

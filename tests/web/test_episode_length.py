@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import pytest
 
+from aizac.application.service import ApplicationService
 from aizac.errors import InvalidInputError
 from aizac.text import describe
 from aizac.web import episodes
 from aizac.web import handlers as h
-from aizac.web.service import WebService
 from tests.fakes import ScriptedChatModel
 
 
-def _accept_next(service: WebService, name: str) -> None:
+def _accept_next(service: ApplicationService, name: str) -> None:
     view = h.next_beat(service, name)
     h.accept(service, name, view.beat_id, view.version)
 
 
-def test_a_new_project_gets_the_writers_episode_length(service: WebService) -> None:
+def test_a_new_project_gets_the_writers_episode_length(service: ApplicationService) -> None:
     name = h.create_project(service, "dawn", "fantasy", "regression", "ko", 6, "4,200")
     view = episodes.episode_view(service, name)
     assert (view.beats, view.length, view.unit) == (6, 4200, "characters")
@@ -27,7 +27,7 @@ def test_a_new_project_gets_the_writers_episode_length(service: WebService) -> N
 
 
 def test_the_language_default_is_shown_when_the_writer_sets_nothing(
-    service: WebService,
+    service: ApplicationService,
 ) -> None:
     ko = h.create_project(service, "ko-story", "판타지", "회귀", "ko")
     en = h.create_project(service, "en-story", "fantasy", "revenge", "en", None, "")
@@ -46,7 +46,7 @@ def test_the_language_default_is_shown_when_the_writer_sets_nothing(
      (True, None, "whole number"), (float("nan"), None, "whole number")],
 )
 def test_bad_episode_lengths_are_refused_and_nothing_is_created(
-    service: WebService, beats: object, length: object, says: str
+    service: ApplicationService, beats: object, length: object, says: str
 ) -> None:
     with pytest.raises(InvalidInputError, match=says) as refused:
         h.create_project(service, "dawn", "fantasy", "regression", "ko", beats, length)
@@ -56,7 +56,7 @@ def test_bad_episode_lengths_are_refused_and_nothing_is_created(
 
 
 def test_a_changed_length_is_used_for_the_next_beat_and_prose(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     name = h.create_project(service, "dawn", "fantasy", "regression", "en")
     h.generate_plot(service, name)

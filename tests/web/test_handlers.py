@@ -1,4 +1,5 @@
-"""Handlers over the web service with a real Studio (SQLite, WriterMemory) and a scripted model."""
+"""Handlers over the application service with a real Studio (SQLite, WriterMemory) and a
+scripted model."""
 
 from __future__ import annotations
 
@@ -8,33 +9,33 @@ from pathlib import Path
 
 import pytest
 
+from aizac.application.service import ApplicationService
 from aizac.errors import CancelledError, ConflictError, InvalidInputError
 from aizac.text import render
 from aizac.web import handlers as h
 from aizac.web.labels import labels
-from aizac.web.service import WebService
 from aizac.writer.schemas import STAGES
 from aizac.writer.service import Studio
 from tests.fakes import ScriptedChatModel
 from tests.web.markdown_kit import BEAT_MARKUP, HEADING, MARKUP, assert_literal, tags_of
 
 
-def _project(service: WebService, name: str = "dawn") -> str:
+def _project(service: ApplicationService, name: str = "dawn") -> str:
     return h.create_project(service, name, "fantasy", "regression, revenge", "en")
 
 
-def _planned(service: WebService) -> str:
+def _planned(service: ApplicationService) -> str:
     name = _project(service)
     h.generate_plot(service, name)
     return name
 
 
-def _memory_ids(service: WebService, name: str) -> set[str]:
+def _memory_ids(service: ApplicationService, name: str) -> set[str]:
     return {m.id for m in service.all_memories(name)}
 
 
 # ------------------------------------------------------------------------------ projects
-def test_create_project_rejects_bad_input_without_side_effects(service: WebService) -> None:
+def test_create_project_rejects_bad_input_without_side_effects(service: ApplicationService) -> None:
     with pytest.raises(InvalidInputError, match="keyword"):
         h.create_project(service, "dawn", "fantasy", "  ,  ", "en")
     with pytest.raises(InvalidInputError, match="not a valid project name"):
@@ -50,7 +51,7 @@ def test_create_project_rejects_bad_input_without_side_effects(service: WebServi
 
 
 def test_generate_plot_shows_acts_characters_settings_and_cliches(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     name = _project(service)
     empty = h.start_view(service, name)
@@ -66,7 +67,7 @@ def test_generate_plot_shows_acts_characters_settings_and_cliches(
     assert model.calls == ["NovelPlot"]
 
 
-def test_plot_edits_are_saved_and_stale_tabs_are_refused(service: WebService) -> None:
+def test_plot_edits_are_saved_and_stale_tabs_are_refused(service: ApplicationService) -> None:
     name = _planned(service)
     view = h.start_view(service, name)
     chars = [list(r) for r in view.characters]
@@ -83,7 +84,7 @@ def test_plot_edits_are_saved_and_stale_tabs_are_refused(service: WebService) ->
 
 
 # -------------------------------------------------------------------------------- beats
-def test_next_beat_edit_undo_redo(service: WebService) -> None:
+def test_next_beat_edit_undo_redo(service: ApplicationService) -> None:
     name = _planned(service)
     view = h.next_beat(service, name)
     assert view.beat_id is not None
@@ -108,7 +109,7 @@ def test_next_beat_edit_undo_redo(service: WebService) -> None:
 
 
 def test_plan_this_episode_keeps_the_typed_place_and_each_draft_is_undone_alone(
-    service: WebService,
+    service: ApplicationService,
 ) -> None:
     """Issue 26: the Beat tab's 'Plan this episode' saves the form's edits first (the writer's
     fields), designs every beat left in the episode, and each draft is a history step."""
@@ -129,7 +130,7 @@ def test_plan_this_episode_keeps_the_typed_place_and_each_draft_is_undone_alone(
 
 
 def test_regenerate_after_undo_makes_a_branch_and_switching_restores_it(
-    service: WebService,
+    service: ApplicationService,
 ) -> None:
     name = _planned(service)
     view = h.next_beat(service, name)
@@ -147,7 +148,7 @@ def test_regenerate_after_undo_makes_a_branch_and_switching_restores_it(
     assert switched.history.path == a.history.path
 
 
-def test_accept_commits_memory_and_undo_reverts_it(service: WebService) -> None:
+def test_accept_commits_memory_and_undo_reverts_it(service: ApplicationService) -> None:
     name = _planned(service)
     before = _memory_ids(service, name)
     turn0 = service.agent(name).memory.turn
@@ -170,7 +171,7 @@ def test_accept_commits_memory_and_undo_reverts_it(service: WebService) -> None:
     assert service.agent(name).memory.turn == turn0 + 1
 
 
-def test_prose_streams_then_saves_and_can_be_edited(service: WebService) -> None:
+def test_prose_streams_then_saves_and_can_be_edited(service: ApplicationService) -> None:
     name = _planned(service)
     view = h.next_beat(service, name)
     view = h.accept(service, name, view.beat_id, view.version)
@@ -188,7 +189,7 @@ def test_prose_streams_then_saves_and_can_be_edited(service: WebService) -> None
 
 
 def test_failed_generation_leaves_the_project_as_it_was(
-    service: WebService, model: ScriptedChatModel
+    service: ApplicationService, model: ScriptedChatModel
 ) -> None:
     name = _planned(service)
     view = h.next_beat(service, name)
@@ -205,7 +206,7 @@ def test_failed_generation_leaves_the_project_as_it_was(
     assert service.agent(name).memory.turn == 0
 
 
-def test_cancelled_generation_is_thrown_away(service: WebService) -> None:
+def test_cancelled_generation_is_thrown_away(service: ApplicationService) -> None:
     name = _planned(service)
 
     def cancel_midway(message: str) -> None:
@@ -218,7 +219,7 @@ def test_cancelled_generation_is_thrown_away(service: WebService) -> None:
     assert service.cancel(name) == 0  # nothing left running
 
 
-def test_a_stale_tab_cannot_overwrite_a_newer_edit(service: WebService) -> None:
+def test_a_stale_tab_cannot_overwrite_a_newer_edit(service: ApplicationService) -> None:
     name = _planned(service)
     tab1 = h.next_beat(service, name)
     tab2 = h.editor_view(service, name)
@@ -228,7 +229,7 @@ def test_a_stale_tab_cannot_overwrite_a_newer_edit(service: WebService) -> None:
     assert h.editor_view(service, name).fields["time"] == "Noon"
 
 
-def test_two_tabs_pressing_next_beat_at_once_make_one_draft(service: WebService) -> None:
+def test_two_tabs_pressing_next_beat_at_once_make_one_draft(service: ApplicationService) -> None:
     name = _planned(service)
     results: list[int | None] = []
     errors: list[BaseException] = []
@@ -251,12 +252,12 @@ def test_two_tabs_pressing_next_beat_at_once_make_one_draft(service: WebService)
 
 
 def test_history_survives_a_server_restart(
-    service: WebService, studio: Studio, tmp_path: Path
+    service: ApplicationService, studio: Studio, tmp_path: Path
 ) -> None:
     name = _planned(service)
     view = h.next_beat(service, name)
     h.save_edit(service, name, view.beat_id, view.version, dict(view.fields, time="Night"))
-    restarted = WebService(
+    restarted = ApplicationService(
         Studio(studio.settings, router=studio.router, embeddings=studio.embeddings,
                cliches=studio.cliches, beats_per_episode=3),
         export_dir=tmp_path / "exports",
@@ -266,14 +267,16 @@ def test_history_survives_a_server_restart(
     assert h.undo(restarted, name).fields["time"] == view.fields["time"]
 
 
-def test_suggestions_come_from_the_cliche_database(service: WebService) -> None:
+def test_suggestions_come_from_the_cliche_database(service: ApplicationService) -> None:
     name = _planned(service)
     view = h.next_beat(service, name)
     hits = h.suggest(service, name, view.beat_id)
     assert len(hits) >= 3 and all(s.summary and s.markdown.startswith("**") for s in hits)
 
 
-def test_oversized_fields_are_refused_before_anything_is_written(service: WebService) -> None:
+def test_oversized_fields_are_refused_before_anything_is_written(
+    service: ApplicationService,
+) -> None:
     name = _planned(service)
     view = h.next_beat(service, name)
     with pytest.raises(InvalidInputError, match="limit"):
@@ -284,7 +287,7 @@ def test_oversized_fields_are_refused_before_anything_is_written(service: WebSer
     assert h.editor_view(service, name) == view
 
 
-def test_long_histories_show_the_latest_steps(service: WebService) -> None:
+def test_long_histories_show_the_latest_steps(service: ApplicationService) -> None:
     name = _planned(service)
     view = h.next_beat(service, name)
     for i in range(h.HISTORY_SHOWN + 2):
@@ -299,7 +302,7 @@ def test_long_histories_show_the_latest_steps(service: WebService) -> None:
 
 # ------------------------------------------------------------------- literal model text
 def test_the_models_markup_shows_literally_in_history_overview_and_suggestions(
-    service: WebService, model: ScriptedChatModel,
+    service: ApplicationService, model: ScriptedChatModel,
 ) -> None:
     name = _planned(service)
     model.react("", {"events": [BEAT_MARKUP]})

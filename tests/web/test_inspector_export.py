@@ -11,17 +11,17 @@ from typing import Any
 
 import pytest
 
+from aizac.application.service import ApplicationService
 from aizac.errors import CancelledError, InvalidInputError
 from aizac.memory.forgetting import memory_factor
 from aizac.settings import Settings
 from aizac.web import handlers as h
 from aizac.web import inspector
-from aizac.web.service import WebService
 from aizac.writer.service import Studio
 from tests.web.markdown_kit import HEADING, MARKUP, assert_literal, tags_of
 
 
-def _written(service: WebService, beats: int = 1) -> tuple[str, list[int]]:
+def _written(service: ApplicationService, beats: int = 1) -> tuple[str, list[int]]:
     """A project with ``beats`` accepted beats that all have prose."""
     name = h.create_project(service, "dawn", "fantasy", "regression", "en")
     h.generate_plot(service, name)
@@ -36,7 +36,7 @@ def _written(service: WebService, beats: int = 1) -> tuple[str, list[int]]:
 
 
 # ------------------------------------------------------------------------------ memory
-def test_memory_table_shows_tags_strength_factor_and_pins(service: WebService) -> None:
+def test_memory_table_shows_tags_strength_factor_and_pins(service: ApplicationService) -> None:
     name, _ = _written(service)
     rows = inspector.memory_table(service, name)
     assert {r[1] for r in rows} == {"Story", "Character", "CharacterRelation", "NovelSetting"}
@@ -54,7 +54,7 @@ def test_memory_table_shows_tags_strength_factor_and_pins(service: WebService) -
     assert about_veil and all("Veil" in r[2] or "Veil" in r[3] for r in about_veil)
 
 
-def test_pin_and_unpin(service: WebService) -> None:
+def test_pin_and_unpin(service: ApplicationService) -> None:
     name, _ = _written(service)
     story_id = inspector.memories(service, name, tag="Story")[0].id
     short = story_id[:inspector.SHORT_ID]
@@ -68,7 +68,7 @@ def test_pin_and_unpin(service: WebService) -> None:
         inspector.set_pinned(service, name, [], True)
 
 
-def test_forgetting_curves_follow_the_memory_factor(service: WebService) -> None:
+def test_forgetting_curves_follow_the_memory_factor(service: ApplicationService) -> None:
     name, _ = _written(service)
     hits = inspector.memories(service, name, tag="Story")
     [curve] = inspector.curves(hits[:1], turn=1, threshold=1.0, horizon=12)
@@ -87,7 +87,7 @@ def test_forgetting_curves_follow_the_memory_factor(service: WebService) -> None
     assert set(pinned.factors) == {10.0}
 
 
-def test_relation_matrix_and_ask_memory(service: WebService) -> None:
+def test_relation_matrix_and_ask_memory(service: ApplicationService) -> None:
     name, _ = _written(service)
     headers, rows = inspector.relation_table(service, name)
     assert headers == ["", "Aren", "Mira", "Duke Veil"]
@@ -99,7 +99,7 @@ def test_relation_matrix_and_ask_memory(service: WebService) -> None:
         inspector.ask_memory(service, name, "  ")
 
 
-def test_cancelled_accept_leaves_memory_unchanged(service: WebService) -> None:
+def test_cancelled_accept_leaves_memory_unchanged(service: ApplicationService) -> None:
     name = h.create_project(service, "dawn", "fantasy", "regression", "en")
     h.generate_plot(service, name)
     view = h.next_beat(service, name)
@@ -112,7 +112,7 @@ def test_cancelled_accept_leaves_memory_unchanged(service: WebService) -> None:
 
 
 # ------------------------------------------------------------------------------ export
-def test_export_txt_md_epub_match_the_accepted_prose(service: WebService) -> None:
+def test_export_txt_md_epub_match_the_accepted_prose(service: ApplicationService) -> None:
     name, ids = _written(service, beats=4)  # 3 beats per episode -> two episodes
     prose = [h.load_prose(service, name, i) for i in ids]
     txt = Path(h.export_file(service, name, "txt", 0, 0, "").target)
@@ -139,7 +139,7 @@ def test_export_txt_md_epub_match_the_accepted_prose(service: WebService) -> Non
     ],
 )
 def test_bad_export_requests_write_nothing(
-    service: WebService, filename: str, first: float, last: float, message: str
+    service: ApplicationService, filename: str, first: float, last: float, message: str
 ) -> None:
     name, _ = _written(service)
     with pytest.raises(InvalidInputError, match=message):
@@ -182,7 +182,7 @@ def test_email_sends_the_export_as_an_attachment(
         "smtp_host": "127.0.0.1", "smtp_port": port, "smtp_starttls": False,
         "smtp_sender": "aizac@example.com",
     })
-    mailing = WebService(
+    mailing = ApplicationService(
         Studio(settings, router=studio.router, embeddings=studio.embeddings,
                cliches=studio.cliches, beats_per_episode=3),
         export_dir=tmp_path / "exports",
@@ -210,14 +210,9 @@ class _Doc:
         self.page_content, self.metadata = text, {"tag": tag}
 
 
-class _Agent:
-    def ask(self, question: str) -> list[_Doc]:
-        return [_Doc(f"{MARKUP}\n{HEADING}\n- not a list", "story"), _Doc("<name>", "summary")]
-
-
 class _Service:
-    def agent(self, project: str | None) -> _Agent:
-        return _Agent()
+    def ask(self, project: str | None, question: str) -> list[_Doc]:
+        return [_Doc(f"{MARKUP}\n{HEADING}\n- not a list", "story"), _Doc("<name>", "summary")]
 
 
 def test_a_memory_answer_shows_the_models_markup_literally() -> None:

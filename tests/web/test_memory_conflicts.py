@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
+from aizac.application.service import ApplicationService
 from aizac.cliches import ClicheDB
 from aizac.errors import InvalidInputError
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.settings import Settings
 from aizac.web import handlers as h
 from aizac.web import inspector
-from aizac.web.service import WebService
 from aizac.writer.service import Studio
 from tests.fakes import ScriptedChatModel
 from tests.web.browser_kit import (
@@ -45,7 +45,9 @@ def _flag(memory: Any) -> tuple[str, str, str]:
     return ids[0], ids[1], ids[2]
 
 
-def test_the_pairs_are_listed_and_settled_with_the_writers_choice(service: WebService) -> None:
+def test_the_pairs_are_listed_and_settled_with_the_writers_choice(
+    service: ApplicationService,
+) -> None:
     name = h.create_project(service, "dawn", "fantasy", "regression", "en")
     h.generate_plot(service, name)
     memory = service.agent(name).memory

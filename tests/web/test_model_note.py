@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aizac.application.service import ApplicationService
 from aizac.cliches import ClicheDB
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.settings import Settings
 from aizac.web.labels import labels
 from aizac.web.runner import Ui
-from aizac.web.service import WebService
 from aizac.web.tab_models import small_model_note
 from aizac.writer.service import Studio
 from tests.fakes import ScriptedChatModel
@@ -19,7 +19,7 @@ from tests.fakes import ScriptedChatModel
 def web(tmp_path: Path, cliche_db: ClicheDB, **models: ScriptedChatModel) -> Ui:
     studio = Studio(Settings(data_dir=tmp_path / "data"), models=dict(models),
                     embeddings=HashingEmbeddings(), cliches=cliche_db)
-    service = WebService(studio, export_dir=tmp_path / "exports")
+    service = ApplicationService(studio, export_dir=tmp_path / "exports")
     return Ui(service=service, L=labels("ko"), language="ko")
 
 

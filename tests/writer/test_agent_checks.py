@@ -63,13 +63,13 @@ def test_a_plot_that_does_not_read_back_is_an_error_not_an_assert(
 def test_not_a_draft_and_a_stale_version_are_one_error_each_everywhere(
     tmp_path: Path, cliches: ClicheDB
 ) -> None:
-    from aizac.web.service import WebService
+    from aizac.application.service import ApplicationService
 
     settings = Settings(data_dir=tmp_path, language="en", structured_retries=1)
     studio = Studio(settings, models=dict(fake_models()), embeddings=HashingEmbeddings(),
                     cliches=cliches)
     agent = studio.create("n", "회귀", genre="modern fantasy", language="en")
-    web = WebService(studio, export_dir=tmp_path / "exports")
+    web = ApplicationService(studio, export_dir=tmp_path / "exports")
     plot = agent.plan()
     first = agent.next_beat()
     accepted = agent.accept(first.id)

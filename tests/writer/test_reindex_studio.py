@@ -10,13 +10,13 @@ from typing import Any
 import typer
 from typer.testing import CliRunner
 
+from aizac.application.service import ApplicationService
 from aizac.cli.story import register
 from aizac.cliches import ClicheDB
 from aizac.llm.embeddings import HashingEmbeddings, embedding_fingerprint
 from aizac.settings import Settings
 from aizac.text import render
 from aizac.web import inspector
-from aizac.web.service import WebService
 from aizac.writer.service import Studio, memory_notice
 from tests.fakes import fake_models
 
@@ -101,7 +101,7 @@ def test_the_memory_tab_shows_the_note_and_its_button_reindexes(
 ) -> None:
     name, ids = hash_era_project(tmp_path, cliches)
     studio = studio_for(tmp_path, cliches, HashingEmbeddings(64))
-    service = WebService(studio, export_dir=tmp_path / "exports")
+    service = ApplicationService(studio, export_dir=tmp_path / "exports")
     note = inspector.reindex_notice(service, name, "ko")
     assert "다시 색인" in note and name in note
     lines: list[str] = []

@@ -1,10 +1,10 @@
 """The beat editor's undo/redo history: tree nodes <-> project changes.
 
 Every generation, edit, regeneration and acceptance of a beat is a node of an
-:class:`~aizac.web.tree.UndoTree` whose payload says which beat it touched and how. Moving in the
-tree (undo, redo, switching to a sibling branch) is a walk from the current node up to the common
-ancestor (undoing each node) and down to the target (redoing each node). This module holds the
-walk and the per-kind effects over a small :class:`Effects` port, so the logic is testable
+:class:`~aizac.application.tree.UndoTree` whose payload says which beat it touched and how. Moving
+in the tree (undo, redo, switching to a sibling branch) is a walk from the current node up to the
+common ancestor (undoing each node) and down to the target (redoing each node). This module holds
+the walk and the per-kind effects over a small :class:`Effects` port, so the logic is testable
 without a project.
 """
 

@@ -1,11 +1,15 @@
-"""The web session service: one object the handlers call, over the writer's projects.
+"""The application service: the one object web and REST handlers call, over the writer's projects.
 
-It adds to the writer agent what a browser needs: the undo/redo tree of the beat editor (kept in
-the project's key-value slot, so it survives restarts), serialised writes per project (two tabs
-on one project never interleave a change), version checks on edits (a stale tab gets a
-:class:`ConflictError`, not a silent overwrite), and cancellation of long operations (a cancelled
-generation stops the model and is thrown away before it touches the project). Exports are a
-collaborator, :class:`~aizac.web.exports.ExportService`.
+It adds to the writer agent what an interactive front end needs: the undo/redo tree of the beat
+editor (kept in the project's key-value slot, so it survives restarts), serialised writes per
+project (two tabs or clients on one project never interleave a change: this is where handlers'
+locks are taken), version checks on edits (a stale tab gets a :class:`ConflictError`, not a
+silent overwrite), and cancellation of long operations (a cancelled generation stops the model
+and is thrown away before it touches the project). Collaborators: the projects
+(:class:`~aizac.application.ports.Projects`), the slot policy that admits model generations
+(:class:`~aizac.application.ports.GenerationSlots`) and the exports
+(:class:`~aizac.application.exports.ExportService`). Handlers read records through it and never
+reach the project's store.
 """
 
 from __future__ import annotations
@@ -13,18 +17,20 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import shutil
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from aizac.application import history as hist
+from aizac.application.cancel import CancelToken
+from aizac.application.effects import move
+from aizac.application.exports import ExportResult, ExportService
+from aizac.application.ports import GenerationSlots, Projects, Unlimited
 from aizac.errors import ConflictError, InvalidInputError
 from aizac.text import Text, Verbatim
-from aizac.web import history as hist
-from aizac.web.cancel import CancelToken
-from aizac.web.effects import move
-from aizac.web.exports import ExportResult, ExportService
 from aizac.writer.agent import WriterAgent
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo
 from aizac.writer.rules import require_draft
@@ -35,23 +41,18 @@ PLOT_KEYWORDS: int = next(m.max_length for m in NovelPlot.model_fields["keywords
 """How many keywords a plot holds (a project may have more)."""
 
 if TYPE_CHECKING:
-    from aizac.web.tree import UndoTree
+    from langchain_core.documents import Document
+
+    from aizac.application.tree import Node, UndoTree
+    from aizac.illustration.service import Illustrator, SlotPrompt
+    from aizac.illustration.store import ImageRecord
+    from aizac.memory.records import MemoryHit
+    from aizac.style.store import Scope
 
 TREE_KEY = "web.undo_tree"
 Progress = Callable[[Text], None]
 PLOT_EXISTS = "error.plot.exists"
-__all__ = ["CancelToken", "HistoryStep", "HistoryView", "WebService"]
-
-
-class ProjectOpener(Protocol):
-    """Creates, opens and lists projects (:class:`aizac.writer.service.Studio`)."""
-
-    def projects(self) -> list[ProjectInfo]: ...
-    def create(
-        self, name: str, keywords: str | list[str], *, genre: str = "", language: str | None = None,
-        beats_per_episode: int | None = None, episode_length: int | None = None,
-    ) -> WriterAgent: ...
-    def open(self, name: str | None = None) -> WriterAgent: ...
+__all__ = ["ApplicationService", "CancelToken", "HistoryStep", "HistoryView"]
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,8 @@ class HistoryStep:
     """What one node of the undo tree did, as data (the label is said at the edge).
 
     Attributes:
-        kind: ``generate``, ``edit``, ``regenerate`` or ``accept`` (:mod:`aizac.web.history`).
+        kind: ``generate``, ``edit``, ``regenerate`` or ``accept``
+            (:mod:`aizac.application.history`).
         where: the beat's position (``1-2``); ``""`` when a node saved before positions were
             kept cannot say.
         first: the beat's first event (or place) as the model or the writer wrote it.
@@ -96,25 +98,29 @@ class HistoryView:
     siblings: list[tuple[Text, str]]  # (label, node id), current node excluded
 
 
-class WebService:
-    """Web-facing operations over the projects of one data directory.
+class ApplicationService:
+    """What the web app and the REST API do over the projects of one data directory.
 
     Args:
         studio: creates/opens/lists projects and returns their :class:`WriterAgent`.
         export_dir: where exported files are written (served to the browser from there).
         exports: the export service (default: an :class:`ExportService` over ``export_dir``).
+        slots: admits each model generation (default: :class:`Unlimited`, the single-writer
+            app; the server passes its per-user and per-server limits).
     """
 
     def __init__(
         self,
-        studio: ProjectOpener,
+        studio: Projects,
         *,
         export_dir: Path,
         exports: ExportService | None = None,
+        slots: GenerationSlots | None = None,
     ) -> None:
         self.studio = studio
         self.export_dir = Path(export_dir)
         self.exports = exports or ExportService(self.agent, self.export_dir)
+        self.slots: GenerationSlots = slots or Unlimited()
         self._agents: dict[str, WriterAgent] = {}
         self._guard = threading.Lock()
         self._tokens: dict[str, set[CancelToken]] = {}
@@ -188,8 +194,41 @@ class WebService:
                 raise InvalidInputError("error.episode.draft_waiting",
                                         where=f"{draft.episode}-{draft.index}")
 
+    def delete_project(self, name: str) -> None:
+        """Delete the project: refused while one of its generations runs (cancel it first);
+        its memory, files and exports go."""
+        from aizac.writer.project_dirs import validate_project_name
+
+        clean = validate_project_name(name)
+        if self.running(clean):
+            raise ConflictError("error.server.project_busy", name=clean)
+        with self._guard:
+            self._agents.pop(clean, None)
+        self.studio.delete(clean)
+        shutil.rmtree(self.export_dir / clean, ignore_errors=True)
+
+    @contextlib.contextmanager
+    def project_folder(self, name: str | None) -> Iterator[Path]:
+        """The project's folder, held still: no write of this process or another one runs
+        on the project inside the block (a consistent copy of its files)."""
+        with self._locked(name) as agent:
+            yield agent.info.path
+
+    def embedded_rows(self, name: str | None, folder: Path) -> list[Path]:
+        """A project kept on the server database, written into ``folder`` as the files an
+        embedded project keeps (its rows and checkpoints), so both engines export alike; nothing
+        for an embedded project, whose folder holds those files. Call it inside
+        :meth:`project_folder` for a copy consistent with the folder."""
+        from aizac.writer.server_projects import write_embedded
+
+        agent = self.agent(name)
+        if not agent.store.server:
+            return []
+        return write_embedded(agent.store, self.studio.settings, folder)
+
     @contextlib.contextmanager
     def _locked(self, name: str | None) -> Iterator[WriterAgent]:
+        """The project's write lock: every change a handler asks for is made under it."""
         agent = self.agent(name)
         with agent.store.lock():
             yield agent
@@ -230,7 +269,8 @@ class WebService:
                       replace: bool = True) -> PlotRecord:
         """A new plot from the model; over an existing plot only if ``replace`` (the web app
         passes the writer's confirmation, so one click never loses a hand-written plot)."""
-        with self.operation(name) as token, self._locked(name) as agent:
+        with self.slots.generation(), self.operation(name) as token, \
+                self._locked(name) as agent:
             force = agent.plot() is not None
             if force and not replace:
                 raise ConflictError(PLOT_EXISTS)
@@ -246,7 +286,7 @@ class WebService:
                    ) -> tuple[UndoTree, int]:
         """The stored tree with every accepted beat in it (but ``recording``, the beat whose
         own node the caller is adding)."""
-        from aizac.web.tree import UndoTree
+        from aizac.application.tree import UndoTree
 
         stored = agent.store.kv_get(TREE_KEY)
         tree, version = (UndoTree(), 0) if stored is None else (
@@ -263,12 +303,11 @@ class WebService:
                 for n in tree.path() if n.kind in (hist.DRAFT, hist.ACCEPT)]
         on_path = {beat for kind, beat in path if kind == hist.ACCEPT}
         drafted = {beat for kind, beat in path if kind == hist.DRAFT}
-        batch_of = getattr(agent.memory, "batch_of", None)
         for record in agent.store.beats(status="accepted"):
             if record.id in on_path or record.id == skip:
                 continue
             ids = list(record.memory_ids)
-            batch = str(batch_of(ids)) if batch_of is not None and ids else ""
+            batch = agent.memory.batch_of(ids) if ids else ""
             if record.id not in drafted:  # a draft the editor designed keeps its own node
                 tree.add(hist.payload(record.id, record.beat, cast=record.new_characters,
                                       written=record.written),
@@ -292,8 +331,7 @@ class WebService:
     ) -> None:
         tree, version = self._load_tree(agent, recording=record.id)
         ids = list(record.memory_ids) if kind == hist.ACCEPT else []
-        batch_of = getattr(agent.memory, "batch_of", None)  # memories with a commit journal
-        batch = str(batch_of(ids)) if batch_of is not None and ids else ""
+        batch = agent.memory.batch_of(ids) if ids else ""
         tree.add(
             hist.payload(
                 record.id, record.beat, before.beat if before else None,
@@ -316,9 +354,18 @@ class WebService:
     def accepted(self, name: str | None) -> list[BeatRecord]:
         return self.agent(name).store.beats(status="accepted")
 
+    def beat(self, name: str | None, beat_id: int) -> BeatRecord:
+        """The project's beat ``beat_id``, whatever its status.
+
+        Raises:
+            NotFoundError: the project has no such beat.
+        """
+        return self.agent(name).store.beat(beat_id)
+
     def next_beat(self, name: str | None, progress: Progress | None = None) -> BeatRecord:
         """A new draft at the next position, or the pending one (see :meth:`pending_draft`)."""
-        with self.operation(name) as token, self._locked(name) as agent:
+        with self.slots.generation(), self.operation(name) as token, \
+                self._locked(name) as agent:
             existing = agent.current_draft()
             if existing is not None:
                 return existing
@@ -337,7 +384,8 @@ class WebService:
         in one planner call when the planner declares it can (:meth:`WriterAgent.plan_episode`;
         drafts already there are designed again, keeping the writer's fields). Each draft is a
         node of the history (a new one ``generate``, a redesigned one ``regenerate``)."""
-        with self.operation(name) as token, self._locked(name) as agent:
+        with self.slots.generation(), self.operation(name) as token, \
+                self._locked(name) as agent:
             agent.require_plot()
             episode, first = agent.next_position()
             before = {d.index: d for d in agent.beats(episode)
@@ -406,7 +454,8 @@ class WebService:
     ) -> BeatRecord:
         """Design the draft again; ``locked`` fields keep the draft's current values
         (``None``: the fields the writer wrote, :attr:`BeatRecord.written`)."""
-        with self.operation(name) as token, self._locked(name) as agent:
+        with self.slots.generation(), self.operation(name) as token, \
+                self._locked(name) as agent:
             old = self._draft(agent, beat_id, version)
             record = agent.regenerate(
                 old.id, instruction, expected_version=old.version,
@@ -429,7 +478,8 @@ class WebService:
         version: int | None,
         progress: Progress | None = None,
     ) -> BeatRecord:
-        with self.operation(name) as token, self._locked(name) as agent:
+        with self.slots.generation(), self.operation(name) as token, \
+                self._locked(name) as agent:
             old = self._draft(agent, beat_id, version)
             record = agent.accept(
                 old.id, expected_version=old.version, progress=token.progress(progress)
@@ -469,6 +519,32 @@ class WebService:
             return _history_view(tree)
 
     # ---------------------------------------------------------------------- illustrations
+    def illustrator(self, name: str | None) -> Illustrator:
+        """The project's pictures to read: slot prompts, quotes, what was made and placed
+        (each change below is made through the service)."""
+        from aizac.illustration.service import Illustrator
+
+        return Illustrator(self.agent(name))
+
+    def save_image_prompt(self, name: str | None, slot: str, text: str | None) -> SlotPrompt:
+        """Keep the writer's wording of ``slot``'s prompt (empty: the drawn one again)."""
+        from aizac.illustration.service import Illustrator
+
+        with self._locked(name) as agent:
+            return Illustrator(agent).save_prompt(slot, text)
+
+    def generate_image(self, name: str | None, slot: str, text: str | None) -> ImageRecord:
+        """One picture for ``slot``, the writer having confirmed it (the image model runs
+        outside the project's lock; the picture is stored under it)."""
+        return self.illustrator(name).generate(slot, text, confirmed=True)
+
+    def set_image_look(self, name: str | None, style: str, author: str, budget: int) -> None:
+        """The pictures' style, the cover's author and the project's image budget."""
+        from aizac.illustration.service import Illustrator
+
+        with self._locked(name) as agent:
+            Illustrator(agent).set_look(style, author, budget)
+
     def place_image(self, name: str | None, slot: str, image_id: str | None) -> str | None:
         """Place a stored picture in ``slot`` (``None``: remove it); returns what was there.
 
@@ -495,10 +571,15 @@ class WebService:
             return before
 
     # --------------------------------------------------------------------------- memory
-    def all_memories(self, name: str | None) -> list[Any]:
+    def all_memories(self, name: str | None) -> list[MemoryHit]:
         """Every memory of the project (forgotten and superseded ones included)."""
-        memory: Any = self.agent(name).memory
-        return list(memory.all())
+        return self.agent(name).memory.all()
+
+    def ask(self, name: str | None, question: str) -> list[Document]:
+        """The memories that answer ``question`` (an embedding call: a generation slot)."""
+        agent = self.agent(name)
+        with self.slots.generation():
+            return agent.ask(question)
 
     def memory_notice(self, name: str | None) -> Text | None:
         """What to run when the project's memory still uses other embeddings than the
@@ -512,16 +593,13 @@ class WebService:
         sentence saying what was done. The project is open again afterwards.
 
         Raises:
-            InvalidInputError: the projects come from an opener that cannot reindex.
+            InvalidInputError: the project's memory is not a folder of its own.
         """
         from aizac.llm.embeddings import embedding_label
 
-        reindex = getattr(self.studio, "reindex", None)
-        if reindex is None:
-            raise InvalidInputError("error.memory.reindex_in_memory")
         with self.operation(name), self._locked(name) as agent:
             project = agent.info.name
-            result = reindex(project, progress=progress)
+            result = self.studio.reindex(project, progress=progress)
             with self._guard:
                 self._agents.pop(project, None)  # its memory was the old collection
         key = "ui.memory.reindex_done" if result.switched else "ui.memory.reindex_current"
@@ -530,30 +608,44 @@ class WebService:
 
     def set_pinned(self, name: str | None, ids: Sequence[str], pinned: bool) -> None:
         with self._locked(name) as agent:
-            memory: Any = agent.memory
             for memory_id in ids:
                 if pinned:
-                    memory.pin(memory_id)
+                    agent.memory.pin(memory_id)
                 else:
-                    memory.unpin(memory_id)
+                    agent.memory.unpin(memory_id)
 
-    def conflicts(self, name: str | None) -> list[tuple[Any, Any]]:
+    def conflicts(self, name: str | None) -> list[tuple[MemoryHit, MemoryHit]]:
         """Pairs of facts the memory kept side by side for the writer (newer, earlier)."""
-        memory: Any = self.agent(name).memory
-        return list(memory.conflicts())
+        return self.agent(name).memory.conflicts()
 
     def settle(self, name: str | None, flagged: str, other: str, keep: str) -> str:
         """Settle a flagged pair (``keep``: ``flagged``, ``other`` or ``both``); returns the
         memory commit (undoable like any)."""
         with self._locked(name) as agent:
-            memory: Any = agent.memory
-            return str(memory.settle(flagged, other, keep))
+            return agent.memory.settle(flagged, other, keep)
+
+    # ---------------------------------------------------------------------------- style
+    def set_style_scope(self, name: str | None, scope: str) -> Scope:
+        """Which of the writer's texts the style profile learns from; returns the scope set."""
+        with self._locked(name) as agent:
+            return agent.style.book.set_scope(scope)
+
+    def set_voice(
+        self, name: str | None, speaker: str, listener: str, *, level: str, address: str
+    ) -> list[str]:
+        """How ``speaker`` talks to ``listener`` (a fact of the memory, at the next
+        episode); the ids of the memories written (none: nothing changed)."""
+        from aizac.dialogue.memory import set_voice
+
+        with self._locked(name) as agent:
+            return set_voice(agent.memory, speaker, listener, level=level, address=address,
+                             language=agent.info.language, chapter=agent.next_position()[0])
 
     # ---------------------------------------------------------------------------- prose
     def write_prose(self, name: str | None, beat_id: int | None) -> Iterator[str]:
         """Stream the prose of an accepted beat; the text so far after each chunk."""
         agent = self.agent(name)
-        with self.operation(name) as token:
+        with self.slots.generation(), self.operation(name) as token:
             text = ""
             for chunk in agent.write_prose(beat_id):
                 token.check()
@@ -592,7 +684,7 @@ _OLD_KINDS = {"designed": hist.DRAFT, "edited": hist.EDIT, "regenerated": hist.R
               "accepted": hist.ACCEPT}
 
 
-def _step(node: Any) -> HistoryStep:
+def _step(node: Node) -> HistoryStep:
     """A node's step; a node saved before steps were data holds an English ``label``
     (``designed 1-2: ...``), read once here into the same fields."""
     meta = node.meta

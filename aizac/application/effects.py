@@ -1,6 +1,6 @@
 """Moving through the beat editor's history: the project-side effects of undo, redo and switch.
 
-:func:`move` walks an :class:`~aizac.web.tree.UndoTree` transition, applying each node's
+:func:`move` walks an :class:`~aizac.application.tree.UndoTree` transition, applying each node's
 inverse or change through :class:`AgentEffects` over a writer agent; if any step fails, the
 steps already done are reversed so the project is left as it was.
 """
@@ -12,16 +12,16 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from aizac.web import history as hist
+from aizac.application import history as hist
 from aizac.writer.agent import WriterAgent
 from aizac.writer.schemas import NovelBeat
 
 if TYPE_CHECKING:
-    from aizac.web.tree import UndoTree
+    from aizac.application.tree import UndoTree
 
 
 class AgentEffects:
-    """:class:`aizac.web.history.Effects` over a writer agent."""
+    """:class:`aizac.application.history.Effects` over a writer agent."""
 
     def __init__(self, agent: WriterAgent) -> None:
         self.agent = agent
@@ -63,7 +63,7 @@ class AgentEffects:
         """Accept the beat again. An undone commit is put back exactly as it was (same memory
         ids, documents, marks; the same turn and summary) with no model call; only history
         written before commits were journaled is extracted again."""
-        memory: Any = self.agent.memory
+        memory = self.agent.memory
         if not batch or summary is None:
             return list(self.agent.accept(beat_id).memory_ids)
         store = self.agent.store

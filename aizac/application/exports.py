@@ -1,8 +1,8 @@
-"""The export service of the web app: files in the export folder, or email.
+"""The export service: a project's manuscript as files in the export folder, or by email.
 
-A collaborator of :class:`~aizac.web.service.WebService` (passed the way to open a project and
-the export folder). Accepted beats that have no prose yet are left out of a manuscript; every
-export says which, so a writer never ships a novel with silent holes.
+A collaborator of :class:`~aizac.application.service.ApplicationService` (passed the way to open a
+project and the export folder). Accepted beats that have no prose yet are left out of a manuscript;
+every export says which, so a writer never ships a novel with silent holes.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class ExportService:
     """Export a project's accepted prose (no side effect on bad input).
 
     Args:
-        agent_of: the open project by name (:meth:`WebService.agent`).
+        agent_of: the open project by name (:meth:`ApplicationService.agent`).
         export_dir: folder under which each project's exports are written.
     """
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from aizac.application.tree import Transition, UndoTree
 from aizac.errors import InvalidInputError, NotFoundError
-from aizac.web.tree import Transition, UndoTree
 
 
 def _ids(nodes: list[Any]) -> list[str]:

@@ -1,0 +1,68 @@
+"""The front ends call the application service and never reach a project's store.
+
+Read with :mod:`ast` from the source of :mod:`aizac.web` (the Gradio app) and
+:mod:`aizac.server` (the REST API): no project store is read (``agent.store``,
+``box.service.agent(name).store``; the pictures' store, ``illustrator.images``), no ``.lock()``
+is called (the service takes the project's lock, in one place) and no row or store module of
+the memory or the project is imported.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import aizac
+
+PACKAGE = Path(aizac.__file__).parent
+FRONT_ENDS = ("web", "server")
+STORES = ("store", "images")
+ROW_MODULES = ("aizac.memory.store", "aizac.memory.rows", "aizac.memory.key_index",
+               "aizac.memory.journal", "aizac.memory.commits", "aizac.writer.project_rows")
+
+
+def reaches(package: Path) -> list[str]:
+    """``file:line what`` for every store read, lock taken or row module imported."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        where = path.relative_to(package.parent)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.Attribute) and node.attr in STORES:
+                found.append(f"{where}:{node.lineno} .{node.attr}")
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and node.func.attr == "lock"):
+                found.append(f"{where}:{node.lineno} .lock()")
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names])
+                found += [f"{where}:{node.lineno} import {n}" for n in names
+                          if n in ROW_MODULES]
+    return found
+
+
+def test_web_and_rest_handlers_go_through_the_service() -> None:
+    for front_end in FRONT_ENDS:
+        assert any((PACKAGE / front_end).rglob("*.py"))  # the package was read
+        assert reaches(PACKAGE / front_end) == [], (
+            f"aizac.{front_end} reaches past the application service: add a method to "
+            "aizac.application.service.ApplicationService and call that")
+
+
+def test_the_check_finds_each_way_past_the_service(tmp_path: Path) -> None:
+    package = tmp_path / "front"
+    package.mkdir()
+    (package / "handler.py").write_text(
+        "from aizac.memory.store import WriterMemory\n"
+        "from aizac.writer import project_rows\n"
+        "def get(service, name, beat_id):\n"
+        "    with service.agent(name).store.lock():\n"
+        "        return service.beat(name, beat_id)\n"
+        "def pictures(service, name):\n"
+        "    return service.illustrator(name).images.all()\n", encoding="utf-8")
+    assert sorted(reaches(package)) == [
+        "front/handler.py:1 import aizac.memory.store",
+        "front/handler.py:2 import aizac.writer.project_rows",
+        "front/handler.py:4 .lock()",
+        "front/handler.py:4 .store",
+        "front/handler.py:7 .images",
+    ]
