@@ -102,6 +102,18 @@ class EditorView:
 
 
 # ---------------------------------------------------------------------------- projects
+def revision(service: WebService, project: str) -> tuple[int, int]:
+    """Where the project's stored state stands: its last logged step (every write of a plot,
+    a beat, its prose or status is one) and the version of its undo tree. A page whose views
+    were drawn at another revision draws them again (:func:`aizac.web.ui.watch`)."""
+    from aizac.web.service import TREE_KEY
+
+    store = service.agent(project).store
+    steps = store.steps(limit=1)
+    tree = store.kv_get(TREE_KEY)
+    return (steps[0].id if steps else 0, tree[1] if tree else 0)
+
+
 def project_names(service: WebService) -> list[str]:
     return service.list_projects()
 

@@ -31,10 +31,12 @@ def build(ui: Ui) -> Callable[[], None]:
                 last = gr.Number(label=L["ui.last"], value=0, precision=0, minimum=0)
             filename = gr.Textbox(label=L["ui.file_name"], elem_id="aizac-file-name")
             ui.button("download", L["ui.download"], variant="primary")
+            ui.note("download")
             exported = gr.File(label=L["ui.file"], interactive=False, elem_id="aizac-exported")
         with gr.Column():
             address = gr.Textbox(label=L["ui.email"], type="email", elem_id="aizac-email")
             ui.button("send", L["ui.send"])
+            ui.note("send")
 
     def export(project: str | None, fmt_v: str, f: float, la: float, fn: str) -> Any:
         result = h.export_file(ui.service, project, fmt_v, f, la, fn)
@@ -46,10 +48,10 @@ def build(ui: Ui) -> Callable[[], None]:
         return [], L.t("ui.emailed", fmt=fmt_v, to=result.target) + _left_out(ui, result)
 
     def wire() -> None:
-        after = [ui.status, *ui.button_list]
-        ui.buttons["download"].click(ui.act(export, 1), [ui.project, fmt, first, last, filename],
-                                     [exported, *after])
-        ui.buttons["send"].click(ui.act(email, 0), [ui.project, address, fmt, first, last],
-                                 after)
+        ui.buttons["download"].click(ui.act(export, 1, "download"),
+                                     [ui.project, fmt, first, last, filename],
+                                     ui.outputs([exported], "download"))
+        ui.buttons["send"].click(ui.act(email, 0, "send"), [ui.project, address, fmt, first, last],
+                                 ui.outputs([], "send"))
 
     return wire

@@ -117,6 +117,7 @@ def build(ui: Ui, language: str) -> tuple[StartTab, Callable[[], None]]:
                 ui.button("generate-plot", L["ui.generate_plot"], variant="primary")
                 ui.button("cancel-plot", L["ui.cancel"], variant="stop", scale=0)
                 ui.button("save-plot", L["ui.save_plot"])
+            ui.note("plot")
             replace = gr.Checkbox(label=L["ui.replace_plot"], value=False, visible=False,
                                   elem_id="aizac-replace-plot")
             title = gr.Textbox(label=L["ui.plot_title"], elem_id="aizac-plot-title")
@@ -144,7 +145,7 @@ def build(ui: Ui, language: str) -> tuple[StartTab, Callable[[], None]]:
 
 def _wire(ui: Ui, tab: StartTab) -> None:
     service, L, b = ui.service, ui.L, ui.buttons
-    out = [*tab.outputs, ui.status, *ui.button_list]
+    out = ui.outputs(tab.outputs, "plot")
     n = len(tab.outputs)
 
     def save_project(project: str | None, genre: str, kw: str) -> tuple[list[Any], str]:
@@ -167,12 +168,13 @@ def _wire(ui: Ui, tab: StartTab) -> None:
         return [gr.Textbox(**beats_box), gr.Textbox(**length_box)]
 
     tab.new_language.change(on_language, tab.new_language, [tab.new_beats, tab.new_length])
-    b["save-project"].click(ui.act(save_project, n), [ui.project, tab.genre, tab.keywords], out)
-    b["generate-plot"].click(ui.long(plot, n, "ui.busy.plot"), [ui.project, tab.replace], out,
-                             show_progress="hidden")
+    b["save-project"].click(ui.act(save_project, n, "plot"),
+                            [ui.project, tab.genre, tab.keywords], out)
+    b["generate-plot"].click(ui.long(plot, n, "ui.busy.plot", "plot"), [ui.project, tab.replace],
+                             out, show_progress="hidden")
     b["cancel-plot"].click(cancel, ui.project, ui.status, show_progress="hidden")
     b["save-plot"].click(
-        ui.act(save_plot, n),
+        ui.act(save_plot, n, "plot"),
         [ui.project, tab.version, tab.title, tab.logline, tab.characters, tab.settings, tab.acts],
         out,
     )
