@@ -117,20 +117,25 @@ def test_an_accept_shows_its_progress_and_outcome_beside_its_button(
 ) -> None:
     _plotted(page)
     tab(page, say("ui.tab.beats"))
+    # an 8-second accept: the draft's memories are extracted while the writer reads it, and
+    # the accept waits for that extraction (each model call takes 8 s here, until sped up)
+    model.think(8)
     click(page, "aizac-next-beat")
     status_says(page, say("ui.designed"))
     page.locator("#aizac-accept").scroll_into_view_if_needed()
-    model.slow(0.1)  # an accept of several seconds (the extraction streams)
     click(page, "aizac-accept")
     note = page.locator("#aizac-note-beat")
-    note.locator(".aizac-spinner").wait_for(timeout=15_000)
-    assert say("ui.busy.accept").split(":")[0] in note.inner_text()
+    running = page.wait_for_function(
+        "() => { const n = document.getElementById('aizac-note-beat');"
+        " return n && n.querySelector('.aizac-spinner') ? n.innerText : false; }",
+        timeout=15_000).json_value()
+    assert say("ui.busy.accept").split(":")[0] in running
+    _shot(page, "accept-progress-beside-the-button")
     # beside the button and in view (the page-top status is scrolled away here)
     button, box = page.locator("#aizac-accept").bounding_box(), note.bounding_box()
     assert abs(box["y"] - button["y"]) < 250, (button, box)
     assert note.is_visible() and 0 <= box["y"] <= page.viewport_size["height"]
-    _shot(page, "accept-progress-beside-the-button")
-    model.slow(0)
+    model.think(0)
     note.get_by_text(say("ui.accepted_done")).wait_for()
     assert not note.locator(".aizac-spinner").count()
     _shot(page, "accepted-beside-the-button")
