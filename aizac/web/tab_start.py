@@ -70,6 +70,14 @@ def values(ui: Ui, view: h.StartView | None) -> list[Any]:
             gr.Checkbox(value=False, visible=view.plot_version is not None)]
 
 
+def fixed(columns: int) -> Any:
+    """A table's column count the writer cannot change: Gradio's column menu then offers no
+    "delete column" or "add column" (a plot table read by position would take one column's
+    text for another's). Gradio 6 reads ``(n, "fixed")`` at run time although its signature
+    says ``int`` (its ``column_limits`` is declared but not implemented yet)."""
+    return (columns, "fixed")
+
+
 def length_boxes(ui: Ui, language: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """Label and hint of the beats and prose-length boxes for a new project in ``language``
     (the unit and the default are the language's: ko ~5,000 characters, en 2,000 words)."""
@@ -124,15 +132,18 @@ def build(ui: Ui, language: str) -> tuple[StartTab, Callable[[], None]]:
             logline = gr.Textbox(label=L["ui.logline"], lines=2, elem_id="aizac-logline")
             characters = gr.Dataframe(
                 headers=headers(L, "ui.h.characters"), label=L["ui.characters"], interactive=True,
-                wrap=True, column_count=3, type="array", elem_id="aizac-characters",
+                wrap=True, column_count=fixed(3), type="array", elem_id="aizac-characters",
+                column_widths=["18%", "18%", "64%"],
             )
             settings = gr.Dataframe(
                 headers=headers(L, "ui.h.settings"), label=L["ui.settings"], interactive=True,
-                wrap=True, column_count=2, type="array", elem_id="aizac-settings",
+                wrap=True, column_count=fixed(2), type="array", elem_id="aizac-settings",
+                column_widths=["25%", "75%"],
             )
             acts = gr.Dataframe(
                 headers=headers(L, "ui.h.acts"), label=L["ui.acts"], interactive=True, wrap=True,
-                column_count=4, type="array", elem_id="aizac-acts",
+                column_count=fixed(4), type="array", elem_id="aizac-acts",
+                column_widths=["14%", "33%", "9%", "44%"],
             )
             with gr.Accordion(L["ui.cliches"], open=False):
                 cliches = gr.Markdown("")

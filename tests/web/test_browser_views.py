@@ -27,6 +27,7 @@ from tests.web.browser_kit import (
     shot,
     status_says,
     tab,
+    type_cell,
     wait_enabled,
 )
 
@@ -139,3 +140,34 @@ def test_an_accept_shows_its_progress_and_outcome_beside_its_button(
     note.get_by_text(say("ui.accepted_done")).wait_for()
     assert not note.locator(".aizac-spinner").count()
     _shot(page, "accepted-beside-the-button")
+
+
+LONG = ("재벌가의 막내 손자로 태어나 형들의 견제 속에 버려졌다가 회귀한 뒤 그룹을 되찾으려는 남자,"
+        " 냉정하지만 가족에게는 약하다")
+RIGHT_EDGES = """(id) => {
+  const box = document.getElementById(id);
+  const frame = box.querySelector('.table-wrap, table').getBoundingClientRect();
+  const heads = [...box.querySelectorAll('thead th')].filter(h => h.offsetWidth);
+  const last = heads[heads.length - 1].getBoundingClientRect();
+  return [last.left, last.right, frame.right, heads.length];
+}"""
+
+
+def test_the_plot_tables_show_every_column_and_keep_them(page: Any) -> None:
+    """Issue 23 item 8: the last columns (소개, 주요 사건) were cut off, and Gradio's column
+    menu could delete a column (the save then named the wrong field)."""
+    _plotted(page)
+    for table, column in (("aizac-characters", 2), ("aizac-acts", 3)):  # as a model writes them
+        type_cell(page, page.locator(f"#{table} [data-testid='cell-0-{column}']"), LONG)
+        page.locator("#aizac-overview").click()
+    for table in ("aizac-characters", "aizac-settings", "aizac-acts"):
+        left, right, frame, _ = page.evaluate(RIGHT_EDGES, table)
+        assert right <= frame + 1 and left < frame, (table, left, right, frame)
+        page.locator(f"#{table} [data-testid='cell-0-1']").click()
+        page.locator(f"#{table} .cell-menu-button").first.click(force=True)
+        menu = page.locator(".cell-menu").last
+        menu.get_by_text("위에 행 추가").wait_for()  # Gradio's own menu, open
+        assert "열 삭제" not in menu.inner_text(), table  # no "delete column"
+        page.locator("#aizac-overview").click()  # closes it
+    page.locator("#aizac-acts").scroll_into_view_if_needed()
+    _shot(page, "plot-tables-every-column")
