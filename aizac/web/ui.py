@@ -99,7 +99,7 @@ def build_app(
             with gr.Tab(L["ui.tab.memory"], id="memory") as memory_tab:
                 memory, wire_memory = inspector.build(ui)
             with gr.Tab(L["ui.tab.export"], id="export"):
-                wire_export = tab_export.build(ui)
+                wire_export = tab_export.build(ui, smtp_settings=models_tab)
             with gr.Tab(L["ui.illustration.tab"], id="gallery"):
                 wire_gallery = tab_illustrations.build_gallery(ui)
             with gr.Tab(L["ui.tab.style"], id="style"):
