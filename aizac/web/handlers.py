@@ -8,6 +8,7 @@ layer shows them in the status area. Nothing here imports Gradio.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -338,10 +339,27 @@ class Suggestion:
         return f"**{trope}** — {summary}" + (f" _({hook})_" if hook else "")
 
 
-def suggest(service: WebService, project: str | None, beat_id: int | None) -> list[Suggestion]:
+def trope_name(trope: str, language: str) -> str:
+    """A trope id (``chaebol-regression``) as the interface names it: its name in
+    ``tropes.toml`` for ``ko``/``zh``, the id in words otherwise (or for a trope not listed)."""
+    return _trope_names().get(language, {}).get(trope) or trope.replace("-", " ")
+
+
+@functools.cache
+def _trope_names() -> dict[str, dict[str, str]]:
+    import tomllib
+    from pathlib import Path
+
+    with (Path(__file__).with_name("tropes.toml")).open("rb") as f:
+        return tomllib.load(f)
+
+
+def suggest(service: WebService, project: str | None, beat_id: int | None,
+            language: str = "en") -> list[Suggestion]:
+    """The cliché database's next beats for the draft, each trope named in ``language``."""
     return [
-        Suggestion(str(getattr(h, "trope", "")), str(getattr(h, "summary", h)),
-                   str(getattr(h, "hook", "") or ""))
+        Suggestion(trope_name(str(getattr(h, "trope", "")), language),
+                   str(getattr(h, "summary", h)), str(getattr(h, "hook", "") or ""))
         for h in service.suggest(project, beat_id)
     ]
 

@@ -286,7 +286,7 @@ def _wire_suggestions(ui: Ui, tab: BeatsTab) -> None:
     service, L, b = ui.service, ui.L, ui.buttons
 
     def suggest(project: str | None, bid: int | None) -> tuple[list[Any], str]:
-        hits = h.suggest(service, project, bid)
+        hits = h.suggest(service, project, bid, ui.language)
         text = "\n".join(f"{i}. {s.markdown}" for i, s in enumerate(hits, 1))
         choices = [(f"{i}. {s.summary[:70]}", str(i - 1)) for i, s in enumerate(hits, 1)]
         return [text or L["ui.suggestions_none"],
