@@ -91,11 +91,26 @@ class EditorView:
         # a step quotes the beat's first event as the model wrote it: literal
         path = [L.say(step.text(escape_markdown_cell)) for step in self.history.path]
         start = max(0, len(path) - HISTORY_SHOWN)
-        lines = [f"{i}. {label}" for i, label in enumerate(path[start:], start + 1)]
-        lines[-1] += "  " + L["ui.history_here"]
+        # numbered lines, not a Markdown list: a list that starts at 10 drew "10." as ".0."
+        # (the marker's box is as wide as one digit) and renumbered from 1 where it restarted
+        lines = [f"{i}\\. {label}" for i, label in enumerate(path[start:], start + 1)]
+        lines[-1] += " " + L["ui.history_here"]
         if start:
             lines.insert(0, L.t("ui.history_earlier", n=start))
-        return "\n".join(lines)
+        return "  \n".join(lines)
+
+    @property
+    def draft_revision(self) -> int | None:
+        """The draft's revision as the writer counts it: its design, then each edit and
+        regeneration on the current branch (1, 2, 3...). The stored version also counts
+        every write the writer does not see as a revision (a box ticked, a lock kept), so it
+        jumped (3 -> 7)."""
+        if self.draft_position is None:
+            return None
+        kinds = ("generate", "edit", "regenerate")
+        steps = sum(1 for s in self.history.path
+                    if s.where == self.draft_position and s.kind in kinds)
+        return steps or self.version
 
     @property
     def history_markdown(self) -> str:

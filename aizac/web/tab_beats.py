@@ -63,7 +63,7 @@ def values(ui: Ui, view: h.EditorView | None, *, shown: tuple[Any, Any] | None =
     status = {"draft": L["beat.status.draft"], "accepted": L["beat.status.accepted"],
               "rejected": L["beat.status.rejected"]}
     rows = [[r[0], status.get(r[1], r[1]), *r[2:]] for r in view.beats]
-    draft = (L.t("ui.draft_at", where=view.draft_position, version=view.version)
+    draft = (L.t("ui.draft_at", where=view.draft_position, version=view.draft_revision)
              if view.draft_position else L["ui.no_draft"])
     if not view.has_plot:
         draft = L["ui.no_plot_yet"]
