@@ -49,7 +49,7 @@ from tests.web.browser_kit import (  # noqa: E402
 
 L = labels("ko")
 INSTRUCTION = "긴장감을 높여줘"
-ERROR_MARK = L["error"].split("{", 1)[0].replace("*", "").strip()  # "⚠ 오류:"
+ERROR_MARK = L["ui.error"].split("{", 1)[0].replace("*", "").strip()  # "⚠ 오류:"
 HAND_ACTS = (  # (goal, main event) of the five stages, typed by the writer
     ("회귀를 깨닫는다", "10년 전으로 돌아온다"),
     ("첫 투자로 자금을 모은다", "주식으로 큰돈을 번다"),
@@ -122,7 +122,9 @@ class Walk:
         path = self.shots / f"{len(self.rows) + 1:02d}-{name}.png"
         try:
             self.page.wait_for_timeout(300)
-            self.page.screenshot(path=str(path), full_page=True)
+            # the view the writer has (small PNGs, 8-bit palette), not the whole page
+            self.page.screenshot(path=str(path))
+            _small(path)
         except Exception as e:  # a screenshot never ends the walk
             said += f" (no screenshot: {type(e).__name__})"
         row = Row(name, seconds, str(path), " ".join(said.split())[:240], ok)
@@ -130,6 +132,15 @@ class Walk:
         print(f"  {name}: {'ok' if ok else 'FAILED'} in {seconds:.1f} s - {row.said}",
               flush=True)
         return row
+
+
+def _small(path: Path) -> None:
+    """Rewrite the screenshot at ``path`` as a palette PNG (a third of the bytes, same look)."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        small = image.convert("RGB").quantize(colors=128)
+    small.save(path, optimize=True)
 
 
 def _reason(error: BaseException, walk: Walk) -> str:
@@ -148,7 +159,7 @@ def create(w: Walk) -> str:
     field(w.page, "aizac-new-name").fill("walk")
     field(w.page, "aizac-genre").fill("현대 판타지")
     field(w.page, "aizac-keywords").fill("회귀, 복수, 재벌")
-    return w.act("create", L["created"].split("{", 1)[1].split("}", 1)[1].strip("*").strip())
+    return w.act("create", L["ui.created"].split("{", 1)[1].split("}", 1)[1].strip("*").strip())
 
 
 def plot_by_hand(w: Walk) -> str:
@@ -163,39 +174,39 @@ def plot_by_hand(w: Walk) -> str:
     field(page, "aizac-plot-title").fill("재벌집 막내의 회귀")
     field(page, "aizac-logline").fill("버려진 재벌가 막내가 10년 전으로 돌아와 복수한다.")
     page.wait_for_timeout(500)
-    return w.act("save-plot", L["plot_saved"])
+    return w.act("save-plot", L["ui.plot_saved"])
 
 
 def beat(w: Walk, tab_name: str) -> str:
     tab(w.page, tab_name)
-    return w.act("next-beat", L["designed"])
+    return w.act("next-beat", L["ui.designed"])
 
 
 def edit(w: Walk) -> str:
     field(w.page, "aizac-location").fill("한성그룹 본사 회장실")
-    return w.act("save-edit", L["edit_saved"])
+    return w.act("save-edit", L["ui.edit_saved"])
 
 
 def regenerate(w: Walk) -> str:
     field(w.page, "aizac-instruction").fill(INSTRUCTION)
-    return w.act("regenerate", L["regenerated"])
+    return w.act("regenerate", L["ui.regenerated"])
 
 
 def branch(w: Walk) -> str:
-    w.act("undo", L["undone"])
-    return w.act("regenerate", L["regenerated"])
+    w.act("undo", L["ui.undone"])
+    return w.act("regenerate", L["ui.regenerated"])
 
 
 def switch(w: Walk) -> str:
     page = w.page
     field(page, "aizac-branches").click()
     options = page.locator("#aizac-branches [data-testid='dropdown-option']")
-    options.filter(has_text=L["k_accept"]).first.click(timeout=CLICK_WAIT_MS)
-    return w.act("switch", L["switched"])
+    options.filter(has_text=L["ui.k.accept"]).first.click(timeout=CLICK_WAIT_MS)
+    return w.act("switch", L["ui.switched"])
 
 
 def memory(w: Walk) -> str:
-    tab(w.page, L["tab_memory"])
+    tab(w.page, L["ui.tab.memory"])
     w.click("mem-refresh")
     cell = w.page.locator("#aizac-memories [data-testid='cell-0-2']")
     cell.wait_for(timeout=w.timeout_ms)
@@ -204,8 +215,8 @@ def memory(w: Walk) -> str:
 
 
 def export(w: Walk) -> str:
-    tab(w.page, L["tab_export"])
-    said = w.act("download", L["exported"].rsplit(" ", 1)[-1])
+    tab(w.page, L["ui.tab.export"])
+    said = w.act("download", L["ui.exported"].rsplit(" ", 1)[-1])
     w.page.locator("#aizac-exported a").first.wait_for(timeout=w.timeout_ms)
     return said
 
@@ -213,21 +224,21 @@ def export(w: Walk) -> str:
 def generate_over_hand_plot(w: Walk) -> str:
     # The hand-written plot is only replaced once the writer ticks the confirmation.
     w.page.locator("#aizac-replace-plot input").check()
-    return w.act("generate-plot", L["plot_generated"])
+    return w.act("generate-plot", L["ui.plot_generated"])
 
 
 def walk_steps(w: Walk) -> None:
-    beats = L["tab_beats"]
+    beats = L["ui.tab.beats"]
     w.step("create", lambda: create(w))
     w.step("plot-by-hand", lambda: plot_by_hand(w))
     w.step("plot-generated", lambda: generate_over_hand_plot(w))
     w.step("beat", lambda: beat(w, beats))
     w.step("edit", lambda: edit(w))
     w.step("regenerate", lambda: regenerate(w))
-    w.step("accept", lambda: w.act("accept", L["accepted_done"].split(".", 1)[0]))
-    w.step("prose", lambda: w.act("write-prose", L["prose_done"]))
-    w.step("undo", lambda: w.act("undo", L["undone"]))
-    w.step("redo", lambda: w.act("redo", L["redone"]))
+    w.step("accept", lambda: w.act("accept", L["ui.accepted_done"].split(".", 1)[0]))
+    w.step("prose", lambda: w.act("write-prose", L["ui.prose_done"]))
+    w.step("undo", lambda: w.act("undo", L["ui.undone"]))
+    w.step("redo", lambda: w.act("redo", L["ui.redone"]))
     w.step("branch", lambda: branch(w))
     w.step("switch", lambda: switch(w))
     w.step("memory", lambda: memory(w))
@@ -353,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--scripted", action="store_true",
                     help="the tests' scripted fake models instead of the configured ones")
-    ap.add_argument("--shots", type=Path, default=Path("/tmp/shots/h5/walk"))
+    ap.add_argument("--shots", type=Path, default=ROOT / "docs" / "screens" / "korean-walk")
     ap.add_argument("--data-dir", type=Path, default=None,
                     help="the app's AIZAC_DATA_DIR (default: a new folder under /tmp)")
     ap.add_argument("--port", type=int, default=None)

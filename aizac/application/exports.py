@@ -79,6 +79,7 @@ class ExportService:
         from aizac.export.email import send_export, validate_address
         from aizac.export.manuscript import select_episodes
         from aizac.export.render import check_format
+        from aizac.export.smtp_config import SmtpConfig
         from aizac.illustration.book import illustrated
 
         to = validate_address(address)
@@ -86,6 +87,7 @@ class ExportService:
         agent = self.agent_of(name)
         missing = beats_without_prose(agent, first, last)
         manuscript = select_episodes(illustrated(agent.manuscript(), agent.store), first, last)
-        send_export(manuscript, to=to, settings=agent.settings, fmt=checked)
+        settings = SmtpConfig(agent.settings.data_dir).apply(agent.settings)  # the writer's own
+        send_export(manuscript, to=to, settings=settings, fmt=checked)
         agent.store.log_step("email", {"format": checked, "to": to, "without_prose": missing})
         return ExportResult(to, missing)

@@ -214,6 +214,15 @@ class ApplicationService:
         with self._locked(name) as agent:
             yield agent.info.path
 
+    def revision(self, name: str | None) -> tuple[int, int]:
+        """Where the project's stored state stands: its last logged step (every write of a
+        plot, a beat, its prose or status is one) and the version of its undo tree; two cheap
+        reads, so an open page can ask often whether its views are stale."""
+        store = self.agent(name).store
+        steps = store.steps(limit=1)
+        tree = store.kv_get(TREE_KEY)
+        return (steps[0].id if steps else 0, tree[1] if tree else 0)
+
     def embedded_rows(self, name: str | None, folder: Path) -> list[Path]:
         """A project kept on the server database, written into ``folder`` as the files an
         embedded project keeps (its rows and checkpoints), so both engines export alike; nothing

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from aizac import keywords
 from aizac.errors import InvalidInputError
-from aizac.text import Text
+from aizac.text import Text, render
 from aizac.writer.field_labels import invalid_fields
 from aizac.writer.schemas import STAGES, NovelBeat, NovelPlot
 
@@ -176,6 +176,7 @@ def tables_to_plot(
     tables = (("form.characters_table", char_rows), ("form.settings_table", setting_rows),
               ("form.acts_table", act_rows))
     for label, rows in tables:
+        _check_columns(label, rows)
         for row in rows:
             for cell in row:
                 check_length(label, cell)
@@ -205,6 +206,22 @@ def tables_to_plot(
         return NovelPlot(**data)
     except ValidationError as e:
         raise InvalidInputError("error.form.plot_invalid", fields=invalid_fields(e.errors())) from e
+
+
+TABLE_COLUMNS = {"form.characters_table": "ui.h.characters",
+                 "form.settings_table": "ui.h.settings", "form.acts_table": "ui.h.acts"}
+"""Each plot table's columns (a catalogue text of ``|``-separated headers), read by position."""
+
+
+def _check_columns(label: str, rows: list[list[str]]) -> None:
+    """A table that lost a column (a page whose column menu still deleted one) says which
+    table and which columns it needs, instead of reading one column's text as another's."""
+    headers = Text(TABLE_COLUMNS[label])
+    n = len(render(headers, "en").split("|"))
+    short = [row for row in rows if len(row) < n]
+    if short:
+        raise InvalidInputError("error.form.table_columns", table=Text(label), n=n,
+                                got=len(short[0]), columns=headers)
 
 
 def _episode_count(stage: str, text: str) -> int:

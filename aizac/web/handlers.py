@@ -8,6 +8,7 @@ layer shows them in the status area. Nothing here imports Gradio.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,11 +91,26 @@ class EditorView:
         # a step quotes the beat's first event as the model wrote it: literal
         path = [L.say(step.text(escape_markdown_cell)) for step in self.history.path]
         start = max(0, len(path) - HISTORY_SHOWN)
-        lines = [f"{i}. {label}" for i, label in enumerate(path[start:], start + 1)]
-        lines[-1] += "  " + L["ui.history_here"]
+        # numbered lines, not a Markdown list: a list that starts at 10 drew "10." as ".0."
+        # (the marker's box is as wide as one digit) and renumbered from 1 where it restarted
+        lines = [f"{i}\\. {label}" for i, label in enumerate(path[start:], start + 1)]
+        lines[-1] += " " + L["ui.history_here"]
         if start:
             lines.insert(0, L.t("ui.history_earlier", n=start))
-        return "\n".join(lines)
+        return "  \n".join(lines)
+
+    @property
+    def draft_revision(self) -> int | None:
+        """The draft's revision as the writer counts it: its design, then each edit and
+        regeneration on the current branch (1, 2, 3...). The stored version also counts
+        every write the writer does not see as a revision (a box ticked, a lock kept), so it
+        jumped (3 -> 7)."""
+        if self.draft_position is None:
+            return None
+        kinds = ("generate", "edit", "regenerate")
+        steps = sum(1 for s in self.history.path
+                    if s.where == self.draft_position and s.kind in kinds)
+        return steps or self.version
 
     @property
     def history_markdown(self) -> str:
@@ -102,6 +118,12 @@ class EditorView:
 
 
 # ---------------------------------------------------------------------------- projects
+def revision(service: ApplicationService, project: str) -> tuple[int, int]:
+    """Where the project's stored state stands (:meth:`ApplicationService.revision`). A page
+    whose views were drawn at another revision draws them again (:func:`aizac.web.ui.watch`)."""
+    return service.revision(project)
+
+
 def project_names(service: ApplicationService) -> list[str]:
     return service.list_projects()
 
@@ -343,12 +365,27 @@ class Suggestion:
         return f"**{trope}** — {summary}" + (f" _({hook})_" if hook else "")
 
 
-def suggest(
-    service: ApplicationService, project: str | None, beat_id: int | None
-) -> list[Suggestion]:
+def trope_name(trope: str, language: str) -> str:
+    """A trope id (``chaebol-regression``) as the interface names it: its name in
+    ``tropes.toml`` for ``ko``/``zh``, the id in words otherwise (or for a trope not listed)."""
+    return _trope_names().get(language, {}).get(trope) or trope.replace("-", " ")
+
+
+@functools.cache
+def _trope_names() -> dict[str, dict[str, str]]:
+    import tomllib
+    from pathlib import Path
+
+    with (Path(__file__).with_name("tropes.toml")).open("rb") as f:
+        return tomllib.load(f)
+
+
+def suggest(service: ApplicationService, project: str | None, beat_id: int | None,
+            language: str = "en") -> list[Suggestion]:
+    """The cliché database's next beats for the draft, each trope named in ``language``."""
     return [
-        Suggestion(str(getattr(h, "trope", "")), str(getattr(h, "summary", h)),
-                   str(getattr(h, "hook", "") or ""))
+        Suggestion(trope_name(str(getattr(h, "trope", "")), language),
+                   str(getattr(h, "summary", h)), str(getattr(h, "hook", "") or ""))
         for h in service.suggest(project, beat_id)
     ]
 

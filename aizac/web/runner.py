@@ -43,6 +43,12 @@ class Ui:
     project: Any = None
     status: Any = None
     buttons: dict[str, Any] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)
+    live: dict[tuple[str | None, str], tuple[str, Text | str]] = field(default_factory=dict)
+    """What runs on each (user, project) and its latest progress line: a page opened or
+    reloaded meanwhile shows it running (:func:`aizac.web.ui.watch`)."""
+    outcome: dict[tuple[str | None, str], str] = field(default_factory=dict)
+    """The last long operation's outcome line per (user, project), shown when it ends."""
 
     def button(self, name: str, label: str, **kwargs: Any) -> Any:
         """A registered action button (its interactivity follows the project's state; until
@@ -52,6 +58,20 @@ class Ui:
         btn = gr.Button(label, elem_id=f"aizac-{name}", interactive=name in ALWAYS, **kwargs)
         self.buttons[name] = btn
         return btn
+
+    def note(self, name: str) -> Any:
+        """A status line beside an action row (``name``): a long action started there shows
+        its progress and its outcome there too, where the writer's eyes are, not only in the
+        page-top status (see :meth:`outputs`)."""
+        md = gr.Markdown("", elem_id=f"aizac-note-{name}", elem_classes="aizac-note")
+        self.notes[name] = md
+        return md
+
+    def outputs(self, values: list[Any], near: str | None = None) -> list[Any]:
+        """An action's outputs: ``values``, the status (and the note beside the button,
+        ``near``), then every action button: what :meth:`act`, :meth:`long` and
+        :meth:`stream` given the same ``near`` return."""
+        return [*values, self.status, *([self.notes[near]] if near else []), *self.button_list]
 
     @property
     def button_names(self) -> list[str]:
@@ -102,57 +122,81 @@ class Ui:
         return [gr.skip()] * len(self.buttons)
 
     # -------------------------------------------------------------------------- runners
-    def act(self, work: Work, n: int) -> Callable[..., list[Any]]:
-        """A quick action: ``work(project, *inputs) -> (values, status)``."""
+    def act(self, work: Work, n: int, near: str | None = None) -> Callable[..., list[Any]]:
+        """A quick action: ``work(project, *inputs) -> (values, status)`` (``near``: the
+        note beside its button says the outcome too)."""
 
         def run(project: str | None, *args: Any) -> list[Any]:
             try:
                 values, said = work(project, *args)
             except Exception as e:
-                return [*[gr.skip()] * n, self.message(e), *self.states(project)]
-            return [*values, said, *self.states(project)]
+                return _said([*[gr.skip()] * n], self.message(e), self.states(project), near)
+            return _said(values, said, self.states(project), near)
 
         return run
 
-    def long(self, work: Work, n: int, what: str) -> Callable[..., Iterator[list[Any]]]:
+    def key(self, project: str | None) -> tuple[str | None, str]:
+        """Whose and which project an operation runs on (users share one app when served)."""
+        from aizac.web.per_user import current_user
+
+        return current_user(), project or ""
+
+    def long(self, work: Work, n: int, what: str, near: str | None = None
+             ) -> Callable[..., Iterator[list[Any]]]:
         """A long, cancellable action: ``work(project, *inputs, progress=...)`` runs in a
-        thread while the page shows its progress lines with every other button disabled."""
+        thread while the page shows its progress lines with every other button disabled
+        (in the status, and in the note beside the button when ``near`` names one).
+
+        The thread, not the page, owns what runs (:attr:`live`) and how it ended
+        (:attr:`outcome`): a page reloaded meanwhile shows it running and then its result."""
 
         def run(project: str | None, *args: Any) -> Iterator[list[Any]]:
             skip = [gr.skip()] * n
-            yield [*skip, self.progress_line(what), *self.busy()]
+            key = self.key(project)
+            yield _said(skip, self.progress_line(what), self.busy(), near)
             lines: queue.Queue[Any] = queue.Queue()
             result: dict[str, Any] = {}
 
+            def report(line: Any) -> None:
+                self.live[key] = (what, line)
+                lines.put(line)
+
             def target() -> None:
                 try:
-                    result["value"] = work(project, *args, progress=lines.put)
+                    result["value"] = work(project, *args, progress=report)
+                    self.outcome[key] = result["value"][1]
                 except BaseException as e:
                     result["error"] = e
+                    self.outcome[key] = self.message(e)
                 finally:
+                    self.live.pop(key, None)
                     lines.put(_DONE)
 
+            self.live[key] = (what, "")
             # A copy of the event's context: its user (aizac.web.per_user) follows into the thread.
             threading.Thread(target=contextvars.copy_context().run, args=(target,), daemon=True,
                              name="aizac-web-op").start()
             while (line := lines.get()) is not _DONE:
-                yield [*skip, self.progress_line(what, line), *self.skip_buttons()]
+                yield _said(skip, self.progress_line(what, line), self.skip_buttons(), near)
             if "error" in result:
-                yield [*skip, self.message(result["error"]), *self.states(project)]
+                yield _said(skip, self.outcome[key], self.states(project), near)
                 return
             values, said = result["value"]
-            yield [*values, said, *self.states(project)]
+            yield _said(values, said, self.states(project), near)
 
         return run
 
     def stream(
-        self, work: Callable[..., Iterator[Any]], n: int, what: str, done: str
+        self, work: Callable[..., Iterator[Any]], n: int, what: str, done: str,
+        near: str | None = None,
     ) -> Callable[..., Iterator[list[Any]]]:
         """A streamed action (prose): each item ``work`` yields is the outputs so far. The
-        stream runs in one worker thread (its cancel watch lives in that thread's context)."""
+        stream runs in one worker thread (its cancel watch lives in that thread's context),
+        which owns :attr:`live` and :attr:`outcome` as in :meth:`long`."""
 
         def run(project: str | None, *args: Any) -> Iterator[list[Any]]:
-            yield [*[gr.skip()] * n, self.progress_line(what), *self.busy()]
+            key = self.key(project)
+            yield _said([gr.skip()] * n, self.progress_line(what), self.busy(), near)
             items: queue.Queue[Any] = queue.Queue()
             result: dict[str, Any] = {}
 
@@ -160,20 +204,30 @@ class Ui:
                 try:
                     for item in work(project, *args):
                         items.put(item)
+                    self.outcome[key] = self.L[done]
                 except BaseException as e:
                     result["error"] = e
+                    self.outcome[key] = self.message(e)
                 finally:
+                    self.live.pop(key, None)
                     items.put(_DONE)
 
+            self.live[key] = (what, "")
             threading.Thread(target=contextvars.copy_context().run, args=(target,), daemon=True,
                              name="aizac-web-stream").start()
             values: list[Any] = [gr.skip()] * n
             while (item := items.get()) is not _DONE:
                 values = item
-                yield [*values, gr.skip(), *self.skip_buttons()]
+                yield _said(values, gr.skip(), self.skip_buttons(), near)
             if "error" in result:
-                yield [*[gr.skip()] * n, self.message(result["error"]), *self.states(project)]
+                yield _said([gr.skip()] * n, self.outcome[key], self.states(project), near)
                 return
-            yield [*values, self.L[done], *self.states(project)]
+            yield _said(values, self.L[done], self.states(project), near)
 
         return run
+
+
+def _said(values: list[Any], said: Any, buttons: list[Any], near: str | None) -> list[Any]:
+    """One update of an action's outputs (see :meth:`Ui.outputs`): the status line is said
+    twice when the note beside the button shows it too."""
+    return [*values, said, *([said] if near else []), *buttons]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from aizac.application.service import ApplicationService
 
 # The illustration panels' buttons (aizac.web.tab_illustrations): usable once there is a plan.
@@ -14,8 +16,19 @@ ILLUSTRATION_BUTTONS = (
 STYLE_BUTTONS = ("style-refresh", "voice-check", "voice-save")
 # Buttons that work without a project (creating one, the Models panel).
 ALWAYS = frozenset({"create", "refresh", "set-model", "save-key", "test-model", "use-all",
-                    "open-models",
+                    "open-models", "smtp-save",
                     "search-servers"})
+
+
+def mail_ready(settings: Any) -> bool:
+    """Whether mail can be sent: an SMTP server, a sender (and a password for a login) set in
+    the environment or in the Export tab's mail settings."""
+    from aizac.export.smtp_config import SmtpConfig
+
+    try:
+        return SmtpConfig(settings.data_dir).problem(settings) is None
+    except Exception:  # an unreadable settings file: the tab says why
+        return False
 
 
 def button_states(service: ApplicationService, project: str | None) -> dict[str, bool]:
@@ -37,7 +50,7 @@ def button_states(service: ApplicationService, project: str | None) -> dict[str,
         "suggest": draft, "use-this": draft,
         "undo": history.can_undo, "redo": history.can_redo, "switch": bool(history.siblings),
         "write-prose": accepted, "save-prose": accepted,
-        "download": accepted, "send": accepted,
+        "download": accepted, "send": accepted and mail_ready(agent.settings),
         "save-episode": True,
         "pin": True, "unpin": True, "curves": True, "ask": True, "mem-refresh": True,
         "keep-newer": True, "keep-older": True, "keep-both": True, "reindex": True,

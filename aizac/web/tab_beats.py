@@ -49,28 +49,36 @@ class BeatsTab:
                 self.version, self.history, self.branches, self.prose_beat]
 
 
-def values(ui: Ui, view: h.EditorView | None) -> list[Any]:
-    """The editor's outputs for ``view`` (blank without a project)."""
+def values(ui: Ui, view: h.EditorView | None, *, shown: tuple[Any, Any] | None = None,
+           prose_pick: str | None = None) -> list[Any]:
+    """The editor's outputs for ``view`` (blank without a project).
+
+    ``shown`` is the (draft id, version) the page holds: when the view's draft is the same,
+    its fields and boxes are left as the page has them (what the writer is typing is not the
+    store's yet). ``prose_pick`` is the accepted beat the prose box shows: kept while it is
+    still accepted."""
     L = ui.L
     if view is None:
         return [gr.skip()] * (3 + len(BEAT_FIELDS) + 6)
     status = {"draft": L["beat.status.draft"], "accepted": L["beat.status.accepted"],
               "rejected": L["beat.status.rejected"]}
     rows = [[r[0], status.get(r[1], r[1]), *r[2:]] for r in view.beats]
-    draft = (L.t("ui.draft_at", where=view.draft_position, version=view.version)
+    draft = (L.t("ui.draft_at", where=view.draft_position, version=view.draft_revision)
              if view.draft_position else L["ui.no_draft"])
     if not view.has_plot:
         draft = L["ui.no_plot_yet"]
     history = view.history_text(L)
     accepted = [(label, str(i)) for label, i in view.accepted]
     siblings = [(L.say(label), nid) for label, nid in view.history.siblings]
+    same = shown is not None and (view.beat_id, view.version) == shown
+    fields = ([gr.skip()] * (len(BEAT_FIELDS) + 1) if same else
+              [*[view.fields[f] for f in BEAT_FIELDS], gr.CheckboxGroup(value=view.edited)])
+    kept = prose_pick if prose_pick in {i for _, i in accepted} else None
     return [
-        f"### {L.t('ui.episode', n=view.episode)}", draft, rows,
-        *[view.fields[f] for f in BEAT_FIELDS],
-        gr.CheckboxGroup(value=view.edited),
+        f"### {L.t('ui.episode', n=view.episode)}", draft, rows, *fields,
         view.beat_id, view.version, history,
         gr.Dropdown(choices=siblings, value=None),
-        gr.Dropdown(choices=accepted, value=accepted[-1][1] if accepted else None),
+        gr.Dropdown(choices=accepted, value=kept or (accepted[-1][1] if accepted else None)),
     ]
 
 
@@ -89,6 +97,7 @@ def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
             with gr.Row():
                 ui.button("undo", L["ui.undo"])
                 ui.button("redo", L["ui.redo"])
+            ui.note("history")
             history = gr.Markdown("", elem_id="aizac-history")
             branches = gr.Dropdown(label=L["ui.branches"], choices=[], elem_id="aizac-branches")
             ui.button("switch", L["ui.switch"])
@@ -127,6 +136,7 @@ def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
                 ui.button("regenerate", L["ui.regenerate"])
                 ui.button("plan-episode", L["ui.plan_episode"])
                 ui.button("suggest", L["ui.suggest"])
+            ui.note("beat")  # under the draft's buttons: progress and outcome in view
             suggestions = gr.Markdown("", elem_id="aizac-suggestions")
             with gr.Row():
                 suggestion_pick = gr.Dropdown(label=L["ui.suggestion_pick"], choices=[], scale=3,
@@ -141,6 +151,7 @@ def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
         ui.button("write-prose", L["ui.write_prose"], variant="primary")
         ui.button("cancel-prose", L["ui.cancel"], variant="stop", scale=0)
         ui.button("save-prose", L["ui.save_prose"])
+    ui.note("prose")
     prose = gr.Textbox(label=L["ui.prose"], lines=12, max_lines=40, elem_id="aizac-prose",
                        buttons=["copy"])
     tab = BeatsTab(episode, draft, beats, [boxes[f] for f in BEAT_FIELDS], locked, history,
@@ -157,7 +168,8 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
     """Wire the draft's actions (design, edit, regenerate, accept, history moves)."""
     service, L, b = ui.service, ui.L, ui.buttons
     n = len(tab.outputs)
-    out = [*tab.outputs, ui.status, *ui.button_list]
+    out = ui.outputs(tab.outputs, "beat")
+    moved = ui.outputs(tab.outputs, "history")
     draft_in = [ui.project, tab.beat_id, tab.version, *tab.fields]
 
     def view_of(view: h.EditorView, key: str) -> tuple[list[Any], str]:
@@ -209,19 +221,20 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
         return L["ui.cancel_sent"] if service.cancel(project) else L["ui.nothing_running"]
 
     hidden = {"show_progress": "hidden"}
-    b["next-beat"].click(ui.long(next_beat, n, "ui.busy.next"), ui.project, out, **hidden)
-    b["save-edit"].click(ui.act(save_edit, n), draft_in, out)
-    b["accept"].click(ui.long(accept, n, "ui.busy.accept"), draft_in, out, **hidden)
-    b["regenerate"].click(ui.long(regenerate, n, "ui.busy.regen"),
+    beat = "beat"
+    b["next-beat"].click(ui.long(next_beat, n, "ui.busy.next", beat), ui.project, out, **hidden)
+    b["save-edit"].click(ui.act(save_edit, n, beat), draft_in, out)
+    b["accept"].click(ui.long(accept, n, "ui.busy.accept", beat), draft_in, out, **hidden)
+    b["regenerate"].click(ui.long(regenerate, n, "ui.busy.regen", beat),
                           [*draft_in, tab.instruction], out, **hidden)
-    b["plan-episode"].click(ui.long(plan_episode, n, "ui.busy.plan"),
+    b["plan-episode"].click(ui.long(plan_episode, n, "ui.busy.plan", beat),
                             [*draft_in, tab.instruction], out, **hidden)
-    tab.locked.input(ui.act(set_locks, n), [*draft_in, tab.locked], out)
+    tab.locked.input(ui.act(set_locks, n, beat), [*draft_in, tab.locked], out)
     b["cancel-beat"].click(cancel, ui.project, ui.status, **hidden)
-    b["undo"].click(ui.act(mover(h.undo, "ui.undone"), n), ui.project, out)
-    b["redo"].click(ui.act(mover(h.redo, "ui.redone"), n), ui.project, out)
-    b["switch"].click(ui.act(mover(h.switch_branch, "ui.switched"), n), [ui.project, tab.branches],
-                      out)
+    b["undo"].click(ui.act(mover(h.undo, "ui.undone"), n, "history"), ui.project, moved)
+    b["redo"].click(ui.act(mover(h.redo, "ui.redone"), n, "history"), ui.project, moved)
+    b["switch"].click(ui.act(mover(h.switch_branch, "ui.switched"), n, "history"),
+                      [ui.project, tab.branches], moved)
     _wire_suggestions(ui, tab)
     _wire_prose(ui, tab, cancel)
     _wire_episode(ui, tab)
@@ -284,7 +297,7 @@ def _wire_suggestions(ui: Ui, tab: BeatsTab) -> None:
     service, L, b = ui.service, ui.L, ui.buttons
 
     def suggest(project: str | None, bid: int | None) -> tuple[list[Any], str]:
-        hits = h.suggest(service, project, bid)
+        hits = h.suggest(service, project, bid, ui.language)
         text = "\n".join(f"{i}. {s.markdown}" for i, s in enumerate(hits, 1))
         choices = [(f"{i}. {s.summary[:70]}", str(i - 1)) for i, s in enumerate(hits, 1)]
         return [text or L["ui.suggestions_none"],
@@ -327,9 +340,9 @@ def _wire_prose(ui: Ui, tab: BeatsTab, cancel: Callable[[str | None], str]) -> N
 
     hidden = {"show_progress": "hidden"}
     tab.prose_beat.change(load_prose, [ui.project, tab.prose_beat], tab.prose)
-    b["write-prose"].click(ui.stream(prose, 1, "ui.busy.prose", "ui.prose_done"),
-                           [ui.project, tab.prose_beat], [tab.prose, ui.status, *ui.button_list],
+    b["write-prose"].click(ui.stream(prose, 1, "ui.busy.prose", "ui.prose_done", "prose"),
+                           [ui.project, tab.prose_beat], ui.outputs([tab.prose], "prose"),
                            **hidden)
     b["cancel-prose"].click(cancel, ui.project, ui.status, **hidden)
-    b["save-prose"].click(ui.act(save_prose, 0), [ui.project, tab.prose_beat, tab.prose],
-                          [ui.status, *ui.button_list])
+    b["save-prose"].click(ui.act(save_prose, 0, "prose"), [ui.project, tab.prose_beat, tab.prose],
+                          ui.outputs([], "prose"))

@@ -19,8 +19,63 @@ def _left_out(ui: Ui, result: ExportResult) -> str:
     return ui.L.t("ui.without_prose", n=len(result.without_prose), beats=beats)
 
 
-def build(ui: Ui) -> Callable[[], None]:
-    """Lay out the tab (inside an open ``gr.Tab``); returns its wiring."""
+def smtp_form(ui: Ui) -> list[Any]:
+    """The mail server settings (host, port, user, password, sender, STARTTLS), filled from
+    what is in force; the password box is always empty (a stored one is only said "set")."""
+    L = ui.L
+    try:  # the settings in force when the app starts; saving shows the saved ones
+        now = smtp_values(ui)
+    except Exception:  # an unreadable file: the state line says why
+        now = ["", "587", "", "", "", True]
+    with gr.Accordion(L["ui.smtp.title"], open=False, elem_id="aizac-smtp"):
+        with gr.Row():
+            host = gr.Textbox(label=L["ui.smtp.host"], value=now[0], elem_id="aizac-smtp-host",
+                              scale=3)
+            port = gr.Textbox(label=L["ui.smtp.port"], value=now[1], elem_id="aizac-smtp-port",
+                              scale=1)
+        with gr.Row():
+            user = gr.Textbox(label=L["ui.smtp.user"], value=now[2], elem_id="aizac-smtp-user")
+            password = gr.Textbox(label=L["ui.smtp.password"], type="password",
+                                  elem_id="aizac-smtp-password")
+        sender = gr.Textbox(label=L["ui.smtp.sender"], value=now[4],
+                            elem_id="aizac-smtp-sender")
+        starttls = gr.Checkbox(label=L["ui.smtp.starttls"], value=bool(now[5]),
+                               elem_id="aizac-smtp-starttls")
+        ui.button("smtp-save", L["ui.smtp.save"])
+    return [host, port, user, password, sender, starttls]
+
+
+def smtp_state(ui: Ui) -> str:
+    """What the mail settings allow: the server mail goes through (and whether a password is
+    set), or why the send button waits."""
+    from aizac.export.smtp_config import SmtpConfig
+    from aizac.text import describe
+
+    studio: Any = ui.service.studio
+    settings: Any = studio.settings
+    config = SmtpConfig(settings.data_dir)
+    problem = config.problem(settings)
+    if problem is not None:
+        return ui.L.t("ui.smtp.not_ready", reason=describe(problem, ui.language, "web").line())
+    view = config.view(settings)
+    return ui.L.t("ui.smtp.ready", server=f"{view.host}:{view.port}",
+                  password=ui.L["ui.smtp.password_set" if view.password_set
+                               else "ui.smtp.password_none"])
+
+
+def smtp_values(ui: Ui) -> list[Any]:
+    """The form's boxes as the settings in force (the password box empty)."""
+    from aizac.export.smtp_config import SmtpConfig
+
+    studio: Any = ui.service.studio
+    settings: Any = studio.settings
+    view = SmtpConfig(settings.data_dir).view(settings)
+    return [view.host, str(view.port), view.user, "", view.sender, view.starttls]
+
+
+def build(ui: Ui, *, smtp_settings: bool = True) -> Callable[[], None]:
+    """Lay out the tab (inside an open ``gr.Tab``); returns its wiring. ``smtp_settings``:
+    the writer sets the mail server here (``aizac serve``: the server's administrator does)."""
     L = ui.L
     with gr.Row():
         with gr.Column():
@@ -31,10 +86,14 @@ def build(ui: Ui) -> Callable[[], None]:
                 last = gr.Number(label=L["ui.last"], value=0, precision=0, minimum=0)
             filename = gr.Textbox(label=L["ui.file_name"], elem_id="aizac-file-name")
             ui.button("download", L["ui.download"], variant="primary")
+            ui.note("download")
             exported = gr.File(label=L["ui.file"], interactive=False, elem_id="aizac-exported")
         with gr.Column():
             address = gr.Textbox(label=L["ui.email"], type="email", elem_id="aizac-email")
             ui.button("send", L["ui.send"])
+            ui.note("send")
+            mail_state = gr.Markdown("", elem_id="aizac-smtp-state")
+            smtp = smtp_form(ui) if smtp_settings else None
 
     def export(project: str | None, fmt_v: str, f: float, la: float, fn: str) -> Any:
         result = h.export_file(ui.service, project, fmt_v, f, la, fn)
@@ -46,10 +105,35 @@ def build(ui: Ui) -> Callable[[], None]:
         return [], L.t("ui.emailed", fmt=fmt_v, to=result.target) + _left_out(ui, result)
 
     def wire() -> None:
-        after = [ui.status, *ui.button_list]
-        ui.buttons["download"].click(ui.act(export, 1), [ui.project, fmt, first, last, filename],
-                                     [exported, *after])
-        ui.buttons["send"].click(ui.act(email, 0), [ui.project, address, fmt, first, last],
-                                 after)
+        ui.buttons["download"].click(ui.act(export, 1, "download"),
+                                     [ui.project, fmt, first, last, filename],
+                                     ui.outputs([exported], "download"))
+        ui.buttons["send"].click(ui.act(email, 0, "send"), [ui.project, address, fmt, first, last],
+                                 ui.outputs([], "send"))
+
+        def said(project: str | None) -> str:
+            try:
+                return smtp_state(ui)
+            except Exception as e:  # an unreadable settings file says so here
+                return ui.message(e)
+
+        ui.project.change(said, ui.project, mail_state)
+        ui.buttons["refresh"].click(said, ui.project, mail_state)
+        if smtp is None:
+            return
+
+        def save(project: str | None, *boxes: Any) -> tuple[list[Any], str]:
+            from aizac.export.smtp_config import SmtpConfig
+
+            host, port, user, password, sender, starttls = boxes
+            studio: Any = ui.service.studio
+            settings: Any = studio.settings
+            SmtpConfig(settings.data_dir).save(host=host, port=port, user=user,
+                                               password=password, sender=sender,
+                                               starttls=bool(starttls))
+            return [*smtp_values(ui), smtp_state(ui)], L["ui.smtp.saved"]
+
+        ui.buttons["smtp-save"].click(ui.act(save, len(smtp) + 1, "send"), [ui.project, *smtp],
+                                      ui.outputs([*smtp, mail_state], "send"))
 
     return wire

@@ -70,6 +70,14 @@ def values(ui: Ui, view: h.StartView | None) -> list[Any]:
             gr.Checkbox(value=False, visible=view.plot_version is not None)]
 
 
+def fixed(columns: int) -> Any:
+    """A table's column count the writer cannot change: Gradio's column menu then offers no
+    "delete column" or "add column" (a plot table read by position would take one column's
+    text for another's). Gradio 6 reads ``(n, "fixed")`` at run time although its signature
+    says ``int`` (its ``column_limits`` is declared but not implemented yet)."""
+    return (columns, "fixed")
+
+
 def length_boxes(ui: Ui, language: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """Label and hint of the beats and prose-length boxes for a new project in ``language``
     (the unit and the default are the language's: ko ~5,000 characters, en 2,000 words)."""
@@ -117,21 +125,25 @@ def build(ui: Ui, language: str) -> tuple[StartTab, Callable[[], None]]:
                 ui.button("generate-plot", L["ui.generate_plot"], variant="primary")
                 ui.button("cancel-plot", L["ui.cancel"], variant="stop", scale=0)
                 ui.button("save-plot", L["ui.save_plot"])
+            ui.note("plot")
             replace = gr.Checkbox(label=L["ui.replace_plot"], value=False, visible=False,
                                   elem_id="aizac-replace-plot")
             title = gr.Textbox(label=L["ui.plot_title"], elem_id="aizac-plot-title")
             logline = gr.Textbox(label=L["ui.logline"], lines=2, elem_id="aizac-logline")
             characters = gr.Dataframe(
                 headers=headers(L, "ui.h.characters"), label=L["ui.characters"], interactive=True,
-                wrap=True, column_count=3, type="array", elem_id="aizac-characters",
+                wrap=True, column_count=fixed(3), type="array", elem_id="aizac-characters",
+                column_widths=["18%", "18%", "64%"],
             )
             settings = gr.Dataframe(
                 headers=headers(L, "ui.h.settings"), label=L["ui.settings"], interactive=True,
-                wrap=True, column_count=2, type="array", elem_id="aizac-settings",
+                wrap=True, column_count=fixed(2), type="array", elem_id="aizac-settings",
+                column_widths=["25%", "75%"],
             )
             acts = gr.Dataframe(
                 headers=headers(L, "ui.h.acts"), label=L["ui.acts"], interactive=True, wrap=True,
-                column_count=4, type="array", elem_id="aizac-acts",
+                column_count=fixed(4), type="array", elem_id="aizac-acts",
+                column_widths=["14%", "33%", "9%", "44%"],
             )
             with gr.Accordion(L["ui.cliches"], open=False):
                 cliches = gr.Markdown("")
@@ -144,7 +156,7 @@ def build(ui: Ui, language: str) -> tuple[StartTab, Callable[[], None]]:
 
 def _wire(ui: Ui, tab: StartTab) -> None:
     service, L, b = ui.service, ui.L, ui.buttons
-    out = [*tab.outputs, ui.status, *ui.button_list]
+    out = ui.outputs(tab.outputs, "plot")
     n = len(tab.outputs)
 
     def save_project(project: str | None, genre: str, kw: str) -> tuple[list[Any], str]:
@@ -167,12 +179,13 @@ def _wire(ui: Ui, tab: StartTab) -> None:
         return [gr.Textbox(**beats_box), gr.Textbox(**length_box)]
 
     tab.new_language.change(on_language, tab.new_language, [tab.new_beats, tab.new_length])
-    b["save-project"].click(ui.act(save_project, n), [ui.project, tab.genre, tab.keywords], out)
-    b["generate-plot"].click(ui.long(plot, n, "ui.busy.plot"), [ui.project, tab.replace], out,
-                             show_progress="hidden")
+    b["save-project"].click(ui.act(save_project, n, "plot"),
+                            [ui.project, tab.genre, tab.keywords], out)
+    b["generate-plot"].click(ui.long(plot, n, "ui.busy.plot", "plot"), [ui.project, tab.replace],
+                             out, show_progress="hidden")
     b["cancel-plot"].click(cancel, ui.project, ui.status, show_progress="hidden")
     b["save-plot"].click(
-        ui.act(save_plot, n),
+        ui.act(save_plot, n, "plot"),
         [ui.project, tab.version, tab.title, tab.logline, tab.characters, tab.settings, tab.acts],
         out,
     )

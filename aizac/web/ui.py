@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import gradio as gr
@@ -49,6 +50,8 @@ CSS = """
 #aizac-prose textarea {font-family: Georgia, 'Noto Serif KR', serif; font-size: 1.05em;
   line-height: 1.7;}
 .aizac-actions button {min-width: 7em;}
+.aizac-note {padding: 0 0.6em; border-left: 3px solid var(--color-accent);}
+.aizac-note:not(:has(p)) {display: none;}
 #aizac-cancel-plot, #aizac-cancel-beat, #aizac-cancel-prose {min-width: 8.5em;
   white-space: nowrap;}
 .aizac-spinner {display: inline-block; width: 0.85em; height: 0.85em; margin-right: 0.35em;
@@ -99,7 +102,7 @@ def build_app(
             with gr.Tab(L["ui.tab.memory"], id="memory") as memory_tab:
                 memory, wire_memory = inspector.build(ui)
             with gr.Tab(L["ui.tab.export"], id="export"):
-                wire_export = tab_export.build(ui)
+                wire_export = tab_export.build(ui, smtp_settings=models_tab)
             with gr.Tab(L["ui.illustration.tab"], id="gallery"):
                 wire_gallery = tab_illustrations.build_gallery(ui)
             with gr.Tab(L["ui.tab.style"], id="style"):
@@ -201,6 +204,12 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
         choices = gr.Dropdown(choices=h.project_names(service), value=created)
         return [choices, created, *opened(created, ui.L.t("ui.created", name=created))]
 
+    seen = gr.State(None)  # the (project, revision, what runs) this page's views show
+    look = watch(ui, start, beats)
+    gr.Timer(WATCH_SECONDS).tick(
+        look, [ui.project, seen, beats.beat_id, beats.version, start.version, beats.prose_beat],
+        [*out, seen], show_progress="hidden")
+
     # The browser state is written by the handlers that open a project, as one of their outputs:
     # a `.change` listener on the dropdown wrote the value it had before a handler's update, so
     # a reload after Create reopened the project opened before it.
@@ -210,6 +219,50 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
     ui.buttons["create"].click(on_create, start.create_inputs,
                                [ui.project, last_open, *out]).then(*refresh)
     ui.buttons["refresh"].click(on_open, ui.project, out).then(*refresh)
+
+
+WATCH_SECONDS = 1.0
+"""How often an open page looks whether its project changed (a cheap read: the last step)."""
+
+
+def watch(ui: Ui, start: tab_start.StartTab, beats: tab_beats.BeatsTab) -> Callable[..., Any]:
+    """The page's look at its project, every :data:`WATCH_SECONDS`: the store holds the
+    state and every view is drawn from it, so whatever changed the project (a plot generated,
+    a beat accepted, an autopilot run, undo/redo, another tab or page) redraws the Start and
+    Beat tabs here. While a long operation runs on the project (started by this page or
+    before a reload) the status shows it running and the action buttons wait; when it ends
+    the status says how it ended. What the writer is typing is kept: a draft or plot whose
+    version the page already shows is not drawn again."""
+    service = ui.service
+    n = len(start.outputs) + len(beats.outputs)
+
+    def look(project: str | None, seen: Any, beat_id: Any, version: Any, plot_version: Any,
+             prose_pick: Any) -> list[Any]:
+        nothing = [*[gr.skip()] * (n + 1), *ui.skip_buttons(), gr.skip()]
+        if not project:
+            return nothing
+        key = ui.key(project)
+        running = ui.live.get(key)
+        try:
+            now = [project, list(h.revision(service, project)),
+                   None if running is None else [running[0], str(running[1])]]
+            if now == seen:
+                return nothing
+            if running is not None:
+                return [*[gr.skip()] * n, ui.progress_line(*running), *ui.busy(), now]
+            start_view = h.start_view(service, project)
+            first = ([gr.skip()] * len(start.outputs) if start_view.plot_version == plot_version
+                     else tab_start.values(ui, start_view))
+            editor = tab_beats.values(ui, h.editor_view(service, project),
+                                      shown=(beat_id, version), prose_pick=prose_pick)
+        except Exception:  # a look that fails says nothing: the writer's own actions report
+            log.exception("could not look at project %s", project)
+            return nothing
+        ended = seen is not None and seen[0] == project and seen[2] is not None
+        said = ui.outcome.get(key, gr.skip()) if ended else gr.skip()
+        return [*first, *editor, said, *ui.states(project), now]
+
+    return look
 
 
 GRADIO_LOCALES = {"en": "en", "ko": "ko", "zh": "zh-CN"}

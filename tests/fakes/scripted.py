@@ -197,6 +197,7 @@ class ScriptedChatModel(BaseChatModel):
     _reactions: list[tuple[str, dict[str, Any]]] = PrivateAttr(default_factory=list)
     _casts: list[list[str]] = PrivateAttr(default_factory=list)
     _delay: list[float] = PrivateAttr(default_factory=lambda: [0.0])
+    _think: list[float] = PrivateAttr(default_factory=lambda: [0.0])
     _streamed: list[int] = PrivateAttr(default_factory=lambda: [0])
     _started: threading.Event = PrivateAttr(default_factory=threading.Event)
     _korean: list[bool] = PrivateAttr(default_factory=lambda: [False])
@@ -245,7 +246,13 @@ class ScriptedChatModel(BaseChatModel):
         """Stream replies slowly (one word per chunk), to cancel them midway."""
         self._delay[0] = seconds_per_chunk
 
+    def think(self, seconds: float) -> None:
+        """Take ``seconds`` before every reply, streamed or not (an accept of many seconds)."""
+        self._think[0] = seconds
+
     def _next(self, messages: list[BaseMessage]) -> str:
+        if self._think[0]:
+            time.sleep(self._think[0])
         title = _schema_title(messages)
         prompt = "\n".join(m.text for m in messages)
         with self._lock:

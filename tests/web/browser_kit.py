@@ -233,7 +233,11 @@ def add_table_row(page: Any, elem_id: str, cells: list[str]) -> None:
     """Add a row to the interactive dataframe ``elem_id`` and type its cells."""
     table = page.locator(f"#{elem_id}")
     before = table.locator("tbody tr").count()
-    add = re.compile("add row|new row|새 행|행 추가|\\+", re.I)  # Gradio's own label, any locale
+    from aizac.text import t
+
+    # Gradio's own label in any locale, or the page script's (ui.gradio.add_row)
+    said = "|".join(re.escape(t("ui.gradio.add_row", lang)) for lang in ("en", "ko", "zh"))
+    add = re.compile(f"add row|new row|새 행|행 추가|{said}|\\+", re.I)
     table.get_by_role("button", name=add).first.click()
     page.wait_for_function(
         "([id, n]) => document.querySelectorAll(`#${id} tbody tr`).length > n",

@@ -116,3 +116,22 @@ def test_an_invalid_hand_written_plot_is_explained_in_korean_on_a_korean_page() 
     assert not re.search(r"[A-Za-z]{3,}", said), said
     english = Ui(None, labels("en"), "en").message(err.value)  # type: ignore[arg-type]
     assert "The plot is not valid" in english and "settings" in english
+
+
+@pytest.mark.parametrize("table", ["characters", "settings", "acts"])
+def test_a_table_that_lost_a_column_names_that_table(table: str) -> None:
+    """Issue 23 item 8: a column deleted from Gradio's column menu (the acts' episode count)
+    made the save say the crisis act's episode count was 'Hide the future' (the next column)."""
+    from aizac.web.labels import labels
+    from aizac.web.runner import Ui
+
+    plot = NovelPlot.model_validate(PLOT)
+    tables = dict(zip(("characters", "settings", "acts"), forms.plot_tables(plot), strict=True))
+    tables[table] = [row[:-2] + row[-1:] for row in tables[table]]  # one column gone
+    with pytest.raises(InvalidInputError) as err:
+        forms.tables_to_plot(plot, "T", "L", tables["characters"], tables["settings"],
+                             tables["acts"])
+    assert err.value.key == "error.form.table_columns"
+    said = Ui(None, labels("ko"), "ko").message(err.value)  # type: ignore[arg-type]
+    name = {"characters": "인물", "settings": "설정 표", "acts": "막 표"}[table]
+    assert name in said and "열" in said, said

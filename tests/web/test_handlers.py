@@ -17,7 +17,15 @@ from aizac.web.labels import labels
 from aizac.writer.schemas import STAGES
 from aizac.writer.service import Studio
 from tests.fakes import ScriptedChatModel
-from tests.web.markdown_kit import BEAT_MARKUP, HEADING, MARKUP, assert_literal, tags_of
+from tests.web.markdown_kit import (
+    BEAT_MARKUP,
+    HEADING,
+    MARKUP,
+    assert_literal,
+    html_of,
+    tags_of,
+    text_of,
+)
 
 
 def _project(service: ApplicationService, name: str = "dawn") -> str:
@@ -297,7 +305,32 @@ def test_long_histories_show_the_latest_steps(service: ApplicationService) -> No
     assert text.startswith("_… 3 earlier step(s)_")
     assert text.count("\n") == h.HISTORY_SHOWN
     assert text.endswith("← **you are here**")
-    assert f"{h.HISTORY_SHOWN + 3}. edited" in text
+    # as the page shows it: "15. edited", no Markdown list (one starting at 10 drew ".0.")
+    shown = text_of(text)
+    assert f"{h.HISTORY_SHOWN + 3}. edited" in shown and "10. edited" in shown, shown
+    assert "<ol" not in html_of(text)
+
+
+def test_a_drafts_version_counts_the_writers_revisions_not_every_write(
+    service: ApplicationService,
+) -> None:
+    """Issue 23 item 7: the draft line said 버전 3 then 버전 7: the stored version counts every
+    write, undo and redo too. It counts the draft's steps on the history list instead: undo
+    goes back to the revision it shows."""
+    name = _planned(service)
+    view = h.next_beat(service, name)
+    revisions, versions = [view.draft_revision], [view.version]
+    for act in (lambda v: h.save_edit(service, name, v.beat_id, v.version,
+                                      dict(v.fields, time="dawn")),
+                lambda v: h.save_edit(service, name, v.beat_id, v.version,
+                                      dict(v.fields, time="dusk")),
+                lambda v: h.undo(service, name), lambda v: h.undo(service, name),
+                lambda v: h.redo(service, name)):
+        view = act(view)
+        revisions.append(view.draft_revision)
+        versions.append(view.version)
+    assert revisions == [1, 2, 3, 2, 1, 2], (revisions, versions)
+    assert versions == sorted(versions) and versions[-1] == 6  # what the line said
 
 
 # ------------------------------------------------------------------- literal model text
@@ -309,7 +342,7 @@ def test_the_models_markup_shows_literally_in_history_overview_and_suggestions(
     view = h.next_beat(service, name)
     text = view.history_text(labels("ko"))
     assert_literal(text, f"설계 {view.draft_position}: {BEAT_MARKUP}")
-    assert tags_of(text) == ["ol", "li", "strong"], text  # the list and "you are here" stay
+    assert tags_of(text) == ["p", "strong"], text  # numbered lines and "you are here" stay
     plot = h.start_view(service, name)
     start = h.StartView(**{**plot.__dict__, "title": f"{HEADING} <name>",
                            "logline": f"{MARKUP}\n{HEADING}", "genre": "**dark** fantasy",
