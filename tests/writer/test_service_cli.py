@@ -212,13 +212,19 @@ def test_cli_demo_in_korean_on_the_embedded_model_says_so_and_runs_in_english(
         if small:
             for model in models.values():
                 attach(model, embedded)
-        return Studio(settings, models=dict(models), embeddings=HashingEmbeddings(),
-                      cliches=cliches, **options)
+        made.append(Studio(settings, models=dict(models), embeddings=HashingEmbeddings(),
+                           cliches=cliches, **options))
+        return made[-1]
 
+    made: list[Studio] = []
     app = typer.Typer()
     register(app, studio)
     result = CliRunner().invoke(app, ["demo", "--out", str(tmp_path / "demo"), "--seed", "7"])
     assert result.exit_code == 0, result.output
+    # The seed reaches the embedded model; its prose keeps a first session's chat budget (the
+    # demo once raised it to 1536 tokens, most of a run's time on this machine: bench/demo.py).
+    assert made[0].settings.seed == 7
+    assert made[0].settings.local_max_tokens == Settings().local_max_tokens == 512
     assert "내장 데모 모델(SmolLM2-135M)은 한국어를 쓰지 못해" in result.stderr
     assert "키워드: regression, revenge" in result.stderr  # the English defaults
     assert result.stderr.index("쓰지 못해") < result.stderr.index("planning the plot")  # first
