@@ -14,7 +14,8 @@ each language's first finished run wrote. Usage::
     python bench/demo.py --part 1/2 --json runs.jsonl &   # (at most two at once on 2 cores)
     python bench/demo.py --table runs.jsonl              # one table of every run there
 
-A shared machine slows every run; read completions and calls per beat, not the seconds.
+A shared machine slows every run; read completions, calls per beat and the child's CPU seconds
+(which load disturbs far less than the wall clock), not the wall seconds.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -69,6 +71,7 @@ class Run:
     finished: bool
     seconds: float
     ran_in: str
+    cpu: float = 0.0
     calls: int = 0
     beats: int = 0
     error: str = ""
@@ -83,9 +86,11 @@ def run_demo(code: Path, lang: str, seed: int, out: Path) -> Run:
     boot = BOOT.format(code=str(code))
     argv = ["demo", "--out", str(out), "--lang", lang, "--seed", str(seed)]
     started = time.perf_counter()
+    used = _children_cpu()
     done = subprocess.run([sys.executable, "-c", boot, *argv], env=env, capture_output=True,
                           text=True, check=False, cwd=out.parent)
     seconds = time.perf_counter() - started
+    cpu = _children_cpu() - used
     texts = sorted(out.glob("*.txt"))
     projects = out / "aizac-data" / "projects"
     ran_in = "?"
@@ -99,11 +104,17 @@ def run_demo(code: Path, lang: str, seed: int, out: Path) -> Run:
         lines = [ln for ln in texts[0].read_text(encoding="utf-8").splitlines() if ln.strip()]
     return Run(
         lang=lang, seed=seed, finished=done.returncode == 0 and bool(texts), seconds=seconds,
-        ran_in=ran_in,
+        ran_in=ran_in, cpu=cpu,
         calls=int(calls.group(1)) if calls else 0, beats=int(calls.group(2)) if calls else 0,
         error=(error.group(1) if error else done.stderr.strip()[-200:])[:200],
         lines=lines, checks=json.loads(checks.group(1)) if checks else {}, log=done.stderr,
     )
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def project_language(db: Path) -> str:
@@ -157,7 +168,7 @@ def main() -> None:
                 with args.json.open("a", encoding="utf-8") as f:
                     f.write(json.dumps(record, ensure_ascii=False) + "\n")
             print(f"# {lang} seed {run.seed}: {'ok' if run.finished else run.error} "
-                  f"({run.seconds:.0f} s)", file=sys.stderr, flush=True)
+                  f"({run.seconds:.0f} s, {run.cpu:.0f} s CPU)", file=sys.stderr, flush=True)
     load = os.getloadavg()
     print_table(args, langs, runs, load_start, load)
 
@@ -169,15 +180,17 @@ def print_table(
     print(f"`aizac demo --out DIR --lang L --seed S` (defaults otherwise), {args.seeds} seeds; "
           f"load {load_start[0]:.1f} at the start, {load[0]:.1f} at the end")
     print(f"{'lang':5}{'finished':>9}{'ran in':>8}{'wall s median':>15}{'(min-max)':>13}"
-          f"{'calls/beat':>12}{'checks refused':>17}")
+          f"{'cpu s median':>14}{'(min-max)':>13}{'calls/beat':>12}{'checks refused':>17}")
     for lang in langs:
         mine = [r for r in runs if r.lang == lang]
         done = [r for r in mine if r.finished]
         walls = [r.seconds for r in done] or [float("nan")]
+        cpus = [r.cpu for r in done] or [float("nan")]
         per = [r.calls / r.beats for r in done if r.beats]
         ran = ",".join(sorted({r.ran_in for r in mine}))
         print(f"{lang:5}{len(done):>5}/{len(mine):<3}{ran:>8}{statistics.median(walls):>15.0f}"
               f"{f'({min(walls):.0f}-{max(walls):.0f})':>13}"
+              f"{statistics.median(cpus):>14.0f}{f'({min(cpus):.0f}-{max(cpus):.0f})':>13}"
               f"{(statistics.median(per) if per else float('nan')):>12.1f}"
               f"{refusals(mine):>17}")
     schemas = sorted({name for r in runs for name in r.checks})
