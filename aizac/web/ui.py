@@ -35,6 +35,9 @@ from aizac.web.service import WebService
 
 log = logging.getLogger(__name__)
 
+OPEN_PROJECT_KEY = "aizac-open-project"
+"""The browser's localStorage key of the project it had open (``gr.BrowserState``)."""
+
 CSS = """
 .gradio-container {width: 100% !important; max-width: 1440px !important;
   margin: 0 auto !important;}
@@ -165,7 +168,7 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
     refresh = (memory.refresh_fn, memory.refresh_inputs, memory.refresh_outputs)
 
     # the project this browser had open (its own, not the CLI's current_project on disk)
-    last_open = gr.BrowserState(None, storage_key="aizac-open-project")
+    last_open = gr.BrowserState(None, storage_key=OPEN_PROJECT_KEY)
 
     def on_load(last: str | None) -> Any:
         names = h.project_names(service)
@@ -194,14 +197,18 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
         try:
             created = h.create_project(service, *inputs)
         except Exception as e:
-            return [gr.skip(), *[gr.skip()] * n, ui.message(e), *ui.states(None)]
+            return [gr.skip(), gr.skip(), *[gr.skip()] * n, ui.message(e), *ui.states(None)]
         choices = gr.Dropdown(choices=h.project_names(service), value=created)
-        return [choices, *opened(created, ui.L.t("ui.created", name=created))]
+        return [choices, created, *opened(created, ui.L.t("ui.created", name=created))]
 
+    # The browser state is written by the handlers that open a project, as one of their outputs:
+    # a `.change` listener on the dropdown wrote the value it had before a handler's update, so
+    # a reload after Create reopened the project opened before it.
     app.load(on_load, last_open, ui.project).then(on_open, ui.project, out).then(*refresh)
-    ui.project.change(lambda name: name, ui.project, last_open, show_progress="hidden")
+    ui.project.input(lambda name: name, ui.project, last_open, show_progress="hidden")
     ui.project.input(on_open, ui.project, out).then(*refresh)
-    ui.buttons["create"].click(on_create, start.create_inputs, [ui.project, *out]).then(*refresh)
+    ui.buttons["create"].click(on_create, start.create_inputs,
+                               [ui.project, last_open, *out]).then(*refresh)
     ui.buttons["refresh"].click(on_open, ui.project, out).then(*refresh)
 
 

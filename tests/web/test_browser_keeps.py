@@ -7,13 +7,14 @@ Debian chromium through Playwright against an in-process server with the scripte
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from aizac.cliches import ClicheDB
+from aizac.web.ui import OPEN_PROJECT_KEY as KEPT_KEY
 from tests.fakes import ScriptedChatModel
 from tests.web.browser_kit import (
     CHROMIUM,
@@ -94,6 +95,14 @@ def _create(page: Any, name: str) -> None:
     status_says(page, f"Created project {name}")
 
 
+def _wait_kept(page: Any, act: Callable[[], object]) -> None:
+    """Do ``act`` and wait until the browser has written the project it keeps (encrypted with a
+    fresh IV, so any write changes the stored text; a fixed wait lost this race under load)."""
+    kept = page.evaluate(f"() => localStorage.getItem('{KEPT_KEY}')")
+    act()
+    page.wait_for_function(f"k => localStorage.getItem('{KEPT_KEY}') !== k", arg=kept)
+
+
 def test_a_reload_reopens_the_project_this_browser_had_open(page: Any) -> None:
     """Issue 23 items 3 and 5: the page opened the last created project, not the writer's;
     a double click on Create said the project exists and left the plot buttons disabled."""
@@ -104,13 +113,14 @@ def test_a_reload_reopens_the_project_this_browser_had_open(page: Any) -> None:
     page.wait_for_timeout(1500)  # the second click's answer
     wait_enabled(page, "aizac-generate-plot")
     assert "exists" not in page.locator("#aizac-status").inner_text()
-    _create(page, "second")
+    _wait_kept(page, lambda: _create(page, "second"))
+    page.reload()  # right after Create: the created project, not the one opened before it
+    page.wait_for_function("() => document.querySelector('#aizac-project input')?.value"
+                           " === 'second'")
     page.locator("#aizac-project input").click()
-    page.get_by_role("option", name="first").click()
-    page.wait_for_function("() => document.querySelector('#aizac-project input').value"
-                           " === 'first'")
-    page.wait_for_timeout(1000)  # the browser state is written after the pick
+    _wait_kept(page, lambda: page.get_by_role("option", name="first").click())
     page.reload()
     page.wait_for_function("() => document.querySelector('#aizac-project input')?.value"
                            " === 'first'")
     shot(page, "23-reopened-first")
+
