@@ -92,6 +92,7 @@ def run_demo(code: Path, lang: str, seed: int, out: Path) -> Run:
     seconds = time.perf_counter() - started
     cpu = _children_cpu() - used
     texts = sorted(out.glob("*.txt"))
+    finished = done.returncode == 0 and bool(texts)
     projects = out / "aizac-data" / "projects"
     ran_in = "?"
     for project in projects.iterdir() if projects.is_dir() else []:
@@ -103,10 +104,10 @@ def run_demo(code: Path, lang: str, seed: int, out: Path) -> Run:
     if texts:
         lines = [ln for ln in texts[0].read_text(encoding="utf-8").splitlines() if ln.strip()]
     return Run(
-        lang=lang, seed=seed, finished=done.returncode == 0 and bool(texts), seconds=seconds,
+        lang=lang, seed=seed, finished=finished, seconds=seconds,
         ran_in=ran_in, cpu=cpu,
         calls=int(calls.group(1)) if calls else 0, beats=int(calls.group(2)) if calls else 0,
-        error=(error.group(1) if error else done.stderr.strip()[-200:])[:200],
+        error="" if finished else (error.group(1) if error else done.stderr.strip()[-200:])[:200],
         lines=lines, checks=json.loads(checks.group(1)) if checks else {}, log=done.stderr,
     )
 

@@ -50,7 +50,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Studio:
 @needs_llama
 # A case needs minutes of CPU; on two cores shared by many runs the wall clock is up to ten
 # times that (pyproject's 900 s per test is for tests that wait on nothing but themselves).
-@pytest.mark.timeout(2700)
+@pytest.mark.timeout(3600)
 @pytest.mark.parametrize(
     ("name", "keywords", "genre", "language"), CASES, ids=[c[0] for c in CASES]
 )
