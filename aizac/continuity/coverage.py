@@ -24,6 +24,7 @@ COVERED = 0.3
 CERTAIN = 0.9
 NEW = 0.5
 """Below this confidence a name is a new character, not a known one misspelled."""
+_THREE_SYLLABLES = re.compile(r"[\uac00-\ud7a3]{3}")
 _SUFFIX = re.compile("(" + "|".join(map(re.escape, words()["name_suffixes"])) + ")$")
 
 
@@ -58,7 +59,7 @@ def coverage(beats: Sequence[BeatLike], prose: Mapping[int, str]) -> tuple[
 def short_name(name: str) -> str:
     """A Korean three-syllable name without its surname ("진도준" -> "도준"); else ``name``."""
     key = name.strip()
-    if len(key) == 3 and all("\uac00" <= ch <= "\ud7a3" for ch in key):
+    if _THREE_SYLLABLES.fullmatch(key):
         return key[1:]
     return key
 

@@ -30,6 +30,7 @@ from aizac.continuity.claims import Appearance, FactClaim
 from aizac.continuity.report import Finding, Severity, message
 from aizac.continuity.text import (
     ABSENT,
+    AGAIN,
     FALSITY,
     FLASHBACK,
     MOURNING,
@@ -52,7 +53,6 @@ from aizac.memory.facts import marks, name_key, same_text
 STALE_WHEREABOUTS = 3
 """Episodes after which a plain whereabouts fact no longer pins a character to a place."""
 ACTING_ASPECTS = ("whereabouts", "emotion", "goal", "allegiance", "ability")
-AGAIN = ("다시", "화해", "again", "reconcil", "once more", "重新", "和好", "再次")
 
 
 def _state_at(canon: Canon, claims: Sequence[FactClaim], name: str, aspect: str,

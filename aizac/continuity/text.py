@@ -36,6 +36,8 @@ NEGATION: tuple[str, ...] = tuple(_WORDS["negation"])
 FALSITY: tuple[str, ...] = tuple(_WORDS["falsity"])
 """Words that call a whole statement false ("...was a lie")."""
 LEARN: tuple[str, ...] = tuple(_WORDS["learn"])
+AGAIN: tuple[str, ...] = tuple(_WORDS["again"])
+"""Words that tell a relation as coming back ("made up again")."""
 RELATION_LABELS: dict[str, tuple[str, ...]] = {
     label: tuple(words) for label, words in _WORDS["relations"].items()
 }

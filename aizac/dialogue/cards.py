@@ -166,7 +166,8 @@ def pair_text(pair: PairVoice, language: str) -> str:
         parts.append(p["pair_level"].format(value=level_name(pair.level, language)))
     if pair.address:
         parts.append(p["pair_address"].format(value=pair.address))
-    particle = attach(pair.speaker, "는")[len(pair.speaker):] if language == "ko" else ""
+    topic = str(p.get("pair_particle", ""))
+    particle = attach(pair.speaker, topic)[len(pair.speaker):] if topic else ""
     return str(p["pair"].format(speaker=pair.speaker, particle=particle,
                                 listener=pair.listener, parts=p["separator"].join(parts)))
 

@@ -67,7 +67,7 @@ def _called(cast: Mapping[str, Sequence[str]]) -> list[tuple[str, str]]:
         for form in (canonical, *aliases):
             if form.strip():
                 forms.append((form, canonical))
-        if len(canonical) == 3 and re.fullmatch(r"[가-힣]{3}", canonical):
+        if len(canonical) == 3 and re.fullmatch(r"[\uac00-\ud7a3]{3}", canonical):
             forms.append((canonical[1:], canonical))  # 윤수아 -> 수아
         parts = canonical.split()
         if len(parts) > 1:
@@ -85,7 +85,7 @@ def _subjects(narration: str, language: str, cast: Mapping[str, Sequence[str]]) 
     for form, canonical in _called(cast):
         if lex.language == "ko":
             pattern = rf"{re.escape(form)}(?:{'|'.join(map(re.escape, lex.subject_particles))})"
-            pattern += r"(?![가-힣])"
+            pattern += r"(?![\uac00-\ud7a3])"
         elif lex.language == "zh":
             verbs = "|".join(map(re.escape, lex.speech_verbs))
             pattern = rf"{re.escape(form)}(?:[^，。！？]{{0,6}})(?:{verbs})"

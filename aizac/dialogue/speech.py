@@ -30,8 +30,7 @@ NAME = "name"
 
 _DATA = Path(__file__).with_name("speech.toml")
 _SENTENCE = re.compile(r"[^.!?…。！？\n]+[.!?…。！？~]*")
-_TRAILING = " \t.,!?…~;:\"'“”‘’「」『』()（）[]—―-ㅋㅎㅠㅜ♡♥^*。，！？、"
-_HANGUL = re.compile(r"[가-힣]")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _QUOTE_PAIRS = (("“", "”"), ('"', '"'), ("「", "」"), ("『", "』"), ("‘", "’"))
 
 
@@ -51,6 +50,10 @@ class Lexicon:
     titles: tuple[str, ...] = ()
     honorifics: tuple[str, ...] = ()
     name_suffixes: tuple[str, ...] = ()
+    bare_name_suffixes: tuple[str, ...] = ()
+    title_suffixes: tuple[str, ...] = ()
+    bare_name: tuple[str, ...] = ()
+    trailing_letters: tuple[str, ...] = ()
     speech_verbs: tuple[str, ...] = ()
     subject_particles: tuple[str, ...] = ()
     interjections: tuple[str, ...] = ()
@@ -77,6 +80,10 @@ def lexicon(language: str) -> Lexicon:
     return Lexicon(language=lang, same_form=groups, **fields)
 
 
+_TRAILING = " \t.,!?…~;:\"'“”‘’「」『』()（）[]—―-♡♥^*。，！？、" + "".join(
+    lexicon("ko").trailing_letters)
+
+
 def language_of(text: str, default: str = "en") -> str:
     """``ko`` when the text has Hangul, ``zh`` when it has Han characters, else ``default``."""
     if _HANGUL.search(text):
@@ -88,7 +95,7 @@ def language_of(text: str, default: str = "en") -> str:
 
 def final_consonant(syllable: str) -> int:
     """The final-consonant index (받침, 0 = none) of a Hangul syllable; -1 for anything else."""
-    if len(syllable) != 1 or not "가" <= syllable <= "힣":
+    if len(syllable) != 1 or not 0xAC00 <= ord(syllable) <= 0xD7A3:
         return -1
     return (ord(syllable) - 0xAC00) % 28
 
@@ -222,8 +229,10 @@ class Address:
 
 
 def _title_base(title: str, lex: Lexicon) -> str:
-    if lex.language == "ko" and len(title) > 1 and title.endswith("님"):
-        title = title[:-1]
+    for suffix in lex.title_suffixes:
+        if len(title) > len(suffix) and title.endswith(suffix):
+            title = title[: -len(suffix)]
+            break
     return lex.form(title)
 
 
@@ -282,7 +291,7 @@ def _match(candidate: str, lex: Lexicon, cast: Mapping[str, Sequence[str]],
                 return Address("name", NAME, candidate, canonical)
             for suffix in lex.name_suffixes:
                 if low in (f"{c}{suffix}", f"{c} {suffix}"):
-                    form = NAME if suffix in ("아", "야") else f"{NAME}+{suffix}"
+                    form = NAME if suffix in lex.bare_name_suffixes else f"{NAME}+{suffix}"
                     return Address("name", form, candidate, canonical)
         if language == "en":  # "Mr. Hale", "Miss Mira"
             forms = {n.casefold() for n in _given_names(canonical, aliases)}
@@ -319,6 +328,9 @@ def vocatives(line: str, language: str, cast: Mapping[str, Sequence[str]]) -> li
     return found
 
 
+_BARE_NAME = frozenset(w for lang in ("en", "ko", "zh") for w in lexicon(lang).bare_name)
+
+
 def parse_address(text: str, language: str, listener: str = "",
                   aliases: Sequence[str] = ()) -> Address | None:
     """A stored form of address (what an extractor or the writer wrote: 선배, 수아야, "bare
@@ -327,7 +339,7 @@ def parse_address(text: str, language: str, listener: str = "",
     if not value:
         return None
     lex = lexicon(language)
-    if value.casefold() in ("name", "bare name", "이름", "名字", "直呼其名"):
+    if value.casefold() in _BARE_NAME:
         return Address("name", NAME, value, listener)
     cast = {listener: tuple(aliases)} if listener else {}
     found = _match(value, lex, cast)

@@ -20,6 +20,7 @@ from aizac.memory.facts import name_key
 from aizac.retrieval.words import retrieval_words
 
 _HANGUL_NAME = re.compile(r"^[\uac00-\ud7af]{3,4}$")
+_HANGUL_LAST = re.compile(r"[\uac00-\ud7af]\Z")
 # What a name may carry when copied out of a sentence ("이영민과", "진도준님"): words.toml.
 _PARTICLES: tuple[str, ...] = tuple(retrieval_words()["name_particles"])
 _HONORIFICS: tuple[str, ...] = tuple(retrieval_words()["honorifics"])
@@ -98,7 +99,7 @@ class AliasResolver:
         if not key:
             return set()
         found = self._lookup(key)
-        if found or not "\uac00" <= key[-1] <= "\ud7af":
+        if found or not _HANGUL_LAST.search(key):
             return found
         for particle in _PARTICLES:
             stem = key.removesuffix(particle) if particle else key

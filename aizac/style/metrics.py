@@ -39,7 +39,8 @@ PUNCTUATION: dict[str, re.Pattern[str]] = {
     "tilde": re.compile(r"[~～]+"),
 }
 _WORD = re.compile(r"[^\s\"'“”‘’「」『』()（）\[\].,!?…~―—:;，。！？、]+")
-_SUFFIXES = ("거리며", "거렸다", "거린다", "거리는", "하고", "하며", "하는", "하게", "하니")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+_HANGUL_WORD = re.compile(r"[\uac00-\ud7a3]*")
 
 __all__ = ["ENDINGS", "PUNCTUATION", "Counts", "StyleMetrics", "count", "style_lexicon",
            "words"]
@@ -52,6 +53,7 @@ class StyleLexicon:
     ending_eo: tuple[str, ...] = ()
     particles: tuple[str, ...] = ()
     onomatopoeia: frozenset[str] = frozenset()
+    sound_suffixes: tuple[str, ...] = ()
 
 
 @functools.cache
@@ -65,6 +67,7 @@ def style_lexicon(language: str) -> StyleLexicon:
         tuple(sorted(table["ending_eo"], key=len, reverse=True)),
         tuple(sorted(table["particles"], key=len, reverse=True)),
         frozenset(table["onomatopoeia"]),
+        tuple(table.get("sound_suffixes", ())),
     )
 
 
@@ -79,7 +82,7 @@ def words(text: str, language: str) -> list[str]:
     """The words of ``text`` for counting deletions and additions: Korean without particles,
     English case-folded, Chinese as single characters (no segmenter needed)."""
     if language == "zh":
-        return [c for c in text if "\u4e00" <= c <= "\u9fff"]
+        return _HAN.findall(text)
     lex = style_lexicon(language)
     out = []
     for word in _WORD.findall(text):
@@ -99,13 +102,13 @@ def _onomatopoeia(word: str, lex: StyleLexicon) -> bool:
         return word.casefold().strip("-") in lex.onomatopoeia
     if lex.language == "zh":
         return False  # counted by substring below (no word boundaries in Chinese)
-    for suffix in _SUFFIXES:
+    for suffix in lex.sound_suffixes:
         if word.endswith(suffix) and len(word) > len(suffix):
             word = word[: -len(suffix)]
             break
     if word in lex.onomatopoeia:
         return True
-    hangul = all("가" <= c <= "힣" for c in word)
+    hangul = _HANGUL_WORD.fullmatch(word) is not None
     for unit in (1, 2, 3):  # 쿵쿵, 두근두근, 쿠구궁쿠구궁
         if hangul and len(word) in (unit * 2, unit * 3) and word == word[:unit] * (
                 len(word) // unit):

@@ -10,14 +10,25 @@ refused with a clear message instead of being stored.
 
 from __future__ import annotations
 
+import functools
 import re
+import tomllib
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 from pydantic import BaseModel
+
+
+@functools.cache
+def _words() -> dict[str, Any]:
+    """The check's language data (``quality.toml`` beside this module)."""
+    with (resources.files("aizac.writer") / "quality.toml").open("rb") as handle:
+        return tomllib.load(handle)
+
 
 NAME_KEYS = frozenset({"name", "character_name", "character1", "character2", "speaker"})
 """Fields that hold the name of a person (or a named place or thing)."""
@@ -35,95 +46,18 @@ SKIP_REPEAT = NAME_KEYS | NAME_LISTS | frozenset(
 
 MAX_NAME_WORDS = 5
 _SENTENCE_MARKS = re.compile(r"[,!?;:，。！？；：\n]")
-_LATIN_FUNCTION_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "and",
-        "or",
-        "but",
-        "to",
-        "with",
-        "into",
-        "onto",
-        "from",
-        "at",
-        "in",
-        "on",
-        "by",
-        "as",
-        "that",
-        "this",
-        "who",
-        "which",
-        "when",
-        "while",
-        "after",
-        "before",
-        "then",
-        "it",
-        "its",
-        "his",
-        "her",
-        "their",
-        "they",
-        "he",
-        "she",
-        "we",
-        "you",
-    ]
-)
-_HANGUL_ENDINGS = ("다", "요", "까", "죠", "네", "다.", "요.")
+_WORDS = _words()
+_LATIN_FUNCTION_WORDS = frozenset(_WORDS["name"]["function_words"])
+_HANGUL_ENDINGS = tuple(_WORDS["name"]["hangul_endings"])
+_HAN_ENDINGS = tuple(_WORDS["name"]["han_endings"])
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 _PLACEHOLDER = re.compile(r"\$[A-Za-z_]\w*|\{[A-Za-z_]\w*\}|<[A-Za-z_][\w ]*>")
 _EPISODE_TITLE = re.compile(
-    r"^\s*(?:제?\s*\d+\s*화\s*(?:제목)?|(?:episode|chapter)\s*\d+\s*(?:title)?|第?\s*\d+\s*[集章话]\s*(?:标题)?)\s*$",
+    r"^\s*(?:" + "|".join(_WORDS["episode_title"][lang] for lang in ("ko", "en", "zh"))
+    + r")\s*$",
     re.IGNORECASE,
 )
-LABELS = frozenset(
-    [
-        "genre",
-        "keywords",
-        "title",
-        "logline",
-        "characters",
-        "settings",
-        "acts",
-        "goal",
-        "episode",
-        "scene",
-        "beat",
-        "story",
-        "notes",
-        "장르",
-        "키워드",
-        "제목",
-        "로그라인",
-        "인물",
-        "설정",
-        "목표",
-        "장면",
-        "비트",
-        "이야기",
-        "메모",
-        "类型",
-        "关键词",
-        "标题",
-        "梗概",
-        "人物",
-        "设定",
-        "目标",
-        "场景",
-        "节拍",
-        "故事笔记",
-    ]
-)
+LABELS = frozenset(label for labels in _WORDS["labels"].values() for label in labels)
 """Prompt labels small models echo as values ("장르: 현대 판타지"), in every prompt language."""
 SCHEMA_WORDS = frozenset(
     [
@@ -232,7 +166,7 @@ def looks_like_name(name: str) -> bool:
     if _SCRIPTS["ko"].search(text) and len(words) >= 2 and text.endswith(_HANGUL_ENDINGS):
         return False
     cjk = _SCRIPTS["zh"].findall(text)
-    return not (len(cjk) > 10 or (cjk and text.endswith(("了", "。"))))
+    return not (len(cjk) > 10 or (cjk and text.endswith(_HAN_ENDINGS)))
 
 
 def _has_letter(text: str) -> bool:
@@ -382,37 +316,8 @@ def find_problems(
     return problems
 
 
-_LANGUAGE_NAMES = {
-    "ko": ("Korean", "한국어", "韩语"),
-    "zh": ("Chinese", "중국어", "中文"),
-    "en": ("English", "영어", "英语"),
-}
-_TEMPLATES: dict[str, dict[str, str]] = {
-    "en": {
-        "name": "{path} is not a name: {text!r} (give a short name, not a sentence)",
-        "echo": "{path} repeats the prompt's wording instead of content: {text!r}",
-        "repeat": "the same text fills {detail} fields: {text!r} (write each one anew)",
-        "script": "the values are not written in {language} ({detail} in {language} letters)",
-        "lead": "Your previous reply cannot be used: ",
-        "tail": " Reply again with the complete JSON object, every value written anew.",
-    },
-    "ko": {
-        "name": "'{path}' 칸의 값은 이름이 아닙니다: {text!r} (문장이 아닌 짧은 이름을 쓰세요)",
-        "echo": "'{path}' 칸에 내용 대신 지시문의 표현을 옮겼습니다: {text!r}",
-        "repeat": "같은 글이 {detail}개 칸을 채웠습니다: {text!r} (칸마다 다른 내용을 쓰세요)",
-        "script": "값이 {language}로 쓰이지 않았습니다({language} 글자 {detail})",
-        "lead": "앞의 답은 쓸 수 없습니다: ",
-        "tail": " 모든 값을 새로 쓴 완전한 JSON 객체로 다시 답하세요.",
-    },
-    "zh": {
-        "name": "“{path}”不是名字：{text!r}（请写简短的名字，不要写句子）",
-        "echo": "“{path}”照抄了提示中的用语，而不是内容：{text!r}",
-        "repeat": "同一段文字填满了 {detail} 个字段：{text!r}（每个字段请写不同的内容）",
-        "script": "内容没有用{language}书写（{language}字符占 {detail}）",
-        "lead": "上一个回答无法使用：",
-        "tail": " 请重新给出完整的 JSON 对象，每个值都重新书写。",
-    },
-}
+_LANGUAGE_NAMES: dict[str, list[str]] = _WORDS["language_names"]
+_TEMPLATES: dict[str, dict[str, str]] = _WORDS["feedback"]
 
 
 def describe(

@@ -1,0 +1,91 @@
+"""The README and docs/ say what the code has: every setting, every command, every package.
+
+A setting, a command or a package added without a word in the docs fails here, so the newcomer's
+page cannot fall behind the code again (as the old README's missing ``aizac length`` and its
+missing autopilot, continuity and server packages did).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = {name: (ROOT / "docs" / f"{name}.md").read_text(encoding="utf-8")
+        for name in ("architecture", "benchmarks", "operations")}
+
+
+def _env_names(field: str, info: object, prefix: str) -> set[str]:
+    names = {f"{prefix}{field.upper()}"}
+    alias = getattr(info, "validation_alias", None)
+    names |= {str(choice) for choice in getattr(alias, "choices", ())}
+    return names
+
+
+def _undocumented_settings(text: str) -> list[str]:
+    from aizac.settings import ROLES, Settings
+
+    by_pattern = ({f"{role}_fallback" for role in ROLES}
+                  if "AIZAC_<ROLE>_FALLBACK" in text else set())
+    return [field for field, info in Settings.model_fields.items()
+            if field not in by_pattern
+            and not any(f"`{name}`" in text for name in _env_names(field, info, "AIZAC_"))]
+
+
+def test_every_setting_is_in_the_readme_configuration() -> None:
+    section = README.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    assert _undocumented_settings(section) == []
+
+
+def test_the_settings_scan_finds_a_missing_setting() -> None:
+    assert "data_dir" in _undocumented_settings("| `AIZAC_LANGUAGE` | `ko` | story language |")
+
+
+def test_every_server_setting_is_in_the_operations_guide() -> None:
+    from aizac.server.config import ServerConfig
+
+    text = DOCS["operations"]
+    missing = [field for field in ServerConfig.model_fields
+               if f"`{field.upper()}`" not in text and f"AIZAC_SERVER_{field.upper()}" not in text
+               and not re.search(rf"`{field.upper()}`,|, `{field.upper()}`", text)]
+    assert missing == []
+
+
+def test_every_command_is_in_the_readme() -> None:
+    from aizac.cli._register import COMMAND_HOMES  # checked against the registered commands
+
+    commands = sorted(COMMAND_HOMES)  # by tests/cli/test_startup.py
+    assert len(commands) > 10
+    section = README.split("## The command line", 1)[1].split("\n## ", 1)[0]
+    assert [name for name in commands if f"`aizac {name}" not in section] == []
+
+
+def _packages() -> list[str]:
+    return sorted(p.parent.name for p in (ROOT / "aizac").glob("*/__init__.py"))
+
+
+@pytest.mark.parametrize("where", ["README", "architecture"])
+def test_how_it_works_covers_every_package(where: str) -> None:
+    text = README.split("## How it works", 1)[1] if where == "README" else DOCS[where]
+    assert len(_packages()) > 10
+    assert [name for name in _packages() if f"| `{name}/` |" not in text] == []
+
+
+def test_each_docs_page_is_linked_once_from_the_readme() -> None:
+    assert {name: README.count(f"](docs/{name}.md)") for name in DOCS} == {
+        name: 1 for name in DOCS}
+
+
+def test_the_readme_says_on_its_first_screen_that_the_embedded_model_cannot_write() -> None:
+    first_screen = "\n".join(README.splitlines()[:40])
+    assert "embedded model cannot write fiction" in first_screen
+    assert "bash scripts/run.sh" in first_screen
+
+
+def test_the_test_command_is_what_ci_runs() -> None:
+    assert "bash scripts/test.sh" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    section = README.split("## Test", 1)[1].split("\n## ", 1)[0]
+    assert "```bash\nbash scripts/test.sh\n```" in section
