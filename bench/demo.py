@@ -144,7 +144,6 @@ def main() -> None:
         loads = [r.pop("load") for r in records]
         kept = [Run(**r) for r in records]
         langs = [lang for lang in ("ko", "en", "zh") if any(r.lang == lang for r in kept)]
-        args.seeds = len({(r.lang, r.seed) for r in kept}) // max(len(langs), 1)
         print_table(args, langs, kept, tuple(loads[0][0]), tuple(loads[-1][1]))
         return
     part, parts = (int(n) for n in args.part.split("/"))
@@ -178,7 +177,7 @@ def print_table(
     args: argparse.Namespace, langs: list[str], runs: list[Run],
     load_start: tuple[float, float, float], load: tuple[float, float, float],
 ) -> None:
-    print(f"`aizac demo --out DIR --lang L --seed S` (defaults otherwise), {args.seeds} seeds; "
+    print(f"`aizac demo --out DIR --lang L --seed S` (defaults otherwise), {len(runs)} runs; "
           f"load {load_start[0]:.1f} at the start, {load[0]:.1f} at the end")
     print(f"{'lang':5}{'finished':>9}{'ran in':>8}{'wall s median':>15}{'(min-max)':>13}"
           f"{'cpu s median':>14}{'(min-max)':>13}{'calls/beat':>12}{'checks refused':>17}")
