@@ -37,6 +37,10 @@ states (slot and value), so a fact is recognised in any wording. After the run:
   relation is in the next planner prompt (``-`` when the run is too short for one);
 - ``flags``: pairs of facts left for the writer to settle (the inference was unsure).
 
+The memory embeds with ``--embedding`` (default ``local``: the product's default, the semantic
+multilingual-e5-small here, with which the slot inference also asks the meaning where the words
+say nothing; ``hash`` is the lexical hash, words only). The test harness uses ``hash``.
+
 Run: ``python bench/consistency.py`` (40, 120 and 300 beats, ko and en, all four variants);
 ``--beats 120 --lang ko --variant bare`` for one run; ``--code DIR`` measures the aizac package
 in DIR (an older checkout: the scripted replies then leave out the extraction fields it does not
@@ -662,9 +666,14 @@ def _said_in(prompt: str, truth: Truth, slot: Slot, value: str) -> bool:
 
 
 def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = None,
-        variant: str = "ideal", ask: bool = True, wording: str = "heldout") -> Report:
-    """Drive ``beats`` beats of the serial through Studio in this process; measure memory."""
-    from aizac.llm.embeddings import HashingEmbeddings
+        variant: str = "ideal", ask: bool = True, wording: str = "heldout",
+        embedding: str = "hash") -> Report:
+    """Drive ``beats`` beats of the serial through Studio in this process; measure memory.
+
+    ``embedding``: an ``AIZAC_EMBEDDING`` spec (``local`` is the product's default, the
+    semantic multilingual-e5-small here; ``hash`` the lexical hash, with which the semantic
+    slot inference is off)."""
+    from aizac.llm.embeddings import embeddings_from_spec
     from aizac.settings import Settings
     from aizac.writer.schemas import CharacterFact
     from aizac.writer.service import Studio
@@ -679,7 +688,7 @@ def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = Non
     root = Path(own_dir.name) if own_dir is not None else Path(data_dir or ".")
     settings = Settings(data_dir=root, language=lang, structured_retries=0)
     studio = Studio(settings, models={"planner": model, "extractor": model, "writer": model},
-                    embeddings=HashingEmbeddings(), cliches=NoCliches(),
+                    embeddings=embeddings_from_spec(embedding, settings), cliches=NoCliches(),
                     concurrent_extraction=False)
     started = time.perf_counter()
     try:
@@ -806,6 +815,14 @@ def _score(memory: Any, serial: Serial) -> dict[str, Any]:
             sorted((meta.get("character1", ""), meta.get("character2", ""))))
         groups.setdefault((hit.tag, subject_key), []).append(hit.text)
     dups = sum(len(texts) - len({_key(t) for t in texts}) for texts in groups.values())
+    stale_kinds: dict[str, int] = {}
+    stale_texts: list[str] = []
+    for t in served:
+        if truth.is_stale(t):
+            stale_texts.append(t)
+            found = truth.fact(t)
+            kind = found[0][0] if found else "?"
+            stale_kinds[kind] = stale_kinds.get(kind, 0) + 1
     open_texts = [_key(h.text) for h in memory.open_foreshadowing()]
     closed = [_key(t) not in open_texts for t in truth.paid_threads.values()]
     still = [_key(t) in open_texts for t in truth.open_threads.values()]
@@ -816,7 +833,8 @@ def _score(memory: Any, serial: Serial) -> dict[str, Any]:
         "closed": sum(closed) / len(closed) if closed else 1.0,
         "still_open": sum(still) / len(still) if still else 1.0,
         "facts": total, "served": len(served), "paid": len(closed),
-        "forgotten": forgotten,
+        "forgotten": forgotten, "stale_kinds": stale_kinds,
+        "stale_texts": stale_texts,
     }
 
 
@@ -833,6 +851,9 @@ def main() -> None:
     parser.add_argument("--no-ask", action="store_true", help="skip the agent.ask questions")
     parser.add_argument("--wording", choices=WORDINGS, default="heldout",
                         help="wording of the reworded variant (see consistency_holdout.toml)")
+    parser.add_argument("--embedding", default="local",
+                        help="AIZAC_EMBEDDING spec: local (the product's default, e5 here) or "
+                        "hash (lexical: the semantic slot inference is off)")
     parser.add_argument("--code", help="run against the aizac package in this directory "
                         "(e.g. an older checkout, for before/after figures)")
     args = parser.parse_args()
@@ -842,7 +863,7 @@ def main() -> None:
             del sys.modules[name]
     import aizac
 
-    print(f"aizac from {Path(aizac.__file__).parent}")
+    print(f"aizac from {Path(aizac.__file__).parent}; embedding {args.embedding}")
     print(f"{'beats':>5} {'lang':>4} {'variant':>8} {'accuracy':>8} {'leak':>6} {'dups':>4} "
           f"{'context':>7} {'stale':>5} {'ask@5':>6} {'closed':>6} {'open ok':>7} "
           f"{'reunion':>9} {'decayed':>7} {'flags':>5} {'secs':>6}")
@@ -850,7 +871,7 @@ def main() -> None:
         for lang in args.lang:
             for variant in args.variant:
                 r = run(beats, lang, args.seed, variant=variant, ask=not args.no_ask,
-                        wording=args.wording)
+                        wording=args.wording, embedding=args.embedding)
                 reunion = f"{_cell(r.reunion)}/{r.reunions:<2}"
                 print(f"{r.beats:>5} {r.lang:>4} {r.variant:>8} {r.accuracy:>8.3f} "
                       f"{r.leak:>6.3f} {r.dups:>4} {r.coverage:>7.3f} {r.stale_in_prompts:>5} "

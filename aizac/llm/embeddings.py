@@ -103,6 +103,10 @@ def _features(text: str) -> list[str]:
 class HashingEmbeddings(Embeddings):
     """Deterministic hashed character-n-gram embeddings (offline, multilingual)."""
 
+    semantic = False
+    """Nearness is shared characters, not meaning (the memory's semantic slot inference is off
+    with these)."""
+
     def __init__(self, dim: int = DEFAULT_DIM) -> None:
         if dim < 8:
             raise ConfigError("error.embedding.dim_small", dim=dim)

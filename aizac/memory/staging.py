@@ -129,6 +129,7 @@ class CandidateBatch:
         """Open foreshadowing this batch pays off: memory id -> ``"<chapter>-<beat>"``."""
         self.state = "open"
         self._lexicon: Any = None
+        self._sense: Any = None
         self.committed_ids: list[str] = []
         self.batch_id = new_id()
 
@@ -218,7 +219,8 @@ class CandidateBatch:
             cast = self._cast(name)
             guess = inference.guess_aspect(text, str(fields.get("keyword") or ""),
                                            holders=list(holders.values()), names=cast,
-                                           lexicon=self._story_words(cast))
+                                           lexicon=self._story_words(cast),
+                                           sense=self._slot_sense(cast))
             # A note without a slot is kept as "other": a later fact may place it (_outdated).
             return {**fields, "aspect": guess.aspect or OTHER,
                     "conflicts": list(guess.conflicts) or None}
@@ -231,7 +233,8 @@ class CandidateBatch:
             if not current:
                 plain = [h.id for h in memory.lookups.settings_of(keyword)
                          if not fact_slot(h.metadata)]
-            rule = inference.guess_rule(text, keyword, current_rule=current, same_keyword=plain)
+            rule = inference.guess_rule(text, keyword, current_rule=current, same_keyword=plain,
+                                        sense=self._slot_sense(self._cast("")))
             return {**fields, "aspect": RULE if rule.rule else None,
                     "conflicts": list(rule.conflicts) or None}
         return fields
@@ -254,7 +257,8 @@ class CandidateBatch:
         out = []
         for hit in notes:
             guess = inference.guess_aspect(hit.text, str(hit.metadata.get("keyword") or ""),
-                                           names=cast, lexicon=self._story_words(cast))
+                                           names=cast, lexicon=self._story_words(cast),
+                                           sense=self._slot_sense(cast))
             if guess.sure and guess.aspect == aspect and not same_text(hit.text, text):
                 out.append(hit.id)
         return out
@@ -271,6 +275,20 @@ class CandidateBatch:
         if self._lexicon is None:
             self._lexicon = inference.Lexicon(self._memory.lookups.slot_facts(), cast)
         return self._lexicon
+
+    def _slot_sense(self, cast: list[str]) -> Any:
+        """The semantic slot inference (:class:`~aizac.memory.inference.SlotSense`) over the
+        story's facts with a known slot, built once per batch; ``None`` with lexical
+        embeddings."""
+        from aizac.memory import inference
+
+        # optional: a memory without ``slot_vectors`` (or lexical embeddings) reads words only
+        vectors = getattr(self._memory, "slot_vectors", None)
+        if vectors is None:
+            return None
+        if self._sense is None:
+            self._sense = inference.SlotSense(vectors, self._memory.lookups.slot_facts(), cast)
+        return self._sense
 
     def pay_off(self, memory_id: str, *, chapter: int = 0, beat: int = 0) -> None:
         """Close the open foreshadowing ``memory_id`` at commit (paid off at chapter-beat)."""

