@@ -171,7 +171,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lang", action="append", choices=sorted(DEMOS))
     parser.add_argument("--beats", type=int, default=3)
-    parser.add_argument("--max-tokens", type=int, default=1536, help="as `aizac demo`")
+    parser.add_argument("--max-tokens", type=int, default=512, help="as `aizac demo`")
     parser.add_argument("--show", action="store_true", help="print the prose and names")
     args = parser.parse_args()
     results = [run(lang, args.beats, args.max_tokens) for lang in args.lang or ["en", "ko"]]

@@ -214,3 +214,22 @@ def test_the_servers_come_in_the_asked_order_whoever_answers_first() -> None:
     found = probe([11111, 22222], timeout=LIMIT, fetch=fetch)
     assert [s.port for s in found] == [11111, 22222]
     assert [m.model for s in found for m in s.models] == ["model-11111:1b", "model-22222:1b"]
+
+
+def test_aizac_models_with_a_hung_port_waits_only_the_limit(
+    servers: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command line's start-up: ``aizac models`` lists what answered and waits for a hung
+    port only the search's time limit (the silent server holds its answer 30 s)."""
+    silent, lm = servers["silent"], servers["lm"]
+    monkeypatch.setenv("AIZAC_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("AIZAC_DISCOVER", "true")
+    monkeypatch.setenv("AIZAC_DISCOVER_TIMEOUT", str(LIMIT))
+    monkeypatch.setenv("AIZAC_DISCOVER_PORTS", f"{_port(silent)},{_port(lm)},{closed_port()}")
+    started = time.monotonic()
+    listing = CliRunner().invoke(_app(), ["models"])
+    elapsed = time.monotonic() - started
+    assert listing.exit_code == 0, listing.output
+    assert "qwen2.5-7b-instruct" in listing.stdout
+    assert silent.requests  # the hung port was asked, and not waited for past the limit
+    assert elapsed < silent.delay / 2, elapsed

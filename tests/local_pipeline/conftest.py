@@ -1,38 +1,70 @@
-"""One case of the real-model pipeline runs by default; the five run with
-``AIZAC_RUN_LOCAL_PIPELINE=1``.
+"""Every case of the real-model pipeline runs in the Test command, in a short form; the long
+form runs with ``AIZAC_RUN_LOCAL_PIPELINE=1``.
 
-The default case is ``en-heist``: one short English episode (plot -> beat -> accept -> prose) on
-the embedded SmolLM2-135M, the language it declares it writes and the path ``aizac demo`` takes
-in every language. Measured on 1 Dec 2026 (2 cores shared by about six engineers, three other
-embedded-model runs beside it, load average 21-27): it passed in 701 s (750 s with the imports).
+A case is one project on the embedded SmolLM2-135M through every stage a writer's first hour
+takes: plot -> beat -> accept (extraction, summary, memory) -> prose. The short form is the same
+calls with a prose budget of :data:`SHORT_PROSE_TOKENS` (the prose is streamed, cut at the
+budget to whole sentences and saved as in the long form); the long form gives the prose a first
+session's budget (``AIZAC_LOCAL_MAX_TOKENS``, 512). The Korean and Chinese cases put Korean or
+Chinese prompts to a model that writes English only (its registry row: ``ModelProfile.writes``;
+a Korean or Chinese project on it shows the demo-model note).
 
-The Korean and Chinese cases put Korean or Chinese prompts to a model that writes English only
-(its registry row: ``ModelProfile.writes``; a Korean or Chinese project on it shows the demo-model
-note). They are kept out of the default run for time, not because they fail: one Korean case took
-607 s at load 8 falling to 3 and 10-18 minutes on a busier machine, so the five cases need about
-an hour here, and the suite's whole default run takes about seven minutes. Run them with
-``AIZAC_RUN_LOCAL_PIPELINE=1 python -m pytest tests/local_pipeline``.
+On two cores shared with other runs a case takes minutes, so the cases are spread through the
+first half of the collection, each at a module boundary (:func:`spread`): under ``pytest -n``
+(the Test command's three workers, which take consecutive runs of tests) they start on
+different workers early instead of queueing on one, and no other module's fixtures are set up
+twice. Run the long form with ``AIZAC_RUN_LOCAL_PIPELINE=1 python -m pytest tests/local_pipeline``.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
-DEFAULT_CASES = frozenset({"en-heist"})
-"""The cases of ``test_pipeline.py`` that run without ``AIZAC_RUN_LOCAL_PIPELINE=1``."""
+SHORT_PROSE_TOKENS = 256
+"""The prose budget of the short form: a few sentences (96 tokens cut a Korean case's prose before
+its first sentence ended, which saves nothing: an error, as it should be)."""
+CASES_MODULE = "local_pipeline/test_pipeline.py"
+
+
+def long_form() -> bool:
+    """Whether the long form was asked for (``AIZAC_RUN_LOCAL_PIPELINE=1``)."""
+    return os.environ.get("AIZAC_RUN_LOCAL_PIPELINE") == "1"
+
+
+def case_settings() -> dict[str, Any]:
+    """Settings of the cases' service beyond the data folder (the form's prose budget)."""
+    return {} if long_form() else {"local_max_tokens": SHORT_PROSE_TOKENS}
+
+
+def module_of(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
+def spread(items: Sequence[pytest.Item], picked: Sequence[pytest.Item]) -> list[pytest.Item]:
+    """``items`` with ``picked`` moved evenly through the first half of the others, each to
+    the first module boundary at or after its place (their order kept)."""
+    chosen = {id(item) for item in picked}
+    rest = [item for item in items if id(item) not in chosen]
+    bounds = [n for n in range(len(rest) + 1)
+              if n in (0, len(rest)) or module_of(rest[n]) != module_of(rest[n - 1])]
+    at: dict[int, list[pytest.Item]] = {}
+    for k, item in enumerate(picked):
+        want = k * len(rest) // (2 * len(picked))
+        at.setdefault(next(b for b in bounds if b >= want), []).append(item)
+    ordered: list[pytest.Item] = []
+    for n in range(len(rest) + 1):
+        ordered.extend(at.get(n, []))
+        if n < len(rest):
+            ordered.append(rest[n])
+    return ordered
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if os.environ.get("AIZAC_RUN_LOCAL_PIPELINE") == "1":
-        return
-    skip = pytest.mark.skip(
-        reason="about 10-18 minutes per case on 2 shared cores: set AIZAC_RUN_LOCAL_PIPELINE=1"
-    )
-    for item in items:
-        case = getattr(item, "callspec", None)
-        if "local_pipeline" in str(item.fspath) and (
-            case is None or case.id not in DEFAULT_CASES
-        ):
-            item.add_marker(skip)
+    # This conftest's hook sees the whole session's items: pick the cases.
+    cases = [item for item in items if module_of(item).endswith(CASES_MODULE)]
+    if cases:
+        items[:] = spread(items, cases)
