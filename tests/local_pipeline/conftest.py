@@ -1,11 +1,11 @@
-"""Every case of the real-model pipeline runs in the Test command, in a short form; the long
-form runs with ``AIZAC_RUN_LOCAL_PIPELINE=1``.
+"""Every case of the real-model pipeline runs in the Test command, with a first session's prose
+budget (``AIZAC_LOCAL_MAX_TOKENS``, 512).
 
 A case is one project on the embedded SmolLM2-135M through every stage a writer's first hour
-takes: plot -> beat -> accept (extraction, summary, memory) -> prose. The short form is the same
-calls with a prose budget of :data:`SHORT_PROSE_TOKENS` (the prose is streamed, cut at the
-budget to whole sentences and saved as in the long form); the long form gives the prose a first
-session's budget (``AIZAC_LOCAL_MAX_TOKENS``, 512). The Korean and Chinese cases put Korean or
+takes: plot -> beat -> accept (extraction, summary, memory) -> prose (streamed, cut at the budget
+to whole sentences and saved). A shorter budget was tried and dropped: at 256 tokens the
+``ko-hunter-gate`` case's prose was cut before its first sentence ended (an honest error, and a
+test that fails for the budget, not the product). The Korean and Chinese cases put Korean or
 Chinese prompts to a model that writes English only (its registry row: ``ModelProfile.writes``;
 a Korean or Chinese project on it shows the demo-model note).
 
@@ -13,7 +13,7 @@ On two cores shared with other runs a case takes minutes, so the cases are sprea
 first half of the collection, each at a module boundary (:func:`spread`): under ``pytest -n``
 (the Test command's three workers, which take consecutive runs of tests) they start on
 different workers early instead of queueing on one, and no other module's fixtures are set up
-twice. Run the long form with ``AIZAC_RUN_LOCAL_PIPELINE=1 python -m pytest tests/local_pipeline``.
+twice.
 """
 
 from __future__ import annotations
@@ -24,20 +24,12 @@ from typing import Any
 
 import pytest
 
-SHORT_PROSE_TOKENS = 256
-"""The prose budget of the short form: a few sentences (96 tokens cut a Korean case's prose before
-its first sentence ended, which saves nothing: an error, as it should be)."""
 CASES_MODULE = "local_pipeline/test_pipeline.py"
 
 
-def long_form() -> bool:
-    """Whether the long form was asked for (``AIZAC_RUN_LOCAL_PIPELINE=1``)."""
-    return os.environ.get("AIZAC_RUN_LOCAL_PIPELINE") == "1"
-
-
 def case_settings() -> dict[str, Any]:
-    """Settings of the cases' service beyond the data folder (the form's prose budget)."""
-    return {} if long_form() else {"local_max_tokens": SHORT_PROSE_TOKENS}
+    """Settings of the cases' service beyond the data folder: none (the product's defaults)."""
+    return {}
 
 
 def module_of(item: pytest.Item) -> str:

@@ -4,9 +4,8 @@ Three Korean keyword sets, one English and one Chinese. Each project must get a 
 beat (schema-valid and free of degenerate output: :mod:`aizac.writer.quality`, held to the
 embedded model's policy: :mod:`aizac.writer.model_policy`, whose script rule is lenient) and
 prose. A Korean or Chinese project on it gets the visible demo-model note.
-Marked ``local_model``: they load the bundled GGUF model. The Test command runs every case in
-its short form (a few sentences of prose), spread over its workers; ``conftest.py`` says how,
-and how to run the long form (``AIZAC_RUN_LOCAL_PIPELINE=1``).
+Marked ``local_model``: they load the bundled GGUF model. The Test command runs every case,
+spread over its workers (``conftest.py`` says how).
 """
 
 from __future__ import annotations
