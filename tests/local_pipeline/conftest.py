@@ -18,7 +18,6 @@ twice.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
