@@ -8,15 +8,14 @@ in the app is laid over it (their explicit choice), as the Models tab does with 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import SecretStr
 
-from aizac.errors import AizacError, ConfigError, InvalidInputError, StorageError
+from aizac.errors import AizacError, ConfigError, InvalidInputError
+from aizac.private_files import write_private_json
 from aizac.settings import Settings
 from aizac.text import Text
 
@@ -134,20 +133,5 @@ def _port(value: Any) -> int:
 
 
 def _write_private(path: Path, data: dict[str, Any]) -> None:
-    """Write ``data`` as JSON readable by the owner only, replacing the file atomically (the
-    mode is set before the password is written, so it is never readable by others)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as e:
-        raise StorageError("error.smtp.write", file=path.name, cause=str(e.strerror)) from e
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False, indent=1, sort_keys=True)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise StorageError("error.smtp.write", file=path.name, cause=str(e.strerror)) from e
+    """Write ``data`` as JSON to ``path`` atomically, readable by the owner only (0600)."""
+    write_private_json(path, data, "error.smtp.write")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,9 @@ from typing import Any
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
-from aizac.errors import ConfigError, InvalidInputError, StorageError
+from aizac.errors import ConfigError, InvalidInputError
 from aizac.llm.roles import IMAGE_ROLE, MODEL_ROLES, ROLES
+from aizac.private_files import write_private_json
 
 # Provider -> the Settings field its key fills.
 KEY_FIELDS: dict[str, str] = {
@@ -56,23 +56,7 @@ def redact(text: str) -> str:
 
 def _write_private(path: Path, data: dict[str, str]) -> None:
     """Write ``data`` as JSON to ``path`` atomically, readable by the owner only (0600)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as e:
-        raise StorageError("error.model.config_write", file=path.name, folder=str(path.parent),
-                           cause=str(e.strerror)) from e
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False, indent=1, sort_keys=True)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise StorageError("error.model.config_write", file=path.name, folder=str(path.parent),
-                           cause=str(e.strerror)) from e
+    write_private_json(path, data, "error.model.config_write", folder=str(path.parent))
 
 
 def _read(path: Path) -> dict[str, str]:
