@@ -131,6 +131,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--lang", action="append", choices=["ko", "en", "zh"])
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--from-seed", type=int, default=0,
+                        help="start at this seed index (the runs before it are in a --json file)")
     parser.add_argument("--lines", type=int, default=6)
     parser.add_argument("--logs", type=Path, help="keep each run's stderr here")
     parser.add_argument("--part", default="0/1",
@@ -147,7 +149,8 @@ def main() -> None:
         print_table(args, langs, kept, tuple(loads[0][0]), tuple(loads[-1][1]))
         return
     part, parts = (int(n) for n in args.part.split("/"))
-    plan = [(i, lang) for i in range(args.seeds) for lang in langs][part::parts]
+    plan = [(i, lang) for i in range(args.from_seed, args.seeds)
+            for lang in langs][part::parts]
     runs: list[Run] = []
     load_start = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="aizac-demo-bench-") as tmp:

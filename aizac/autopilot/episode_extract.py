@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 from aizac.writer import combined
 from aizac.writer.episode_design import items_of
 from aizac.writer.extraction import Extracted
+from aizac.writer.prompt_words import prompt_words
 from aizac.writer.schemas import NovelBeat
 
 MAX_BEATS = 12
@@ -50,7 +51,8 @@ async def extract_episode(
         return {}
     names = ", ".join(dict.fromkeys([*known, *(n for b in beats for n in b.characters)])) or "-"
     messages = prompts.render(
-        "extract_episode", language, beats="\n\n".join(b.render() for b in beats),
+        "extract_episode", language,
+        beats="\n\n".join(b.render(labels=prompt_words(language).labels) for b in beats),
         characters=names, count=len(beats),
     )
     reply = await router.astructured("extractor", extraction_schema(len(beats)), messages)

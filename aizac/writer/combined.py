@@ -21,6 +21,7 @@ from aizac.writer.characters import keep_plausible_names, settle_profile, unknow
 from aizac.writer.checked import accepts_keyword
 from aizac.writer.extraction import Extracted, extract
 from aizac.writer.ports import Router
+from aizac.writer.prompt_words import prompt_words
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import (
     AddressFact,
@@ -82,7 +83,8 @@ async def extract_combined(
 ) -> Extracted:
     """Ask the extractor role for the four tags and the summary in one structured call."""
     cast = list(dict.fromkeys([*known, *beat.characters]))
-    messages = prompts.render("extract_combined", language, beat=beat.render(),
+    labels = prompt_words(language).labels  # the prompt's own language, not English
+    messages = prompts.render("extract_combined", language, beat=beat.render(labels=labels),
                               characters=", ".join(cast) or "-")
     named = {"names": cast} if accepts_keyword(router.astructured, "names") else {}
     reply = await router.astructured("extractor", BeatExtraction, messages, **named)

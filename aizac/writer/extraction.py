@@ -137,10 +137,12 @@ def stage(
         if new_id is not None and str(new_id) not in ids:
             ids.append(str(new_id))
 
+    # a character's memory reads in the story's language ("목표:", not "Goal:")
+    labels = prompt_words(language).labels if language else None
     try:
         for p in new_characters:
             keep(batch.note(
-                p.render(), "Character", character_name=p.name, aliases=list(p.aliases),
+                p.render(labels), "Character", character_name=p.name, aliases=list(p.aliases),
                 keyword=p.role[:30], **where,
             ))
         for s in extracted.story.facts:
