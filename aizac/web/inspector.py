@@ -250,18 +250,21 @@ def relation_table(
 
 def ask_memory(
     service: ApplicationService, project: str | None, question: str | None,
-    nothing: str | None = None,
+    labels: Labels | None = None,
 ) -> str:
+    """The memories that answer ``question``, each under its tag as the interface names it
+    (``labels``: the interface language's, English by default)."""
+    L = labels or Labels()
     text = check_question(question or "")
     docs = service.ask(project, text)  # as the API asks: one generation slot in the server
     if not docs:
-        return nothing or Labels()["ui.memory_nothing"]
+        return L["ui.memory_nothing"]
     lines = []
     for d in docs:
         meta = getattr(d, "metadata", {}) or {}
-        tag = meta.get("tag", "")
+        tag = _tag(L, str(meta.get("tag", "")))
         said = escape_markdown_lines(str(getattr(d, "page_content", d)))  # literal, indented
-        lines.append(f"- **{escape_markdown_cell(str(tag))}** " + said.replace("\n", "\n  "))
+        lines.append(f"- **{escape_markdown_cell(tag)}** " + said.replace("\n", "\n  "))
     return "\n".join(lines)
 
 
@@ -389,7 +392,7 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
             return [curve_figure(service, name, ids, L)], ""
 
         def on_ask(name: str | None, q: str) -> Any:
-            return [ask_memory(service, name, q, L["ui.memory_nothing"])], ""
+            return [ask_memory(service, name, q, L)], ""
 
         def on_reindex(name: str | None, tag_v: str, who: str, *,
                        progress: Callable[[str], None]) -> Any:

@@ -215,6 +215,21 @@ class _Service:
         return [_Doc(f"{MARKUP}\n{HEADING}\n- not a list", "story"), _Doc("<name>", "summary")]
 
 
+def test_a_memory_answer_names_each_tag_in_the_interface_language() -> None:
+    """Issue 23 item 7: a Korean page's memory answer said "Character", "Story"."""
+    from aizac.web.labels import Labels
+
+    ko = Labels("ko")
+    answer = inspector.ask_memory(_Tagged(), "dawn", "Who?", ko)  # type: ignore[arg-type]
+    assert f"**{ko['tag.Character']}**" in answer and f"**{ko['tag.Story']}**" in answer
+    assert "Character" not in answer and "Story" not in answer
+
+
+class _Tagged:
+    def ask(self, project: str | None, question: str) -> list[_Doc]:
+        return [_Doc("Aren draws the sword.", "Character"), _Doc("The gate fell.", "Story")]
+
+
 def test_a_memory_answer_shows_the_models_markup_literally() -> None:
     answer = inspector.ask_memory(_Service(), "dawn", "Who?")  # type: ignore[arg-type]
     assert_literal(answer, f"story {MARKUP} {HEADING} - not a list", "summary <name>")
