@@ -16,6 +16,8 @@ log = logging.getLogger(__name__)
 
 _LIST_SEPARATOR = {"en": ", ", "ko": ", ", "zh": "、"}
 _CLAUSE_SEPARATOR = {"en": "; ", "ko": "; ", "zh": "；"}
+_FULL_STOPS = ".。"
+_SENTENCE_ENDS = ".。!?！？…"
 
 
 class _Formatter(string.Formatter):
@@ -34,6 +36,24 @@ class _Formatter(string.Formatter):
         if isinstance(value, Text | Verbatim | Clauses | list | tuple):
             return format(self.convert(value), format_spec)
         return super().format_field(value, format_spec)
+
+    def fill(self, template_text: str, params: dict[str, Any]) -> str:
+        """``template_text`` filled with ``params``; a full stop right after a value that
+        ends its own sentence is left out ("…: Permission denied." not "….." when the template
+        says ``{cause}.``), as a writer would."""
+        out: list[str] = []
+        after_value = False
+        for literal, field, spec, conversion in self.parse(template_text):
+            if after_value and literal[:1] in _FULL_STOPS and out[-1][-1:] in _SENTENCE_ENDS:
+                literal = literal[1:]
+            out.append(literal)
+            after_value = False
+            if field is not None:
+                value, _ = self.get_field(field, (), params)
+                value = self.convert_field(value, conversion)
+                out.append(self.format_field(value, spec or ""))
+                after_value = True
+        return "".join(out)
 
     def convert(self, value: Any) -> str:
         if isinstance(value, Text):
@@ -63,7 +83,7 @@ def render(text: Text | Verbatim | Clauses, language: str) -> str:
         log.warning("no catalogue entry for %r", text.key)
         return text.key
     try:
-        return _Formatter(language).vformat(found, (), dict(text.params))
+        return _Formatter(language).fill(found, dict(text.params))
     except (KeyError, IndexError, ValueError) as e:  # a template and its caller disagree
         log.warning("cannot fill %r in %s: %s", text.key, language, e)
         return found
