@@ -209,8 +209,13 @@ def build_beat_panel(ui: Ui, beats: Any) -> Callable[[], None]:
     def wired() -> None:
         wire()
         panel, load, selector = _PANELS["img-beat"]
+        def placements(project: str | None, key: Any) -> list[Any]:
+            # the prompt box is left as the writer has it: the history text also changes when
+            # the page redraws after a placement, a second after the writer began typing
+            return [gr.skip(), *load(project, key)[1:]]
+
         # Undo/redo change the history text: a placement may have been taken back
-        beats.history.change(load, [ui.project, selector], panel.outputs)
+        beats.history.change(placements, [ui.project, selector], panel.outputs)
 
     return wired
 
