@@ -592,7 +592,7 @@ def sensed_thread(line: str, threads: Sequence[tuple[str, str, str]], vectors: V
     thread than the next thread and than any everyday event (``event`` prototypes) by
     :data:`SENSE_QUOTE`. ``need_reveal`` (an event line, which may only mention a thread):
     what the line says besides the thread's words must also be nearer the ``reveal``
-    prototypes than the ``mention`` ones ("떠올렸다", "remembered" pay nothing off).
+    prototypes than the ``mention`` ones ("remembered" pays nothing off).
     """
     said = marks(line)
     body = " ".join(_content(line, ()).split())

@@ -137,7 +137,7 @@ def stage(
         if new_id is not None and str(new_id) not in ids:
             ids.append(str(new_id))
 
-    # a character's memory reads in the story's language ("목표:", not "Goal:")
+    # a character's memory reads in the story's language (its goal label too, not English)
     labels = prompt_words(language).labels if language else None
     try:
         for p in new_characters:
