@@ -17,7 +17,7 @@ import typer
 
 from aizac.cli.errors import fail, friendly
 from aizac.cli.say import say
-from aizac.errors import AizacError, InvalidInputError
+from aizac.errors import AizacError, IncompleteReplyError, InvalidInputError
 from aizac.text import render
 
 models_app = typer.Typer(
@@ -272,11 +272,21 @@ def ask_model_command(
             sys.stdout.write(piece)
             sys.stdout.flush()
             printed = True
+    except IncompleteReplyError as e:
+        # Asked, not generating: a reply the token limit stopped is still the answer asked
+        # for, and it is on screen already; say where it stopped instead of failing.
+        if not (printed and e.reason == "length"):
+            if printed:
+                sys.stdout.write("\n")
+            fail(e)
+        sys.stdout.write("\n")
+        say("cli.ask_model.cut", err=True, role=role)
     except AizacError as e:
         if printed:
             sys.stdout.write("\n")
         fail(e)
-    sys.stdout.write("\n")
+    else:
+        sys.stdout.write("\n")
     sys.stdout.flush()
     if usage:
         for r in router.usage.records:

@@ -91,7 +91,7 @@ def openai_completion(content: str, prompt: int = 11, out: int = 7) -> dict[str,
     }
 
 
-def openai_stream(pieces: list[str], prompt: int = 5, out: int = 3) -> Reply:
+def openai_stream(pieces: list[str], prompt: int = 5, out: int = 3, finish: str = "stop") -> Reply:
     base = {
         "id": "chatcmpl-2",
         "object": "chat.completion.chunk",
@@ -105,7 +105,7 @@ def openai_stream(pieces: list[str], prompt: int = 5, out: int = 3) -> Reply:
         {**base, "choices": [{"index": 0, "delta": {"content": p}, "finish_reason": None}]}
         for p in pieces
     ]
-    events.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    events.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
     events.append(
         {
             **base,

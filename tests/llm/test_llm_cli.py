@@ -59,6 +59,34 @@ def test_ask_model_streams_the_reply(
     assert body["messages"][0] == {"role": "system", "content": "Be brief."}
 
 
+def test_ask_model_says_where_the_token_limit_stopped_the_reply(
+    run: CliRunner, wire: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asking is not generating: the reply is on screen, so a length stop is a note, not a
+    failure (a small local model rambles to its limit on an open question)."""
+    wire.script(openai_stream(["A title", " that goes on"], finish="length"))
+    monkeypatch.setenv("AIZAC_PLANNER_MODEL", "openai:gpt-test")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", wire.url + "/v1")
+    monkeypatch.setenv("AIZAC_UI_LANGUAGE", "ko")
+    result = run.invoke(_app(), ["ask-model", "planner", "Name it"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "A title that goes on\n"
+    assert "토큰 한도" in result.stderr and "error:" not in result.stderr
+
+
+def test_ask_model_limit_before_any_text_still_fails(
+    run: CliRunner, wire: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wire.script(openai_stream([], finish="length"))
+    monkeypatch.setenv("AIZAC_PLANNER_MODEL", "openai:gpt-test")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", wire.url + "/v1")
+    result = run.invoke(_app(), ["ask-model", "planner", "Name it"])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith("error: ") and "token limit" in result.stderr
+
+
 def test_ask_model_missing_key_is_one_clear_line(
     run: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
