@@ -50,6 +50,25 @@ def test_every_bound_is_said_in_json_schema_words(make_app: Callable[..., FastAP
     assert (last["minimum"], last["maximum"]) == (1, 100_000)
 
 
+def test_every_model_route_may_answer_502_in_the_run(make_app: Callable[..., FastAPI]) -> None:
+    """A route that calls the model documents 502 (the quality check refused the reply); the
+    run's configuration must allow it there, or a new model route fails the run at random
+    (``beats/plan`` did, on the reply the scripted model wrote in the wrong script)."""
+    import re
+    import tomllib
+
+    config = tomllib.loads(CONFIG.read_text(encoding="utf-8"))
+    allowed = [re.compile(op["include-path-regex"]) for op in config["operations"]
+               if "502" in op.get("checks", {}).get("not_a_server_error", {})
+               .get("expected-statuses", [])]
+    document = make_app().openapi()
+    model_routes = [f"{verb.upper()} {path}" for path, verbs in document["paths"].items()
+                    for verb, op in verbs.items() if "502" in op.get("responses", {})]
+    assert len(model_routes) >= 7
+    unlisted = [r for r in model_routes if not any(a.search(r.split()[1]) for a in allowed)]
+    assert unlisted == []
+
+
 @pytest.fixture
 def served(make_app: Callable[..., FastAPI]) -> Iterator[str]:
     import uvicorn
