@@ -139,12 +139,21 @@ def browser_page(url: str, *, locale: str = "en-US") -> Iterator[Any]:
                 outside.append(target)
                 route.abort()
 
+        # One Gradio app per page load: each app opens one heartbeat under its session. A
+        # second one in a page (a copied <gradio-app> booted itself) runs its own timers and
+        # load events beside the writer's, and a click could wait forever for its reply.
+        sessions: set[str] = set()
+        loads: list[str] = []
+        pg.on("request", lambda r: sessions.add(r.url.rsplit("/", 1)[-1].split("?")[0])
+              if "/heartbeat/" in r.url else None)
+        pg.on("load", lambda _: loads.append(pg.url))
         pg.route("**/*", only_loopback)
         pg.goto(url)
         pg.wait_for_selector("#aizac-create")
         pg.outside_requests = outside
         try:
             yield pg
+            assert len(sessions) <= len(loads), (sessions, loads)
         finally:
             context.close()
             browser.close()

@@ -204,14 +204,17 @@ ALLOWED = {"aizac", "txt", "md", "epub", "id", "ko", "en", "zh", "english", "api
 # text (.sr-only) is not on screen (Gradio's announcer, which said its untranslated key
 # "common.complete" there, is silenced by hidden progress: test_browser_gradio_texts.py).
 VISIBLE_UI_TEXT = """() => {
-  const body = document.body.cloneNode(true);
-  body.querySelectorAll(
-    ".sr-only, code, #aizac-roles [data-testid^='cell-'][data-testid$='-1'], "
+  const style = document.createElement('style');
+  style.textContent = ".sr-only, code, #aizac-roles [data-testid^='cell-'][data-testid$='-1'], "
     + "#aizac-roles [data-testid^='cell-'][data-testid$='-2'], "
-    + "#aizac-memories [data-testid^='cell-'][data-testid$='-0']").forEach(e => e.remove());
-  document.body.appendChild(body); body.style.position = 'absolute';
-  const text = body.innerText; body.remove(); return text;
+    + "#aizac-memories [data-testid^='cell-'][data-testid$='-0'] { display: none !important; }";
+  document.head.appendChild(style);
+  const text = document.body.innerText; style.remove(); return text;
 }"""
+"""The page's visible text without what stays as written (model specs, memory ids). Read from
+the live page with those parts hidden for the moment by a style: a copy of the page appended to
+it held a copy of ``<gradio-app>``, which booted a second Gradio app (its own session, timers and
+load events) on every read, and a click could then wait forever for a reply."""
 
 
 def _settled(page: Any) -> str:
