@@ -166,8 +166,12 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
     (on the embedded model, a character row typed into the Start tab right after Create).
     """
     service = ui.service
-    out = [*start.outputs, *beats.outputs, ui.status, *ui.button_list]
+    # the notes beside the buttons speak of the project they were said on: opening another
+    # one clears them (a new novel said "plot generated" beside its empty plot)
+    notes = list(ui.notes.values())
+    out = [*start.outputs, *beats.outputs, ui.status, *ui.button_list, *notes]
     n = len(start.outputs) + len(beats.outputs)
+    cleared, kept = [""] * len(notes), [gr.skip()] * len(notes)
     refresh = (memory.refresh_fn, memory.refresh_inputs, memory.refresh_outputs)
 
     # the project this browser had open (its own, not the CLI's current_project on disk)
@@ -180,13 +184,13 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
     def opened(name: str | None, said: Any) -> list[Any]:
         if not name:
             blank_editor = [gr.skip()] * len(beats.outputs)
-            return [*tab_start.values(ui, None), *blank_editor, said, *ui.states(None)]
+            return [*tab_start.values(ui, None), *blank_editor, said, *ui.states(None), *kept]
         try:
             return [*tab_start.values(ui, h.start_view(service, name)),
                     *tab_beats.values(ui, h.editor_view(service, name)), said,
-                    *ui.states(name)]
+                    *ui.states(name), *cleared]
         except Exception as e:
-            return [*[gr.skip()] * n, ui.message(e), *ui.states(None)]
+            return [*[gr.skip()] * n, ui.message(e), *ui.states(None), *kept]
 
     def on_open(name: str | None) -> list[Any]:
         # a project whose memory still uses other embeddings says what to do on open
@@ -200,12 +204,13 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
         try:
             created = h.create_project(service, *inputs)
         except Exception as e:
-            return [gr.skip(), gr.skip(), *[gr.skip()] * n, ui.message(e), *ui.states(None)]
+            return [gr.skip(), gr.skip(), *[gr.skip()] * n, ui.message(e), *ui.states(None),
+                    *kept]
         choices = gr.Dropdown(choices=h.project_names(service), value=created)
         return [choices, created, *opened(created, ui.L.t("ui.created", name=created))]
 
     seen = gr.State(None)  # the (project, revision, what runs) this page's views show
-    look = watch(ui, start, beats)
+    look = watch(ui, start, beats, len(notes))
     gr.Timer(WATCH_SECONDS).tick(
         look, [ui.project, seen, beats.beat_id, beats.version, start.version, beats.prose_beat],
         [*out, seen], show_progress="hidden")
@@ -225,7 +230,8 @@ WATCH_SECONDS = 1.0
 """How often an open page looks whether its project changed (a cheap read: the last step)."""
 
 
-def watch(ui: Ui, start: tab_start.StartTab, beats: tab_beats.BeatsTab) -> Callable[..., Any]:
+def watch(ui: Ui, start: tab_start.StartTab, beats: tab_beats.BeatsTab, notes: int
+          ) -> Callable[..., Any]:
     """The page's look at its project, every :data:`WATCH_SECONDS`: the store holds the
     state and every view is drawn from it, so whatever changed the project (a plot generated,
     a beat accepted, an autopilot run, undo/redo, another tab or page) redraws the Start and
@@ -238,7 +244,8 @@ def watch(ui: Ui, start: tab_start.StartTab, beats: tab_beats.BeatsTab) -> Calla
 
     def look(project: str | None, seen: Any, beat_id: Any, version: Any, plot_version: Any,
              prose_pick: Any) -> list[Any]:
-        nothing = [*[gr.skip()] * (n + 1), *ui.skip_buttons(), gr.skip()]
+        kept = [gr.skip()] * notes  # the notes say how the page's own actions ended
+        nothing = [*[gr.skip()] * (n + 1), *ui.skip_buttons(), *kept, gr.skip()]
         if not project:
             return nothing
         key = ui.key(project)
@@ -249,7 +256,7 @@ def watch(ui: Ui, start: tab_start.StartTab, beats: tab_beats.BeatsTab) -> Calla
             if now == seen:
                 return nothing
             if running is not None:
-                return [*[gr.skip()] * n, ui.progress_line(*running), *ui.busy(), now]
+                return [*[gr.skip()] * n, ui.progress_line(*running), *ui.busy(), *kept, now]
             start_view = h.start_view(service, project)
             first = ([gr.skip()] * len(start.outputs) if start_view.plot_version == plot_version
                      else tab_start.values(ui, start_view))
@@ -260,7 +267,7 @@ def watch(ui: Ui, start: tab_start.StartTab, beats: tab_beats.BeatsTab) -> Calla
             return nothing
         ended = seen is not None and seen[0] == project and seen[2] is not None
         said = ui.outcome.get(key, gr.skip()) if ended else gr.skip()
-        return [*first, *editor, said, *ui.states(project), now]
+        return [*first, *editor, said, *ui.states(project), *kept, now]
 
     return look
 

@@ -68,6 +68,24 @@ def _drafted(page: Any) -> None:
     status_says(page, "Designed the next beat")
 
 
+def test_the_notes_beside_the_buttons_speak_of_the_open_project(page: Any) -> None:
+    """A new novel showed "Plot generated." beside its empty plot: the note was the last
+    project's. Opening a project clears the notes; the next action there writes its own."""
+    _plotted(page, "first")
+    note = page.locator("#aizac-note-plot")
+    note.get_by_text("Plot generated").wait_for()
+    field(page, "aizac-new-name").fill("second")
+    click(page, "aizac-create")
+    status_says(page, "Created project")
+    page.wait_for_function("() => document.getElementById('aizac-note-plot').innerText"
+                           ".trim() === ''")
+    click(page, "aizac-generate-plot")
+    note.get_by_text("Plot generated").wait_for()
+    pick(page, "aizac-project", "first")
+    page.wait_for_function("() => document.getElementById('aizac-note-plot').innerText"
+                           ".trim() === ''")
+
+
 def test_an_empty_editor_disables_what_cannot_be_done(page: Any) -> None:
     tab(page, "Beat editor")
     for name in ("next-beat", "accept", "save-edit", "regenerate", "undo", "redo",
