@@ -9,8 +9,10 @@ writer action: how many seconds from the click to the result on screen, and its 
     python bench/korean_walk.py --scripted      # the tests' scripted fake models (quick check)
 
 The walk: create (회귀, 복수, 재벌; 현대 판타지) -> plot by hand -> plot generated -> beat ->
-edit a field -> regenerate with "긴장감을 높여줘" -> accept -> prose -> undo -> redo -> branch
-(undo + regenerate) -> switch back to the accepted branch -> memory -> export. A step that fails
+edit a field -> regenerate with "긴장감을 높여줘", twice (the edit stands) -> accept -> prose ->
+undo -> redo -> branch (undo + regenerate) -> switch back to the accepted branch -> memory ->
+export -> an autopilot episode -> undo its last beat -> double-click Create on a second novel ->
+open the first again and reload (the page shows the one open). A step that fails
 is a row with what the screen said (and its screenshot), not a crash; later steps still try.
 Nothing here leaves loopback: the browser may reach only the app.
 """
@@ -227,6 +229,84 @@ def generate_over_hand_plot(w: Walk) -> str:
     return w.act("generate-plot", L["ui.plot_generated"])
 
 
+EDITED_PLACE = "한성그룹 본사 회장실"
+
+
+def edit_survives(w: Walk) -> str:
+    """Item 1: a second regeneration keeps the field the writer wrote."""
+    page = w.page
+    history = page.locator("#aizac-history").inner_text()
+    field(page, "aizac-instruction").fill(INSTRUCTION)
+    w.click("regenerate")  # the status says what it said the first time: the history tells
+    page.wait_for_function(
+        "before => { const s = document.getElementById('aizac-status');"
+        " return !s.querySelector('.aizac-spinner')"
+        " && document.getElementById('aizac-history').innerText !== before; }",
+        arg=history, timeout=w.timeout_ms, polling=250)
+    said = w.status()
+    if L["ui.regenerated"] not in said:
+        raise RuntimeError(said)
+    kept = field(page, "aizac-location").input_value()
+    if kept != EDITED_PLACE:
+        raise RuntimeError(f"the edited place became {kept!r}")
+    return f"{said} / {L['ui.location']}: {kept}"
+
+
+def autopilot_episode(w: Walk) -> str:
+    """Item 2, first half: the autopilot writes one episode, no gates."""
+    page = w.page
+    tab(page, L["ui.tab.autopilot"])
+    page.locator("#aizac-ap-episodes input").fill("1")
+    w.click("ap-start")
+    done = L["autopilot.status.finished"]
+    page.wait_for_function(
+        "want => document.querySelector('#aizac-ap-status').innerText.includes(want)",
+        arg=done, timeout=w.timeout_ms * 4)
+    return " ".join(page.locator("#aizac-ap-status").inner_text().split())[:160]
+
+
+def undo_autopilot(w: Walk) -> str:
+    """Item 2: the autopilot's last accepted beat is a node of the history tree."""
+    tab(w.page, L["ui.tab.beats"])
+    return w.act("undo", L["ui.undone"])
+
+
+def double_create(w: Walk) -> str:
+    """Item 5: a double click on Create makes one project and leaves it ready."""
+    tab(w.page, L["ui.tab.start"])
+    field(w.page, "aizac-new-name").fill("walk-2")
+    field(w.page, "aizac-keywords").fill("회귀, 복수")
+    before = w.status()
+    w.page.locator("#aizac-create").dblclick()
+    handle = w.page.wait_for_function(STATUS_DONE, arg=["walk-2", before, ERROR_MARK],
+                                      timeout=w.timeout_ms, polling=250)
+    w.page.wait_for_timeout(2_000)  # the second click's reply, if any, has arrived
+    said = w.status()
+    if ERROR_MARK in said or "walk-2" not in str(handle.json_value()):
+        raise RuntimeError(said)
+    w.page.wait_for_function(
+        "() => { const b = document.getElementById('aizac-generate-plot');"
+        " return b && !b.disabled; }", timeout=CLICK_WAIT_MS)
+    return said
+
+
+def reload_keeps_open(w: Walk) -> str:
+    """Item 3: a reload shows the novel the writer had open, not the last one created."""
+    page = w.page
+    field(page, "aizac-project").click()
+    page.locator("#aizac-project [data-testid='dropdown-option']").filter(
+        has_text="walk").filter(has_not_text="walk-2").first.click()
+    page.wait_for_function("() => document.querySelector('#aizac-plot-title input, "
+                           "#aizac-plot-title textarea').value !== ''", timeout=w.timeout_ms)
+    page.reload()
+    page.wait_for_function("() => document.querySelector('#aizac-project input')?.value "
+                           "=== 'walk'", timeout=w.timeout_ms)
+    title = field(page, "aizac-plot-title")
+    page.wait_for_function("() => (document.querySelector('#aizac-plot-title input, "
+                           "#aizac-plot-title textarea') || {}).value", timeout=w.timeout_ms)
+    return f"walk / {title.input_value()[:60]}"
+
+
 def walk_steps(w: Walk) -> None:
     beats = L["ui.tab.beats"]
     w.step("create", lambda: create(w))
@@ -235,6 +315,7 @@ def walk_steps(w: Walk) -> None:
     w.step("beat", lambda: beat(w, beats))
     w.step("edit", lambda: edit(w))
     w.step("regenerate", lambda: regenerate(w))
+    w.step("regenerate-keeps-edit", lambda: edit_survives(w))
     w.step("accept", lambda: w.act("accept", L["ui.accepted_done"].split(".", 1)[0]))
     w.step("prose", lambda: w.act("write-prose", L["ui.prose_done"]))
     w.step("undo", lambda: w.act("undo", L["ui.undone"]))
@@ -243,6 +324,10 @@ def walk_steps(w: Walk) -> None:
     w.step("switch", lambda: switch(w))
     w.step("memory", lambda: memory(w))
     w.step("export", lambda: export(w))
+    w.step("autopilot-episode", lambda: autopilot_episode(w))
+    w.step("undo-autopilot-beat", lambda: undo_autopilot(w))
+    w.step("double-click-create", lambda: double_create(w))
+    w.step("reload-keeps-open-novel", lambda: reload_keeps_open(w))
 
 
 # ------------------------------------------------------------------------- server, browser
