@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from aizac.errors import IncompleteReplyError
 from aizac.settings import Settings
 from aizac.text import Text, language_name
 from aizac.writer import quality
@@ -81,7 +82,17 @@ def test_plot_beat_accept_prose(
     accepted = agent.accept(draft.id)
     assert accepted.status == "accepted"
 
-    prose = "".join(agent.write_prose()).strip()
+    # SmolLM2 now and then runs its whole 512-token budget without ending one sentence (seen
+    # once in a full run, ko); nothing is saved then and the error's hint says to try again,
+    # each try sampling anew. A writer tries once more; a second such reply still fails here.
+    for attempt in range(2):
+        try:
+            prose = "".join(agent.write_prose()).strip()
+            break
+        except IncompleteReplyError:
+            if attempt:
+                raise
+            assert agent.store.beat(draft.id).prose is None
     assert prose
     saved = agent.store.beat(draft.id).prose
     assert saved and saved.strip()
