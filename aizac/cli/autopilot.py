@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from aizac.cli.errors import friendly
+from aizac.cli.say import cli_language, say, text
 from aizac.errors import InvalidInputError
 from aizac.text import render
 
@@ -84,22 +85,23 @@ def _answer(choice: str | None, value: str | None) -> Any:
 
 def _show_gate(result: RunResult) -> None:
     gate = result.gate or {}
-    typer.echo(f"waiting at the {gate.get('gate')} gate of episode {gate.get('episode')}:")
+    say("cli.autopilot.waiting_gate", gate=gate.get("gate"), episode=gate.get("episode"))
     for key in ("beats", "memories"):
         for line in gate.get(key, []) or []:
             typer.echo(f"  {line}")
     if gate.get("verdict"):
-        typer.echo(f"  verdict: {json.dumps(gate['verdict'], ensure_ascii=False)}")
+        say("cli.autopilot.verdict", verdict=json.dumps(gate["verdict"], ensure_ascii=False))
     for f in gate.get("findings", []) or []:
-        typer.echo(f"  [{f.get('severity')}] beat {f.get('beat')}: {f.get('message')}")
+        say("cli.autopilot.finding", severity=f.get("severity"), beat=f.get("beat"),
+            message=f.get("message"))
 
 
 def _interactive_answer(result: RunResult) -> Any:
     _show_gate(result)
-    choice = typer.prompt("approve / edit / reject", default="approve")
+    choice = typer.prompt(text("cli.autopilot.ask_answer"), default="approve")
     if choice.strip().lower() != "edit":
         return choice
-    return _answer("edit", typer.prompt("value (text, or JSON for a plan or prose edit)"))
+    return _answer("edit", typer.prompt(text("cli.autopilot.ask_value")))
 
 
 def _finish(autopilot: Any, result: RunResult, on_event: Any) -> None:
@@ -108,13 +110,14 @@ def _finish(autopilot: Any, result: RunResult, on_event: Any) -> None:
                                   on_event=on_event)
     if result.status == "waiting":
         _show_gate(result)
-        typer.echo(f"answer with: aizac autopilot --resume {result.run_id} --answer approve")
+        say("cli.autopilot.answer_with", run=result.run_id)
     elif result.status == "paused":
-        typer.echo(f"run {result.run_id} paused: {render(result.message, 'en')}")
-        typer.echo(f"go on with: aizac autopilot --resume {result.run_id}")
+        say("cli.autopilot.paused", run=result.run_id,
+            message=render(result.message, cli_language()))
+        say("cli.autopilot.go_on", run=result.run_id)
     else:
-        typer.echo(f"run {result.run_id} finished: "
-                   f"{result.state.get('done_episodes', 0)} episode(s) written")
+        say("cli.autopilot.finished", run=result.run_id,
+            episodes=result.state.get("done_episodes", 0))
 
 
 @friendly
@@ -152,11 +155,11 @@ def autopilot_command(
                 raise InvalidInputError("error.autopilot.steer_text")
             run = rest[0] if len(rest) > 1 else None
             autopilot.steer(run, rest[-1])
-            typer.echo("steering note queued: it is applied at the next episode boundary")
+            say("cli.autopilot.steered")
             return
         if pause:
             autopilot.pause(rest[0] if rest else None)
-            typer.echo("pause requested: the run stops before its next step")
+            say("cli.autopilot.pause_requested")
             return
         if resume:
             options = {"budget_tokens": budget_tokens} if budget_tokens else None
@@ -202,11 +205,11 @@ def runs_command(ctx: typer.Context, project: ProjectOpt = None) -> None:
     store = _store(project)
     runs = store.runs()
     if not runs:
-        typer.echo("no runs yet: aizac autopilot --episodes N")
+        say("cli.autopilot.no_runs")
     for run in runs:
         episodes = run.options.get("episodes", "?")
-        typer.echo(f"{run.id}\t{run.status}\t{episodes} episode(s)\t"
-                   f"{store.tokens(run.id):,} tokens\t{render(run.message, 'en')}")
+        say("cli.autopilot.run_row", run=run.id, status=run.status, episodes=episodes,
+            tokens=f"{store.tokens(run.id):,}", message=render(run.message, cli_language()))
 
 
 @runs_app.command("show")
@@ -223,14 +226,17 @@ def show_command(
     store = _store(chosen)
     run = store.run(run_id)
     events = store.events(run.id)
-    typer.echo(f"run {run.id}: {run.status} {render(run.message, 'en')}".rstrip())
+    typer.echo(text("cli.autopilot.run_line", run=run.id, status=run.status,
+                    message=render(run.message, cli_language())).rstrip())
     for episode, (done, last) in sorted(episode_progress(events).items()):
-        typer.echo(f"episode {episode:<4} {bar(done, len(EPISODE_NODES))} {last}")
+        label = text("cli.autopilot.episode", n=episode)
+        typer.echo(f"{label:<12} {bar(done, len(EPISODE_NODES))} {last}")
     shown = [e for e in events if e.kind != "start"]
     for e in shown[-tail:] if tail else shown:
         typer.echo(e.line())
     for d in store.decisions(run.id):
-        typer.echo(f"decision: ep {d['episode']} {d['node']} {d['decision']}: {d['reason']}")
+        say("cli.autopilot.decision", episode=d["episode"], node=d["node"],
+            decision=d["decision"], reason=d["reason"])
 
 
 def register(app: typer.Typer, studio_factory: Any = None) -> None:

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from aizac.cli.errors import fail, friendly
-from aizac.cli.say import say
+from aizac.cli.say import say, text
 from aizac.errors import AizacError, IncompleteReplyError, InvalidInputError
 from aizac.text import render
 
@@ -52,14 +52,14 @@ def models_command(ctx: typer.Context) -> None:
     config = ModelConfig(settings.data_dir)
     stored = config.specs()
     if stored:
-        typer.echo(f"\nstored in {config.models_path}: {', '.join(sorted(stored))}")
+        say("cli.models.stored_in", path=str(config.models_path), roles=", ".join(sorted(stored)))
         for role in sorted(stored):
             env = setting_env_name(f"{role}_model")
             if env in os.environ:
-                typer.echo(f"  {role}: {env} in the environment wins over the stored spec")
+                say("cli.models.env_wins_role", role=role, env=env)
     keys = config.keys_set()
     if keys:
-        typer.echo(f"keys stored for: {', '.join(keys)} (never shown)")
+        say("cli.models.keys_stored", providers=", ".join(keys))
     if search is not None:
         show_servers(search.wait(), search.ports)
 
@@ -115,10 +115,10 @@ def set_command(
 
     config = ModelConfig(load_settings().data_dir)
     clean = config.set_spec(role, spec)
-    typer.echo(f"{role} -> {redact(clean)} (stored in {config.models_path})")
+    say("cli.models.stored", role=role, spec=redact(clean), path=str(config.models_path))
     env = setting_env_name(f"{role}_model")
     if env in os.environ:
-        typer.echo(f"note: {env} is set in this environment and wins over the stored spec")
+        say("cli.models.env_wins", env=env)
 
 
 @models_app.command("use")
@@ -152,7 +152,7 @@ def use_command(
     for role in chosen:
         env = setting_env_name(f"{role}_model")
         if env in os.environ:
-            typer.echo(f"note: {env} is set in this environment and wins over the stored spec")
+            say("cli.models.env_wins", env=env)
 
 
 def _found_spec(settings: Any, number: int) -> str:
@@ -219,7 +219,7 @@ def unset_command(
     if role not in ROLES:
         raise InvalidInputError("error.model.role", role=role, roles=", ".join(ROLES))
     ModelConfig(load_settings().data_dir).clear_spec(role)
-    typer.echo(f"{role}: stored spec removed")
+    say("cli.models.spec_removed", role=role)
 
 
 @models_app.command("key")
@@ -238,14 +238,15 @@ def key_command(
     config = ModelConfig(load_settings().data_dir)
     if delete:
         config.delete_key(provider)
-        typer.echo(f"{provider}: stored key removed")
+        say("cli.models.key_removed", provider=provider)
         return
     if sys.stdin.isatty():
-        value = typer.prompt(f"{provider} API key", hide_input=True, default="", show_default=False)
+        value = typer.prompt(text("cli.models.ask_key", provider=provider), hide_input=True,
+                             default="", show_default=False)
     else:
         value = sys.stdin.readline()
     config.set_key(provider, value)
-    typer.echo(f"{provider}: key stored in {config.keys_path} (mode 0600; never shown)")
+    say("cli.models.key_stored", provider=provider, path=str(config.keys_path))
 
 
 def ask_model_command(
@@ -291,11 +292,9 @@ def ask_model_command(
     if usage:
         for r in router.usage.records:
             approx = "~" if r.estimated else ""
-            typer.echo(
-                f"[{r.role} · {r.model} · {approx}{r.prompt_tokens} prompt + "
-                f"{approx}{r.completion_tokens} completion tokens · {r.latency_s:.2f} s]",
-                err=True,
-            )
+            say("cli.models.usage", err=True, role=r.role, model=r.model,
+                prompt=f"{approx}{r.prompt_tokens}", completion=f"{approx}{r.completion_tokens}",
+                seconds=f"{r.latency_s:.2f}")
 
 
 def register(app: typer.Typer) -> None:

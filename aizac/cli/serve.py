@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from aizac.cli.errors import friendly
+from aizac.cli.say import text
 from aizac.text import t
 
 if TYPE_CHECKING:
@@ -93,7 +94,8 @@ def _say(key: str, **params: object) -> None:
 def _password(from_stdin: bool) -> str:
     if from_stdin:
         return sys.stdin.readline().rstrip("\n")
-    return str(typer.prompt("Password", hide_input=True, confirmation_prompt=True))
+    return str(typer.prompt(text("cli.serve.ask_password"), hide_input=True,
+                            confirmation_prompt=True))
 
 
 def _user(store: AccountStore, name: str) -> User:

@@ -17,6 +17,7 @@ import typer
 
 from aizac.cli.episode import BeatsOpt, LengthOpt
 from aizac.cli.errors import friendly
+from aizac.cli.say import say
 from aizac.cli.studio import StudioFactory, list_projects, make_studio
 from aizac.text import Text, render
 
@@ -31,10 +32,10 @@ ProjectOpt = Annotated[
 
 
 def _show_beat(record: BeatRecord) -> None:
-    typer.echo(f"beat #{record.id} [{record.status}, v{record.version}]")
+    say("cli.story.beat_head", id=record.id, status=record.status, version=record.version)
     typer.echo(record.beat.render())
     for p in record.new_characters:
-        typer.echo(f"new character: {p.render()}")
+        say("cli.story.new_character", character=p.render())
 
 
 @friendly
@@ -56,9 +57,9 @@ def new_command(
         beats_per_episode=beats_per_episode, episode_length=episode_length,
     )
     info = agent.info
-    typer.echo(f"created project {info.name!r} ({info.language}) in {info.path}")
+    say("cli.story.created", name=info.name, lang=info.language, path=str(info.path))
     _notices(agent)
-    typer.echo("next: aizac plot")
+    say("cli.story.next_plot")
 
 
 @friendly
@@ -70,7 +71,7 @@ def projects_command(ctx: typer.Context) -> None:
     else:  # the product path reads the project folders only: no models, no Chroma imported
         current, infos = list_projects()
     if not infos:
-        typer.echo("no projects yet: aizac new NAME --keywords ...")
+        say("cli.story.no_projects")
     for info in infos:
         mark = "*" if info.name == current else " "
         typer.echo(f"{mark} {info.name}\t{info.language}\t{', '.join(info.keywords)}")
@@ -87,13 +88,14 @@ def plot_command(
     _notices(agent)
     record = agent.plan(force=force, progress=_progress)
     p = record.plot
-    typer.echo(f"# {p.title}\n{p.logline}\ngenre: {p.genre}  keywords: {', '.join(p.keywords)}")
+    say("cli.story.plot_head", title=p.title, logline=p.logline, genre=p.genre,
+        keywords=", ".join(p.keywords))
     for c in p.characters:
         typer.echo(f"- {c.name} ({c.role}): {c.profile}")
     for s in p.settings:
         typer.echo(f"* {s.name}: {s.description}")
     for act in p.acts:
-        typer.echo(f"[{act.stage}] ({act.episodes} episodes) {act.goal}")
+        say("cli.story.act", stage=act.stage, episodes=act.episodes, goal=act.goal)
         for line in act.key_events:
             typer.echo(f"    - {line}")
 
@@ -129,10 +131,10 @@ def beat_command(
     draft = agent.current_draft()
     if reject:
         if draft is None:
-            typer.echo("no draft to reject")
+            say("cli.story.no_draft")
             return
         agent.reject(draft.id)
-        typer.echo(f"rejected beat #{draft.id}; memory unchanged")
+        say("cli.story.rejected", id=draft.id)
         return
     if plan_episode:
         drafts = agent.plan_episode(regenerate or "", progress=_progress)
@@ -148,7 +150,7 @@ def beat_command(
         draft = agent.accept(draft.id, progress=_progress)
     _show_beat(draft)
     if draft.status == "accepted":
-        typer.echo(f"summary: {draft.summary}\nnext: aizac write")
+        say("cli.story.summary_next", summary=draft.summary)
 
 
 @friendly
@@ -178,7 +180,7 @@ def ask_command(
     _notices(agent)
     docs = agent.ask(check_question(question))
     if not docs:
-        typer.echo("nothing current in memory answers that")
+        say("cli.story.no_answer")
     for d in docs:
         meta = getattr(d, "metadata", {}) or {}
         typer.echo(f"- [{meta.get('tag', '?')}] {getattr(d, 'page_content', d)}")
@@ -205,7 +207,7 @@ def export_command(
     agent = make_studio(ctx).open(project)
     path = write_export(illustrated(agent.manuscript(), agent.store), kind, directory, name)
     agent.store.log_step("export", {"format": kind, "path": str(path)})
-    typer.echo(f"wrote {path}")
+    say("cli.story.wrote", path=str(path))
 
 
 def demo_defaults(language: str) -> tuple[str, str]:
@@ -239,7 +241,6 @@ def demo_command(
 
     On the embedded demo model, which writes English only, a Korean or Chinese demo says so
     first and runs the same pipeline in English."""
-    from aizac.cli.say import say
 
     start = time.perf_counter()
     studio = make_studio(ctx, data_dir=out / "aizac-data", beats_per_episode=beats)
@@ -287,7 +288,6 @@ def demo_settings(settings: Settings, seed: int | None) -> Settings:
 
 def show_split(usage: Any) -> None:
     """The usage log per model that answered (where a split routing sent the work)."""
-    from aizac.cli.say import say
     from aizac.llm.model_config import redact
 
     for model, (t, roles) in usage.by_model().items():
@@ -301,7 +301,6 @@ def _demo_language(
     """``(language, keywords, genre)`` the demo runs with: ``lang`` and its defaults, or, when
     the bundled embedded model serves the planner or writer and cannot write ``lang``, English
     (said up front, in ``lang``, with a local model server that answered, if any)."""
-    from aizac.cli.say import say
     from aizac.text import Text
     from aizac.writer.model_policy import cannot_write
 
