@@ -169,7 +169,8 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
     # the notes beside the buttons speak of the project they were said on: opening another
     # one clears them (a new novel said "plot generated" beside its empty plot)
     notes = list(ui.notes.values())
-    out = [*start.outputs, *beats.outputs, ui.status, *ui.button_list, *notes]
+    out = [*start.outputs, *beats.outputs, ui.status, *ui.button_list]
+    opens = [*out, *notes]  # only opening a project clears them; the watch leaves them be
     n = len(start.outputs) + len(beats.outputs)
     cleared, kept = [""] * len(notes), [gr.skip()] * len(notes)
     refresh = (memory.refresh_fn, memory.refresh_inputs, memory.refresh_outputs)
@@ -210,7 +211,7 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
         return [choices, created, *opened(created, ui.L.t("ui.created", name=created))]
 
     seen = gr.State(None)  # the (project, revision, what runs) this page's views show
-    look = watch(ui, start, beats, len(notes))
+    look = watch(ui, start, beats)
     gr.Timer(WATCH_SECONDS).tick(
         look, [ui.project, seen, beats.beat_id, beats.version, start.version, beats.prose_beat],
         [*out, seen], show_progress="hidden")
@@ -218,20 +219,19 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
     # The browser state is written by the handlers that open a project, as one of their outputs:
     # a `.change` listener on the dropdown wrote the value it had before a handler's update, so
     # a reload after Create reopened the project opened before it.
-    app.load(on_load, last_open, ui.project).then(on_open, ui.project, out).then(*refresh)
+    app.load(on_load, last_open, ui.project).then(on_open, ui.project, opens).then(*refresh)
     ui.project.input(lambda name: name, ui.project, last_open, show_progress="hidden")
-    ui.project.input(on_open, ui.project, out).then(*refresh)
+    ui.project.input(on_open, ui.project, opens).then(*refresh)
     ui.buttons["create"].click(on_create, start.create_inputs,
-                               [ui.project, last_open, *out]).then(*refresh)
-    ui.buttons["refresh"].click(on_open, ui.project, out).then(*refresh)
+                               [ui.project, last_open, *opens]).then(*refresh)
+    ui.buttons["refresh"].click(on_open, ui.project, opens).then(*refresh)
 
 
 WATCH_SECONDS = 1.0
 """How often an open page looks whether its project changed (a cheap read: the last step)."""
 
 
-def watch(ui: Ui, start: tab_start.StartTab, beats: tab_beats.BeatsTab, notes: int
-          ) -> Callable[..., Any]:
+def watch(ui: Ui, start: tab_start.StartTab, beats: tab_beats.BeatsTab) -> Callable[..., Any]:
     """The page's look at its project, every :data:`WATCH_SECONDS`: the store holds the
     state and every view is drawn from it, so whatever changed the project (a plot generated,
     a beat accepted, an autopilot run, undo/redo, another tab or page) redraws the Start and
@@ -244,8 +244,7 @@ def watch(ui: Ui, start: tab_start.StartTab, beats: tab_beats.BeatsTab, notes: i
 
     def look(project: str | None, seen: Any, beat_id: Any, version: Any, plot_version: Any,
              prose_pick: Any) -> list[Any]:
-        kept = [gr.skip()] * notes  # the notes say how the page's own actions ended
-        nothing = [*[gr.skip()] * (n + 1), *ui.skip_buttons(), *kept, gr.skip()]
+        nothing = [*[gr.skip()] * (n + 1), *ui.skip_buttons(), gr.skip()]
         if not project:
             return nothing
         key = ui.key(project)
@@ -256,7 +255,7 @@ def watch(ui: Ui, start: tab_start.StartTab, beats: tab_beats.BeatsTab, notes: i
             if now == seen:
                 return nothing
             if running is not None:
-                return [*[gr.skip()] * n, ui.progress_line(*running), *ui.busy(), *kept, now]
+                return [*[gr.skip()] * n, ui.progress_line(*running), *ui.busy(), now]
             start_view = h.start_view(service, project)
             first = ([gr.skip()] * len(start.outputs) if start_view.plot_version == plot_version
                      else tab_start.values(ui, start_view))
@@ -267,7 +266,7 @@ def watch(ui: Ui, start: tab_start.StartTab, beats: tab_beats.BeatsTab, notes: i
             return nothing
         ended = seen is not None and seen[0] == project and seen[2] is not None
         said = ui.outcome.get(key, gr.skip()) if ended else gr.skip()
-        return [*first, *editor, said, *ui.states(project), *kept, now]
+        return [*first, *editor, said, *ui.states(project), now]
 
     return look
 
