@@ -111,18 +111,46 @@ ZH_SENTENCES = [
 
 # ------------------------------------------------------------------------------ the model
 def _schema_name(body: dict[str, Any]) -> str | None:
+    from acceptance.outline import outline_of
+
     fmt = body.get("response_format") or {}
     if fmt.get("type") == "json_schema":
         return str(fmt["json_schema"].get("name"))
-    return None
+    outlined = outline_of(body)
+    return outlined[0] if outlined else None
+
+
+def _outline_note(body: dict[str, Any]) -> str:
+    """The system message's tail a ``json_object`` request carries instead of a schema: the
+    instruction line and ``type Name = ...`` (empty for any other request)."""
+    from acceptance.outline import outline_of
+
+    outlined = outline_of(body)
+    if outlined is None:
+        return ""
+    for message in body.get("messages", []):
+        content = str(message.get("content") or "")
+        at = content.find(f"type {outlined[0]} = ")
+        if message.get("role") == "system" and at >= 0:
+            return content[content.rfind("\n", 0, at - 1) + 1:]
+    return ""
 
 
 def _schema_text(body: dict[str, Any]) -> str:
+    """What the request spends on its schema: the JSON schema, or the outline note."""
     fmt = body.get("response_format") or {}
     if fmt.get("type") == "json_schema":
         schema = fmt["json_schema"].get("schema", {})
         return json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
-    return ""
+    return _outline_note(body)
+
+
+def _schema_fields(body: dict[str, Any]) -> dict[str, Any]:
+    """The properties of the schema a request asks for (sent whole or as an outline)."""
+    from acceptance.openai_server import requested_schema
+
+    fields: dict[str, Any] = (requested_schema(body) or {}).get("properties", {})
+    return fields
 
 
 def _hanzi(text: str) -> str:
@@ -187,6 +215,9 @@ class Script:
         with self.lock:
             system = "\n".join(str(m.get("content") or "") for m in body.get("messages", [])
                                if m.get("role") == "system")
+            note = _outline_note(body)
+            if note:  # counted as the schema it stands for, not twice
+                prompt, system = prompt.replace(note, ""), system.replace(note, "")
             call = Call(str(body.get("model")), node, self.episode, self.index, prompt,
                         _schema_text(body), system=system)
             self.calls.append(call)
@@ -263,7 +294,7 @@ class Script:
         if node == "beat":
             return json.dumps(self._design(schema == "BeatDesignWithCast"), ensure_ascii=False)
         if node == "EpisodeDesign":  # the same designs, one per beat_N field
-            fields = json.loads(_schema_text(self._body) or "{}").get("properties", {})
+            fields = _schema_fields(self._body)
             start, designs = self.index, {}
             for k, f in enumerate(fields):
                 self.index, self.designed = start + k, self.designed + 1
@@ -285,7 +316,7 @@ class Script:
         if node == "Verdict":
             return json.dumps({"decision": "accept", "reasons": ["通过"]}, ensure_ascii=False)
         if node == "EpisodeExtraction":  # one item per beat_N field, as extract_combined
-            fields = json.loads(_schema_text(self._body) or "{}").get("properties", {})
+            fields = _schema_fields(self._body)
             items = {}
             for k, f in enumerate(fields):
                 each = self._facts(k + 1)

@@ -47,6 +47,7 @@ from typing import Any
 import pytest
 
 from acceptance.loopback import Handler, LoopbackServer, Seen
+from acceptance.outline import outline_schema
 
 __all__ = [
     "CHAT",
@@ -163,6 +164,9 @@ def requested_schema(body: dict[str, Any]) -> dict[str, Any] | None:
         return schema
     if fmt.get("type") == "json_object" and "schema" in fmt:
         return dict(fmt["schema"])
+    outlined = outline_schema(body)
+    if outlined is not None:
+        return outlined
     tool = forced_tool(body)
     if tool is not None:
         for item in body.get("tools", []):

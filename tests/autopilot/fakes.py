@@ -123,6 +123,11 @@ def _schema_name(body: dict[str, Any]) -> str:
     if fmt.get("type") == "json_schema":
         return str(fmt["json_schema"].get("name", ""))
     from acceptance.openai_server import forced_tool
+    from acceptance.outline import outline_of
+
+    outlined = outline_of(body)
+    if outlined is not None:
+        return outlined[0]
 
     return forced_tool(body) or ""
 

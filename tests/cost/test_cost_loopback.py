@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from acceptance.openai_server import OpenAIServer, requested_schema
+from acceptance.outline import outline_of
 from pydantic import SecretStr
 
 from aizac.cliches import ClicheDB
@@ -23,6 +24,9 @@ CAST = ["강준", "서유나"]
 
 
 def _name(body: dict[str, Any]) -> str:
+    outlined = outline_of(body)
+    if outlined is not None:
+        return outlined[0]
     fmt = body.get("response_format") or {}
     return str(fmt.get("json_schema", {}).get("name", "")) if fmt else ""
 

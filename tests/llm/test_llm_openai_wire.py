@@ -127,15 +127,16 @@ def test_malformed_json_body_is_a_clear_error(wire: WireServer) -> None:
     assert len(wire.requests) == 1  # not retried: the server is not speaking the API
 
 
-def test_structured_output_uses_json_schema_response_format(wire: WireServer) -> None:
+def test_structured_output_asks_for_a_json_object_of_the_outline(wire: WireServer) -> None:
     wire.script(json_reply(openai_completion('{"name": "Ari", "age": 17}')))
     router = router_for(wire, [])
     hero = router.structured("planner", Hero, "Make a hero.")
     assert hero == Hero(name="Ari", age=17)
-    fmt = wire.requests[0].body["response_format"]
-    assert fmt["type"] == "json_schema"
-    assert fmt["json_schema"]["name"] == "Hero"
-    assert fmt["json_schema"]["schema"]["properties"]["name"]["maxLength"] == 40
+    body = wire.requests[0].body
+    assert body["response_format"] == {"type": "json_object"}
+    system = body["messages"][0]
+    assert system["role"] == "system" and "JSON" in system["content"]  # json_object's rule
+    assert system["content"].endswith("type Hero = {name: string≤40, age: integer}")
 
 
 def test_structured_output_repairs_over_http(wire: WireServer) -> None:

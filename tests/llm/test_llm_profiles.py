@@ -47,7 +47,7 @@ def test_built_models_carry_their_rows_profile() -> None:
     for text in ("openai:gpt-4o", "openai-compatible:http://127.0.0.1:9/v1:m", "ollama:q:7b"):
         built = build(parse_spec(text, "AIZAC_WRITER_MODEL"), settings, "AIZAC_WRITER_MODEL")
         assert profile_of(built.model) is built.profile
-        assert built.profile.structured_method == "json_schema"
+        assert built.profile.structured_method == "json_object"
         assert built.profile.reports_finish and built.profile.combined_extraction_ok
         assert not built.profile.small_local
     local = registry.row("local")
@@ -59,7 +59,7 @@ def test_built_models_carry_their_rows_profile() -> None:
 def test_models_built_directly_are_recognised_by_their_declared_class() -> None:
     openai = ChatOpenAI(model="m", api_key="sk-x", base_url="http://127.0.0.1:9/v1")  # type: ignore[arg-type]
     anthropic = ChatAnthropic(model="c", api_key="k")  # type: ignore[call-arg,arg-type]
-    assert default_method(openai) == "json_schema"
+    assert default_method(openai) == "json_object"
     assert default_method(anthropic) == "tool"
     assert profile_of(FakeListChatModel(responses=[])) is GENERIC
     assert profile_of(openai.bind(temperature=0)).provider == "openai"  # bindings looked through

@@ -143,13 +143,18 @@ def test_method_selection_per_provider() -> None:
 
     openai = ChatOpenAI(model="m", api_key="k")  # type: ignore[arg-type]
     anthropic = ChatAnthropic(model="m", api_key="k")  # type: ignore[arg-type,call-arg]
-    assert default_method(openai) == "json_schema"
+    assert default_method(openai) == "json_object"
     assert default_method(anthropic) == "tool"
     assert default_method(FakeListChatModel(responses=[])) == "prompt"
     schema = Beat.model_json_schema()
     plan = plan_structured(openai, schema, "prompt")  # a method can be forced
     assert plan.kwargs == {} and plan.system_note is not None
-    assert apply_plan([HumanMessage("x")], plan_structured(openai, schema)) == [HumanMessage("x")]
+    # json_schema puts nothing in the messages; json_object (OpenAI's default) the outline
+    assert apply_plan([HumanMessage("x")], plan_structured(openai, schema, "json_schema")) == [
+        HumanMessage("x")]
+    outlined = apply_plan([HumanMessage("x")], plan_structured(openai, schema))
+    assert outlined[1:] == [HumanMessage("x")]
+    assert outlined[0].text.endswith("type Beat = {title: string≤50, tension: integer≥0≤10}")
 
 
 # --------------------------------------------------------------------------- routing, fallback

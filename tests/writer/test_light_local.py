@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import typer
 from acceptance.openai_server import OpenAIServer
+from acceptance.outline import outline_of
 from acceptance.story import KoreanStory
 from typer.testing import CliRunner
 
@@ -45,7 +46,8 @@ def _asked(server: OpenAIServer) -> list[str]:
     out = []
     for r in server.chat_requests:
         fmt = r.body.get("response_format") or {}
-        out.append(fmt["json_schema"]["name"] if fmt else "prose")
+        outlined = outline_of(r.body)
+        out.append(outlined[0] if outlined else fmt["json_schema"]["name"] if fmt else "prose")
     return out
 
 
