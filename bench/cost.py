@@ -130,7 +130,7 @@ def _outline_note(body: dict[str, Any]) -> str:
         return ""
     for message in body.get("messages", []):
         content = str(message.get("content") or "")
-        at = content.find(f"type {outlined[0]} = ")
+        at = content.rfind(outlined[1])  # every type line; the instruction is the line before
         if message.get("role") == "system" and at >= 0:
             return content[content.rfind("\n", 0, at - 1) + 1:]
     return ""
@@ -332,6 +332,13 @@ class Script:
         return self._prose(prompt)
 
     def _prose(self, prompt: str) -> str:
+        scenes = re.findall(r"^### (\d+)$", prompt, re.MULTILINE)
+        if scenes:  # an episode's scenes in one call: each under its heading
+            ask = prompt[: prompt.find("\n### 1\n")]
+            return "\n\n".join(f"### {n}\n{self._paragraphs(ask)}" for n in scenes)
+        return self._paragraphs(prompt)
+
+    def _paragraphs(self, prompt: str) -> str:
         asked = re.findall(r"(\d[\d,]*)\s*(?:자|字|words)", prompt)
         target = int(asked[-1].replace(",", "")) if asked else 300
         out: list[str] = []
@@ -421,7 +428,11 @@ def run(mode: str, episodes: int, language: str, data_dir: Path,
                     planned()
                 draft = agent.next_beat()
                 agent.accept(draft.id)
-                "".join(agent.write_prose(draft.id))
+                together = getattr(agent, "write_episode", None) if plan_episodes else None
+                if together is None:
+                    "".join(agent.write_prose(draft.id))
+                elif agent.next_position()[0] != episode:  # the episode's last beat
+                    "".join(together(episode))
         else:
             from aizac.autopilot.runner import Autopilot
             from aizac.autopilot.state import Options

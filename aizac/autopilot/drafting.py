@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from aizac.errors import AizacError
+from aizac.writer.episode_prose import split_scenes
 from aizac.writer.output import prose_stop
 from aizac.writer.schemas import NovelBeat
 
@@ -34,6 +35,23 @@ def draft_prose(agent: Any, beat: NovelBeat, previous: str, instruction: str = "
     if not text:
         raise AizacError("error.autopilot.no_prose", where=f"{beat.episode}-{beat.index}")
     return text
+
+
+def draft_episode(agent: Any, beats: list[NovelBeat], previous: str) -> dict[int, str]:
+    """The prose of ``beats`` (an episode's, in order) from one writer call
+    (:mod:`aizac.writer.episode_prose`): beat index -> prose, for the scenes the reply has;
+    the caller drafts any other beat on its own."""
+    writer = agent.prose_writer
+    messages, _ = writer.episode_messages(beats, previous)
+    stream = writer.stream_episode(messages, len(beats))
+    while True:
+        try:
+            next(stream)
+        except StopIteration as done:
+            text = str(done.value or "")
+            break
+    scenes = split_scenes(text, len(beats))
+    return {beat.index: scenes[n] for n, beat in enumerate(beats, start=1) if n in scenes}
 
 
 def _collect(stream: Any, prose_words: int) -> str:

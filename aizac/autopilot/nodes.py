@@ -16,7 +16,7 @@ from aizac.autopilot import committing, drafting, episode_extract
 from aizac.autopilot.events import RunStore
 from aizac.autopilot.state import AutopilotState, after_rewrite, closed_episode
 from aizac.llm.runtime import run_sync
-from aizac.writer import combined, episode_design
+from aizac.writer import combined, episode_design, episode_prose
 from aizac.writer.schemas import NovelBeat
 
 Update = dict[str, Any]
@@ -136,6 +136,16 @@ def _outlined_goal(deps: Deps, episode: int) -> str:
 def draft(state: AutopilotState, deps: Deps) -> Update:
     """Prose for every planned beat not drafted yet (kept in the state, not the store)."""
     prose = dict(state.get("prose", {}))
+    missing = [beat for beat in _beats(state) if str(beat.index) not in prose]
+    running = [b.index for b in missing] == list(range(missing[0].index, missing[0].index
+                                                       + len(missing))) if missing else False
+    if len(missing) > 1 and running and episode_prose.writes_episodes(deps.agent):
+        # one call for scenes that follow each other (a rewrite redrafts its beat alone)
+        first = missing[0]
+        deps.say(f"drafting beats {first.episode}-{first.index}..{missing[-1].index}")
+        previous = drafting.previous_prose(deps.agent, prose, first)
+        written = drafting.draft_episode(deps.agent, missing, previous)
+        prose.update({str(index): text for index, text in written.items()})
     for beat in _beats(state):
         if str(beat.index) not in prose:
             deps.say(f"drafting beat {beat.episode}-{beat.index}")

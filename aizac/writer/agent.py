@@ -460,6 +460,17 @@ class WriterAgent:
             self.prose_writer.prose_words = self.episodes.current().per_beat
         return self.prose_writer.write_prose(beat_id, instruction=instruction)
 
+    def write_episode(self, episode: int, *, instruction: str = "") -> Iterator[str]:
+        """Stream the prose of ``episode``'s accepted beats that have none, in one writer call
+        when the writer declares it can; see :meth:`ProseWriter.write_episode`."""
+        from aizac.writer.episode_prose import writes_episodes
+
+        self._recover()
+        if self._prose_words is None:
+            self.prose_writer.prose_words = self.episodes.current().per_beat
+        return self.prose_writer.write_episode(episode, instruction=instruction,
+                                               together=writes_episodes(self))
+
     def save_prose(
         self, beat_id: int, prose: str, *, expected_version: int | None = None
     ) -> BeatRecord:

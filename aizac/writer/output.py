@@ -7,7 +7,7 @@ delegates its prose and export methods to it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +24,7 @@ from aizac.writer.context import (
     scene_brief,
     tail_tokens,
 )
+from aizac.writer.episode_prose import scenes_block, split_scenes, writes_episodes
 from aizac.writer.killpoints import checkpoint
 from aizac.writer.ports import Memory, Router
 from aizac.writer.project import BeatRecord, ProjectStore
@@ -82,6 +83,14 @@ def whole_sentences(text: str) -> str:
     """``text`` up to the end of its last finished sentence ("" if none has ended)."""
     ends = [m.end() for m in SENTENCE_END.finditer(text)]
     return text[: ends[-1]] if ends else ""
+
+
+def _without_last_scene(text: str) -> str:
+    """``text`` up to its last scene heading: the scene after it was cut."""
+    from aizac.writer.episode_prose import MARK
+
+    starts = [m.start() for m in MARK.finditer(text)]
+    return text[: starts[-1]] if starts else ""
 
 
 @dataclass(frozen=True)
@@ -238,6 +247,116 @@ class ProseWriter:
             dialogue=f"\n{dialogue}\n" if dialogue else "",
         )
         return messages, context
+
+    def episode_messages(self, beats: Sequence[Any], previous: str,
+                         instruction: str = "") -> tuple[list[Any], str]:
+        """The prose prompt of an episode's ``beats`` written in one call
+        (:mod:`aizac.writer.episode_prose`) and the context text it used.
+
+        The same budgets as one beat's prompt, spent once: the style notes and the context
+        pack are drawn for the whole episode (its cast, places and events); each scene keeps
+        its brief and its share of the dialogue notes."""
+        language = self.store.info().language
+        context_budget, previous_budget = self._prose_budgets()
+        briefs = [scene_brief(beat) for beat in beats]
+        share = round(context_budget * VOICE_SHARE / max(1, len(beats)))
+        notes = [self._dialogue_notes(beat, language, brief, share)
+                 for beat, brief in zip(beats, briefs, strict=True)]
+        style = ""
+        if self.style is not None:
+            style = self.style.notes("\n".join(briefs), round(context_budget * STYLE_SHARE)).text
+        dialogue = sum(count_tokens(text) for text, _ in notes)
+        cast = list(dict.fromkeys(name for beat in beats for name in beat.characters))
+        places = list(dict.fromkeys(beat.location for beat in beats if beat.location))
+        query = " ".join([*places[1:], *(event for beat in beats for event in beat.events)])
+        context = self.context_builder(
+            self.memory, characters=cast, query=query, act_goal=None,
+            location=places[0] if places else "",
+            budget=context_budget - dialogue - count_tokens(style),
+        )
+        self.last_notes = ProseNotes(count_tokens(style), dialogue,
+                                     any(plan is not None for _, plan in notes),
+                                     count_tokens(str(context)))
+        words = prompt_words(language)
+        messages = self.prompts.render(
+            "prose_episode",
+            language,
+            genre=story_genre(self.store, words.genre),
+            context=context or "-",
+            previous=tail_tokens(previous, previous_budget) if previous else "-",
+            scenes=scenes_block([(brief, text) for brief, (text, _) in zip(briefs, notes,
+                                                                          strict=True)]),
+            count=len(beats),
+            length=self.prose_words,
+            instruction=instruction_line(instruction, words),
+            style=f"\n{style}\n" if style else "",
+        )
+        return messages, context
+
+    def stream_episode(self, messages: list[Any], count: int) -> Generator[str, None, str]:
+        """The writer's reply to :meth:`episode_messages` for ``count`` scenes, chunk by chunk;
+        returns the text to keep (the prose guards of one beat, over the whole episode's
+        length, may end it earlier than the chunks went). A reply the token limit cut ends
+        where it was cut (its finished scenes are kept; the cut one is written again on its
+        own); a dropped stream raises."""
+        text = ""
+        stream = self.router.stream("writer", messages)
+        try:
+            for chunk in stream:
+                text += chunk
+                yield chunk
+                checkpoint("write:streaming")
+                stop = prose_stop(text, chunk, self.prose_words * count)
+                if stop is not None:
+                    return stop
+        except IncompleteReplyError as error:
+            if error.reason != "length":
+                raise
+            return _without_last_scene(text)
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
+        return text
+
+    def write_episode(self, episode: int, *, instruction: str = "",
+                      together: bool | None = None) -> Iterator[str]:
+        """Stream the prose of ``episode``'s accepted beats that have none, in one call when
+        the writer declares it can (:func:`~aizac.writer.episode_prose.writes_episodes`), and
+        save each beat's prose as its scene is complete at the end of the stream. A scene the
+        reply left out (or the token limit cut) is then written on its own, as
+        :meth:`write_prose` does. An interrupted stream saves nothing of its own scenes."""
+        records = [r for r in self.store.beats(episode=episode, status="accepted")
+                   if not (r.prose or "").strip()]
+        if not records:
+            raise NotFoundError("error.prose.episode_written", episode=episode)
+        missing = records
+        if together is None:
+            together = writes_episodes(self)
+        if len(records) > 1 and together:
+            last = self.store.last_accepted(before=(episode, records[0].index))
+            previous = (last.prose or last.summary or "") if last is not None else ""
+            messages, context = self.episode_messages([r.beat for r in records], previous,
+                                                      instruction)
+            text = yield from self.stream_episode(messages, len(records))
+            checkpoint("write:streamed")
+            scenes = split_scenes(text, len(records))
+            for number, record in enumerate(records, start=1):
+                if number in scenes:
+                    self._save_drafted(record, scenes[number])
+            missing = [r for n, r in enumerate(records, start=1) if n not in scenes]
+            if len(missing) < len(records):
+                reinforce(self.memory, context_ids(context))
+        for record in missing:
+            yield "\n\n"
+            yield from self.write_prose(record.id, instruction=instruction)
+
+    def _save_drafted(self, record: BeatRecord, text: str) -> None:
+        """Save ``text`` as ``record``'s prose (the model's draft, for the style learner)."""
+        beat = record.beat
+        self.store.save_prose(record.id, text, expected_version=record.version)
+        if self.style is not None:
+            self.style.drafted(record.id, "prose", text, episode=beat.episode, index=beat.index)
 
     def _dialogue_notes(self, beat: Any, language: str, scene: str,
                         budget: int) -> tuple[str, Any]:

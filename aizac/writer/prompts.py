@@ -24,6 +24,7 @@ KINDS: tuple[str, ...] = (
     "plot",
     "beat",
     "prose",
+    "prose_episode",
     "summary",
     "character",
     "extract_Story",
