@@ -145,6 +145,12 @@ def _schema_text(body: dict[str, Any]) -> str:
     return _outline_note(body)
 
 
+def _requested(body: dict[str, Any]) -> dict[str, Any]:
+    from acceptance.openai_server import requested_schema
+
+    return requested_schema(body) or {}
+
+
 def _schema_fields(body: dict[str, Any]) -> dict[str, Any]:
     """The properties of the schema a request asks for (sent whole or as an outline)."""
     from acceptance.openai_server import requested_schema
@@ -296,9 +302,16 @@ class Script:
         if node == "EpisodeDesign":  # the same designs, one per beat_N field
             fields = _schema_fields(self._body)
             start, designs = self.index, {}
+            # the autopilot's design asks for each beat's memory too (the extraction's facts)
+            memory = "memory" in json.dumps(_requested(self._body))
             for k, f in enumerate(fields):
                 self.index, self.designed = start + k, self.designed + 1
                 designs[f] = self._design(True)
+                if memory:
+                    each = self._facts(start + k)
+                    designs[f]["memory"] = {**{t: {"facts": each[t]} for t in (
+                        "story", "characters", "relations", "settings")},
+                        "summary": each["summary"]}
             self.index = start
             return json.dumps(designs, ensure_ascii=False)
         if node == "character":
@@ -457,6 +470,12 @@ def run(mode: str, episodes: int, language: str, data_dir: Path,
                 prose[beat.episode] += len(beat.prose)
                 beats[beat.episode] += 1
         studio.close()
+    dump = os.environ.get("AIZAC_BENCH_DUMP")  # a folder: each request's text, for reading
+    if dump:
+        Path(dump).mkdir(parents=True, exist_ok=True)
+        for n, c in enumerate(script.calls):
+            Path(dump, f"{mode}-{n:03d}-ep{c.episode}-{c.role}-{c.node}.txt").write_text(
+                f"{c.schema}\n----\n{c.prompt}", encoding="utf-8")
     calls = [
         {"role": c.role, "node": c.node, "episode": c.episode,
          "prompt": count_tokens(c.prompt), "schema": count_tokens(c.schema),

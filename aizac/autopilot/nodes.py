@@ -98,7 +98,8 @@ def plan(state: AutopilotState, deps: Deps) -> Update:
     goal = _outlined_goal(deps, episode)
     beats, profiles, written = [], [], []
     indices = range(int(state["start_index"]), agent.episodes.current().beats + 1)
-    designed = _designed_together(deps, episode, indices, goal)
+    memories: dict[int, Any] = {}
+    designed = _designed_together(deps, episode, indices, goal, memories)
     for index in indices:
         existing = agent.store.draft_at(episode, index)
         written.append(list(existing.written) if existing is not None else [])
@@ -111,18 +112,21 @@ def plan(state: AutopilotState, deps: Deps) -> Update:
             beat, cast = agent.design(episode, index, goal)
         beats.append(beat.model_dump())
         profiles.append([p.model_dump() for p in cast])
-    return {"beats": beats, "profiles": profiles, "written": written}
+    return {"beats": beats, "profiles": profiles, "written": written,
+            "designed_memory": {str(i): committing.dump_extracted(m) for i, m in memories.items()}}
 
 
-def _designed_together(deps: Deps, episode: int, indices: range, goal: str) -> dict[int, Any]:
+def _designed_together(deps: Deps, episode: int, indices: range, goal: str,
+                       memories: dict[int, Any]) -> dict[int, Any]:
     """The beats without a draft, designed in one call when the planner declares it can
-    (:mod:`aizac.writer.episode_design`); empty otherwise (one call per beat)."""
+    (:mod:`aizac.writer.episode_design`), with what each adds to memory (into ``memories``);
+    empty otherwise (one call per beat)."""
     agent = deps.agent
     missing = [i for i in indices if agent.store.draft_at(episode, i) is None]
     if len(missing) < 2 or not episode_design.designs_episodes(agent):
         return {}
     deps.say(f"designing beats {episode}-{missing[0]}..{missing[-1]}")
-    return episode_design.design_episode(agent, episode, missing, goal)
+    return episode_design.design_episode(agent, episode, missing, goal, memories=memories)
 
 
 def _outlined_goal(deps: Deps, episode: int) -> str:
@@ -157,7 +161,8 @@ def draft(state: AutopilotState, deps: Deps) -> Update:
 def extract(state: AutopilotState, deps: Deps) -> Update:
     """Candidate memories of every planned beat (extractor role)."""
     agent = deps.agent
-    found = dict(state.get("candidates", {}))
+    # what the episode design gave first: those beats need no extraction call
+    found = {**state.get("designed_memory", {}), **state.get("candidates", {})}
     profiles = state.get("profiles", [])
     known = list(agent.memory.characters())
     beats = _beats(state)

@@ -67,6 +67,9 @@ class AutopilotState(TypedDict, total=False):
     written: list[list[str]]  # per planned beat: the fields the writer wrote (kept as typed)
     prose: dict[str, str]  # beat index -> prose
     candidates: dict[str, dict[str, Any]]  # beat index -> Extracted as dicts
+    # beat index -> Extracted as dicts, as the episode design gave them (a rewrite keeps them:
+    # it changes the prose, not the beats they were read from)
+    designed_memory: dict[str, dict[str, Any]]
     report: dict[str, Any] | None  # continuity report (findings, covered, missed, blocking)
     verdict: dict[str, Any] | None  # {"decision": ..., "reasons": [...]}
     canon: list[dict[str, Any]] | None  # the canon facts the one review call is shown, or None
@@ -98,8 +101,9 @@ def new_state(run_id: str, options: Options) -> AutopilotState:
 def closed_episode() -> AutopilotState:
     """The episode fields reset (between episodes, or a plan rejected at a gate)."""
     return AutopilotState(
-        episode_open=False, beats=[], profiles=[], written=[], prose={}, candidates={}, report=None,
-        verdict=None, canon=None, rewrites=0, rewrite_note="", plan_ok=False, rewrite_ok=False,
+        episode_open=False, beats=[], profiles=[], written=[], prose={}, candidates={},
+        designed_memory={}, report=None, verdict=None, canon=None, rewrites=0, rewrite_note="",
+        plan_ok=False, rewrite_ok=False,
         commit_ok=False, committed=False,
     )
 

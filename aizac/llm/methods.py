@@ -57,8 +57,9 @@ class StructuredPlan:
     system_note: str | None = None
     schema: dict[str, Any] | None = None
 
-    def note(self, language: str) -> str | None:
-        """The system note in ``language`` (``ko``, ``zh``; English otherwise)."""
+    def note(self, language: str, explained: frozenset[str] = frozenset()) -> str | None:
+        """The system note in ``language`` (``ko``, ``zh``; English otherwise); an outline
+        leaves out the comments of the fields named in ``explained`` (the prompt's words)."""
         if self.system_note is None:
             return None
         if self.method == "constrained":
@@ -66,7 +67,7 @@ class StructuredPlan:
         if self.method == "prompt" and self.schema is not None:
             return schema_instruction(self.schema, language)
         if self.method == "json_object" and self.schema is not None:
-            return shape_instruction(self.schema, language)
+            return shape_instruction(self.schema, language, explained)
         return self.system_note
 
 
@@ -87,19 +88,30 @@ def schema_instruction(schema: dict[str, Any], language: str = "en") -> str:
     )
 
 
-def shape_instruction(schema: dict[str, Any], language: str = "en") -> str:
+def shape_instruction(schema: dict[str, Any], language: str = "en",
+                      explained: frozenset[str] = frozenset()) -> str:
     """The system note asking for JSON of ``schema``'s outline, in ``language``: the
     instruction, then ``type <Name> = <outline>`` (the name is the one a ``json_schema``
-    request or a tool would carry)."""
+    request or a tool would carry). A field named in ``explained`` (the prompt explains it
+    already: "aspect is the part that changed: ...") has no comment in the outline."""
     return instructions.text("shape", language) + _shape_text(
-        json.dumps(schema, ensure_ascii=False))
+        json.dumps(schema, ensure_ascii=False), explained)
 
 
-@functools.lru_cache(maxsize=64)
-def _shape_text(schema_text: str) -> str:
-    # the same few schemas go with every beat: outlined once each
+@functools.lru_cache(maxsize=256)
+def _shape_text(schema_text: str, explained: frozenset[str]) -> str:
+    # the same few schemas and prompts go with every beat: outlined once each
     schema = json.loads(schema_text)
-    return schema_shape(schema, schema_name(str(schema.get("title", "Output"))))
+    return schema_shape(schema, schema_name(str(schema.get("title", "Output"))), explained)
+
+
+_FIELD_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def prompt_fields(messages: list[BaseMessage]) -> frozenset[str]:
+    """The words of ``messages`` that could name a schema field (Latin identifiers): the
+    fields the prompt itself speaks of."""
+    return frozenset(w for m in messages for w in _FIELD_WORD.findall(m.text))
 
 
 @functools.lru_cache(maxsize=64)
@@ -196,7 +208,8 @@ def apply_plan(
 
     The note is written in ``language``, by default the language of ``messages`` themselves
     (:func:`aizac.llm.instructions.prompt_language`): a Korean prompt gets a Korean note."""
-    note = plan.note(language or instructions.prompt_language(messages))
+    note = plan.note(language or instructions.prompt_language(messages),
+                     prompt_fields(messages) if plan.method == "json_object" else frozenset())
     if note is None:
         return list(messages)
     if messages and isinstance(messages[0], SystemMessage):

@@ -27,19 +27,21 @@ carries a description (a ``//`` comment ends a line)."""
 _INDENT = "  "
 
 
-def schema_shape(schema: dict[str, Any], name: str = "Output") -> str:
+def schema_shape(schema: dict[str, Any], name: str = "Output",
+                 explained: frozenset[str] = frozenset()) -> str:
     """The outline of ``schema`` (a JSON schema dict with local ``$defs`` references) as
     ``type <name> = ...``.
 
     An object definition referenced more than once (the four beats of an episode design) is
     written once, as its own ``type`` before the one that uses it, and named where it is used;
-    anything referenced once is written in place.
+    anything referenced once is written in place. A field whose name is in ``explained``
+    goes without its description (the prompt explains it; the outline would say it twice).
     """
     defs = dict(schema.get("$defs") or schema.get("definitions") or {})
     uses: dict[str, int] = {}
     _count_refs(schema, uses)
     named = {ref for ref, n in uses.items() if n > 1 and _is_object(defs.get(ref))}
-    outline = _Outline(defs, named)
+    outline = _Outline(defs, named, explained)
     parts = [f"type {ref} = {outline.type_of(defs[ref], 0, top=True)}" for ref in defs
              if ref in named]
     parts.append(f"type {name} = {outline.type_of(schema, 0, top=True)}")
@@ -64,8 +66,9 @@ def _is_object(node: Any) -> bool:
 
 
 class _Outline:
-    def __init__(self, defs: dict[str, Any], named: set[str]) -> None:
-        self.defs, self.named = defs, named
+    def __init__(self, defs: dict[str, Any], named: set[str],
+                 explained: frozenset[str] = frozenset()) -> None:
+        self.defs, self.named, self.explained = defs, named, explained
 
     def resolve(self, node: dict[str, Any]) -> dict[str, Any]:
         seen = 0
@@ -127,6 +130,8 @@ class _Outline:
             mark = "" if name in required or constant else "?"
             text = f"{name}{mark}: {self.type_of(sub, depth + 1)}"
             note = sub.get("description") if isinstance(sub, dict) else None
+            if name in self.explained:
+                note = None
             fields.append((text, f" // {_one_line(str(note))}" if note else ""))
         inline = "{" + ", ".join(text for text, _ in fields) + "}"
         if len(inline) <= INLINE_WIDTH and not any(note for _, note in fields) \

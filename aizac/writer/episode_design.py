@@ -29,17 +29,41 @@ from pydantic import BaseModel, ConfigDict, create_model
 
 from aizac.writer import combined
 from aizac.writer.characters import keep_plausible_names
-from aizac.writer.schemas import CharacterProfile, NovelBeat
+from aizac.writer.schemas import BeatDesign, CharacterProfile, NovelBeat
 
 MAX_BEATS = 12
 
 
-@lru_cache(maxsize=MAX_BEATS)
-def episode_schema(count: int) -> type[BaseModel]:
-    """``EpisodeDesign`` with the fields ``beat_1`` .. ``beat_<count>`` (all required)."""
-    fields: dict[str, Any] = {f"beat_{n}": (combined.BeatDesignWithCast, ...)
-                              for n in range(1, count + 1)}
+class BeatDesignWithMemory(combined.BeatDesignWithCast):
+    """A beat design with what the beat adds to memory: the autopilot's design and extraction
+    of an episode in one planner call (``memory`` may be left out: that beat is then extracted
+    on its own)."""
+
+    memory: combined.BeatExtraction | None = None
+
+    def design(self) -> BeatDesign:
+        """The design without the profiles and the memory."""
+        return BeatDesign(**self.model_dump(exclude={"new_characters", "memory"}))
+
+
+@lru_cache(maxsize=2 * MAX_BEATS)
+def episode_schema(count: int, memory: bool = False) -> type[BaseModel]:
+    """``EpisodeDesign`` with the fields ``beat_1`` .. ``beat_<count>`` (all required);
+    ``memory``: each beat with its :class:`BeatDesignWithMemory` memory."""
+    item = BeatDesignWithMemory if memory else combined.BeatDesignWithCast
+    fields: dict[str, Any] = {f"beat_{n}": (item, ...) for n in range(1, count + 1)}
     return create_model("EpisodeDesign", __config__=ConfigDict(extra="forbid"), **fields)
+
+
+def memory_request(prompts: Any, language: str) -> str:
+    """The ``$memory`` block of the episode prompt that asks for each beat's memory: the
+    lead line, then the field lines of the beat extraction's own prompt (one wording of what
+    to record, for both calls)."""
+    from aizac.writer.prompt_words import prompt_words
+
+    template = prompts.get("extract_combined", language)
+    lines = [line for line in template.user.splitlines() if line.startswith("- ")]
+    return "\n" + "\n".join([prompt_words(language).labels["memory"], *lines])
 
 
 def items_of(reply: BaseModel, count: int) -> list[Any]:
@@ -75,6 +99,7 @@ def episode_request(
 def design_episode(
     agent: Any, episode: int, indices: Sequence[int], instruction: str = "",
     locked: Mapping[int, Mapping[str, Any]] | None = None,
+    memories: dict[int, Any] | None = None,
 ) -> dict[int, tuple[NovelBeat, list[CharacterProfile]]]:
     """Design the beats at ``indices`` of ``episode`` in one planner call.
 
@@ -82,6 +107,9 @@ def design_episode(
     the reply gives for known or absent names are dropped; a new name without a profile gets
     the profile call, as in :meth:`~aizac.writer.agent.WriterAgent.design`). ``locked``: by
     index, the fields that keep the writer's values (told to the model, then put back).
+    ``memories``: a dict to fill with each beat's :class:`~aizac.writer.extraction.Extracted`
+    from the same reply (the autopilot; the beats it leaves out get the extractor's call);
+    ``None`` (co-writing: each accepted beat is extracted then) asks for none.
     """
     from aizac.writer.locks import apply_locks
     from aizac.writer.prompt_words import prompt_words
@@ -92,12 +120,14 @@ def design_episode(
     fixed = {i: dict(v) for i, v in (locked or {}).items() if v and i in wanted}
     request = episode_request(instruction, episode, fixed,
                               prompt_words(agent.info.language)) if fixed else None
+    asked = memories is not None
     messages = agent.design_messages(
         episode, wanted[0], instruction, kind="episode_beats",
         first=wanted[0], last=wanted[-1], count=len(wanted),
         request=request,
+        memory=memory_request(agent.prompts, agent.info.language) if asked else "",
     )
-    reply = agent.router.structured("planner", episode_schema(len(wanted)), messages)
+    reply = agent.router.structured("planner", episode_schema(len(wanted), asked), messages)
     known = {k: list(v) for k, v in agent.memory.characters().items()}
     earlier: dict[str, CharacterProfile] = {}  # introduced by an earlier beat of the episode
     out: dict[int, tuple[NovelBeat, list[CharacterProfile]]] = {}
@@ -114,6 +144,9 @@ def design_episode(
             known.setdefault(profile.name, list(profile.aliases))
             earlier[profile.name] = profile
         out[index] = beat, profiles
+        memory = getattr(item, "memory", None)
+        if memories is not None and memory is not None:
+            memories[index] = memory.extracted()
     return out
 
 
@@ -121,4 +154,5 @@ def _quiet(_: str) -> None:
     return None
 
 
-__all__ = ["MAX_BEATS", "design_episode", "designs_episodes", "episode_schema", "items_of"]
+__all__ = ["MAX_BEATS", "BeatDesignWithMemory", "design_episode", "designs_episodes",
+           "episode_schema", "items_of", "memory_request"]
