@@ -29,7 +29,7 @@ from aizac.application.cancel import CancelToken
 from aizac.application.effects import move
 from aizac.application.exports import ExportResult, ExportService
 from aizac.application.ports import GenerationSlots, Projects, Unlimited
-from aizac.errors import ConflictError, InvalidInputError
+from aizac.errors import ConflictError, InvalidInputError, NotFoundError
 from aizac.text import Text, Verbatim
 from aizac.writer.agent import WriterAgent
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo
@@ -657,6 +657,31 @@ class ApplicationService:
         with self.slots.generation(), self.operation(name) as token:
             text = ""
             for chunk in agent.write_prose(beat_id):
+                token.check()
+                text += chunk
+                yield text
+
+    def episode_to_write(self, name: str | None, episode: int) -> list[BeatRecord]:
+        """The accepted beats of ``episode`` that have no prose yet (what "write this
+        episode" writes), in order; raises when there is none."""
+        if episode < 1:
+            raise InvalidInputError("error.prose.episode_number", episode=episode)
+        records = [r for r in self.agent(name).store.beats(episode=episode, status="accepted")
+                   if not (r.prose or "").strip()]
+        if not records:
+            raise NotFoundError("error.prose.episode_written", episode=episode)
+        return records
+
+    def write_episode(self, name: str | None, episode: int) -> Iterator[str]:
+        """"Write this episode": stream the prose of ``episode``'s accepted beats that have
+        none, in one writer call when the writer declares it can
+        (:meth:`WriterAgent.write_episode`); the text so far after each chunk. Each beat's
+        prose is saved as the stream completes."""
+        self.episode_to_write(name, episode)
+        agent = self.agent(name)
+        with self.slots.generation(), self.operation(name) as token:
+            text = ""
+            for chunk in agent.write_episode(episode):
                 token.check()
                 text += chunk
                 yield text

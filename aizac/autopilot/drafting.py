@@ -43,7 +43,7 @@ def draft_episode(agent: Any, beats: list[NovelBeat], previous: str) -> dict[int
     the caller drafts any other beat on its own."""
     writer = agent.prose_writer
     messages, _ = writer.episode_messages(beats, previous)
-    stream = writer.stream_episode(messages, len(beats))
+    stream = writer.stream_episode(messages)
     while True:
         try:
             next(stream)

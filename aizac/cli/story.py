@@ -19,6 +19,7 @@ from aizac.cli.episode import BeatsOpt, LengthOpt
 from aizac.cli.errors import friendly
 from aizac.cli.say import say
 from aizac.cli.studio import StudioFactory, list_projects, make_studio
+from aizac.errors import InvalidInputError
 from aizac.text import Text, render
 
 if TYPE_CHECKING:  # the writer (Chroma, LangChain) is imported only by commands that use it
@@ -158,11 +159,17 @@ def write_command(
     ctx: typer.Context,
     project: ProjectOpt = None,
     beat_id: Annotated[int | None, typer.Option("--beat", help="Beat id.")] = None,
+    episode: Annotated[int | None, typer.Option(
+        "--episode", min=1, help="Write the prose of this episode's accepted beats that have "
+        "none (one call when the writer model declares larger replies).")] = None,
 ) -> None:
-    """Write (stream) the prose of the last accepted beat."""
+    """Write (stream) the prose of the last accepted beat, or of an episode (--episode)."""
+    if episode is not None and beat_id is not None:
+        raise InvalidInputError("error.prose.beat_or_episode")
     agent = make_studio(ctx).open(project)
     _notices(agent)
-    for chunk in agent.write_prose(beat_id):
+    chunks = agent.write_prose(beat_id) if episode is None else agent.write_episode(episode)
+    for chunk in chunks:
         typer.echo(chunk, nl=False)
     typer.echo("")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path as FilePath
 from typing import Annotated, Any
 
@@ -33,6 +33,8 @@ from aizac.server.models import (
 )
 from aizac.server.openapi import responses
 from aizac.server.sandbox import Run, Sandbox, hold_slot
+
+EpisodeNumber = Annotated[int, Path(ge=1, le=100_000, description="An episode's number.")]
 
 router = APIRouter(prefix="/api/v1", tags=["content"])
 _END = object()
@@ -82,6 +84,35 @@ async def write_prose(
     generation; so does a server shutdown, which the stream says in an ``error`` event."""
     release = await run_in_threadpool(_start_prose, request, box, name, beat_id)
     run = box.new_run("prose", name, beat_id)
+    return _streamed(request, box, name, run, release,
+                     lambda: box.service.write_prose(name, beat_id))
+
+
+def _start_episode(request: Request, box: Sandbox, name: str, episode: int) -> Callable[[], None]:
+    """Check the episode has accepted beats without prose, then take a generation slot."""
+    box.service.episode_to_write(name, episode)
+    return state_of(request).sandboxes.acquire(box)
+
+
+@router.post("/projects/{name}/episodes/{episode:int}/prose",
+             response_class=EventSourceResponse, responses={**STREAM, **MODEL})
+async def write_episode(
+    name: Project, episode: EpisodeNumber, request: Request, box: CurrentBox
+) -> EventSourceResponse:
+    """"Write this episode": stream the prose of the episode's accepted beats that have none,
+    in one writer call when the writer declares it can (each scene under its ``### N`` line;
+    a scene the reply leaves out is written after it on its own). The same events as a beat's
+    prose; each beat's prose is saved when the stream completes."""
+    release = await run_in_threadpool(_start_episode, request, box, name, episode)
+    run = box.new_run("episode_prose", name, None)
+    return _streamed(request, box, name, run, release,
+                     lambda: box.service.write_episode(name, episode))
+
+
+def _streamed(request: Request, box: Sandbox, name: str, run: Run, release: Callable[[], None],
+              produce: Callable[[], Iterator[str]]) -> EventSourceResponse:
+    """The server-sent events of a generation ``produce`` makes (the text so far after each
+    chunk), run in its own thread with the slot ``release`` gives back."""
     language = language_of(request)
     loop = asyncio.get_running_loop()
     items: asyncio.Queue[Any] = asyncio.Queue()
@@ -90,7 +121,7 @@ async def write_prose(
     def work() -> None:  # the whole stream in one thread (its cancel watch lives there)
         hold_slot()  # taken above for this stream
         try:
-            for text in box.service.write_prose(name, beat_id):
+            for text in produce():
                 run.text = text
                 loop.call_soon_threadsafe(items.put_nowait, text)
             run.status = "done"

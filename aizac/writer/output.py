@@ -293,12 +293,14 @@ class ProseWriter:
         )
         return messages, context
 
-    def stream_episode(self, messages: list[Any], count: int) -> Generator[str, None, str]:
-        """The writer's reply to :meth:`episode_messages` for ``count`` scenes, chunk by chunk;
-        returns the text to keep (the prose guards of one beat, over the whole episode's
-        length, may end it earlier than the chunks went). A reply the token limit cut ends
-        where it was cut (its finished scenes are kept; the cut one is written again on its
-        own); a dropped stream raises."""
+    def stream_episode(self, messages: list[Any]) -> Generator[str, None, str]:
+        """The writer's reply to :meth:`episode_messages`, chunk by chunk;
+        returns the text to keep (the prose guards of one beat, applied to each scene from its
+        heading on, may end it earlier than the chunks went; a reply with no heading is one
+        scene). A reply the token limit cut ends where it was cut (its finished scenes are
+        kept; the cut one is written again on its own); a dropped stream raises."""
+        from aizac.writer.episode_prose import MARK
+
         text = ""
         stream = self.router.stream("writer", messages)
         try:
@@ -306,9 +308,11 @@ class ProseWriter:
                 text += chunk
                 yield chunk
                 checkpoint("write:streaming")
-                stop = prose_stop(text, chunk, self.prose_words * count)
+                # a line repeated in two scenes is a refrain, not a loop: guard the scene
+                start = max((m.end() for m in MARK.finditer(text)), default=0)
+                stop = prose_stop(text[start:], chunk, self.prose_words)
                 if stop is not None:
-                    return stop
+                    return text[:start] + stop
         except IncompleteReplyError as error:
             if error.reason != "length":
                 raise
@@ -338,7 +342,7 @@ class ProseWriter:
             previous = (last.prose or last.summary or "") if last is not None else ""
             messages, context = self.episode_messages([r.beat for r in records], previous,
                                                       instruction)
-            text = yield from self.stream_episode(messages, len(records))
+            text = yield from self.stream_episode(messages)
             checkpoint("write:streamed")
             scenes = split_scenes(text, len(records))
             for number, record in enumerate(records, start=1):

@@ -10,11 +10,13 @@ from a cut one.
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 from typing import Any
 
-from .openai_server import requested_schema
+from .openai_server import prompt_text, requested_schema
 
+_SCENES = re.compile(r"^### (\d+)$", re.MULTILINE)
 CAST = ("강민호", "서유나", "한도윤")
 PROSE_END = "(끝)"
 SELF_QUERY = '```json\n{"query": "관문", "filter": "NO_FILTER"}\n```'
@@ -44,6 +46,9 @@ class KoreanStory:
         if body.get("stream"):
             with self._lock:
                 self.prose_calls += 1
+            scenes = _SCENES.findall(prompt_text(body))
+            if scenes:  # an episode's scenes in one call, each under its heading as asked
+                return "\n\n".join(f"### {s}\n{self.prose()}" for s in scenes)
             return self.prose()
         return SELF_QUERY
 
@@ -83,7 +88,9 @@ class KoreanStory:
         props = schema.get("properties", {})
         out: dict[str, Any] = {}
         for n, (k, sub) in enumerate(props.items()):
-            if k in schema.get("required", []) or k in ("facts", "characters", "dialogue"):
+            # "memory": the autopilot's design asks for each beat's memory, and a model does it
+            if k in schema.get("required", []) or k in ("facts", "characters", "dialogue",
+                                                          "memory"):
                 out[k] = self.fill(sub, root, k, n)
         if "character1" in out and "character2" in out:
             out["character1"], out["character2"] = CAST[0], CAST[1]

@@ -1,7 +1,8 @@
 """Calls per episode (issue 13: <= 8 in autopilot mode): a planner and an extractor that declare
 larger structured replies get one call for the episode's beat designs and one for their
 extraction; models that declare nothing keep the per-beat calls; a reply missing a beat is
-asked again; over the real wire, a 4-beat Korean episode takes at most 8 requests."""
+asked again; over the real wire, a 4-beat Korean episode takes at most 8 requests (issue 26: 4,
+the design carrying each beat's memory and the episode's prose in one call)."""
 
 from __future__ import annotations
 
@@ -118,7 +119,7 @@ def test_a_character_introduced_earlier_in_the_episode_gets_one_profile(tmp_path
     assert list(second.new_characters) == []
 
 
-def test_over_the_wire_a_four_beat_episode_takes_at_most_eight_requests(
+def test_over_the_wire_a_four_beat_episode_takes_at_most_four_requests(
     tmp_path: Path,
 ) -> None:
     from acceptance.openai_server import OpenAIServer
@@ -138,9 +139,60 @@ def test_over_the_wire_a_four_beat_episode_takes_at_most_eight_requests(
         requests = server.chat_requests[before:]
     assert result.status == "finished", result.message
     names = [_schema_name(r.body) for r in requests]
-    assert names.count("EpisodeDesign") == 1 and names.count("EpisodeExtraction") == 1
+    # issue 26: the design carries each beat's memory (no extraction call) and the episode's
+    # prose is one streamed call, its scenes under their headings
+    assert names.count("EpisodeDesign") == 1 and "EpisodeExtraction" not in names
     assert not [n for n in names if n in PER_BEAT]
-    assert names.count("") == 4  # the prose of each beat, streamed
-    assert len(requests) <= 8, names
+    assert names.count("") == 1
+    assert len(requests) <= 4, names
     assert len(agent.store.beats(status="accepted")) == 4
     assert check_project(agent.store.directory).problems == []
+
+
+class _Remembers(JudgingModel):
+    """A planner that gives each designed beat its memory (as the episode prompt asks), except
+    the beats whose 1-based position is in ``forgets``."""
+
+    _forgets: set[int] = PrivateAttr(default_factory=set)
+
+    def _combined(self, title: str, messages: list[BaseMessage]) -> str | None:
+        reply = super()._combined(title, messages)
+        if title != "EpisodeDesign" or reply is None:
+            return reply
+        from tests.autopilot.fakes import _extraction
+
+        prompt = "\n".join(m.text for m in messages)
+        assert "In each beat's memory" in prompt and "- relations:" in prompt
+        items = json.loads(reply)
+        for k, key in enumerate(items, start=1):
+            if k not in self._forgets:
+                items[key]["memory"] = _extraction(False, 100 + k)
+        return json.dumps(items)
+
+
+def test_the_design_carries_the_memory_and_a_rewrite_keeps_it(tmp_path: Path) -> None:
+    """Issue 26: a planner that declares larger replies designs and remembers an episode in
+    one call; the extractor is not asked; a rewrite changes the prose, not the beats, and
+    keeps that memory; the memory reaches canon as an extraction's would."""
+    model = _Remembers()
+    model.verdicts("rewrite", "accept")
+    agent = _run(model, tmp_path, episodes=1)
+    calls = model.calls
+    assert calls.count("EpisodeDesign") == 1
+    assert "EpisodeExtraction" not in calls and not [c for c in calls if c in PER_BEAT]
+    assert calls.count("") == 4  # the episode's prose in one call, then each beat rewritten
+    stories = {h.text for h in agent.memory.get_where({"tag": "Story"}, limit=50)}
+    assert stories == {"Aren made choice 101.", "Aren made choice 102.",
+                       "Aren made choice 103."}
+
+
+def test_a_beat_the_design_left_without_memory_is_extracted_alone(tmp_path: Path) -> None:
+    model = _Remembers()
+    model._forgets = {2}
+    agent = _run(model, tmp_path, episodes=1)
+    calls = model.calls
+    assert "EpisodeExtraction" not in calls and calls.count("BeatExtraction") == 1
+    extraction = next(p for p, c in zip(model.prompts, calls, strict=True)
+                      if c == "BeatExtraction")
+    assert "[1-2]" in extraction or "1-2" in extraction
+    assert len({h.text for h in agent.memory.get_where({"tag": "Story"}, limit=50)}) == 3

@@ -55,7 +55,7 @@ def test_one_call_gives_every_tag_and_the_summary(tmp_path: Path) -> None:
     assert len(model.seen) == 1
     prompt = "\n".join(str(m.content) for m in model.seen[0])
     assert prompt.count("강준이 서유나에게서 열쇠를 받는다") == 1  # the beat is sent once
-    assert "알려진 인물: 강준, 백호, 서유나" in prompt and "JSON으로만" in prompt
+    assert "알려진 인물: 강준, 백호, 서유나" in prompt and "JSON 객체 하나로만" in prompt
     assert found.story.facts[0].foreshadow and found.story.facts[0].keyword == "열쇠"
     assert found.characters.facts[0].character_name == "강준"
     assert found.relations.facts[0].character2 == "서유나"
@@ -79,14 +79,27 @@ def test_missing_lists_are_empty_and_a_missing_summary_is_repaired(tmp_path: Pat
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_templates_exist_and_name_every_field(language: str) -> None:
+    """The prompt explains each section and flag once; the outline an OpenAI-compatible model
+    is sent with it names every field (a JSON schema carries them for the other methods)."""
+    from aizac.llm.methods import apply_plan, plan_structured
+    from aizac.llm.profiles import ModelProfile, attach
+
     messages = PromptLibrary().render(
         "extract_combined", language, beat="BEAT", characters="NAMES"
     )
     text = "\n".join(str(m.content) for m in messages)
-    for key in ("story", "foreshadow", "characters", "character_name", "relations",
-                "character1", "settings", "summary"):
+    for key in ("story", "foreshadow", "paid_off", "characters", "aspect", "relations",
+                "speech_level", "settings", "rule", "summary"):
         assert key in text, (language, key)
     assert "BEAT" in text and "NAMES" in text
+    api = attach(GenericFakeChatModel(messages=iter([])), ModelProfile("openai", "json_object"))
+    plan = plan_structured(api, BeatExtraction.model_json_schema(), language=language)
+    sent = "\n".join(str(m.content) for m in apply_plan(messages, plan, language))
+    for key in ("character_name", "character1", "character2", "keyword", "listener",
+                "catchphrases"):
+        assert f"{key}" in sent, (language, key)
+    # the prompt explains aspect and rule: the outline does not say it again
+    assert "which part of the character changed" not in sent
 
 
 @pytest.mark.parametrize("language", ["ko", "zh"])

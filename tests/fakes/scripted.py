@@ -162,6 +162,8 @@ def _reply(title: str, n: int) -> str:
     )
 
 
+_SCENES = re.compile(r"^### (\d+)$", re.MULTILINE)
+"""The scene headings of the episode prose prompt (aizac.writer.episode_prose)."""
 _SPEAKERS = re.compile(r"^(?:Speakers|말하는 인물|说话的人物)[:：]\s*(.+)$", re.M)
 
 
@@ -266,6 +268,10 @@ class ScriptedChatModel(BaseChatModel):
         korean = self._korean[0]
         if title == "DialoguePlan":
             return _plan(prompt)
+        scenes = _SCENES.findall(prompt) if not title else []
+        if scenes:  # an episode's scenes in one call: each under its own heading, as asked
+            one = _reply_ko if korean else _reply
+            return "\n\n".join(f"### {s}\n{one('', n * 10 + k)}" for k, s in enumerate(scenes))
         if title != "BeatDesign":
             return _reply_ko(title, n) if korean else _reply(title, n)
         design = beat_design_ko(n) if korean else beat_design(n)

@@ -185,3 +185,28 @@ def test_plan_this_episode_drafts_its_beats_and_each_is_accepted_alone(client: T
         assert done.status_code == 200, done.text
     assert client.post("/api/v1/projects/novel/beats/plan", json={"bad": 1}).status_code == 422
     assert client.post("/api/v1/projects/none/beats/plan", json={}).status_code == 404
+
+
+def test_write_this_episode_streams_and_stores_each_beats_prose(client: TestClient) -> None:
+    """Issue 26: POST .../episodes/{n}/prose streams the prose of the episode's accepted beats
+    that have none (the events of a beat's prose) and stores each beat's own; an episode with
+    nothing left to write is a 404 that says so; episode 0 is refused by the schema."""
+    signup(client, "mina")
+    write_one_beat(client, "novel", accept=False)
+    beats = client.post("/api/v1/projects/novel/beats/plan", json={}).json()["beats"]
+    for beat in beats:
+        done = client.post(f"/api/v1/projects/novel/beats/{beat['id']}/accept",
+                           json={"version": beat["version"]})
+        assert done.status_code == 200, done.text
+    reply = client.post("/api/v1/projects/novel/episodes/1/prose")
+    assert reply.status_code == 200, reply.text
+    events = sse_events(reply.text)
+    assert [k for k, _ in events][0] == "run" and events[-1][0] == "done"
+    streamed = "".join(str(d["delta"]) for k, d in events if k == "chunk")
+    assert streamed == events[-1][1]["text"]
+    stored = [client.get(f"/api/v1/projects/novel/beats/{b['id']}").json() for b in beats]
+    assert all(s["prose"] and s["prose"] in streamed for s in stored)
+    again = client.post("/api/v1/projects/novel/episodes/1/prose")
+    assert again.status_code == 404 and again.json()["code"] == "error.prose.episode_written"
+    assert client.post("/api/v1/projects/novel/episodes/0/prose").status_code == 422
+    assert client.post("/api/v1/projects/none/episodes/1/prose").status_code == 404

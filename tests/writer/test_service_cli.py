@@ -190,6 +190,26 @@ def test_cli_plan_episode_drafts_the_beats_left_and_accepts_the_first(
     assert "[draft" in run("beat")  # the next planned draft, shown without a new design
 
 
+def test_cli_write_episode_writes_every_accepted_beat_left(cli: tuple[typer.Typer, Path]) -> None:
+    app, _ = cli
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        result = runner.invoke(app, list(args))
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    run("new", "saga", "-k", "회귀, 복수", "--lang", "en")
+    run("plot")
+    run("beat", "--accept")
+    run("beat", "--accept")
+    assert run("write", "--episode", "1").count("Kang Jun stepped in") == 2  # both beats
+    again = runner.invoke(app, ["write", "--episode", "1"])
+    assert again.exit_code == 1 and "has its prose already" in again.output
+    both = runner.invoke(app, ["write", "--episode", "1", "--beat", "1"])
+    assert both.exit_code == 1 and "not both" in both.output
+
+
 def test_cli_errors_are_one_line_and_a_hint(cli: tuple[typer.Typer, Path]) -> None:
     app, _ = cli
     runner = CliRunner()
