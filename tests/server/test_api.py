@@ -201,7 +201,7 @@ def test_write_this_episode_streams_and_stores_each_beats_prose(client: TestClie
     reply = client.post("/api/v1/projects/novel/episodes/1/prose")
     assert reply.status_code == 200, reply.text
     events = sse_events(reply.text)
-    assert [k for k, _ in events][0] == "run" and events[-1][0] == "done"
+    assert events[0][0] == "run" and events[-1][0] == "done"
     streamed = "".join(str(d["delta"]) for k, d in events if k == "chunk")
     assert streamed == events[-1][1]["text"]
     stored = [client.get(f"/api/v1/projects/novel/beats/{b['id']}").json() for b in beats]
