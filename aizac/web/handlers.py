@@ -443,6 +443,16 @@ def write_prose(
     yield from service.write_prose(project, int(beat_id))
 
 
+def write_episode(
+    service: ApplicationService, project: str | None, beat_id: int | None
+) -> Iterator[str]:
+    """"Write this episode": the prose of the selected beat's episode (its accepted beats
+    that have none), the text so far after each chunk."""
+    if beat_id is None:
+        raise InvalidInputError("error.prose.pick_beat")
+    yield from service.write_episode(project, service.beat(project, int(beat_id)).episode)
+
+
 def save_prose(
     service: ApplicationService, project: str | None, beat_id: int | None, prose: str | None
 ) -> BeatRecord:

@@ -149,6 +149,7 @@ def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
         prose_beat = gr.Dropdown(label=L["ui.prose_beat"], choices=[], scale=2,
                                  allow_custom_value=True, elem_id="aizac-prose-beat")
         ui.button("write-prose", L["ui.write_prose"], variant="primary")
+        ui.button("write-episode", L["ui.write_episode"])
         ui.button("cancel-prose", L["ui.cancel"], variant="stop", scale=0)
         ui.button("save-prose", L["ui.save_prose"])
     ui.note("prose")
@@ -327,6 +328,12 @@ def _wire_prose(ui: Ui, tab: BeatsTab, cancel: Callable[[str | None], str]) -> N
         for text in h.write_prose(service, project, int(bid) if bid else None):
             yield [text]
 
+    def episode(project: str | None, bid: str | None) -> Iterator[list[Any]]:
+        for text in h.write_episode(service, project, int(bid) if bid else None):
+            yield [text]
+        # the box holds one beat's prose (what "save prose" saves): the selected beat's own
+        yield [load_prose(project, bid)]
+
     def save_prose(project: str | None, bid: str | None, text: str) -> tuple[list[Any], str]:
         record = h.save_prose(service, project, int(bid) if bid else None, text)
         return [], L.t("ui.prose_saved", where=f"{record.episode}-{record.index}",
@@ -343,6 +350,10 @@ def _wire_prose(ui: Ui, tab: BeatsTab, cancel: Callable[[str | None], str]) -> N
     b["write-prose"].click(ui.stream(prose, 1, "ui.busy.prose", "ui.prose_done", "prose"),
                            [ui.project, tab.prose_beat], ui.outputs([tab.prose], "prose"),
                            **hidden)
+    b["write-episode"].click(ui.stream(episode, 1, "ui.busy.episode_prose",
+                                       "ui.episode_prose_done", "prose"),
+                             [ui.project, tab.prose_beat], ui.outputs([tab.prose], "prose"),
+                             **hidden)
     b["cancel-prose"].click(cancel, ui.project, ui.status, **hidden)
     b["save-prose"].click(ui.act(save_prose, 0, "prose"), [ui.project, tab.prose_beat, tab.prose],
                           ui.outputs([], "prose"))

@@ -82,3 +82,41 @@ def test_the_writer_sets_the_episode_length_and_the_prose_uses_it(
     click(page, "aizac-write-prose")
     status_says(page, "Prose written")
     assert "about 300 words" in model.prompts[-1]
+
+
+def test_write_this_episode_writes_each_accepted_beat_and_keeps_one_in_the_box(
+    page: Any, model: ScriptedChatModel
+) -> None:
+    """Issue 26: "Write this episode" writes the prose of the selected beat's episode (its
+    accepted beats without prose), then the box shows the selected beat's own prose, which is
+    what "Save prose" would save; a second click says there is nothing left to write."""
+    field(page, "aizac-new-name").fill("dusk")
+    field(page, "aizac-keywords").fill("regression, revenge")
+    field(page, "aizac-new-beats").fill("2")
+    click(page, "aizac-create")
+    status_says(page, "Created project")
+    wait_enabled(page, "aizac-generate-plot")
+    click(page, "aizac-generate-plot")
+    status_says(page, "Plot generated")
+    tab(page, "Beat editor")
+    for _ in range(2):
+        click(page, "aizac-next-beat")
+        status_says(page, "Designed the next beat")
+        click(page, "aizac-accept")
+        status_says(page, "Accepted")
+    wait_enabled(page, "aizac-write-episode")
+    pick(page, "aizac-prose-beat", "1-1 ")
+    before = len(model.prompts)
+    click(page, "aizac-write-episode")
+    status_says(page, "The episode's prose is written and saved")
+    assert sum(1 for c in model.calls[before:] if c == "") == 2  # a fake declares nothing
+    box = field(page, "aizac-prose")
+    first = box.input_value()
+    assert first.strip() and "(0)" in first and "(1)" not in first  # beat 1's scene alone
+    shot(page, "31-write-episode")
+    pick(page, "aizac-prose-beat", "1-2 ")
+    page.wait_for_function(
+        "() => { const t = document.querySelector('#aizac-prose textarea');"
+        " return t && t.value.includes('(1)'); }")
+    click(page, "aizac-write-episode")
+    status_says(page, "has its prose already")
