@@ -26,8 +26,11 @@ side by side, with the peer generator's figures from issue 26 as the reference:
     python bench/cost.py --episodes 5 --only after --modes autopilot
 
 Co-writing runs "plan this episode" at each episode's first beat (one design call for the
-episode; ``--modes cowrite-beats``: one design per beat, as before); each beat is still accepted
-(extracted) and written on its own. The autopilot's reviewer answers the model check and the
+episode) and "write this episode" after its last accept (one prose call, where the code has it);
+each beat is still accepted (extracted) on its own. ``--modes cowrite-beats``: one design and one
+prose call per beat. A ``json_object`` request carries the schema as an outline at the end of
+its system message: that note is counted as the schema, not as the messages.
+``AIZAC_BENCH_DUMP=DIR`` writes each request's text there, to read what a prompt carries. The autopilot's reviewer answers the model check and the
 verdict in one call when it declares larger structured replies. The scripted extractor reports a
 state per beat (whereabouts), so the review is shown canon as in a real run: the ``before``
 autopilot row therefore includes the ModelReview call the earlier note's run never made. Cost
