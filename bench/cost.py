@@ -38,30 +38,27 @@ rows price the run with ``aizac/llm/prices.toml`` (dated rows); "cached prefixes
 repeated prefixes from 1,024 tokens at the cached price, Anthropic's reads at its breakpoint on
 the system prompt (tools + system) and writes at the write price.
 
-Closing note (2026-12-01, 20 episodes, zh, before 5d54c2b / after i26, one run, 6 minutes;
-tokens per 1,000 prose characters, ratio to the peer's 4,558; calls per 1,000, peer 1.94):
+Closing note (2026-12-02, 20 episodes, zh, before acc0959 / after, one run; tokens per 1,000
+prose characters, ratio to the peer's 4,558; calls per 1,000, peer 1.94):
 
 ====================  =============  =============  =============  =============
                       co-writing     co-writing     autopilot      autopilot
                       before         after          before         after
 ====================  =============  =============  =============  =============
-calls                 4.02 (2.07x)   3.02 (1.55x)   2.68 (1.38x)   2.38 (1.23x)
-calls per episode     12.00          9.00           8.00           7.10
-messages              3,815 (0.84x)  2,829 (0.62x)  4,137 (0.91x)  3,308 (0.73x)
-messages + schemas    7,082 (1.55x)  5,290 (1.16x)  5,208 (1.14x)  4,367 (0.96x)
-cacheable (>= 1,024)  30%            47%            17%            21%
-at the Anthropic bp   30%            46%            17%            21%
-US$/1M chars 4o-mini  2.05 / 1.89    1.79 / 1.60    1.79 / 1.72    1.67 / 1.60
-US$/1M chars sonnet4  45.9 / 40.2    40.7 / 34.1    40.9 / 38.5    38.4 / 36.0
+calls                 3.02 (1.55x)   2.02 (1.04x)   2.38 (1.23x)   1.05 (0.54x)
+calls per episode     9.00           6.00           7.10           3.10
+messages              2,829 (0.62x)  1,506 (0.33x)  3,308 (0.73x)  1,971 (0.43x)
+messages + schemas    5,290 (1.16x)  2,188 (0.48x)  4,367 (0.96x)  2,252 (0.49x)
+schema chars per call 2,613          944            1,802          941
+US$/1M chars 4o-mini  1.79 / 1.60    1.32 / 1.32    1.67 / 1.60    1.35 / 1.35
+US$/1M chars sonnet4  40.7 / 34.1    31.5 / 31.5    38.4 / 36.0    32.1 / 32.1
 ====================  =============  =============  =============  =============
 
-(US$: without / with the prompt cache.) The goal (<= 0.5x the peer with schemas in both modes,
-autopilot calls below the peer's) is not reached. What is left: in co-writing the extraction
-schema sent with each accepted beat (126k of the run's 317k tokens; extraction must stay once per
-beat for canon) and the prose prompts (101k); in the autopilot the review reads the whole
-episode (67k) and the prose is four calls an episode (97k, and 4 of its 7.1 calls). The next
-levers are the episode's prose in fewer calls for API writers and an extraction reply format
-lighter than its JSON schema, each to be checked against real models' behaviour.
+(US$: without / with the prompt cache; the prompts are now under the 1,024-token cache minimum.)
+What did it: the schema as a type outline for OpenAI-compatible servers (1,579 -> 432 tokens a
+beat extraction), an episode's prose in one writer call, the autopilot's design carrying each
+beat's memory (no extraction call), extraction prompts that say each field once. With
+``--modes cowrite-beats`` (one design and one prose call per beat) co-writing is 1.01x.
 """
 
 from __future__ import annotations
