@@ -80,10 +80,29 @@ def _before() -> re.Pattern[str]:
     return re.compile(rf"(?:^|[/|—–:：,(\[]|{owners})\s*$")
 
 
+_OPEN, _CLOSE = "[(（【《〈「『«", "])）】》〉」』»"
+"""Brackets a field's heading may stand in ("[상태]", "《부상 여부》", "(health)", "«base»")."""
+
+
+def _heading(body: str, start: int, end: int) -> bool:
+    """Whether ``body[start:end]`` lies inside a short bracketed heading without numbers
+    ("《부상 여부》", "(wellbeing)"; not "(since scene 12)"): the heading names the field."""
+    opened = max(body.rfind(c, 0, start) for c in _OPEN)
+    if opened < 0:
+        return False
+    closes = [i for i in (body.find(c, end) for c in _CLOSE) if i >= 0]
+    if not closes:
+        return False
+    inner = body[opened + 1:min(closes)]
+    if any(c in inner for c in _OPEN + _CLOSE) or any(c.isdigit() for c in inner):
+        return False
+    return len(inner.split()) <= LABEL_GAP
+
+
 def _labelled(body: str, start: int, end: int) -> bool:
     """Whether the slot name at ``body[start:end]`` is used as a label: it heads a field
     ("거처: 왕도", "Mira's health in scene 7: ...", "이름 / 컨디션 / ...", "[状态]")."""
-    if body[end:end + 1] in "])）】" and body[start - 1:start] in "[(（【":
+    if body[end:end + 1] in _CLOSE and body[start - 1:start] in _OPEN:
         return True
     rest = body[end:]
     cut = min((rest.find(c) for c in _SEPARATORS if c in rest), default=-1)
@@ -144,6 +163,7 @@ class _Words:
     nouns: dict[str, tuple[_Entry, ...]]
     enter: tuple[_Entry, ...]
     group: tuple[_Entry, ...]
+    frame: tuple[_Entry, ...]
     rule_labels: tuple[_Entry, ...]
     rule_cues: tuple[_Entry, ...]
     payoff: tuple[_Entry, ...]
@@ -182,6 +202,7 @@ def words() -> _Words:
         nouns={a: entries(aspects.get(a, {}).get("noun", ())) for a in SLOT_ASPECTS},
         enter=entries(aspects["whereabouts"].get("enter", ())),
         group=entries(aspects["allegiance"].get("group", ())),
+        frame=entries(aspects["goal"].get("frame", ())),
         rule_labels=entries(data["rule"]["label"]),
         rule_cues=entries(data["rule"]["cue"]),
         payoff=entries(data["payoff"]["cue"]),
@@ -200,7 +221,7 @@ class _Match:
     start: int
     end: int
     aspect: str
-    kind: str  # "label" | "cue" | "noun" | "enter" | "group"
+    kind: str  # "label" | "cue" | "noun" | "enter" | "group" | "frame"
     word: str
 
 
@@ -228,6 +249,7 @@ def _matches(text: str) -> list[_Match]:
         scan(w.nouns[aspect], aspect, "noun")
     scan(w.enter, "whereabouts", "enter")
     scan(w.group, "allegiance", "group")
+    scan(w.frame, "goal", "frame")
     found.sort(key=lambda m: (m.start, -(m.end - m.start)))
     kept: list[_Match] = []
     for m in found:
@@ -251,6 +273,7 @@ def _slot_scores(text: str, keyword: str, names: tuple[str, ...]) -> tuple[tuple
     found = _matches(body)
     groups = any(m.kind == "group" for m in found)
     nouns = dict.fromkeys(SLOT_ASPECTS, 0.0)
+    framed = False
     for m in found:
         if (m.aspect, m.word) in counted:
             continue
@@ -260,14 +283,20 @@ def _slot_scores(text: str, keyword: str, names: tuple[str, ...]) -> tuple[tuple
         elif m.kind == "enter":
             scores["allegiance" if groups else "whereabouts"] += JOIN if groups else CUE
         elif m.kind == "label":
-            if _labelled(body, m.start, m.end):
+            if _labelled(body, m.start, m.end) or _heading(body, m.start, m.end):
                 scores[m.aspect] += LABEL
             elif len(m.word) >= 2 and not m.word.isascii():
                 scores[m.aspect] += CUE
+        elif _heading(body, m.start, m.end):  # a word of the slot heading its own field
+            scores[m.aspect] += LABEL
+        elif m.kind == "frame":
+            framed = True
         else:
             scores[m.aspect] += CUE
     for aspect, more in nouns.items():
         scores[aspect] += more
+    if framed and not any(v for a, v in scores.items() if a != "goal"):
+        scores["goal"] += CUE  # a decision about nothing else the words name: a goal
     key = name_key(keyword)
     if key:
         w = words()
@@ -344,9 +373,15 @@ class Lexicon:
                  ) -> None:
         names = list(names)
         self.counts: dict[str, dict[str, int]] = {}
+        spread: dict[str, dict[str, int]] = {}
         per_aspect: dict[str, int] = {}
         for aspect, text in facts:
-            if aspect not in SLOT_ASPECTS or listed_aspect(text) != aspect:
+            if aspect not in SLOT_ASPECTS:
+                continue
+            for word in words_of(text, names):  # every placed fact: how widely a word is used
+                per = spread.setdefault(word, {})
+                per[aspect] = per.get(aspect, 0) + 1
+            if listed_aspect(text) != aspect:
                 continue  # taught only by facts the word list confirms: no learning in circles
             per_aspect[aspect] = per_aspect.get(aspect, 0) + 1
             for word in words_of(text, names):
@@ -355,6 +390,11 @@ class Lexicon:
         # Until the story has stated a few facts of several slots, every word looks telling
         # (the first facts' template words would teach one slot for everything).
         self.ready = sum(n >= LEARNED_READY for n in per_aspect.values()) >= 2
+        # The story's frame words: used by facts of several slots, none of them mostly ("in
+        # scene 12", a record's heading). Two facts sharing them are not one fact said again.
+        self.frame = frozenset(
+            w for w, per in spread.items()
+            if len(per) >= 2 and max(per.values()) / sum(per.values()) < LEARNED_SHARE)
 
     def __len__(self) -> int:
         return len(self.counts)
@@ -386,14 +426,16 @@ LEARNED_READY = 5
 """Facts of a slot the story must have stated before its words teach anything."""
 
 
-def _restated(text: str, holders: Sequence[Holder], names: Iterable[str]) -> Holder | None:
+def _restated(text: str, holders: Sequence[Holder], names: Iterable[str],
+              frame: Iterable[str] = ()) -> Holder | None:
     """The one current fact ``text`` restates in other words: it shares a number or code, or
-    words no other current fact of the character has, with that one only."""
+    words no other current fact of the character has, with that one only. ``frame``: the
+    story's words that facts of every slot use (:attr:`Lexicon.frame`); they identify none."""
     if not holders:
         return None
-    names = list(names)
-    said, own = marks(text), words_of(text, names)
-    theirs = {h.id: words_of(h.text, names) for h in holders}
+    names, frame = list(names), frozenset(frame)
+    said, own = marks(text), words_of(text, names) - frame
+    theirs = {h.id: words_of(h.text, names) - frame for h in holders}
     tagged = {h.id: marks(h.text) for h in holders}
     common = {w for h in holders for w in theirs[h.id]
               if sum(w in theirs[o.id] for o in holders) > 1}
@@ -641,6 +683,7 @@ def guess_aspect(
     """
     names = list(names)
     scores = slot_scores(text, keyword, names)
+    frame = lexicon.frame if lexicon is not None else frozenset()
     if lexicon is not None:
         for aspect, more in lexicon.evidence(text, names).items():
             scores[aspect] += more
@@ -661,7 +704,7 @@ def guess_aspect(
     if first > 0:
         close = [a for a in SLOT_ASPECTS if scores[a] * 2 > first]
         among = [h for h in holders if h.aspect in close]
-        found = restates(among, TIE_BREAK) or _restated(text, among, names)
+        found = restates(among, TIE_BREAK) or _restated(text, among, names, frame)
         if found is not None:
             return SlotGuess(found.aspect, True, (), scores)
         if sense is not None and all(a in sense.aspects for a in close):
@@ -670,7 +713,7 @@ def guess_aspect(
                 return SlotGuess(aspect, True, (), scores)
         doubt = tuple(h.id for h in holders if h.aspect in close)
         return SlotGuess("", not doubt, doubt, scores)
-    found = restates(holders, SAME_SLOT) or _restated(text, holders, names)
+    found = restates(holders, SAME_SLOT) or _restated(text, holders, names, frame)
     if found is not None:
         return SlotGuess(found.aspect, True, (), scores)
     if sense is not None:

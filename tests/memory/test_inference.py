@@ -15,6 +15,7 @@ from aizac.memory import WriterMemory
 from aizac.memory.inference import (
     WORDS_FILE,
     Holder,
+    Lexicon,
     guess_aspect,
     guess_rule,
     quoted_thread,
@@ -65,6 +66,50 @@ def test_a_restatement_in_other_words_finds_its_slot_among_the_current_facts() -
     guess = guess_aspect("Mira Kang still hums the grey heron ballad", holders=holders,
                          names=["Mira Kang"])
     assert guess.aspect == "condition"
+
+
+def test_the_story_s_frame_words_do_not_make_a_restatement() -> None:
+    # Every fact of this story opens "Log entry N on <name>:"; a new fact sharing only that
+    # heading with the one current fact is not that fact said again (it was read as one).
+    story = [("condition", "Log entry 3 on Jun Hart: broke an arm"),
+             ("whereabouts", "Log entry 4 on Jun Hart: is locked in the dungeon"),
+             ("allegiance", "Log entry 5 on Ada Voss: joined the rebels")]
+    names = ["Mira Kang", "Jun Hart", "Ada Voss"]
+    lexicon = Lexicon(story, names)
+    assert {"log", "entry"} <= lexicon.frame
+    holders = [Holder("a1", "allegiance", "Log entry 5 on Mira Kang: joined the rebels")]
+    new = "Log entry 9 on Mira Kang: coughs through the night"
+    assert guess_aspect(new, holders=holders, names=names).aspect == "allegiance"  # words only
+    assert guess_aspect(new, holders=holders, names=names, lexicon=lexicon).aspect == ""
+    again = "Log entry 9 on Mira Kang: still with the rebels (since entry 5)"
+    assert guess_aspect(again, holders=holders, names=names,
+                        lexicon=lexicon).aspect == "allegiance"
+
+
+@pytest.mark.parametrize(("text", "aspect"), [
+    ("《소속 변경》 한서아 · 상단과 동업하기로 했다", "allegiance"),
+    ("「부상 경과」 한서아 · 새벽에 돌아왔다", "condition"),
+    ("«loyalty» Mira Kang · decided to go home", "allegiance"),
+])
+def test_a_slot_word_heading_its_field_in_brackets_is_a_label(text: str, aspect: str) -> None:
+    assert guess_aspect(text, names=["한서아", "Mira Kang"]).aspect == aspect
+
+
+def test_a_number_in_brackets_is_no_heading() -> None:
+    scores = guess_aspect("한서아는 노래한다 (3번째 장면 부상 이후)", names=["한서아"]).scores
+    assert scores["condition"] == 1.0  # a cue, not a label
+
+
+@pytest.mark.parametrize(("text", "aspect"), [
+    ("한서아는 반란군 편에 서기로 결심했다", "allegiance"),
+    ("한서아는 상단과 동업하기로 했다", "allegiance"),
+    ("한서아는 왕도로 떠나기로 했다", "whereabouts"),
+    ("Mira Kang decided to fight for the guild", "allegiance"),
+    ("한서아는 복수를 결심했다", "goal"),
+    ("Mira Kang vowed to avenge her father", "goal"),
+])
+def test_a_decision_is_about_the_slot_of_what_is_decided(text: str, aspect: str) -> None:
+    assert guess_aspect(text, names=["한서아", "Mira Kang"]).aspect == aspect
 
 
 def test_words_that_point_two_ways_keep_both_and_flag_the_facts_they_may_replace() -> None:
