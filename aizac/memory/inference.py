@@ -164,6 +164,7 @@ class _Words:
     enter: tuple[_Entry, ...]
     group: tuple[_Entry, ...]
     frame: tuple[_Entry, ...]
+    body: frozenset[str]
     rule_labels: tuple[_Entry, ...]
     rule_cues: tuple[_Entry, ...]
     payoff: tuple[_Entry, ...]
@@ -192,6 +193,9 @@ def words() -> _Words:
     """The slot words (read once from :data:`WORDS_FILE`)."""
     data = tomllib.loads(WORDS_FILE.read_text(encoding="utf-8"))
     aspects = data["aspects"]
+    condition = aspects["condition"]
+    particles = tuple(sorted((_norm(p) for p in data["lexicon"]["particles"]), key=len,
+                             reverse=True))
 
     def entries(values: Iterable[str]) -> tuple[_Entry, ...]:
         return tuple(_entry(w) for w in values if w.strip())
@@ -203,11 +207,13 @@ def words() -> _Words:
         enter=entries(aspects["whereabouts"].get("enter", ())),
         group=entries(aspects["allegiance"].get("group", ())),
         frame=entries(aspects["goal"].get("frame", ())),
+        body=frozenset(_strip(_norm(w.rstrip("*")), particles, keep=1)
+                       for w in (*condition.get("noun", ()), *condition.get("label", ()))
+                       if w.strip()),
         rule_labels=entries(data["rule"]["label"]),
         rule_cues=entries(data["rule"]["cue"]),
         payoff=entries(data["payoff"]["cue"]),
-        particles=tuple(sorted((_norm(p) for p in data["lexicon"]["particles"]), key=len,
-                               reverse=True)),
+        particles=particles,
         stop=frozenset(_norm(w) for w in data["lexicon"]["stop"]),
         endings=tuple(sorted((_norm(e) for e in data["lexicon"]["endings"]), key=len,
                              reverse=True)),
@@ -260,6 +266,24 @@ def _matches(text: str) -> list[_Match]:
     return kept
 
 
+def _to_body(body: str, m: _Match) -> bool:
+    """Whether a verb of going names a state of the body as where one goes ("원래 몸으로
+    돌아왔다", "returned to health"): then it says a condition, not a whereabouts."""
+    w = words()
+    head = m.word.split()[0] if " " in m.word and not m.word.isascii() else ""
+    before = (body[:m.start] + head).split()
+    after = body[m.end:].split()
+    if m.word.isascii():
+        if not m.word.endswith((" to", " into")) or not after:
+            return False
+        word = re.sub(r"\W+$", "", after[0])
+        return word in w.body
+    if not before:
+        return False
+    word = _strip(re.sub(r"\W+$", "", before[-1]), w.particles, keep=1)
+    return word in w.body
+
+
 def slot_scores(text: str, keyword: str = "", names: Iterable[str] = ()) -> dict[str, float]:
     """The evidence for each aspect in a character fact's text and keyword (pure)."""
     return dict(_slot_scores(text, keyword, tuple(names)))
@@ -280,6 +304,8 @@ def _slot_scores(text: str, keyword: str, names: tuple[str, ...]) -> tuple[tuple
         counted.add((m.aspect, m.word))
         if m.kind in ("noun", "group"):  # a place, a body part, a side one can take
             nouns[m.aspect] = min(NOUN_CAP, nouns[m.aspect] + NOUN)
+        elif m.aspect == "whereabouts" and _to_body(body, m):
+            scores["condition"] += CUE
         elif m.kind == "enter":
             scores["allegiance" if groups else "whereabouts"] += JOIN if groups else CUE
         elif m.kind == "label":
@@ -329,9 +355,20 @@ def _content(text: str, names: Iterable[str]) -> str:
     return re.sub(r"\d+", " ", _without_names(text, names))
 
 
-def similarity(a: str, b: str, names: Iterable[str] = ()) -> float:
-    """Bigram Dice similarity of two facts' content (names and numbers left out)."""
-    ga, gb = _bigrams(_content(a, names)), _bigrams(_content(b, names))
+def _unframed(text: str, frame: frozenset[str]) -> str:
+    """``text`` without the words that are only the story's frame (:attr:`Lexicon.frame`)."""
+    if not frame:
+        return text
+    kept = [tok for tok in text.split() if not (words_of(tok) and words_of(tok) <= frame)]
+    return " ".join(kept)
+
+
+def similarity(a: str, b: str, names: Iterable[str] = (),
+               frame: frozenset[str] = frozenset()) -> float:
+    """Bigram Dice similarity of two facts' content (names, numbers and the story's frame
+    words left out)."""
+    ga = _bigrams(_unframed(_content(a, names), frame))
+    gb = _bigrams(_unframed(_content(b, names), frame))
     return 2 * len(ga & gb) / (len(ga) + len(gb)) if ga and gb else 0.0
 
 
@@ -405,7 +442,7 @@ class Lexicon:
         out = dict.fromkeys(SLOT_ASPECTS, 0.0)
         if not self.ready:
             return out
-        for word in words_of(text, names):
+        for word in words_of(text, names) - self.frame:
             per = self.counts.get(word)
             if not per:
                 continue
@@ -537,12 +574,15 @@ class SlotSense:
         vectors: a :class:`VectorCache` over the memory's embeddings.
         examples: ``(aspect, text)`` of the story's facts whose slot is known.
         names: the cast's names and aliases (left out of every text).
+        frame: the story's frame words (:attr:`Lexicon.frame`), left out too: a template
+            the story words facts of one slot in would otherwise make them alike.
     """
 
     def __init__(self, vectors: VectorCache, examples: Iterable[tuple[str, str]] = (),
-                 names: Iterable[str] = ()) -> None:
+                 names: Iterable[str] = (), frame: Iterable[str] = ()) -> None:
         self._vectors = vectors
         self._names = tuple(names)
+        self._frame = frozenset(frame)
         per: dict[str, list[str]] = {}
         for aspect, text in examples:
             if aspect in SLOT_ASPECTS and listed_aspect(text) == aspect:  # no learning in circles
@@ -553,7 +593,7 @@ class SlotSense:
         self._kinds = prototypes()
 
     def _strip(self, text: str) -> str:
-        return " ".join(_content(text, self._names).split())
+        return _unframed(" ".join(_content(text, self._names).split()), self._frame)
 
     @property
     def aspects(self) -> tuple[str, ...]:
@@ -690,7 +730,7 @@ def guess_aspect(
     ranked = sorted(SLOT_ASPECTS, key=lambda a: (-scores[a], SLOT_ASPECTS.index(a)))
     best, first = ranked[0], scores[ranked[0]]
     second = scores[ranked[1]]
-    sims = {h.id: similarity(text, h.text, names) for h in holders}
+    sims = {h.id: similarity(text, h.text, names, frame) for h in holders}
 
     def restates(among: Sequence[Holder], least: float) -> Holder | None:
         order = sorted(among, key=lambda h: -sims[h.id])

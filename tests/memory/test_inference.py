@@ -19,6 +19,7 @@ from aizac.memory.inference import (
     guess_aspect,
     guess_rule,
     quoted_thread,
+    similarity,
 )
 
 
@@ -110,6 +111,25 @@ def test_a_number_in_brackets_is_no_heading() -> None:
 ])
 def test_a_decision_is_about_the_slot_of_what_is_decided(text: str, aspect: str) -> None:
     assert guess_aspect(text, names=["한서아", "Mira Kang"]).aspect == aspect
+
+
+@pytest.mark.parametrize(("text", "aspect"), [
+    ("한서아는 예전 몸으로 돌아왔다", "condition"),
+    ("한서아는 원래 상태로 돌아갔다", "condition"),
+    ("Mira Kang returned to health", "condition"),
+    ("한서아는 감옥으로 돌아왔다", "whereabouts"),
+    ("Mira Kang returned to the capital", "whereabouts"),
+])
+def test_going_back_to_a_state_of_the_body_is_a_condition(text: str, aspect: str) -> None:
+    assert guess_aspect(text, names=["한서아", "Mira Kang"]).aspect == aspect
+
+
+def test_frame_words_do_not_make_facts_alike_by_meaning_either() -> None:
+    lexicon = Lexicon([("condition", "Log entry 3 on Jun Hart: broke an arm"),
+                       ("whereabouts", "Log entry 4 on Jun Hart: is locked in the dungeon")],
+                      ["Jun Hart"])
+    a, b = "Log entry 7 on Mira Kang: hums", "Log entry 8 on Mira Kang: sleeps"
+    assert similarity(a, b, ["Mira Kang"]) > similarity(a, b, ["Mira Kang"], lexicon.frame)
 
 
 def test_words_that_point_two_ways_keep_both_and_flag_the_facts_they_may_replace() -> None:
