@@ -140,7 +140,7 @@ def _key(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.casefold())
 
 
-WORDINGS = ("heldout", "a", "b", "fresh")
+WORDINGS = ("heldout", "a", "b", "fresh", "second")
 
 
 def holdout(lang: str, wording: str = "heldout") -> dict[str, Any]:
