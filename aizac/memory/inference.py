@@ -68,6 +68,8 @@ LABEL_GAP = 3
 scene 7:")."""
 MIN_QUOTE = 4
 """Fewest character bigrams a quote shares with the thread (one shared word is no quote)."""
+MIN_WORDS = 2
+"""Fewest of a thread's own words (not shared by most open threads) a quote names."""
 _SEPARATORS = ":：/|—–=-"
 
 
@@ -165,6 +167,8 @@ class _Words:
     group: tuple[_Entry, ...]
     frame: tuple[_Entry, ...]
     body: frozenset[str]
+    place: frozenset[str]
+    vague: frozenset[str]
     rule_labels: tuple[_Entry, ...]
     rule_cues: tuple[_Entry, ...]
     payoff: tuple[_Entry, ...]
@@ -188,6 +192,16 @@ def _entry(word: str) -> _Entry:
     return _Entry(norm, re.compile(re.escape(norm)))
 
 
+def _stem_set(entries: Iterable[str], particles: Sequence[str]) -> frozenset[str]:
+    """Nouns of a list as written and without a particle ("몸이" -> "몸"; "왕도" stays too)."""
+    out: set[str] = set()
+    for w in entries:
+        norm = _norm(w.rstrip("*"))
+        if norm:
+            out |= {norm, _strip(norm, particles, keep=1)}
+    return frozenset(out)
+
+
 @functools.cache
 def words() -> _Words:
     """The slot words (read once from :data:`WORDS_FILE`)."""
@@ -207,9 +221,9 @@ def words() -> _Words:
         enter=entries(aspects["whereabouts"].get("enter", ())),
         group=entries(aspects["allegiance"].get("group", ())),
         frame=entries(aspects["goal"].get("frame", ())),
-        body=frozenset(_strip(_norm(w.rstrip("*")), particles, keep=1)
-                       for w in (*condition.get("noun", ()), *condition.get("label", ()))
-                       if w.strip()),
+        body=_stem_set((*condition.get("noun", ()), *condition.get("label", ())), particles),
+        place=_stem_set(aspects["whereabouts"].get("noun", ()), particles),
+        vague=frozenset(_norm(w) for w in data["label_context"].get("vague", ())),
         rule_labels=entries(data["rule"]["label"]),
         rule_cues=entries(data["rule"]["cue"]),
         payoff=entries(data["payoff"]["cue"]),
@@ -266,6 +280,10 @@ def _matches(text: str) -> list[_Match]:
     return kept
 
 
+BODY_GAP = 4
+"""Words before a verb of going searched for the state of the body it may name."""
+
+
 def _to_body(body: str, m: _Match) -> bool:
     """Whether a verb of going names a state of the body as where one goes ("원래 몸으로
     돌아왔다", "returned to health"): then it says a condition, not a whereabouts."""
@@ -276,12 +294,15 @@ def _to_body(body: str, m: _Match) -> bool:
     if m.word.isascii():
         if not m.word.endswith((" to", " into")) or not after:
             return False
-        word = re.sub(r"\W+$", "", after[0])
-        return word in w.body
-    if not before:
-        return False
-    word = _strip(re.sub(r"\W+$", "", before[-1]), w.particles, keep=1)
-    return word in w.body
+        return re.sub(r"\W+$", "", after[0]) in w.body
+    for token in reversed(before[-BODY_GAP:]):  # its destination, or its subject ("열이 올랐다")
+        raw = re.sub(r"\W+$", "", token)
+        forms = {raw, _strip(raw, w.particles, keep=1)}
+        if forms & w.place:
+            return False
+        if forms & w.body:
+            return True
+    return False
 
 
 def slot_scores(text: str, keyword: str = "", names: Iterable[str] = ()) -> dict[str, float]:
@@ -308,6 +329,8 @@ def _slot_scores(text: str, keyword: str, names: tuple[str, ...]) -> tuple[tuple
             scores["condition"] += CUE
         elif m.kind == "enter":
             scores["allegiance" if groups else "whereabouts"] += JOIN if groups else CUE
+        elif m.kind == "label" and m.word in words().vague:
+            continue  # a label that names no one slot ("status": a rank or a condition)
         elif m.kind == "label":
             if _labelled(body, m.start, m.end) or _heading(body, m.start, m.end):
                 scores[m.aspect] += LABEL
@@ -802,6 +825,13 @@ def guess_rule(
     return RuleGuess(False)
 
 
+def _stems(text: str) -> set[str]:
+    """:func:`words_of` with a particle taken off a one-syllable noun too ("검이" / "검을"):
+    for naming a planted thing, where a noun of one syllable is common."""
+    particles = words().particles
+    return {_strip(w, particles, keep=1) if not w.isascii() else w for w in words_of(text)}
+
+
 def reveals(text: str) -> bool:
     """Whether a line says something planted came to light ("드러났다", "turned out")."""
     body = _norm(text)
@@ -822,6 +852,12 @@ def quoted_thread(
     if not line.strip() or (need_reveal and not reveals(line)):
         return None
     key, grams, said = text_key(line), _bigrams(line), marks(line)
+    # Words most open threads share ("hidden", "in scene") tell none of them apart; the rest
+    # (the thing, the place) name one, in any order and with any particles.
+    spoken = _stems(line)
+    own = {mid: _stems(text) for mid, _, text in threads}
+    usual = {w for w in set().union(*own.values())
+             if (n := sum(w in o for o in own.values())) >= 2 and 2 * n > len(threads)}
     scored: list[tuple[float, str]] = []
     for mid, keyword, text in threads:
         kw = name_key(keyword)
@@ -834,7 +870,11 @@ def quoted_thread(
         theirs = _bigrams(text)
         shared = len(theirs & grams)
         share = max(shared / len(theirs), shared / len(grams)) if theirs and grams else 0.0
-        if share >= QUOTE and shared >= MIN_QUOTE:
+        telling = own[mid] - usual
+        named = len(telling & spoken)
+        if telling and named >= MIN_WORDS and named / len(telling) >= QUOTE:
+            share = max(share, named / len(telling))
+        if share >= QUOTE and (shared >= MIN_QUOTE or named >= MIN_WORDS):
             scored.append((share + (0.5 if planted and planted <= said else 0.0), mid))
     scored.sort(key=lambda p: -p[0])
     if not scored or (len(scored) > 1 and scored[0][0] - scored[1][0] < 0.05):

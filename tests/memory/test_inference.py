@@ -132,6 +132,31 @@ def test_frame_words_do_not_make_facts_alike_by_meaning_either() -> None:
     assert similarity(a, b, ["Mira Kang"]) > similarity(a, b, ["Mira Kang"], lexicon.frame)
 
 
+@pytest.mark.parametrize(("text", "aspect"), [
+    ("한서아는 밤새 열이 자꾸 올랐다", "condition"),  # the fever rose, not a climb
+    ("한서아는 탑에 올랐다", "whereabouts"),
+    ("Mira Kang stays neutral", "allegiance"),  # "stays" alone is a state, not a place
+    ("Mira Kang stays in the capital", "whereabouts"),
+    ("한서아는 누구에게도 줄을 서지 않았다", "allegiance"),
+    ("Mira Kang status: has a broken arm", "condition"),  # "status" names no one slot
+    ("status: knighted", "status"),
+])
+def test_the_words_around_a_slot_word_decide_its_slot(text: str, aspect: str) -> None:
+    assert guess_aspect(text, names=["한서아", "Mira Kang"]).aspect == aspect
+
+
+def test_a_beat_line_names_a_thread_by_its_own_words_in_any_order() -> None:
+    threads = [("t1", "", "12번째 장면에서 검이 강바닥에 숨겨졌다"),
+               ("t2", "", "14번째 장면에서 지도가 강바닥에 숨겨졌다"),
+               ("t3", "", "15번째 장면에서 반지가 사당에 숨겨졌다")]
+    line = "강바닥을 샅샅이 훑다 검을 손에 넣었다 (12번째 장면의 그것)"
+    assert quoted_thread(line, threads, need_reveal=True) == "t1"
+    assert quoted_thread("Searching the well, they got hold of the ring from scene 3",
+                         [("r", "", "In scene 3 the ring was hidden in the well"),
+                          ("s", "", "In scene 5 the map was hidden in the tomb")],
+                         need_reveal=True) == "r"
+
+
 def test_words_that_point_two_ways_keep_both_and_flag_the_facts_they_may_replace() -> None:
     holders = [Holder("c1", "condition", "한서아는 다리를 다쳤다"),
                Holder("w1", "whereabouts", "한서아는 왕도에 있다"),
