@@ -872,9 +872,11 @@ def quoted_thread(
         share = max(shared / len(theirs), shared / len(grams)) if theirs and grams else 0.0
         telling = own[mid] - usual
         named = len(telling & spoken)
-        if telling and named >= MIN_WORDS and named / len(telling) >= QUOTE:
+        # two of its own words, or one beside the thread's own numbers ("the sword of scene 12")
+        enough = named >= MIN_WORDS or bool(named and planted and planted <= said)
+        if telling and enough and named / len(telling) >= QUOTE:
             share = max(share, named / len(telling))
-        if share >= QUOTE and (shared >= MIN_QUOTE or named >= MIN_WORDS):
+        if share >= QUOTE and (shared >= MIN_QUOTE or enough):
             scored.append((share + (0.5 if planted and planted <= said else 0.0), mid))
     scored.sort(key=lambda p: -p[0])
     if not scored or (len(scored) > 1 and scored[0][0] - scored[1][0] < 0.05):
