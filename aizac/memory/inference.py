@@ -83,12 +83,13 @@ def _before() -> re.Pattern[str]:
 
 
 _OPEN, _CLOSE = "[(（【《〈「『«", "])）】》〉」』»"
-"""Brackets a field's heading may stand in ("[상태]", "《부상 여부》", "(health)", "«base»")."""
+"""Brackets a field's heading may stand in ("[health]", "《injuries》", "(health)", "«base»")."""
 
 
 def _heading(body: str, start: int, end: int) -> bool:
     """Whether ``body[start:end]`` lies inside a short bracketed heading without numbers
-    ("《부상 여부》", "(wellbeing)"; not "(since scene 12)"): the heading names the field."""
+    ("《injuries so far》", "(wellbeing)"; not "(since scene 12)"): the heading names the
+    field."""
     opened = max(body.rfind(c, 0, start) for c in _OPEN)
     if opened < 0:
         return False
@@ -193,7 +194,8 @@ def _entry(word: str) -> _Entry:
 
 
 def _stem_set(entries: Iterable[str], particles: Sequence[str]) -> frozenset[str]:
-    """Nouns of a list as written and without a particle ("몸이" -> "몸"; "왕도" stays too)."""
+    """Nouns of a list as written and without a particle (a Korean noun listed with its
+    particle is kept with and without it; one that ends in a particle's syllable stays too)."""
     out: set[str] = set()
     for w in entries:
         norm = _norm(w.rstrip("*"))
@@ -285,8 +287,9 @@ BODY_GAP = 4
 
 
 def _to_body(body: str, m: _Match) -> bool:
-    """Whether a verb of going names a state of the body as where one goes ("원래 몸으로
-    돌아왔다", "returned to health"): then it says a condition, not a whereabouts."""
+    """Whether a verb of going names a state of the body as where one goes or as what goes
+    ("returned to health"; in Korean "came back to the body", "the fever went up"): then it
+    says a condition, not a whereabouts."""
     w = words()
     head = m.word.split()[0] if " " in m.word and not m.word.isascii() else ""
     before = (body[:m.start] + head).split()
@@ -295,7 +298,7 @@ def _to_body(body: str, m: _Match) -> bool:
         if not m.word.endswith((" to", " into")) or not after:
             return False
         return re.sub(r"\W+$", "", after[0]) in w.body
-    for token in reversed(before[-BODY_GAP:]):  # its destination, or its subject ("열이 올랐다")
+    for token in reversed(before[-BODY_GAP:]):  # its destination, or its subject
         raw = re.sub(r"\W+$", "", token)
         forms = {raw, _strip(raw, w.particles, keep=1)}
         if forms & w.place:
@@ -826,8 +829,8 @@ def guess_rule(
 
 
 def _stems(text: str) -> set[str]:
-    """:func:`words_of` with a particle taken off a one-syllable noun too ("검이" / "검을"):
-    for naming a planted thing, where a noun of one syllable is common."""
+    """:func:`words_of` with a particle taken off a one-syllable Korean noun too ("sword"
+    with a subject or an object particle is one word): for naming a planted thing."""
     particles = words().particles
     return {_strip(w, particles, keep=1) if not w.isascii() else w for w in words_of(text)}
 
