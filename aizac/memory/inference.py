@@ -68,6 +68,8 @@ LABEL_GAP = 3
 scene 7:")."""
 MIN_QUOTE = 4
 """Fewest character bigrams a quote shares with the thread (one shared word is no quote)."""
+MIN_WORDS = 2
+"""Fewest of a thread's own words (not shared by most open threads) a quote names."""
 _SEPARATORS = ":：/|—–=-"
 
 
@@ -80,10 +82,30 @@ def _before() -> re.Pattern[str]:
     return re.compile(rf"(?:^|[/|—–:：,(\[]|{owners})\s*$")
 
 
+_OPEN, _CLOSE = "[(（【《〈「『«", "])）】》〉」』»"
+"""Brackets a field's heading may stand in ("[health]", "《injuries》", "(health)", "«base»")."""
+
+
+def _heading(body: str, start: int, end: int) -> bool:
+    """Whether ``body[start:end]`` lies inside a short bracketed heading without numbers
+    ("《injuries so far》", "(wellbeing)"; not "(since scene 12)"): the heading names the
+    field."""
+    opened = max(body.rfind(c, 0, start) for c in _OPEN)
+    if opened < 0:
+        return False
+    closes = [i for i in (body.find(c, end) for c in _CLOSE) if i >= 0]
+    if not closes:
+        return False
+    inner = body[opened + 1:min(closes)]
+    if any(c in inner for c in _OPEN + _CLOSE) or any(c.isdigit() for c in inner):
+        return False
+    return len(inner.split()) <= LABEL_GAP
+
+
 def _labelled(body: str, start: int, end: int) -> bool:
     """Whether the slot name at ``body[start:end]`` is used as a label: it heads a field
     ("거처: 왕도", "Mira's health in scene 7: ...", "이름 / 컨디션 / ...", "[状态]")."""
-    if body[end:end + 1] in "])）】" and body[start - 1:start] in "[(（【":
+    if body[end:end + 1] in _CLOSE and body[start - 1:start] in _OPEN:
         return True
     rest = body[end:]
     cut = min((rest.find(c) for c in _SEPARATORS if c in rest), default=-1)
@@ -144,6 +166,10 @@ class _Words:
     nouns: dict[str, tuple[_Entry, ...]]
     enter: tuple[_Entry, ...]
     group: tuple[_Entry, ...]
+    frame: tuple[_Entry, ...]
+    body: frozenset[str]
+    place: frozenset[str]
+    vague: frozenset[str]
     rule_labels: tuple[_Entry, ...]
     rule_cues: tuple[_Entry, ...]
     payoff: tuple[_Entry, ...]
@@ -167,11 +193,25 @@ def _entry(word: str) -> _Entry:
     return _Entry(norm, re.compile(re.escape(norm)))
 
 
+def _stem_set(entries: Iterable[str], particles: Sequence[str]) -> frozenset[str]:
+    """Nouns of a list as written and without a particle (a Korean noun listed with its
+    particle is kept with and without it; one that ends in a particle's syllable stays too)."""
+    out: set[str] = set()
+    for w in entries:
+        norm = _norm(w.rstrip("*"))
+        if norm:
+            out |= {norm, _strip(norm, particles, keep=1)}
+    return frozenset(out)
+
+
 @functools.cache
 def words() -> _Words:
     """The slot words (read once from :data:`WORDS_FILE`)."""
     data = tomllib.loads(WORDS_FILE.read_text(encoding="utf-8"))
     aspects = data["aspects"]
+    condition = aspects["condition"]
+    particles = tuple(sorted((_norm(p) for p in data["lexicon"]["particles"]), key=len,
+                             reverse=True))
 
     def entries(values: Iterable[str]) -> tuple[_Entry, ...]:
         return tuple(_entry(w) for w in values if w.strip())
@@ -182,11 +222,14 @@ def words() -> _Words:
         nouns={a: entries(aspects.get(a, {}).get("noun", ())) for a in SLOT_ASPECTS},
         enter=entries(aspects["whereabouts"].get("enter", ())),
         group=entries(aspects["allegiance"].get("group", ())),
+        frame=entries(aspects["goal"].get("frame", ())),
+        body=_stem_set((*condition.get("noun", ()), *condition.get("label", ())), particles),
+        place=_stem_set(aspects["whereabouts"].get("noun", ()), particles),
+        vague=frozenset(_norm(w) for w in data["label_context"].get("vague", ())),
         rule_labels=entries(data["rule"]["label"]),
         rule_cues=entries(data["rule"]["cue"]),
         payoff=entries(data["payoff"]["cue"]),
-        particles=tuple(sorted((_norm(p) for p in data["lexicon"]["particles"]), key=len,
-                               reverse=True)),
+        particles=particles,
         stop=frozenset(_norm(w) for w in data["lexicon"]["stop"]),
         endings=tuple(sorted((_norm(e) for e in data["lexicon"]["endings"]), key=len,
                              reverse=True)),
@@ -200,7 +243,7 @@ class _Match:
     start: int
     end: int
     aspect: str
-    kind: str  # "label" | "cue" | "noun" | "enter" | "group"
+    kind: str  # "label" | "cue" | "noun" | "enter" | "group" | "frame"
     word: str
 
 
@@ -228,6 +271,7 @@ def _matches(text: str) -> list[_Match]:
         scan(w.nouns[aspect], aspect, "noun")
     scan(w.enter, "whereabouts", "enter")
     scan(w.group, "allegiance", "group")
+    scan(w.frame, "goal", "frame")
     found.sort(key=lambda m: (m.start, -(m.end - m.start)))
     kept: list[_Match] = []
     for m in found:
@@ -236,6 +280,32 @@ def _matches(text: str) -> list[_Match]:
         if not inside:
             kept.append(m)
     return kept
+
+
+BODY_GAP = 4
+"""Words before a verb of going searched for the state of the body it may name."""
+
+
+def _to_body(body: str, m: _Match) -> bool:
+    """Whether a verb of going names a state of the body as where one goes or as what goes
+    ("returned to health"; in Korean "came back to the body", "the fever went up"): then it
+    says a condition, not a whereabouts."""
+    w = words()
+    head = m.word.split()[0] if " " in m.word and not m.word.isascii() else ""
+    before = (body[:m.start] + head).split()
+    after = body[m.end:].split()
+    if m.word.isascii():
+        if not m.word.endswith((" to", " into")) or not after:
+            return False
+        return re.sub(r"\W+$", "", after[0]) in w.body
+    for token in reversed(before[-BODY_GAP:]):  # its destination, or its subject
+        raw = re.sub(r"\W+$", "", token)
+        forms = {raw, _strip(raw, w.particles, keep=1)}
+        if forms & w.place:
+            return False
+        if forms & w.body:
+            return True
+    return False
 
 
 def slot_scores(text: str, keyword: str = "", names: Iterable[str] = ()) -> dict[str, float]:
@@ -251,23 +321,34 @@ def _slot_scores(text: str, keyword: str, names: tuple[str, ...]) -> tuple[tuple
     found = _matches(body)
     groups = any(m.kind == "group" for m in found)
     nouns = dict.fromkeys(SLOT_ASPECTS, 0.0)
+    framed = False
     for m in found:
         if (m.aspect, m.word) in counted:
             continue
         counted.add((m.aspect, m.word))
         if m.kind in ("noun", "group"):  # a place, a body part, a side one can take
             nouns[m.aspect] = min(NOUN_CAP, nouns[m.aspect] + NOUN)
+        elif m.aspect == "whereabouts" and _to_body(body, m):
+            scores["condition"] += CUE
         elif m.kind == "enter":
             scores["allegiance" if groups else "whereabouts"] += JOIN if groups else CUE
+        elif m.kind == "label" and m.word in words().vague:
+            continue  # a label that names no one slot ("status": a rank or a condition)
         elif m.kind == "label":
-            if _labelled(body, m.start, m.end):
+            if _labelled(body, m.start, m.end) or _heading(body, m.start, m.end):
                 scores[m.aspect] += LABEL
             elif len(m.word) >= 2 and not m.word.isascii():
                 scores[m.aspect] += CUE
+        elif _heading(body, m.start, m.end):  # a word of the slot heading its own field
+            scores[m.aspect] += LABEL
+        elif m.kind == "frame":
+            framed = True
         else:
             scores[m.aspect] += CUE
     for aspect, more in nouns.items():
         scores[aspect] += more
+    if framed and not any(v for a, v in scores.items() if a != "goal"):
+        scores["goal"] += CUE  # a decision about nothing else the words name: a goal
     key = name_key(keyword)
     if key:
         w = words()
@@ -300,9 +381,20 @@ def _content(text: str, names: Iterable[str]) -> str:
     return re.sub(r"\d+", " ", _without_names(text, names))
 
 
-def similarity(a: str, b: str, names: Iterable[str] = ()) -> float:
-    """Bigram Dice similarity of two facts' content (names and numbers left out)."""
-    ga, gb = _bigrams(_content(a, names)), _bigrams(_content(b, names))
+def _unframed(text: str, frame: frozenset[str]) -> str:
+    """``text`` without the words that are only the story's frame (:attr:`Lexicon.frame`)."""
+    if not frame:
+        return text
+    kept = [tok for tok in text.split() if not (words_of(tok) and words_of(tok) <= frame)]
+    return " ".join(kept)
+
+
+def similarity(a: str, b: str, names: Iterable[str] = (),
+               frame: frozenset[str] = frozenset()) -> float:
+    """Bigram Dice similarity of two facts' content (names, numbers and the story's frame
+    words left out)."""
+    ga = _bigrams(_unframed(_content(a, names), frame))
+    gb = _bigrams(_unframed(_content(b, names), frame))
     return 2 * len(ga & gb) / (len(ga) + len(gb)) if ga and gb else 0.0
 
 
@@ -344,9 +436,15 @@ class Lexicon:
                  ) -> None:
         names = list(names)
         self.counts: dict[str, dict[str, int]] = {}
+        spread: dict[str, dict[str, int]] = {}
         per_aspect: dict[str, int] = {}
         for aspect, text in facts:
-            if aspect not in SLOT_ASPECTS or listed_aspect(text) != aspect:
+            if aspect not in SLOT_ASPECTS:
+                continue
+            for word in words_of(text, names):  # every placed fact: how widely a word is used
+                per = spread.setdefault(word, {})
+                per[aspect] = per.get(aspect, 0) + 1
+            if listed_aspect(text) != aspect:
                 continue  # taught only by facts the word list confirms: no learning in circles
             per_aspect[aspect] = per_aspect.get(aspect, 0) + 1
             for word in words_of(text, names):
@@ -355,6 +453,11 @@ class Lexicon:
         # Until the story has stated a few facts of several slots, every word looks telling
         # (the first facts' template words would teach one slot for everything).
         self.ready = sum(n >= LEARNED_READY for n in per_aspect.values()) >= 2
+        # The story's frame words: used by facts of several slots, none of them mostly ("in
+        # scene 12", a record's heading). Two facts sharing them are not one fact said again.
+        self.frame = frozenset(
+            w for w, per in spread.items()
+            if len(per) >= 2 and max(per.values()) / sum(per.values()) < LEARNED_SHARE)
 
     def __len__(self) -> int:
         return len(self.counts)
@@ -365,7 +468,7 @@ class Lexicon:
         out = dict.fromkeys(SLOT_ASPECTS, 0.0)
         if not self.ready:
             return out
-        for word in words_of(text, names):
+        for word in words_of(text, names) - self.frame:
             per = self.counts.get(word)
             if not per:
                 continue
@@ -386,14 +489,16 @@ LEARNED_READY = 5
 """Facts of a slot the story must have stated before its words teach anything."""
 
 
-def _restated(text: str, holders: Sequence[Holder], names: Iterable[str]) -> Holder | None:
+def _restated(text: str, holders: Sequence[Holder], names: Iterable[str],
+              frame: Iterable[str] = ()) -> Holder | None:
     """The one current fact ``text`` restates in other words: it shares a number or code, or
-    words no other current fact of the character has, with that one only."""
+    words no other current fact of the character has, with that one only. ``frame``: the
+    story's words that facts of every slot use (:attr:`Lexicon.frame`); they identify none."""
     if not holders:
         return None
-    names = list(names)
-    said, own = marks(text), words_of(text, names)
-    theirs = {h.id: words_of(h.text, names) for h in holders}
+    names, frame = list(names), frozenset(frame)
+    said, own = marks(text), words_of(text, names) - frame
+    theirs = {h.id: words_of(h.text, names) - frame for h in holders}
     tagged = {h.id: marks(h.text) for h in holders}
     common = {w for h in holders for w in theirs[h.id]
               if sum(w in theirs[o.id] for o in holders) > 1}
@@ -495,12 +600,15 @@ class SlotSense:
         vectors: a :class:`VectorCache` over the memory's embeddings.
         examples: ``(aspect, text)`` of the story's facts whose slot is known.
         names: the cast's names and aliases (left out of every text).
+        frame: the story's frame words (:attr:`Lexicon.frame`), left out too: a template
+            the story words facts of one slot in would otherwise make them alike.
     """
 
     def __init__(self, vectors: VectorCache, examples: Iterable[tuple[str, str]] = (),
-                 names: Iterable[str] = ()) -> None:
+                 names: Iterable[str] = (), frame: Iterable[str] = ()) -> None:
         self._vectors = vectors
         self._names = tuple(names)
+        self._frame = frozenset(frame)
         per: dict[str, list[str]] = {}
         for aspect, text in examples:
             if aspect in SLOT_ASPECTS and listed_aspect(text) == aspect:  # no learning in circles
@@ -511,7 +619,7 @@ class SlotSense:
         self._kinds = prototypes()
 
     def _strip(self, text: str) -> str:
-        return " ".join(_content(text, self._names).split())
+        return _unframed(" ".join(_content(text, self._names).split()), self._frame)
 
     @property
     def aspects(self) -> tuple[str, ...]:
@@ -641,13 +749,14 @@ def guess_aspect(
     """
     names = list(names)
     scores = slot_scores(text, keyword, names)
+    frame = lexicon.frame if lexicon is not None else frozenset()
     if lexicon is not None:
         for aspect, more in lexicon.evidence(text, names).items():
             scores[aspect] += more
     ranked = sorted(SLOT_ASPECTS, key=lambda a: (-scores[a], SLOT_ASPECTS.index(a)))
     best, first = ranked[0], scores[ranked[0]]
     second = scores[ranked[1]]
-    sims = {h.id: similarity(text, h.text, names) for h in holders}
+    sims = {h.id: similarity(text, h.text, names, frame) for h in holders}
 
     def restates(among: Sequence[Holder], least: float) -> Holder | None:
         order = sorted(among, key=lambda h: -sims[h.id])
@@ -661,7 +770,7 @@ def guess_aspect(
     if first > 0:
         close = [a for a in SLOT_ASPECTS if scores[a] * 2 > first]
         among = [h for h in holders if h.aspect in close]
-        found = restates(among, TIE_BREAK) or _restated(text, among, names)
+        found = restates(among, TIE_BREAK) or _restated(text, among, names, frame)
         if found is not None:
             return SlotGuess(found.aspect, True, (), scores)
         if sense is not None and all(a in sense.aspects for a in close):
@@ -670,7 +779,7 @@ def guess_aspect(
                 return SlotGuess(aspect, True, (), scores)
         doubt = tuple(h.id for h in holders if h.aspect in close)
         return SlotGuess("", not doubt, doubt, scores)
-    found = restates(holders, SAME_SLOT) or _restated(text, holders, names)
+    found = restates(holders, SAME_SLOT) or _restated(text, holders, names, frame)
     if found is not None:
         return SlotGuess(found.aspect, True, (), scores)
     if sense is not None:
@@ -719,6 +828,13 @@ def guess_rule(
     return RuleGuess(False)
 
 
+def _stems(text: str) -> set[str]:
+    """:func:`words_of` with a particle taken off a one-syllable Korean noun too ("sword"
+    with a subject or an object particle is one word): for naming a planted thing."""
+    particles = words().particles
+    return {_strip(w, particles, keep=1) if not w.isascii() else w for w in words_of(text)}
+
+
 def reveals(text: str) -> bool:
     """Whether a line says something planted came to light ("드러났다", "turned out")."""
     body = _norm(text)
@@ -739,6 +855,12 @@ def quoted_thread(
     if not line.strip() or (need_reveal and not reveals(line)):
         return None
     key, grams, said = text_key(line), _bigrams(line), marks(line)
+    # Words most open threads share ("hidden", "in scene") tell none of them apart; the rest
+    # (the thing, the place) name one, in any order and with any particles.
+    spoken = _stems(line)
+    own = {mid: _stems(text) for mid, _, text in threads}
+    usual = {w for w in set().union(*own.values())
+             if (n := sum(w in o for o in own.values())) >= 2 and 2 * n > len(threads)}
     scored: list[tuple[float, str]] = []
     for mid, keyword, text in threads:
         kw = name_key(keyword)
@@ -751,7 +873,13 @@ def quoted_thread(
         theirs = _bigrams(text)
         shared = len(theirs & grams)
         share = max(shared / len(theirs), shared / len(grams)) if theirs and grams else 0.0
-        if share >= QUOTE and shared >= MIN_QUOTE:
+        telling = own[mid] - usual
+        named = len(telling & spoken)
+        # two of its own words, or one beside the thread's own numbers ("the sword of scene 12")
+        enough = named >= MIN_WORDS or bool(named and planted and planted <= said)
+        if telling and enough and named / len(telling) >= QUOTE:
+            share = max(share, named / len(telling))
+        if share >= QUOTE and (shared >= MIN_QUOTE or enough):
             scored.append((share + (0.5 if planted and planted <= said else 0.0), mid))
     scored.sort(key=lambda p: -p[0])
     if not scored or (len(scored) > 1 and scored[0][0] - scored[1][0] < 0.05):

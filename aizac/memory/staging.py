@@ -287,7 +287,8 @@ class CandidateBatch:
         if vectors is None:
             return None
         if self._sense is None:
-            self._sense = inference.SlotSense(vectors, self._memory.lookups.slot_facts(), cast)
+            self._sense = inference.SlotSense(vectors, self._memory.lookups.slot_facts(), cast,
+                                              self._story_words(cast).frame)
         return self._sense
 
     def pay_off(self, memory_id: str, *, chapter: int = 0, beat: int = 0) -> None:

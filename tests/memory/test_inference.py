@@ -15,9 +15,11 @@ from aizac.memory import WriterMemory
 from aizac.memory.inference import (
     WORDS_FILE,
     Holder,
+    Lexicon,
     guess_aspect,
     guess_rule,
     quoted_thread,
+    similarity,
 )
 
 
@@ -65,6 +67,94 @@ def test_a_restatement_in_other_words_finds_its_slot_among_the_current_facts() -
     guess = guess_aspect("Mira Kang still hums the grey heron ballad", holders=holders,
                          names=["Mira Kang"])
     assert guess.aspect == "condition"
+
+
+def test_the_story_s_frame_words_do_not_make_a_restatement() -> None:
+    # Every fact of this story opens "Log entry N on <name>:"; a new fact sharing only that
+    # heading with the one current fact is not that fact said again (it was read as one).
+    story = [("condition", "Log entry 3 on Jun Hart: broke an arm"),
+             ("whereabouts", "Log entry 4 on Jun Hart: is locked in the dungeon"),
+             ("allegiance", "Log entry 5 on Ada Voss: joined the rebels")]
+    names = ["Mira Kang", "Jun Hart", "Ada Voss"]
+    lexicon = Lexicon(story, names)
+    assert {"log", "entry"} <= lexicon.frame
+    holders = [Holder("a1", "allegiance", "Log entry 5 on Mira Kang: joined the rebels")]
+    new = "Log entry 9 on Mira Kang: coughs through the night"
+    assert guess_aspect(new, holders=holders, names=names).aspect == "allegiance"  # words only
+    assert guess_aspect(new, holders=holders, names=names, lexicon=lexicon).aspect == ""
+    again = "Log entry 9 on Mira Kang: still with the rebels (since entry 5)"
+    assert guess_aspect(again, holders=holders, names=names,
+                        lexicon=lexicon).aspect == "allegiance"
+
+
+@pytest.mark.parametrize(("text", "aspect"), [
+    ("《소속 변경》 한서아 · 상단과 동업하기로 했다", "allegiance"),
+    ("「부상 경과」 한서아 · 새벽에 돌아왔다", "condition"),
+    ("«loyalty» Mira Kang · decided to go home", "allegiance"),
+])
+def test_a_slot_word_heading_its_field_in_brackets_is_a_label(text: str, aspect: str) -> None:
+    assert guess_aspect(text, names=["한서아", "Mira Kang"]).aspect == aspect
+
+
+def test_a_number_in_brackets_is_no_heading() -> None:
+    scores = guess_aspect("한서아는 노래한다 (3번째 장면 부상 이후)", names=["한서아"]).scores
+    assert scores["condition"] == 1.0  # a cue, not a label
+
+
+@pytest.mark.parametrize(("text", "aspect"), [
+    ("한서아는 반란군 편에 서기로 결심했다", "allegiance"),
+    ("한서아는 상단과 동업하기로 했다", "allegiance"),
+    ("한서아는 왕도로 떠나기로 했다", "whereabouts"),
+    ("Mira Kang decided to fight for the guild", "allegiance"),
+    ("한서아는 복수를 결심했다", "goal"),
+    ("Mira Kang vowed to avenge her father", "goal"),
+])
+def test_a_decision_is_about_the_slot_of_what_is_decided(text: str, aspect: str) -> None:
+    assert guess_aspect(text, names=["한서아", "Mira Kang"]).aspect == aspect
+
+
+@pytest.mark.parametrize(("text", "aspect"), [
+    ("한서아는 예전 몸으로 돌아왔다", "condition"),
+    ("한서아는 원래 상태로 돌아갔다", "condition"),
+    ("Mira Kang returned to health", "condition"),
+    ("한서아는 감옥으로 돌아왔다", "whereabouts"),
+    ("Mira Kang returned to the capital", "whereabouts"),
+])
+def test_going_back_to_a_state_of_the_body_is_a_condition(text: str, aspect: str) -> None:
+    assert guess_aspect(text, names=["한서아", "Mira Kang"]).aspect == aspect
+
+
+def test_frame_words_do_not_make_facts_alike_by_meaning_either() -> None:
+    lexicon = Lexicon([("condition", "Log entry 3 on Jun Hart: broke an arm"),
+                       ("whereabouts", "Log entry 4 on Jun Hart: is locked in the dungeon")],
+                      ["Jun Hart"])
+    a, b = "Log entry 7 on Mira Kang: hums", "Log entry 8 on Mira Kang: sleeps"
+    assert similarity(a, b, ["Mira Kang"]) > similarity(a, b, ["Mira Kang"], lexicon.frame)
+
+
+@pytest.mark.parametrize(("text", "aspect"), [
+    ("한서아는 밤새 열이 자꾸 올랐다", "condition"),  # the fever rose, not a climb
+    ("한서아는 탑에 올랐다", "whereabouts"),
+    ("Mira Kang stays neutral", "allegiance"),  # "stays" alone is a state, not a place
+    ("Mira Kang stays in the capital", "whereabouts"),
+    ("한서아는 누구에게도 줄을 서지 않았다", "allegiance"),
+    ("Mira Kang status: has a broken arm", "condition"),  # "status" names no one slot
+    ("status: knighted", "status"),
+])
+def test_the_words_around_a_slot_word_decide_its_slot(text: str, aspect: str) -> None:
+    assert guess_aspect(text, names=["한서아", "Mira Kang"]).aspect == aspect
+
+
+def test_a_beat_line_names_a_thread_by_its_own_words_in_any_order() -> None:
+    threads = [("t1", "", "12번째 장면에서 검이 강바닥에 숨겨졌다"),
+               ("t2", "", "14번째 장면에서 지도가 강바닥에 숨겨졌다"),
+               ("t3", "", "15번째 장면에서 반지가 사당에 숨겨졌다")]
+    line = "강바닥을 샅샅이 훑다 검을 손에 넣었다 (12번째 장면의 그것)"
+    assert quoted_thread(line, threads, need_reveal=True) == "t1"
+    assert quoted_thread("Searching the well, they got hold of the ring from scene 3",
+                         [("r", "", "In scene 3 the ring was hidden in the well"),
+                          ("s", "", "In scene 5 the map was hidden in the tomb")],
+                         need_reveal=True) == "r"
 
 
 def test_words_that_point_two_ways_keep_both_and_flag_the_facts_they_may_replace() -> None:
