@@ -30,7 +30,8 @@ episode) and "write this episode" after its last accept (one prose call, where t
 each beat is still accepted (extracted) on its own. ``--modes cowrite-beats``: one design and one
 prose call per beat. A ``json_object`` request carries the schema as an outline at the end of
 its system message: that note is counted as the schema, not as the messages.
-``AIZAC_BENCH_DUMP=DIR`` writes each request's text there, to read what a prompt carries. The autopilot's reviewer answers the model check and the
+``AIZAC_BENCH_DUMP=DIR`` writes each request's text there, to read what a prompt carries.
+The autopilot's reviewer answers the model check and the
 verdict in one call when it declares larger structured replies. The scripted extractor reports a
 state per beat (whereabouts), so the review is shown canon as in a real run: the ``before``
 autopilot row therefore includes the ModelReview call the earlier note's run never made. Cost

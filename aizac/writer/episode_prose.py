@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 MARK = re.compile(r"^[ \t]*#{1,4}[ \t]*[^\d\n]{0,12}?(\d{1,3})(?!\d)[^\n]*$", re.MULTILINE)
-"""A scene's heading line: ``### 2``, also ``## Scene 2`` or ``### 场景 2：...`` (a model
+"""A scene's heading line: ``### 2``, also ``## Scene 2`` or ``### Scene 2: The gate`` (a model
 may add a word or a title)."""
 
 
