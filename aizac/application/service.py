@@ -654,9 +654,14 @@ class ApplicationService:
     def write_prose(self, name: str | None, beat_id: int | None) -> Iterator[str]:
         """Stream the prose of an accepted beat; the text so far after each chunk."""
         agent = self.agent(name)
+        yield from self._streamed(name, lambda: agent.write_prose(beat_id))
+
+    def _streamed(self, name: str | None, chunks: Callable[[], Iterator[str]]) -> Iterator[str]:
+        """A generation's text so far after each of its ``chunks``, in a generation slot and
+        under the project's cancellable operation."""
         with self.slots.generation(), self.operation(name) as token:
             text = ""
-            for chunk in agent.write_prose(beat_id):
+            for chunk in chunks():
                 token.check()
                 text += chunk
                 yield text
@@ -679,12 +684,7 @@ class ApplicationService:
         prose is saved as the stream completes."""
         self.episode_to_write(name, episode)
         agent = self.agent(name)
-        with self.slots.generation(), self.operation(name) as token:
-            text = ""
-            for chunk in agent.write_episode(episode):
-                token.check()
-                text += chunk
-                yield text
+        yield from self._streamed(name, lambda: agent.write_episode(episode))
 
     def save_prose(self, name: str | None, beat_id: int | None, prose: str) -> BeatRecord:
         if beat_id is None:

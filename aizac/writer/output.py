@@ -232,21 +232,29 @@ class ProseWriter:
         )
         self.last_notes = ProseNotes(count_tokens(style), count_tokens(dialogue),
                                      plan is not None, count_tokens(str(context)))
-        words = prompt_words(language)
         messages = self.prompts.render(
             "prose",
             language,
-            genre=story_genre(self.store, words.genre),
-            context=context or "-",
-            previous=tail_tokens(previous, previous_budget) if previous else "-",
-            beat=beat.render(position=False, labels=words.labels),
+            beat=beat.render(position=False, labels=prompt_words(language).labels),
             scene=scene,
-            length=self.prose_words,
-            instruction=instruction_line(instruction, words),
-            style=f"\n{style}\n" if style else "",
             dialogue=f"\n{dialogue}\n" if dialogue else "",
+            **self._shared_values(language, context, tail_tokens(previous, previous_budget)
+                                  if previous else "", instruction, style),
         )
         return messages, context
+
+    def _shared_values(self, language: str, context: str, previous: str, instruction: str,
+                       style: str) -> dict[str, Any]:
+        """The placeholders a beat's and an episode's prose prompt fill alike."""
+        words = prompt_words(language)
+        return {
+            "genre": story_genre(self.store, words.genre),
+            "context": context or "-",
+            "previous": previous or "-",
+            "length": self.prose_words,
+            "instruction": instruction_line(instruction, words),
+            "style": f"\n{style}\n" if style else "",
+        }
 
     def episode_messages(self, beats: Sequence[Any], previous: str,
                          instruction: str = "") -> tuple[list[Any], str]:
@@ -277,19 +285,14 @@ class ProseWriter:
         self.last_notes = ProseNotes(count_tokens(style), dialogue,
                                      any(plan is not None for _, plan in notes),
                                      count_tokens(str(context)))
-        words = prompt_words(language)
         messages = self.prompts.render(
             "prose_episode",
             language,
-            genre=story_genre(self.store, words.genre),
-            context=context or "-",
-            previous=tail_tokens(previous, previous_budget) if previous else "-",
             scenes=scenes_block([(brief, text) for brief, (text, _) in zip(briefs, notes,
                                                                           strict=True)]),
             count=len(beats),
-            length=self.prose_words,
-            instruction=instruction_line(instruction, words),
-            style=f"\n{style}\n" if style else "",
+            **self._shared_values(language, context, tail_tokens(previous, previous_budget)
+                                  if previous else "", instruction, style),
         )
         return messages, context
 
