@@ -105,8 +105,13 @@ class Ui:
 
     # -------------------------------------------------------------------------- buttons
     def states(self, project: str | None) -> list[Any]:
-        """Every action button, enabled or not for the project's current state."""
+        """Every action button, enabled or not for the project's current state; while an
+        operation runs on the project (started by this page or before a reload), only the
+        cancel buttons (a page that opens the project then must not offer what would wait)."""
         from aizac.web.states import ALWAYS, button_states
+
+        if project and self.live.get(self.key(project)) is not None:
+            return self.busy()
 
         try:
             enabled = button_states(self.service, project)

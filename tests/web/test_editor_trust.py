@@ -325,3 +325,25 @@ def test_redo_and_switch_put_back_the_exact_commit_without_a_model_call(
     h.switch_branch(service, name, accepted_branch)
     assert len(model.calls) == calls
     assert _memory_state(service, name) == accepted
+
+
+def test_while_an_operation_runs_a_page_that_opens_the_project_offers_only_cancel(
+    service: ApplicationService,
+) -> None:
+    """A page reloaded during a long operation is drawn with the project's button states: they
+    must wait too (they were the idle states, so the reloaded page offered "Next beat" while
+    the design still ran, seen in chromium under load)."""
+    from aizac.web.runner import Ui
+
+    name = _planned(service)
+    ui = Ui(service, labels("en"), "en")
+    for button in ("next-beat", "accept", "cancel-beat", "write-episode"):
+        ui.button(button, button)
+    idle = dict(zip(ui.button_names, (b.interactive for b in ui.states(name)), strict=True))
+    assert idle["next-beat"] and not idle["cancel-beat"]
+    ui.live[ui.key(name)] = ("ui.busy.next", "")
+    busy = dict(zip(ui.button_names, (b.interactive for b in ui.states(name)), strict=True))
+    assert busy == {"next-beat": False, "accept": False, "cancel-beat": True,
+                    "write-episode": False}
+    ui.live.pop(ui.key(name))
+    assert ui.states(name)[0].interactive
