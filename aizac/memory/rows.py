@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import threading
+import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -23,6 +25,8 @@ from aizac.memory.chroma_client import SERVER_DOWN_HINT, is_transport_failure
 from aizac.memory.key_index import KeyIndex
 from aizac.memory.records import NEVER, Where
 from aizac.text import Text
+
+log = logging.getLogger(__name__)
 
 FINGERPRINT_KEY = "aizac_embedding"
 GET_PAGE = 5000
@@ -68,14 +72,24 @@ def open_collection(
     return client, coll, name
 
 
-def keep_log_short(coll: Any) -> None:
+def keep_log_short(coll: Any, tries: int = 3) -> None:
     """Give a collection created with Chroma's default sync threshold aizac's (see
-    :data:`SYNC_THRESHOLD`); best effort: a store that refuses keeps working as it was."""
-    with contextlib.suppress(Exception), warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # Chroma's own, about its config
-        hnsw = (coll.configuration or {}).get("hnsw") or {}
-        if hnsw and hnsw.get("sync_threshold") != SYNC_THRESHOLD:
-            coll.modify(configuration={"hnsw": {"sync_threshold": SYNC_THRESHOLD}})
+    :data:`SYNC_THRESHOLD`); best effort: a store that refuses keeps working as it was, and
+    the log says why. A refusal is tried again after a moment (a busy moment of the store's
+    SQLite file under load left an old store with Chroma's default once in a full test run)."""
+    last: Exception | None = None
+    for attempt in range(tries):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)  # Chroma's, about its config
+                hnsw = (coll.configuration or {}).get("hnsw") or {}
+                if hnsw and hnsw.get("sync_threshold") != SYNC_THRESHOLD:
+                    coll.modify(configuration={"hnsw": {"sync_threshold": SYNC_THRESHOLD}})
+            return
+        except Exception as e:  # never fail an open over it
+            last = e
+            time.sleep(0.2 * (attempt + 1))
+    log.warning("could not shorten the index log of %s: %s", getattr(coll, "name", "?"), last)
 
 
 def embedding_error(error: BaseException) -> EmbeddingError:

@@ -6,6 +6,9 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.memory import WriterMemory
@@ -80,3 +83,31 @@ def test_the_hnsw_log_is_persisted_every_100_writes(tmp_path: Path, settings: Se
     assert dict(again.collection.configuration["hnsw"])["sync_threshold"] == SYNC_THRESHOLD
     fresh = WriterMemory(path=tmp_path / "new", embeddings=emb, settings=settings)
     assert dict(fresh.collection.configuration["hnsw"])["sync_threshold"] == SYNC_THRESHOLD
+
+
+def test_an_old_store_that_refuses_once_gets_the_short_log_on_the_next_try(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from aizac.memory.rows import SYNC_THRESHOLD, keep_log_short
+
+    class Busy:
+        name = "novel"
+
+        def __init__(self, refusals: int) -> None:
+            self.refusals, self.configuration = refusals, {"hnsw": {"sync_threshold": 1000}}
+
+        def modify(self, configuration: dict[str, Any]) -> None:
+            if self.refusals:
+                self.refusals -= 1
+                raise RuntimeError("database is locked")
+            self.configuration = {"hnsw": {**self.configuration["hnsw"],
+                                           **configuration["hnsw"]}}
+
+    once = Busy(1)
+    keep_log_short(once)
+    assert once.configuration["hnsw"]["sync_threshold"] == SYNC_THRESHOLD
+    never = Busy(10)
+    with caplog.at_level("WARNING"):
+        keep_log_short(never, tries=2)  # the open goes on; the log says why
+    assert never.configuration["hnsw"]["sync_threshold"] == 1000
+    assert "database is locked" in caplog.text
