@@ -179,7 +179,16 @@ def test_a_plot_written_by_hand_is_saved(page: Any, model: ScriptedChatModel) ->
                       ("aizac-settings", ["Eastwall", "A fort."])):
         add_table_row(page, elem, row)
     acts = page.locator("#aizac-acts")
-    acts.locator("[data-testid='cell-4-0']").get_by_text("resolution").wait_for()  # ready rows
+    # A writer scrolls down to the acts before typing there; Gradio's table draws its rows
+    # through a virtual list that measures its view (CI once waited 120 s for the fifth stage
+    # of this table, below two others; not reproduced in 16 runs under load). If it still never
+    # shows, the failure says what the table held.
+    acts.scroll_into_view_if_needed()
+    try:
+        acts.locator("[data-testid='cell-4-0']").get_by_text("resolution").wait_for()
+    except Exception as e:
+        raise AssertionError(f"the acts never showed their five stages: {acts.inner_text()!r}"
+                             ) from e
     for row in range(5):
         for col, text in ((1, "Goal"), (3, "Event")):
             type_cell(page, acts.locator(f"[data-testid='cell-{row}-{col}']"), text)
