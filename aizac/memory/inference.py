@@ -12,7 +12,9 @@ instead:
   its slot, and breaks a tie between two slots the words point to;
 * for a rule, a current rule with the same keyword, or a label ("규칙", "law", "规则");
 * for a payoff, a beat line that quotes an open thread (its keyword, or most of its words with
-  the same numbers and codes).
+  the same numbers and codes) and says something new of it: a word that it came to light, or,
+  short of one, words of its own beside the thread's, unless they say it still waits
+  (remembered, sought, still hidden) or that nothing was found.
 
 With a semantic embedding (the product's default, multilingual e5; not the lexical hash) the
 meaning is asked where the words say nothing or point two ways (:class:`SlotSense`): a fact is
@@ -173,6 +175,10 @@ class _Words:
     rule_labels: tuple[_Entry, ...]
     rule_cues: tuple[_Entry, ...]
     payoff: tuple[_Entry, ...]
+    payoff_empty: tuple[_Entry, ...]
+    payoff_hold: tuple[_Entry, ...]
+    not_after: tuple[str, ...]
+    not_before: frozenset[str]
     particles: tuple[str, ...]
     stop: frozenset[str]
     endings: tuple[str, ...]
@@ -229,6 +235,10 @@ def words() -> _Words:
         rule_labels=entries(data["rule"]["label"]),
         rule_cues=entries(data["rule"]["cue"]),
         payoff=entries(data["payoff"]["cue"]),
+        payoff_empty=entries(data["payoff"]["empty"]),
+        payoff_hold=entries(data["payoff"]["hold"]),
+        not_after=tuple(_norm(w) for w in data["payoff"]["not_after"]),
+        not_before=frozenset(_norm(w) for w in data["payoff"]["not_before"]),
         particles=particles,
         stop=frozenset(_norm(w) for w in data["lexicon"]["stop"]),
         endings=tuple(sorted((_norm(e) for e in data["lexicon"]["endings"]), key=len,
@@ -678,16 +688,15 @@ prototypes) at which a beat line quotes it by meaning; calibrated on the studied
 wordings ``a`` and ``b`` (right matches led by 0.018 or more)."""
 
 
-def _reveal_lead(line: str, thread: str, vectors: VectorCache) -> float:
-    """How much nearer the ``reveal`` prototypes than the ``mention`` ones what ``line`` says
-    besides the thread's own words is (its verb, roughly: "came out" or "was remembered")."""
-    theirs = words_of(thread)
-    rest = " ".join(tok for tok in re.sub(r"\d+", " ", line).split()
-                    if not (words_of(tok) and words_of(tok) <= theirs))
+def _reveal_lead(rest: str, vectors: VectorCache) -> float:
+    """How much nearer the ``reveal`` prototypes than the ``mention`` ones ``rest`` (what a line
+    says besides a thread's words, :func:`_besides`) is: its verb, roughly, "came out" or "was
+    remembered". Only its content words are compared (a bracket or "from the" is no verb)."""
+    content = " ".join(sorted(words_of(rest)))
     reveal, mention = list(prototypes().get("reveal", ())), list(prototypes().get("mention", ()))
-    if not rest.strip() or not reveal or not mention:
+    if not content or not reveal or not mention:
         return 0.0
-    vecs = vectors([rest, *reveal, *mention])
+    vecs = vectors([content, *reveal, *mention])
     return _top(vecs[0], vecs[1:1 + len(reveal)]) - _top(vecs[0], vecs[1 + len(reveal):])
 
 
@@ -699,8 +708,7 @@ def sensed_thread(line: str, threads: Sequence[tuple[str, str, str]], vectors: V
     agree ("the seal of scene 12" is not the seal of scene 18); the line must be nearer the
     thread than the next thread and than any everyday event (``event`` prototypes) by
     :data:`SENSE_QUOTE`. ``need_reveal`` (an event line, which may only mention a thread):
-    what the line says besides the thread's words must also be nearer the ``reveal``
-    prototypes than the ``mention`` ones ("remembered" pays nothing off).
+    the line must also pay it off (:func:`pays_off`, with the meaning of what it adds).
     """
     said = marks(line)
     body = " ".join(_content(line, ()).split())
@@ -722,7 +730,7 @@ def sensed_thread(line: str, threads: Sequence[tuple[str, str, str]], vectors: V
     found = sims[0][1]
     if need_reveal:
         text = next(t for mid, _, t in threads if mid == found)
-        if _reveal_lead(line, text, vectors) <= 0:
+        if not pays_off(line, text, vectors, quoted=False):
             return None
     return found
 
@@ -835,10 +843,90 @@ def _stems(text: str) -> set[str]:
     return {_strip(w, particles, keep=1) if not w.isascii() else w for w in words_of(text)}
 
 
+NEGATION_REACH = 6
+"""Characters after a Korean cue in which a negation negates it (a "-ji mot-haetda" ending:
+"could not find")."""
+NEGATION_WORDS = 3
+"""Words before an English cue in which a negation negates it ("was never found")."""
+
+
+def _negating_words(text: str, last: int = 0) -> bool:
+    """Whether ``text`` (normalised; its ``last`` words only, if given) holds an English
+    negation ("not", "never", "wasn't")."""
+    tokens = re.findall(r"[\w'’]+", text)[-last:]
+    return any(t in words().not_before or t.endswith(("n't", "n’t")) for t in tokens)
+
+
+def _negated(body: str, m: re.Match[str]) -> bool:
+    """Whether the cue matched at ``m`` in ``body`` (normalised) is negated."""
+    w = words()
+    if any(n in body[m.end():m.end() + NEGATION_REACH] for n in w.not_after):
+        return True
+    before = body[:m.start()]
+    return _negating_words(before, NEGATION_WORDS) or any(
+        before.rstrip().endswith(n) for n in w.not_before if not n.isascii())
+
+
+def _negation(body: str) -> bool:
+    """Whether ``body`` (normalised) negates its predicate anywhere (a Korean "-ji mot" or
+    "-ji an" ending, "not", a Chinese "mei you")."""
+    w = words()
+    return (any(n in body for n in w.not_after) or _negating_words(body)
+            or any(n in body for n in w.not_before if not n.isascii() and len(n) >= 2))
+
+
 def reveals(text: str) -> bool:
-    """Whether a line says something planted came to light ("드러났다", "turned out")."""
+    """Whether a line says something planted came to light ("came to light", "turned out"),
+    by a word that is not negated ("was never found", a Korean "could not find")."""
     body = _norm(text)
-    return any(e.pattern.search(body) for e in words().payoff)
+    return any(not _negated(body, m) for e in words().payoff for m in e.pattern.finditer(body))
+
+
+def _thread_word(word: str, theirs: set[str]) -> bool:
+    """Whether ``word`` is one of a thread's words ``theirs`` (:func:`_stems`): the same word,
+    or a Korean word with the same first two syllables (another form of its verb: "hidden" as
+    a modifier and as the predicate)."""
+    if word in theirs or (not word.isascii() and _stems(word) & theirs):
+        return True
+    return not word.isascii() and len(word) >= 2 and any(
+        not t.isascii() and len(t) >= 2 and t[:2] == word[:2] for t in theirs)
+
+
+def _besides(line: str, thread: str) -> str:
+    """What ``line`` says besides ``thread``'s own words and the numbers: the tokens not made of
+    the thread's words (function words kept: "not", "still" are what a line says of it)."""
+    theirs = _stems(thread)
+    kept = []
+    for tok in re.sub(r"\d+", " ", line).split():
+        own = words_of(tok)
+        if not (own and all(_thread_word(w, theirs) for w in own)):
+            kept.append(tok)
+    return " ".join(kept)
+
+
+def pays_off(line: str, thread: str, vectors: VectorCache | None = None, *,
+             quoted: bool = True) -> bool:
+    """Whether a beat line that names the open thread ``thread`` (its text) pays it off.
+
+    What the line says besides the thread's own words decides (:func:`_besides`): that nothing
+    was found (``empty``) -> no; a word that it came to light, not negated -> yes; that it still
+    waits (``hold``: remembered, sought, planned, still hidden) or a negation -> no. Short of
+    all of these, a line that ``quoted`` the thread by its words pays it off when it adds words
+    of its own ("secured", "put to use": the verbs of finding are an open class, a line that
+    only names the thread adds none); a line found by meaning only when what it adds is nearer
+    the ``reveal`` prototypes than the ``mention`` ones (needs ``vectors``).
+    """
+    rest = _besides(line, thread)
+    body, w = _norm(rest), words()
+    if any(e.pattern.search(body) for e in w.payoff_empty):
+        return False
+    if reveals(body):
+        return True
+    if any(e.pattern.search(body) for e in w.payoff_hold) or _negation(body):
+        return False
+    if quoted:
+        return bool(words_of(rest))
+    return vectors is not None and _reveal_lead(rest, vectors) > 0
 
 
 def quoted_thread(
@@ -849,10 +937,10 @@ def quoted_thread(
     ``threads`` holds ``(id, keyword, text)``. A line quotes a thread that it names by keyword,
     or whose words it mostly repeats (:data:`QUOTE` of the bigrams) without other numbers or
     codes ("the seal of scene 12" is not the seal of scene 18). ``need_reveal``: the line
-    must also say that something came to light (an event line, unlike a ``pays_off`` one,
-    may mention a thread without paying it off).
+    must also pay it off (:func:`pays_off`; an event line, unlike a ``pays_off`` one, may
+    mention a thread without paying it off).
     """
-    if not line.strip() or (need_reveal and not reveals(line)):
+    if not line.strip():
         return None
     key, grams, said = text_key(line), _bigrams(line), marks(line)
     # Words most open threads share ("hidden", "in scene") tell none of them apart; the rest
@@ -884,7 +972,10 @@ def quoted_thread(
     scored.sort(key=lambda p: -p[0])
     if not scored or (len(scored) > 1 and scored[0][0] - scored[1][0] < 0.05):
         return None
-    return scored[0][1]
+    found = scored[0][1]
+    if need_reveal and not pays_off(line, next(t for mid, _, t in threads if mid == found)):
+        return None
+    return found
 
 
 __all__ = [
@@ -899,6 +990,7 @@ __all__ = [
     "VectorCache",
     "guess_aspect",
     "guess_rule",
+    "pays_off",
     "prototypes",
     "quoted_thread",
     "reveals",

@@ -18,6 +18,7 @@ from aizac.memory.inference import (
     Lexicon,
     guess_aspect,
     guess_rule,
+    pays_off,
     quoted_thread,
     similarity,
 )
@@ -155,6 +156,46 @@ def test_a_beat_line_names_a_thread_by_its_own_words_in_any_order() -> None:
                          [("r", "", "In scene 3 the ring was hidden in the well"),
                           ("s", "", "In scene 5 the map was hidden in the tomb")],
                          need_reveal=True) == "r"
+
+
+SWORD = "12번째 장면에서 부러진 검이 강바닥에 숨겨졌다"
+MAP = "In scene 14 the torn map was hidden in the old tomb"
+SEAL = "第16个场景里，破碎的印章被藏在井里"
+
+
+@pytest.mark.parametrize(("line", "thread"), [
+    # no word of the list: what the line adds to the thread's words says it moved on
+    ("부러진 검, 강바닥에서 확보됨 (12번째 장면에 숨겨진 것)", SWORD),
+    ("12번째 장면의 부러진 검을 강바닥에서 건져 올려 칼집에 꽂았다", SWORD),
+    ("torn map secured from the old tomb (hidden in scene 14)", MAP),
+    ("The torn map hidden in the old tomb in scene 14 was put to use", MAP),
+    ("第16个场景藏在井里的破碎印章被取出，交到了主角手上", SEAL),
+    # a word of the list, and one beside a negation that does not touch it
+    ("The torn map, not seen since scene 14, was finally dug out of the old tomb", MAP),
+])
+def test_a_line_that_quotes_a_thread_and_says_something_new_of_it_pays_it_off(
+    line: str, thread: str,
+) -> None:
+    assert pays_off(line, thread)
+    assert quoted_thread(line, [("t", "", thread)], need_reveal=True) == "t"
+
+
+@pytest.mark.parametrize(("line", "thread"), [
+    ("12번째 장면에 강바닥에 숨겨진 부러진 검을 떠올렸다", SWORD),  # remembered
+    ("강바닥의 부러진 검은 아직 그대로 남아 있다 (12번째 장면)", SWORD),  # still there
+    ("강바닥을 뒤졌지만 12번째 장면의 부러진 검은 흔적도 없었다", SWORD),  # nothing found
+    ("12번째 장면의 부러진 검을 강바닥에서 발견하지 못했다", SWORD),  # a negated cue
+    ("12번째 장면의 부러진 검, 강바닥", SWORD),  # only the thread's own words
+    ("They searched the old tomb for the torn map of scene 14", MAP),
+    ("The torn map of scene 14 was never found in the old tomb", MAP),
+    ("The torn map hidden in the old tomb in scene 14 still lies there", MAP),
+    ("第16个场景里藏在井里的破碎印章没有找到", SEAL),
+    ("他想起了第16个场景藏在井里的破碎印章", SEAL),
+])
+def test_a_line_that_says_the_thread_still_waits_pays_nothing_off(line: str, thread: str
+                                                                  ) -> None:
+    assert not pays_off(line, thread)
+    assert quoted_thread(line, [("t", "", thread)], need_reveal=True) is None
 
 
 def test_words_that_point_two_ways_keep_both_and_flag_the_facts_they_may_replace() -> None:

@@ -101,10 +101,21 @@ def test_with_the_default_embedding_a_thread_closes_on_a_payoff_in_unlisted_word
     assert [h.metadata["keyword"] for h in e5_mem.open_foreshadowing()] == ["복선1"]
 
 
-def test_with_the_lexical_hash_an_unlisted_payoff_leaves_the_thread_open(
+def test_with_the_lexical_hash_a_payoff_in_unlisted_words_closes_a_thread_it_quotes(
     mem: WriterMemory,
 ) -> None:
+    """No word of the list says "손에 쥐었다" or "secured": a line that quotes the thread (its
+    thing, place and scene) and adds words of its own pays it off without the meaning; one
+    that only says the thing still waits, or that nothing was found, does not."""
     accept(mem, 1, story=[{"text": "2번째 장면에서 검은 반지가 사당 아래 묻혔다",
-                           "keyword": "복선2", "foreshadow": True}])
+                           "keyword": "복선2", "foreshadow": True},
+                          {"text": "In scene 3 the torn map was hidden in the old tomb",
+                           "keyword": "omen3", "foreshadow": True}])
+    accept(mem, 2, events=["사당 아래 묻힌 검은 반지는 여전히 그대로다 (2번째 장면)",
+                           "The torn map of scene 3 was searched for in the old tomb in vain",
+                           "2번째 장면의 검은 반지, 사당 아래"])
+    assert len(mem.open_foreshadowing()) == 2
     accept(mem, 4, events=["2번째 장면에서 사당 아래 묻혔던 검은 반지를 마침내 손에 쥐었다"])
-    assert len(mem.open_foreshadowing()) == 1
+    assert [h.metadata["keyword"] for h in mem.open_foreshadowing()] == ["omen3"]
+    accept(mem, 5, events=["torn map secured from the old tomb (hidden in scene 3)"])
+    assert mem.open_foreshadowing() == []
