@@ -179,6 +179,7 @@ class _Words:
     payoff_hold: tuple[_Entry, ...]
     not_after: tuple[str, ...]
     not_before: frozenset[str]
+    intent_before: frozenset[str]
     particles: tuple[str, ...]
     stop: frozenset[str]
     endings: tuple[str, ...]
@@ -239,6 +240,7 @@ def words() -> _Words:
         payoff_hold=entries(data["payoff"]["hold"]),
         not_after=tuple(_norm(w) for w in data["payoff"]["not_after"]),
         not_before=frozenset(_norm(w) for w in data["payoff"]["not_before"]),
+        intent_before=frozenset(_norm(w) for w in data["payoff"]["intent_before"]),
         particles=particles,
         stop=frozenset(_norm(w) for w in data["lexicon"]["stop"]),
         endings=tuple(sorted((_norm(e) for e in data["lexicon"]["endings"]), key=len,
@@ -848,6 +850,9 @@ NEGATION_REACH = 6
 "could not find")."""
 NEGATION_WORDS = 3
 """Words before an English cue in which a negation negates it ("was never found")."""
+INTENT_WORDS = 2
+"""Words before an English cue in which a modal makes it not yet done ("will be found"); "to"
+does right before it ("to retrieve", "to be found")."""
 
 
 def _negating_words(text: str, last: int = 0) -> bool:
@@ -863,6 +868,9 @@ def _negated(body: str, m: re.Match[str]) -> bool:
     if any(n in body[m.end():m.end() + NEGATION_REACH] for n in w.not_after):
         return True
     before = body[:m.start()]
+    near = re.findall(r"[\w'’]+", before)[-INTENT_WORDS:]
+    if near[-1:] == ["to"] or near == ["to", "be"] or set(near) & (w.intent_before - {"to"}):
+        return True
     return _negating_words(before, NEGATION_WORDS) or any(
         before.rstrip().endswith(n) for n in w.not_before if not n.isascii())
 
@@ -909,8 +917,9 @@ def pays_off(line: str, thread: str, vectors: VectorCache | None = None, *,
     """Whether a beat line that names the open thread ``thread`` (its text) pays it off.
 
     What the line says besides the thread's own words decides (:func:`_besides`): that nothing
-    was found (``empty``) -> no; a word that it came to light, not negated -> yes; that it still
-    waits (``hold``: remembered, sought, planned, still hidden) or a negation -> no. Short of
+    was found (``empty``) -> no; a word that it came to light -> yes, unless every such word is
+    negated or only meant ("was never found", "to be found"); that it still waits (``hold``:
+    remembered, sought, planned, on the way, still hidden) or a negation -> no. Short of
     all of these, a line that ``quoted`` the thread by its words pays it off when it adds words
     of its own ("secured", "put to use": the verbs of finding are an open class, a line that
     only names the thread adds none); a line found by meaning only when what it adds is nearer
@@ -920,8 +929,9 @@ def pays_off(line: str, thread: str, vectors: VectorCache | None = None, *,
     body, w = _norm(rest), words()
     if any(e.pattern.search(body) for e in w.payoff_empty):
         return False
-    if reveals(body):
-        return True
+    cues = [_negated(body, m) for e in w.payoff for m in e.pattern.finditer(body)]
+    if cues:  # found, unless every word of finding it has is negated or only meant
+        return not all(cues)
     if any(e.pattern.search(body) for e in w.payoff_hold) or _negation(body):
         return False
     if quoted:

@@ -172,6 +172,7 @@ SEAL = "第16个场景里，破碎的印章被藏在井里"
     ("第16个场景藏在井里的破碎印章被取出，交到了主角手上", SEAL),
     # a word of the list, and one beside a negation that does not touch it
     ("The torn map, not seen since scene 14, was finally dug out of the old tomb", MAP),
+    ("Hauled up from the old tomb, the torn map hidden in scene 14 was put to use at last", MAP),
 ])
 def test_a_line_that_quotes_a_thread_and_says_something_new_of_it_pays_it_off(
     line: str, thread: str,
@@ -191,6 +192,16 @@ def test_a_line_that_quotes_a_thread_and_says_something_new_of_it_pays_it_off(
     ("The torn map hidden in the old tomb in scene 14 still lies there", MAP),
     ("第16个场景里藏在井里的破碎印章没有找到", SEAL),
     ("他想起了第16个场景藏在井里的破碎印章", SEAL),
+    # a cue that did not happen: nobody did it, nothing came of it, or it is only meant to
+    ("The old tomb was searched for the torn map of scene 14, but nothing had been turned up",
+     MAP),
+    ("The torn map of scene 14 is somewhere in the old tomb; nobody has laid hands on it yet",
+     MAP),
+    ("Quest updated: retrieve the torn map from the old tomb (scene 14), progress 0/1", MAP),
+    ("They went to the old tomb to recover the torn map hidden in scene 14", MAP),
+    ("12번째 장면에 강바닥에 은닉된 부러진 검을 회수하고자 수색조가 파견되었음", SWORD),
+    ("12번째 장면의 부러진 검은 강바닥에서 발견되지 아니하였음", SWORD),
+    ("第16个场景藏在井里的破碎印章，他们打算去找到", SEAL),
 ])
 def test_a_line_that_says_the_thread_still_waits_pays_nothing_off(line: str, thread: str
                                                                   ) -> None:
