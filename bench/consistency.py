@@ -31,6 +31,9 @@ states (slot and value), so a fact is recognised in any wording. After the run:
   the scene (and ``stale``: outdated state lines found in planner prompts);
 - ``ask@5``: share of "what is X's <aspect>?" questions to ``agent.ask`` (self-query through
   the scripted model's structured request) whose top five answers hold the current state;
+- ``false pay``: share of event lines that name an open thread without paying it off (every
+  fourth beat: remembered, still there, sought in vain; ``mention`` of a wording) after which
+  the thread is no longer listed as open;
 - ``closed``: share of paid-off foreshadowing no longer listed as open (``open ok``: threads
   not yet paid off that are still listed);
 - ``reunion``: share of scenes where a pair meets again after 100+ beats apart whose current
@@ -120,6 +123,14 @@ OMENS = {  # what a thread plants, and where
             "rusty key"],
            ["well", "shrine cellar", "tower top", "riverbed", "deep archive", "old tomb"]),
 }
+MENTIONS = {  # event lines that name an open thread and pay nothing off (``mention`` of a wording)
+    "ko": ["{n}번째 장면에 {place}에 숨겨 둔 {obj}{eul} 떠올렸다",
+           "{place}의 {obj}{eun} 아직 아무도 손대지 않았다 ({n}번째 장면)",
+           "{n}번째 장면의 {obj}{eul} 찾아 {place}{ro} 갔지만 아무것도 없었다"],
+    "en": ["Someone remembered the {obj} hidden in the {place} in scene {n}",
+           "The {obj} hidden in scene {n} still lies in the {place}, untouched",
+           "They searched the {place} for the {obj} of scene {n}, in vain"],
+}
 ASPECT_WORD = {"ko": {"condition": "상태", "whereabouts": "위치", "allegiance": "소속"},
                "en": {"condition": "condition", "whereabouts": "whereabouts",
                       "allegiance": "allegiance"}}
@@ -136,11 +147,18 @@ def _josa(name: str, pair: tuple[str, str] = ("은", "는")) -> str:
     return pair[1]
 
 
+def _ro(word: str) -> str:
+    """The particle (으)로 after ``word``: 로 after a vowel or ㄹ, 으로 after another final."""
+    last = word[-1]
+    final = (ord(last) - 0xAC00) % 28 if "가" <= last <= "힣" else 0
+    return "로" if final in (0, 8) else "으로"
+
+
 def _key(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.casefold())
 
 
-WORDINGS = ("heldout", "a", "b", "fresh", "second")
+WORDINGS = ("heldout", "a", "b", "fresh", "second", "third", "fourth")
 
 
 def holdout(lang: str, wording: str = "heldout") -> dict[str, Any]:
@@ -225,6 +243,7 @@ class Serial:
         self.fill_rng = random.Random(f"{seed}-fill")
         self.word_rng = random.Random(f"{seed}-words")
         self.quiet_rng = random.Random(f"{seed}-quiet")
+        self.mention_rng = random.Random(f"{seed}-mention")
         self.values = VALUES[lang]
         self.words = holdout(lang, wording) if variant == "reworded" else {}
         self.people = self._cast()
@@ -238,6 +257,7 @@ class Serial:
         self.met: dict[tuple[str, str], int] = {}  # last beat a pair shared a scene
         self.quiet: dict[tuple[str, str], int] = {}  # pair kept apart -> beat they meet again
         self.reunions: list[tuple[str, str]] = []  # pairs of this beat's scene, long apart
+        self.mentioned: list[str] = []  # threads this beat's events name without paying off
         self.cast: list[str] = []
         self._mixed = False  # a fact of this beat was worded with the other language's label
 
@@ -293,6 +313,7 @@ class Serial:
         self.beat_no += 1
         n = self.beat_no
         self._mixed = False
+        self.mentioned = []
         newcomer = next((p for p in self.people if not p.introduced), None)
         alive = [p for p in self.people if p.alive and p.introduced]
         cast = self._pick_cast(n, alive)
@@ -459,6 +480,23 @@ class Serial:
                 line = f"The {obj} hidden in the {place} in scene {planted} was finally revealed"
             events.append(line)
             story.append({"text": line, "keyword": ""})
+        self._mention(n, events)
+
+    def _mention(self, n: int, events: list[str]) -> None:
+        """Every fourth beat, an event line that names an open thread and pays nothing off
+        (remembers it, finds it still there, looks for it in vain): closing it would be a false
+        payoff, which ``false pay`` counts."""
+        waiting = [k for _, k in self.planted if k in self.truth.open_threads]
+        if not waiting or n % 4 != 1:
+            return
+        key = self.mention_rng.choice(waiting)
+        self.mentioned.append(key)
+        planted, obj, place = self.threads[key]
+        template = self.mention_rng.choice(self.words.get("mention") or MENTIONS[self.lang])
+        events.append(template.format(
+            n=planted, obj=obj, place=place, eul=_josa(obj, ("을", "를")),
+            i=_josa(obj, ("이", "가")), eun=_josa(obj, ("은", "는")),
+            ro=_ro(place)))
 
     # ------------------------------------------------------------------ texts
     def _say(self, kind: str, n: int) -> str:
@@ -654,6 +692,7 @@ class Report:
     seconds: float
     variant: str = "ideal"
     ask: float = float("nan")
+    false_pay: float = float("nan")
     reunion: float = float("nan")
     reunions: int = 0
     flags: int = 0
@@ -700,6 +739,7 @@ def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = Non
         model.replies = {"plot": serial.plot_reply()}
         agent.plan()
         covered, planner_prompts, stale_lines, met, recalled = 0, 0, 0, 0, 0
+        mentions = false_pays = 0
         previous_cast: list[str] = []
         reunions: list[tuple[str, str]] = []
         misses: list[dict[str, Any]] = []
@@ -724,6 +764,11 @@ def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = Non
                 met += 1
                 recalled += _said_in(prompt, truth, ("rel", *pair), before[("rel", *pair)])
             agent.accept(draft.id)
+            if serial.mentioned:
+                listed = {_key(h.text) for h in agent.memory.open_foreshadowing()}
+                for key in serial.mentioned:
+                    mentions += 1
+                    false_pays += _key(truth.open_threads[key]) not in listed
             previous_cast, reunions = serial.cast, list(serial.reunions)
         memory = agent.memory
         scores = _score(memory, serial)
@@ -738,6 +783,7 @@ def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = Non
         stale_in_prompts=stale_lines, closed=scores["closed"], still_open=scores["still_open"],
         seconds=time.perf_counter() - started, variant=variant, ask=asked,
         reunion=recalled / met if met else float("nan"), reunions=met, flags=flags,
+        false_pay=false_pays / mentions if mentions else float("nan"),
         details={**scores, "misses": misses},
     )
 
@@ -868,7 +914,8 @@ def main() -> None:
 
     print(f"aizac from {Path(aizac.__file__).parent}; embedding {args.embedding}")
     print(f"{'beats':>5} {'lang':>4} {'variant':>8} {'accuracy':>8} {'leak':>6} {'dups':>4} "
-          f"{'context':>7} {'stale':>5} {'ask@5':>6} {'closed':>6} {'open ok':>7} "
+          f"{'context':>7} {'stale':>5} {'ask@5':>6} {'false pay':>9} {'closed':>6} "
+          f"{'open ok':>7} "
           f"{'reunion':>9} {'decayed':>7} {'flags':>5} {'secs':>6}")
     for beats in args.beats:
         for lang in args.lang:
@@ -878,7 +925,8 @@ def main() -> None:
                 reunion = f"{_cell(r.reunion)}/{r.reunions:<2}"
                 print(f"{r.beats:>5} {r.lang:>4} {r.variant:>8} {r.accuracy:>8.3f} "
                       f"{r.leak:>6.3f} {r.dups:>4} {r.coverage:>7.3f} {r.stale_in_prompts:>5} "
-                      f"{_cell(r.ask)} {r.closed:>6.2f} {r.still_open:>7.2f} {reunion:>9} "
+                      f"{_cell(r.ask)} {_cell(r.false_pay):>9} {r.closed:>6.2f} "
+                      f"{r.still_open:>7.2f} {reunion:>9} "
                       f"{r.details['forgotten']:>7} {r.flags:>5} {r.seconds:>6.1f}", flush=True)
 
 
