@@ -172,6 +172,7 @@ class _Words:
     body: frozenset[str]
     place: frozenset[str]
     vague: frozenset[str]
+    time: frozenset[str]
     rule_labels: tuple[_Entry, ...]
     rule_cues: tuple[_Entry, ...]
     payoff: tuple[_Entry, ...]
@@ -180,7 +181,9 @@ class _Words:
     not_after: tuple[str, ...]
     not_before: frozenset[str]
     intent_before: frozenset[str]
+    not_verb: tuple[re.Pattern[str], ...]
     particles: tuple[str, ...]
+    object_particles: tuple[str, ...]
     stop: frozenset[str]
     endings: tuple[str, ...]
     suffixes: tuple[str, ...]
@@ -233,6 +236,7 @@ def words() -> _Words:
         body=_stem_set((*condition.get("noun", ()), *condition.get("label", ())), particles),
         place=_stem_set(aspects["whereabouts"].get("noun", ()), particles),
         vague=frozenset(_norm(w) for w in data["label_context"].get("vague", ())),
+        time=frozenset(_norm(w) for w in data["label_context"].get("time", ())),
         rule_labels=entries(data["rule"]["label"]),
         rule_cues=entries(data["rule"]["cue"]),
         payoff=entries(data["payoff"]["cue"]),
@@ -241,7 +245,11 @@ def words() -> _Words:
         not_after=tuple(_norm(w) for w in data["payoff"]["not_after"]),
         not_before=frozenset(_norm(w) for w in data["payoff"]["not_before"]),
         intent_before=frozenset(_norm(w) for w in data["payoff"]["intent_before"]),
+        # the word on its own, then a Hangul verb
+        not_verb=tuple(re.compile(r"(?:^|\s)" + re.escape(_norm(w)) + r"\s+[\uac00-\ud7a3]")
+                       for w in data["payoff"]["not_verb"]),
         particles=particles,
+        object_particles=tuple(_norm(p) for p in data["lexicon"]["object_particles"]),
         stop=frozenset(_norm(w) for w in data["lexicon"]["stop"]),
         endings=tuple(sorted((_norm(e) for e in data["lexicon"]["endings"]), key=len,
                              reverse=True)),
@@ -315,8 +323,8 @@ def _to_body(body: str, m: _Match) -> bool:
         forms = {raw, _strip(raw, w.particles, keep=1)}
         if forms & w.place:
             return False
-        if forms & w.body:
-            return True
+        if forms & w.body and not raw.endswith(w.object_particles):
+            return True  # (the body as its object is neither: "entrusted himself to a hut")
     return False
 
 
@@ -335,7 +343,7 @@ def _slot_scores(text: str, keyword: str, names: tuple[str, ...]) -> tuple[tuple
     nouns = dict.fromkeys(SLOT_ASPECTS, 0.0)
     framed = False
     for m in found:
-        if (m.aspect, m.word) in counted:
+        if (m.aspect, m.word) in counted or _before_time(body, m):
             continue
         counted.add((m.aspect, m.word))
         if m.kind in ("noun", "group"):  # a place, a body part, a side one can take
@@ -370,6 +378,14 @@ def _slot_scores(text: str, keyword: str, names: tuple[str, ...]) -> tuple[tuple
             elif any(e.pattern.search(_norm(keyword)) for e in w.cues[aspect]):
                 scores[aspect] += CUE
     return tuple(scores.items())
+
+
+def _before_time(body: str, m: _Match) -> bool:
+    """Whether the slot word at ``m`` is followed by a word of the story's time ("back in
+    scene 83"): then it points to a moment, not to the slot."""
+    after = re.findall(r"\w+", body[m.end:])[:1]
+    return bool(after) and (after[0] in words().time or _strip(
+        after[0], words().particles) in words().time)
 
 
 @functools.lru_cache(maxsize=16384)
@@ -880,7 +896,9 @@ def _negation(body: str) -> bool:
     "-ji an" ending, "not", a Chinese "mei you")."""
     w = words()
     return (any(n in body for n in w.not_after) or _negating_words(body)
+            or any(p.search(body) for p in w.not_verb)
             or any(n in body for n in w.not_before if not n.isascii() and len(n) >= 2))
+
 
 
 def reveals(text: str) -> bool:

@@ -140,6 +140,12 @@ def test_frame_words_do_not_make_facts_alike_by_meaning_either() -> None:
     ("Mira Kang stays in the capital", "whereabouts"),
     ("한서아는 누구에게도 줄을 서지 않았다", "allegiance"),
     ("Mira Kang status: has a broken arm", "condition"),  # "status" names no one slot
+    # a slot word before the story's time points to a moment ("back in scene 83")
+    ("Mira Kang was unaffiliated with any faction, same as back in scene 83", "allegiance"),
+    ("Mira Kang is back in the capital", "whereabouts"),
+    # the body as the object of a verb of staying is no state of the body
+    ("한서아는 숲속 오두막에 몸을 의탁하여 살더라", "whereabouts"),
+    ("한서아는 원래 몸으로 돌아왔다", "condition"),
     ("status: knighted", "status"),
 ])
 def test_the_words_around_a_slot_word_decide_its_slot(text: str, aspect: str) -> None:
@@ -173,6 +179,8 @@ SEAL = "第16个场景里，破碎的印章被藏在井里"
     # a word of the list, and one beside a negation that does not touch it
     ("The torn map, not seen since scene 14, was finally dug out of the old tomb", MAP),
     ("Hauled up from the old tomb, the torn map hidden in scene 14 was put to use at last", MAP),
+    ("Quest complete! The torn map stashed in the old tomb in scene 14 is in your inventory",
+     MAP),
 ])
 def test_a_line_that_quotes_a_thread_and_says_something_new_of_it_pays_it_off(
     line: str, thread: str,
@@ -202,6 +210,11 @@ def test_a_line_that_quotes_a_thread_and_says_something_new_of_it_pays_it_off(
     ("12번째 장면에 강바닥에 은닉된 부러진 검을 회수하고자 수색조가 파견되었음", SWORD),
     ("12번째 장면의 부러진 검은 강바닥에서 발견되지 아니하였음", SWORD),
     ("第16个场景藏在井里的破碎印章，他们打算去找到", SEAL),
+    # not yet secured, buried deeper, cannot be taken out: a prefix or a word before the verb
+    ("12번째 장면에 강바닥에 은닉된 부러진 검: 경비 인력 배치, 현재까지 미확보", SWORD),
+    ("12번째 장면의 부러진 검, 누가 강바닥에 더 깊숙이 묻어 버려서 이제 아무도 못 꺼낸다", SWORD),
+    ("Officers guard the old tomb; the torn map hidden there in scene 14 remains unrecovered",
+     MAP),
 ])
 def test_a_line_that_says_the_thread_still_waits_pays_nothing_off(line: str, thread: str
                                                                   ) -> None:
