@@ -871,11 +871,16 @@ INTENT_WORDS = 2
 does right before it ("to retrieve", "to be found")."""
 
 
+_CHANGED = re.compile(r"\bno (?:more|longer)\b")
+""""No more", "no longer": a change ("secret no more" is revealed), not a negation."""
+
+
 def _negating_words(text: str, last: int = 0) -> bool:
     """Whether ``text`` (normalised; its ``last`` words only, if given) holds an English
-    negation ("not", "never", "wasn't")."""
-    tokens = re.findall(r"[\w'’]+", text)[-last:]
-    return any(t in words().not_before or t.endswith(("n't", "n’t")) for t in tokens)
+    negation ("not", "never", "wasn't", "nobody's")."""
+    tokens = re.findall(r"[\w'’]+", _CHANGED.sub(" ", text))[-last:]
+    return any(re.sub(r"['’]s$", "", t) in words().not_before or t.endswith(("n't", "n’t"))
+               for t in tokens)
 
 
 def _negated(body: str, m: re.Match[str]) -> bool:

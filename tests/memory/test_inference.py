@@ -181,6 +181,8 @@ SEAL = "第16个场景里，破碎的印章被藏在井里"
     ("Hauled up from the old tomb, the torn map hidden in scene 14 was put to use at last", MAP),
     ("Quest complete! The torn map stashed in the old tomb in scene 14 is in your inventory",
      MAP),
+    ("Hero snatches the torn map from the old tomb: the secret of scene 14 is secret no more",
+     MAP),
 ])
 def test_a_line_that_quotes_a_thread_and_says_something_new_of_it_pays_it_off(
     line: str, thread: str,
@@ -215,6 +217,7 @@ def test_a_line_that_quotes_a_thread_and_says_something_new_of_it_pays_it_off(
     ("12번째 장면의 부러진 검, 누가 강바닥에 더 깊숙이 묻어 버려서 이제 아무도 못 꺼낸다", SWORD),
     ("Officers guard the old tomb; the torn map hidden there in scene 14 remains unrecovered",
      MAP),
+    ("Nobody's rolled high enough to get the torn map out of the old tomb (scene 14) yet", MAP),
 ])
 def test_a_line_that_says_the_thread_still_waits_pays_nothing_off(line: str, thread: str
                                                                   ) -> None:
