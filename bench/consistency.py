@@ -158,7 +158,7 @@ def _key(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.casefold())
 
 
-WORDINGS = ("heldout", "a", "b", "fresh", "second", "third", "fourth", "fifth")
+WORDINGS = ("heldout", "a", "b", "fresh", "second", "third", "fourth", "fifth", "sixth")
 
 
 def holdout(lang: str, wording: str = "heldout") -> dict[str, Any]:
