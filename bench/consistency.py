@@ -38,7 +38,9 @@ states (slot and value), so a fact is recognised in any wording. After the run:
   not yet paid off that are still listed);
 - ``reunion``: share of scenes where a pair meets again after 100+ beats apart whose current
   relation is in the next planner prompt (``-`` when the run is too short for one);
-- ``flags``: pairs of facts left for the writer to settle (the inference was unsure).
+- ``flags``: pairs of facts left for the writer to settle (the inference was unsure);
+  ``settled``: with ``--writer``, how many such pairs the writer answered during the run (after
+  each beat, knowing the story: the newer fact replaces an earlier one of the same slot).
 
 The memory embeds with ``--embedding`` (default ``local``: the product's default, the semantic
 multilingual-e5-small here, with which the slot inference also asks the meaning where the words
@@ -696,6 +698,7 @@ class Report:
     reunion: float = float("nan")
     reunions: int = 0
     flags: int = 0
+    settled: int = -1  # pairs the writer settled (``--writer``); -1: nobody answered
     details: dict[str, Any] = field(default_factory=dict)
 
 
@@ -709,12 +712,14 @@ def _said_in(prompt: str, truth: Truth, slot: Slot, value: str) -> bool:
 
 def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = None,
         variant: str = "ideal", ask: bool = True, wording: str = "heldout",
-        embedding: str = "hash") -> Report:
+        embedding: str = "hash", writer: bool = False) -> Report:
     """Drive ``beats`` beats of the serial through Studio in this process; measure memory.
 
     ``embedding``: an ``AIZAC_EMBEDDING`` spec (``local`` is the product's default, the
     semantic multilingual-e5-small here; ``hash`` the lexical hash, with which the semantic
-    slot inference is off)."""
+    slot inference is off). ``writer``: after each accepted beat the writer answers the
+    Memory tab's "these two may conflict: keep which?" for every flagged pair, knowing the
+    story (:func:`_settle`)."""
     from aizac.llm.embeddings import embeddings_from_spec
     from aizac.settings import Settings
     from aizac.writer.schemas import CharacterFact
@@ -739,7 +744,7 @@ def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = Non
         model.replies = {"plot": serial.plot_reply()}
         agent.plan()
         covered, planner_prompts, stale_lines, met, recalled = 0, 0, 0, 0, 0
-        mentions = false_pays = 0
+        mentions = false_pays = settled = 0
         previous_cast: list[str] = []
         reunions: list[tuple[str, str]] = []
         misses: list[dict[str, Any]] = []
@@ -764,6 +769,8 @@ def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = Non
                 met += 1
                 recalled += _said_in(prompt, truth, ("rel", *pair), before[("rel", *pair)])
             agent.accept(draft.id)
+            if writer:
+                settled += _settle(agent.memory, truth)
             if serial.mentioned:
                 listed = {_key(h.text) for h in agent.memory.open_foreshadowing()}
                 for key in serial.mentioned:
@@ -783,9 +790,22 @@ def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = Non
         stale_in_prompts=stale_lines, closed=scores["closed"], still_open=scores["still_open"],
         seconds=time.perf_counter() - started, variant=variant, ask=asked,
         reunion=recalled / met if met else float("nan"), reunions=met, flags=flags,
+        settled=settled if writer else -1,
         false_pay=false_pays / mentions if mentions else float("nan"),
         details={**scores, "misses": misses},
     )
+
+
+def _settle(memory: Any, truth: Truth) -> int:
+    """Answer every flagged pair as the writer would: the newer fact replaces the earlier
+    one when both state the same slot (of one character, pair or rule), else both stay.
+    Returns how many pairs were answered (the questions the writer was asked)."""
+    pairs = memory.conflicts()
+    for new, old in pairs:
+        said, earlier = truth.fact(new.text), truth.fact(old.text)
+        same = said is not None and earlier is not None and said[0] == earlier[0]
+        memory.settle(new.id, old.id, "flagged" if same else "both")
+    return len(pairs)
 
 
 def _ask(agent: Any, model: ScriptedModel, serial: Serial) -> float:
@@ -903,6 +923,9 @@ def main() -> None:
     parser.add_argument("--embedding", default="local",
                         help="AIZAC_EMBEDDING spec: local (the product's default, e5 here) or "
                         "hash (lexical: the semantic slot inference is off)")
+    parser.add_argument("--writer", action="store_true",
+                        help="the writer settles every flagged pair after each beat, knowing "
+                        "the story (the Memory tab's 'keep which?'); 'settled' counts them")
     parser.add_argument("--code", help="run against the aizac package in this directory "
                         "(e.g. an older checkout, for before/after figures)")
     args = parser.parse_args()
@@ -916,18 +939,19 @@ def main() -> None:
     print(f"{'beats':>5} {'lang':>4} {'variant':>8} {'accuracy':>8} {'leak':>6} {'dups':>4} "
           f"{'context':>7} {'stale':>5} {'ask@5':>6} {'false pay':>9} {'closed':>6} "
           f"{'open ok':>7} "
-          f"{'reunion':>9} {'decayed':>7} {'flags':>5} {'secs':>6}")
+          f"{'reunion':>9} {'decayed':>7} {'flags':>5} {'settled':>7} {'secs':>6}")
     for beats in args.beats:
         for lang in args.lang:
             for variant in args.variant:
                 r = run(beats, lang, args.seed, variant=variant, ask=not args.no_ask,
-                        wording=args.wording, embedding=args.embedding)
+                        wording=args.wording, embedding=args.embedding, writer=args.writer)
                 reunion = f"{_cell(r.reunion)}/{r.reunions:<2}"
                 print(f"{r.beats:>5} {r.lang:>4} {r.variant:>8} {r.accuracy:>8.3f} "
                       f"{r.leak:>6.3f} {r.dups:>4} {r.coverage:>7.3f} {r.stale_in_prompts:>5} "
                       f"{_cell(r.ask)} {_cell(r.false_pay):>9} {r.closed:>6.2f} "
                       f"{r.still_open:>7.2f} {reunion:>9} "
-                      f"{r.details['forgotten']:>7} {r.flags:>5} {r.seconds:>6.1f}", flush=True)
+                      f"{r.details['forgotten']:>7} {r.flags:>5} "
+                      f"{r.settled if r.settled >= 0 else '-':>7} {r.seconds:>6.1f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -111,3 +111,34 @@ def test_the_serial_covers_what_the_issue_names() -> None:
         serial.next_beat()
         reunions += len(serial.reunions)
     assert reunions >= 5  # pairs that meet again after 100+ beats apart
+
+
+def test_the_scripted_writer_settles_a_flagged_pair_as_the_story_says() -> None:
+    """``--writer``: a pair of one slot is settled for the newer fact, a pair of two slots is
+    kept; every pair asked is counted."""
+    harness = _harness()
+    truth = harness.Truth()
+    truth.set(("state", "A", "condition"), "1:hurt")
+    old = truth.say(("state", "A", "condition"), "1:hurt", "A was hurt in scene 1")
+    truth.set(("state", "A", "condition"), "5:healed")
+    new = truth.say(("state", "A", "condition"), "5:healed", "A is on the mend, scene 5")
+    place = truth.say(("state", "A", "whereabouts"), "6:fort", "A reached the fort, scene 6")
+
+    class Hit:
+        def __init__(self, text: str) -> None:
+            self.id, self.text = text[:12], text
+
+    class Memory:
+        def __init__(self) -> None:
+            self.settled: list[tuple[str, str, str]] = []
+
+        def conflicts(self) -> list[tuple[Hit, Hit]]:
+            return [(Hit(new), Hit(old)), (Hit(place), Hit(new))]
+
+        def settle(self, flagged: str, other: str, keep: str) -> str:
+            self.settled.append((flagged, other, keep))
+            return "batch"
+
+    memory = Memory()
+    assert harness._settle(memory, truth) == 2
+    assert memory.settled == [(new[:12], old[:12], "flagged"), (place[:12], new[:12], "both")]
