@@ -147,6 +147,16 @@ def test_frame_words_do_not_make_facts_alike_by_meaning_either() -> None:
     ("한서아는 숲속 오두막에 몸을 의탁하여 살더라", "whereabouts"),
     ("한서아는 원래 몸으로 돌아왔다", "condition"),
     ("status: knighted", "status"),
+    # what goes back or leaves is not the character: its strength, its illness
+    ("한서아는 기력이 돌아와 힘이 펄펄 난다", "condition"),
+    ("한서아는 병이 말끔히 떨어져 씩씩하게 뛰어다닌다", "condition"),
+    ("한서아가 북쪽 요새로 돌아왔다", "whereabouts"),
+    ("그녀가 북쪽 요새로 돌아왔다", "whereabouts"),
+    # a life given to a side is a vow, not a condition; the road to the underworld is death
+    ("한서아는 황실을 목숨 바쳐 섬기기로 맹세했다", "allegiance"),
+    ("한서아는 길드를 위해 목숨을 걸었다", "allegiance"),
+    ("한서아는 황천길로 가 버렸다", "condition"),
+    ("한서아는 저승으로 떠났다", "condition"),
 ])
 def test_the_words_around_a_slot_word_decide_its_slot(text: str, aspect: str) -> None:
     assert guess_aspect(text, names=["한서아", "Mira Kang"]).aspect == aspect
@@ -183,6 +193,9 @@ SEAL = "第16个场景里，破碎的印章被藏在井里"
      MAP),
     ("Hero snatches the torn map from the old tomb: the secret of scene 14 is secret no more",
      MAP),
+    # "planted" is how a thread is set up, not a plan
+    ("Radio: we have the torn map. Pulled it from the old tomb, the one planted in scene 14.",
+     MAP),
 ])
 def test_a_line_that_quotes_a_thread_and_says_something_new_of_it_pays_it_off(
     line: str, thread: str,
@@ -218,6 +231,10 @@ def test_a_line_that_quotes_a_thread_and_says_something_new_of_it_pays_it_off(
     ("Officers guard the old tomb; the torn map hidden there in scene 14 remains unrecovered",
      MAP),
     ("Nobody's rolled high enough to get the torn map out of the old tomb (scene 14) yet", MAP),
+    # searching (the present of 찾다 is seeking), no matter how hard, and not seen
+    ("강바닥으로 달려가 12번째 장면의 부러진 검을 찾는데, 아무리 뒤져도 코빼기도 안 보인다", SWORD),
+    ("12번째 장면의 부러진 검을 강바닥에서 찾고 있다", SWORD),
+    ("The torn map of scene 14 is planned to be taken from the old tomb", MAP),
 ])
 def test_a_line_that_says_the_thread_still_waits_pays_nothing_off(line: str, thread: str
                                                                   ) -> None:
