@@ -160,7 +160,8 @@ def _key(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.casefold())
 
 
-WORDINGS = ("heldout", "a", "b", "fresh", "second", "third", "fourth", "fifth", "sixth")
+WORDINGS = ("heldout", "a", "b", "fresh", "second", "third", "fourth", "fifth", "sixth",
+            "seventh")
 
 
 def holdout(lang: str, wording: str = "heldout") -> dict[str, Any]:
