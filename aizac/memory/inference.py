@@ -180,10 +180,12 @@ class _Words:
     payoff_hold: tuple[_Entry, ...]
     not_after: tuple[str, ...]
     not_before: frozenset[str]
+    none_after: frozenset[str]
     intent_before: frozenset[str]
     not_verb: tuple[re.Pattern[str], ...]
     particles: tuple[str, ...]
     object_particles: tuple[str, ...]
+    adnominal: frozenset[str]
     stop: frozenset[str]
     endings: tuple[str, ...]
     suffixes: tuple[str, ...]
@@ -244,12 +246,14 @@ def words() -> _Words:
         payoff_hold=entries(data["payoff"]["hold"]),
         not_after=tuple(_norm(w) for w in data["payoff"]["not_after"]),
         not_before=frozenset(_norm(w) for w in data["payoff"]["not_before"]),
+        none_after=frozenset(_norm(w) for w in data["payoff"]["none_after"]),
         intent_before=frozenset(_norm(w) for w in data["payoff"]["intent_before"]),
         # the word on its own, then a Hangul verb
         not_verb=tuple(re.compile(r"(?:^|\s)" + re.escape(_norm(w)) + r"\s+[\uac00-\ud7a3]")
                        for w in data["payoff"]["not_verb"]),
         particles=particles,
         object_particles=tuple(_norm(p) for p in data["lexicon"]["object_particles"]),
+        adnominal=frozenset(_norm(p) for p in data["lexicon"]["adnominal"]),
         stop=frozenset(_norm(w) for w in data["lexicon"]["stop"]),
         endings=tuple(sorted((_norm(e) for e in data["lexicon"]["endings"]), key=len,
                              reverse=True)),
@@ -343,7 +347,7 @@ def _slot_scores(text: str, keyword: str, names: tuple[str, ...]) -> tuple[tuple
     nouns = dict.fromkeys(SLOT_ASPECTS, 0.0)
     framed = False
     for m in found:
-        if (m.aspect, m.word) in counted or _before_time(body, m):
+        if (m.aspect, m.word) in counted or _before_time(body, m) or _after_time(body, m):
             continue
         counted.add((m.aspect, m.word))
         if m.kind in ("noun", "group"):  # a place, a body part, a side one can take
@@ -357,6 +361,8 @@ def _slot_scores(text: str, keyword: str, names: tuple[str, ...]) -> tuple[tuple
         elif m.kind == "label":
             if _labelled(body, m.start, m.end) or _heading(body, m.start, m.end):
                 scores[m.aspect] += LABEL
+            elif _resultative(body, m):
+                continue  # "탑에 올라간 상태": the verb's result; the verb says the slot
             elif len(m.word) >= 2 and not m.word.isascii():
                 scores[m.aspect] += CUE
         elif _heading(body, m.start, m.end):  # a word of the slot heading its own field
@@ -386,6 +392,43 @@ def _before_time(body: str, m: _Match) -> bool:
     after = re.findall(r"\w+", body[m.end:])[:1]
     return bool(after) and (after[0] in words().time or _strip(
         after[0], words().particles) in words().time)
+
+
+def _after_time(body: str, m: _Match) -> bool:
+    """Whether the word of going at ``m`` comes right after a word of the story's time ("101번째
+    장면 당도하니": the scene arrives, no one does)."""
+    if m.aspect != "whereabouts":
+        return False
+    before = re.findall(r"\w+", body[:m.start])[-1:]
+    return bool(before) and (before[0] in words().time or _strip(
+        before[0], words().particles) in words().time)
+
+
+_SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
+_FINAL_N = 4
+"""Index of the final consonant ㄴ in a Hangul syllable's code ((code - 0xAC00) % 28)."""
+
+
+def _adnominal(word: str) -> bool:
+    """Whether a Korean word ends as a verb modifying a noun ("올라간", "갇힌", "있는",
+    "다쳤던"): a last syllable with the final ㄴ, or one of ``adnominal`` (는, 던)."""
+    last = word[-1:]
+    if not _SYLLABLE.fullmatch(last):
+        return False
+    return last in words().adnominal or (ord(last) - 0xAC00) % 28 == _FINAL_N
+
+
+def _resultative(body: str, m: _Match) -> bool:
+    """Whether a Korean slot name at ``m`` is the noun of a resultative ("-ㄴ 상태",
+    "in the state of having climbed"): right after a verb that modifies it and is not itself
+    a word of a slot."""
+    if m.word.isascii():
+        return False
+    before = re.findall(r"\w+", body[:m.start])[-1:]
+    if not before or len(before[0]) < 2 or not _adnominal(before[0]):
+        return False
+    w = words()
+    return _strip(before[0], w.particles, keep=1) not in w.body | w.place
 
 
 @functools.lru_cache(maxsize=16384)
@@ -888,6 +931,9 @@ def _negated(body: str, m: re.Match[str]) -> bool:
     w = words()
     if any(n in body[m.end():m.end() + NEGATION_REACH] for n in w.not_after):
         return True
+    after = re.findall(r"[\w'’]+", body[m.end():])[:1]
+    if m.group().isascii() and after and after[0] in w.none_after:
+        return True  # "turned up nothing"
     before = body[:m.start()]
     near = re.findall(r"[\w'’]+", before)[-INTENT_WORDS:]
     if near[-1:] == ["to"] or near == ["to", "be"] or set(near) & (w.intent_before - {"to"}):

@@ -157,6 +157,17 @@ def test_frame_words_do_not_make_facts_alike_by_meaning_either() -> None:
     ("한서아는 길드를 위해 목숨을 걸었다", "allegiance"),
     ("한서아는 황천길로 가 버렸다", "condition"),
     ("한서아는 저승으로 떠났다", "condition"),
+    # "-ㄴ 상태" is a verb's result, not the condition label: the verb says the slot
+    ("한서아는 탑에 올라간 상태임", "whereabouts"),
+    ("[loc.] 한서아는 탑에 올라간 상태임 (장면 102)", "whereabouts"),
+    ("한서아는 지하 감옥에 갇힌 상태다", "whereabouts"),
+    ("한서아는 반란군에 합류한 상태다", "allegiance"),
+    ("한서아는 다리를 다친 상태다", "condition"),
+    ("한서아의 상태: 고열", "condition"),
+    # the story's time arriving is no one's arrival
+    ("이때 101번째 장면 당도하니, 한서아는 반란군에 가담했다", "allegiance"),
+    ("51번째 장면에 이르러 한서아는 고열에 시달렸다", "condition"),
+    ("한서아는 51번째 장면에 북쪽 요새에 이르렀다", "whereabouts"),
 ])
 def test_the_words_around_a_slot_word_decide_its_slot(text: str, aspect: str) -> None:
     assert guess_aspect(text, names=["한서아", "Mira Kang"]).aspect == aspect
@@ -235,6 +246,10 @@ def test_a_line_that_quotes_a_thread_and_says_something_new_of_it_pays_it_off(
     ("강바닥으로 달려가 12번째 장면의 부러진 검을 찾는데, 아무리 뒤져도 코빼기도 안 보인다", SWORD),
     ("12번째 장면의 부러진 검을 강바닥에서 찾고 있다", SWORD),
     ("The torn map of scene 14 is planned to be taken from the old tomb", MAP),
+    # decided to (a plan), a search that turned up nothing, a thing that remains where it was
+    ("주인공이 강바닥의 부러진 검을 나중에 회수하기로 함 (12번째 장면 참고)", SWORD),
+    ("A search of the old tomb for the torn map of scene 14 turned up nothing.", MAP),
+    ("The torn map from scene 14 remains hidden in the old tomb.", MAP),
 ])
 def test_a_line_that_says_the_thread_still_waits_pays_nothing_off(line: str, thread: str
                                                                   ) -> None:
