@@ -161,7 +161,7 @@ def _key(text: str) -> str:
 
 
 WORDINGS = ("heldout", "a", "b", "fresh", "second", "third", "fourth", "fifth", "sixth",
-            "seventh")
+            "seventh", "eighth")
 
 
 def holdout(lang: str, wording: str = "heldout") -> dict[str, Any]:
