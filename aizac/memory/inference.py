@@ -818,6 +818,7 @@ def guess_aspect(
     """
     names = list(names)
     scores = slot_scores(text, keyword, names)
+    listed = dict(scores)
     frame = lexicon.frame if lexicon is not None else frozenset()
     if lexicon is not None:
         for aspect, more in lexicon.evidence(text, names).items():
@@ -834,6 +835,10 @@ def guess_aspect(
         rest = [sims[h.id] for h in holders if h.id != order[0].id]
         return order[0] if not rest or sims[order[0].id] - max(rest) >= MARGIN else None
 
+    if not any(listed.values()):  # no word of the list, at most what the story taught
+        found = restates(holders, SAME_SLOT)
+        if found is not None:  # a current fact said again keeps its slot
+            return SlotGuess(found.aspect, True, (), scores)
     if first > 0 and (second == 0 or first >= 2 * second):
         return SlotGuess(best, True, (), scores)
     if first > 0:

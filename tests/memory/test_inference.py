@@ -70,6 +70,21 @@ def test_a_restatement_in_other_words_finds_its_slot_among_the_current_facts() -
     assert guess.aspect == "condition"
 
 
+def test_a_fact_said_again_keeps_its_slot_against_a_word_the_story_taught() -> None:
+    # The story's whereabouts facts taught "since" (their restatements open with it); a fact
+    # that says the current allegiance again, opening the same way, is still the allegiance.
+    taught = [("whereabouts", f"Since scene {n}: Jun Hart is in the port town {n}")
+              for n in range(1, 7)]
+    taught += [("condition", f"Jun Hart broke an arm in battle {n}") for n in range(1, 7)]
+    lexicon = Lexicon(taught, ["Jun Hart"])
+    text = "Since scene 12: Mira Kang shares the rebel leaders' cause"
+    assert lexicon.evidence(text, ["Mira Kang"])["whereabouts"] > 0
+    holders = [Holder("a1", "allegiance", "Mira Kang, scene 12: shares the rebel leaders' cause"),
+               Holder("c1", "condition", "Mira Kang, scene 15: lost consciousness")]
+    guess = guess_aspect(text, holders=holders, names=["Mira Kang", "Jun Hart"], lexicon=lexicon)
+    assert guess.aspect == "allegiance"
+
+
 def test_the_story_s_frame_words_do_not_make_a_restatement() -> None:
     # Every fact of this story opens "Log entry N on <name>:"; a new fact sharing only that
     # heading with the one current fact is not that fact said again (it was read as one).
