@@ -65,6 +65,13 @@ class Body(BaseModel):
 # The rules of names, written as schema (Python regex syntax: letters are Unicode letters), so
 # that anything the schema accepts the server accepts too: a 422 means the body broke these.
 USER_NAME = r"^[ \t\r\n]*[^\W_][\w.\-]{1,39}[ \t\r\n]*$"  # spaces, not \s (engines differ)
+# The same rule as the document states it to any client: JSON Schema reads a pattern as an
+# ECMAScript regex, whose \w is ASCII only, so "Mina\u00ca" or a Hangul name would be "invalid"
+# there while the server takes it. The document's classes name what is refused instead (ASCII
+# other than letters, digits and the few signs), which reads alike in every engine; a non-ASCII
+# character that is no letter or digit passes it and gets the server's 422.
+USER_NAME_DOC = (r"^[ \t\r\n]*[^\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]"
+                 r"[^\x00-\x2c\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]{1,39}[ \t\r\n]*$")
 PROJECT_NAME = r"^[^\W_](?:[\w \-]|\.[\w \-])*\.?$"  # no "..": a dot is never doubled
 _SEPARATORS = ",，、;；\n"
 _NOT = _SEPARATORS + "\\x00"  # what a keyword's own characters never are

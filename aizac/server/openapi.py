@@ -61,6 +61,21 @@ def _not_blank(node: Any) -> None:
             _not_blank(value)
 
 
+def _documented_patterns(node: Any) -> None:
+    """Patterns written for the server's Python regex, restated for the document's readers
+    (ECMAScript regex: :data:`aizac.server.models.USER_NAME_DOC`)."""
+    from aizac.server.models import USER_NAME, USER_NAME_DOC
+
+    if isinstance(node, dict):
+        if node.get("pattern") == USER_NAME:
+            node["pattern"] = USER_NAME_DOC
+        for value in node.values():
+            _documented_patterns(value)
+    elif isinstance(node, list):
+        for value in node:
+            _documented_patterns(value)
+
+
 def install(app: FastAPI) -> None:
     """Give ``app`` an OpenAPI document with the error shape, the codes every route may
     answer and the two ways to authenticate."""
@@ -96,6 +111,7 @@ def install(app: FastAPI) -> None:
                         answer["description"] = DESCRIPTIONS[422]
         error = components["schemas"].pop("Error")  # an error may echo what it refuses
         _not_blank(schema)
+        _documented_patterns(schema)
         components["schemas"]["Error"] = error
         components["schemas"].pop("HTTPValidationError", None)
         components["schemas"].pop("ValidationError", None)

@@ -303,6 +303,22 @@ _PAGE_SCRIPT = """<script>(() => {
     }
   }).observe(document.documentElement, {subtree: true, childList: true, attributes: true,
                                         attributeFilter: named});
+  // A long action's note sits under its button: when the action starts (its spinner shows),
+  // bring the note into view (a button clicked at the bottom edge would leave its progress
+  // below the fold).
+  const running = new WeakSet();
+  new MutationObserver(() => {
+    document.querySelectorAll('.aizac-note').forEach((note) => {
+      const spins = note.querySelector('.aizac-spinner') !== null;
+      if (spins && !running.has(note)) {
+        running.add(note);
+        const box = note.getBoundingClientRect();
+        if (box.bottom > window.innerHeight || box.top < 0) note.scrollIntoView({block: 'nearest'});
+      } else if (!spins) {
+        running.delete(note);
+      }
+    });
+  }).observe(document.documentElement, {subtree: true, childList: true});
 })();</script>"""
 GRADIO_WORDS = {"dataframe.filter": "ui.gradio.filter",
                 "dataframe.clear_filter": "ui.gradio.clear_filter"}

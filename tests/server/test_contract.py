@@ -69,6 +69,29 @@ def test_every_model_route_may_answer_502_in_the_run(make_app: Callable[..., Fas
     assert unlisted == []
 
 
+@pytest.mark.parametrize("name", ["sÊ", "한서아", "Mina_Kang.2", "𝐀b", " mina ", "a/b", "_a",
+                                  "a b", "x", "a" * 41])
+def test_the_documented_user_name_reads_alike_in_every_engine(
+    make_app: Callable[..., FastAPI], name: str
+) -> None:
+    """JSON Schema reads a pattern as an ECMAScript regex (\\w is ASCII there): every name the
+    server takes, the document must take as its readers read it, or a client (and Schemathesis)
+    calls a Korean or accented name invalid that the server signs up ("sÊ": ST201)."""
+    import re
+
+    import jsonschema_rs
+
+    from aizac.server.models import USER_NAME
+
+    document = make_app().openapi()
+    ref = document["paths"]["/api/v1/auth/signup"]["post"]["requestBody"]["content"][
+        "application/json"]["schema"]["$ref"].split("/")[-1]
+    pattern = document["components"]["schemas"][ref]["properties"]["name"]["pattern"]
+    server = bool(re.search(USER_NAME, name))
+    assert jsonschema_rs.validator_for({"type": "string", "pattern": pattern}).is_valid(name) \
+        is server, name
+
+
 @pytest.fixture
 def served(make_app: Callable[..., FastAPI]) -> Iterator[str]:
     import uvicorn
