@@ -362,7 +362,7 @@ def _slot_scores(text: str, keyword: str, names: tuple[str, ...]) -> tuple[tuple
             if _labelled(body, m.start, m.end) or _heading(body, m.start, m.end):
                 scores[m.aspect] += LABEL
             elif _resultative(body, m):
-                continue  # "탑에 올라간 상태": the verb's result; the verb says the slot
+                continue  # "in the state of having climbed the tower": the verb says the slot
             elif len(m.word) >= 2 and not m.word.isascii():
                 scores[m.aspect] += CUE
         elif _heading(body, m.start, m.end):  # a word of the slot heading its own field
@@ -395,8 +395,8 @@ def _before_time(body: str, m: _Match) -> bool:
 
 
 def _after_time(body: str, m: _Match) -> bool:
-    """Whether the word of going at ``m`` comes right after a word of the story's time ("101번째
-    장면 당도하니": the scene arrives, no one does)."""
+    """Whether the word of going at ``m`` comes right after a word of the story's time (Korean
+    "scene 101 arrived, and ...": the scene arrives, no one does)."""
     if m.aspect != "whereabouts":
         return False
     before = re.findall(r"\w+", body[:m.start])[-1:]
@@ -410,8 +410,8 @@ _FINAL_N = 4
 
 
 def _adnominal(word: str) -> bool:
-    """Whether a Korean word ends as a verb modifying a noun ("올라간", "갇힌", "있는",
-    "다쳤던"): a last syllable with the final ㄴ, or one of ``adnominal`` (는, 던)."""
+    """Whether a Korean word ends as a verb modifying a noun ("climbed", "locked up", "being"
+    before a noun): a last syllable with the final n (nieun), or one of ``adnominal``."""
     last = word[-1:]
     if not _SYLLABLE.fullmatch(last):
         return False
@@ -419,8 +419,8 @@ def _adnominal(word: str) -> bool:
 
 
 def _resultative(body: str, m: _Match) -> bool:
-    """Whether a Korean slot name at ``m`` is the noun of a resultative ("-ㄴ 상태",
-    "in the state of having climbed"): right after a verb that modifies it and is not itself
+    """Whether a Korean slot name at ``m`` is the noun of a resultative (the word for "state"
+    after a modifying verb: "in the state of having climbed"): right after a verb that modifies it and is not itself
     a word of a slot."""
     if m.word.isascii():
         return False
