@@ -420,8 +420,8 @@ def _adnominal(word: str) -> bool:
 
 def _resultative(body: str, m: _Match) -> bool:
     """Whether a Korean slot name at ``m`` is the noun of a resultative (the word for "state"
-    after a modifying verb: "in the state of having climbed"): right after a verb that modifies it and is not itself
-    a word of a slot."""
+    after a modifying verb: "in the state of having climbed"): right after a verb that
+    modifies it and is not itself a word of a slot."""
     if m.word.isascii():
         return False
     before = re.findall(r"\w+", body[:m.start])[-1:]
