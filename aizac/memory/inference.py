@@ -390,8 +390,7 @@ def _before_time(body: str, m: _Match) -> bool:
     """Whether the slot word at ``m`` is followed by a word of the story's time ("back in
     scene 83"): then it points to a moment, not to the slot."""
     after = re.findall(r"\w+", body[m.end:])[:1]
-    return bool(after) and (after[0] in words().time or _strip(
-        after[0], words().particles) in words().time)
+    return bool(after) and _time_word(after[0])
 
 
 def _after_time(body: str, m: _Match) -> bool:
@@ -400,8 +399,12 @@ def _after_time(body: str, m: _Match) -> bool:
     if m.aspect != "whereabouts":
         return False
     before = re.findall(r"\w+", body[:m.start])[-1:]
-    return bool(before) and (before[0] in words().time or _strip(
-        before[0], words().particles) in words().time)
+    return bool(before) and _time_word(before[0])
+
+
+def _time_word(token: str) -> bool:
+    """Whether ``token`` is a word of the story's time ("scene"), with or without a particle."""
+    return token in words().time or _strip(token, words().particles) in words().time
 
 
 _SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
