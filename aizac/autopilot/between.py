@@ -93,6 +93,8 @@ def _actions_of(note: SteeringNote, state: AutopilotState, deps: Deps, written: 
         actions = steering.interpret(
             agent.router.model("planner"), note.text, language=deps.language, written=written,
             characters=list(agent.memory.characters()),
+            rules=[(h.id, str(h.metadata.get("keyword", "")), h.text)
+                   for h in agent.memory.world_rules()],
         )
     except AizacError as e:
         deps.runs.add_decision(run_id, written, "steer", "not applied", f"{note.text!r}: {e}")

@@ -16,40 +16,20 @@ from aizac.errors import ConflictError
 from aizac.writer import accepting, extraction
 from aizac.writer.killpoints import checkpoint
 from aizac.writer.project import BeatRecord
-from aizac.writer.schemas import (
-    AddressFact,
-    CharacterExtraction,
-    CharacterProfile,
-    NovelBeat,
-    RelationExtraction,
-    SettingExtraction,
-    StoryExtraction,
-    VoiceFact,
-)
+from aizac.writer.schemas import CharacterProfile, NovelBeat
 
 COMMIT_STEPS = ("autopilot:drafted", "autopilot:accepted", "autopilot:prose-saved")
 """Kill points of the commit node (crash trials)."""
 
 
 def dump_extracted(found: extraction.Extracted) -> dict[str, Any]:
-    return {
-        "story": found.story.model_dump(), "characters": found.characters.model_dump(),
-        "relations": found.relations.model_dump(), "settings": found.settings.model_dump(),
-        "summary": found.summary, "voices": [v.model_dump() for v in found.voices],
-        "speech": [s.model_dump() for s in found.speech],
-    }
+    """An extraction as plain data for the run's checkpointed state."""
+    return found.dump()
 
 
 def load_extracted(data: Mapping[str, Any]) -> extraction.Extracted:
-    return extraction.Extracted(
-        StoryExtraction.model_validate(data.get("story", {})),
-        CharacterExtraction.model_validate(data.get("characters", {})),
-        RelationExtraction.model_validate(data.get("relations", {})),
-        SettingExtraction.model_validate(data.get("settings", {})),
-        str(data.get("summary", "")),
-        [VoiceFact.model_validate(v) for v in data.get("voices", [])],
-        [AddressFact.model_validate(s) for s in data.get("speech", [])],
-    )
+    """An extraction from the run's state (:func:`dump_extracted`)."""
+    return extraction.Extracted.load(data)
 
 
 def commit_episode(

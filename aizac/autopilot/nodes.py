@@ -17,7 +17,7 @@ from aizac.autopilot.events import RunStore
 from aizac.autopilot.state import AutopilotState, after_rewrite, closed_episode
 from aizac.llm.runtime import run_sync
 from aizac.writer import combined, episode_design, episode_prose
-from aizac.writer.schemas import NovelBeat
+from aizac.writer.schemas import CharacterProfile, NovelBeat
 
 Update = dict[str, Any]
 
@@ -164,19 +164,20 @@ def extract(state: AutopilotState, deps: Deps) -> Update:
     # what the episode design gave first: those beats need no extraction call
     found = {**state.get("designed_memory", {}), **state.get("candidates", {})}
     profiles = state.get("profiles", [])
-    known = list(agent.memory.characters())
     beats = _beats(state)
-    together = _extracted_together(deps, [b for b in beats if str(b.index) not in found], [
-        p["name"] for cast in profiles for p in cast])
+    newcomers = [CharacterProfile.model_validate(p) for cast in profiles for p in cast]
+    together = _extracted_together(deps, [b for b in beats if str(b.index) not in found],
+                                   newcomers)
     for n, beat in enumerate(beats):
         if str(beat.index) in found:
             continue
         if beat.index in together:
             found[str(beat.index)] = committing.dump_extracted(together[beat.index])
             continue
-        cast = [p["name"] for p in (profiles[n] if n < len(profiles) else [])]
+        cast = [CharacterProfile.model_validate(p)
+                for p in (profiles[n] if n < len(profiles) else [])]
         result = run_sync(combined.extract_beat(
-            agent.router, beat, known=[*known, *cast], language=deps.language,
+            agent.router, beat, offer=agent.offer_for(beat, cast), language=deps.language,
             prompts=agent.prompts, concurrent_calls=agent.concurrent_extraction,
             combined=agent.combined_extraction,
         ))
@@ -184,14 +185,16 @@ def extract(state: AutopilotState, deps: Deps) -> Update:
     return {"candidates": found}
 
 
-def _extracted_together(deps: Deps, beats: list[NovelBeat], cast: list[str]) -> dict[int, Any]:
+def _extracted_together(
+    deps: Deps, beats: list[NovelBeat], newcomers: list[CharacterProfile]
+) -> dict[int, Any]:
     """The candidates of ``beats`` from one call when the extractor declares it can
     (:mod:`aizac.autopilot.episode_extract`); empty otherwise (per-beat calls)."""
     agent = deps.agent
     if len(beats) < 2 or not episode_extract.extracts_episodes(agent):
         return {}
     return run_sync(episode_extract.extract_episode(
-        agent.router, beats, known=[*agent.memory.characters(), *cast],
+        agent.router, beats, offer=episode_extract.episode_offer(agent, beats, newcomers),
         language=deps.language, prompts=agent.prompts,
     ))
 

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from aizac.autopilot.prompt_data import prompt_data
 from aizac.continuity.coverage import short_name
 from aizac.llm.structured import generate_structured
-from aizac.memory.facts import Aspect, name_key
+from aizac.memory.facts import Aspect, fact_slot, name_key
 
 if TYPE_CHECKING:
     from aizac.memory.store import WriterMemory
@@ -65,6 +65,8 @@ class ChangeSetting(_Action):
     keyword: Keyword
     text: Note
     rule: bool = False
+    revises: str = Field(default="", max_length=40,
+                         description="a rule: the id of the listed rule it changes")
 
 
 class Pause(_Action):
@@ -93,8 +95,12 @@ def _lang(language: str) -> str:
     return language if language in _SYSTEM else "en"
 
 
+Rules = Sequence[tuple[str, str, str]]
+"""The rules in force: ``(memory id, keyword, text)``; the arbiter sees them as ``r1`` ..."""
+
+
 def steering_messages(
-    text: str, *, language: str, written: int, characters: Cast = ()
+    text: str, *, language: str, written: int, characters: Cast = (), rules: Rules = ()
 ) -> list[BaseMessage]:
     """The arbiter's conversation for one intervention (pure)."""
     if isinstance(characters, Mapping):
@@ -102,8 +108,11 @@ def steering_messages(
     else:
         cast = ", ".join(characters)
     cast = cast or "-"
+    listed = "".join(f"\n  r{n} [{keyword}] {said}" for n, (_, keyword, said)
+                     in enumerate(rules, 1))
     user = (
-        f"written episodes: 1..{written}\ncharacters: {cast}\n\nintervention:\n{text.strip()}"
+        f"written episodes: 1..{written}\ncharacters: {cast}\nrules (a change of one names "
+        f"its id in revises):{listed or ' -'}\n\nintervention:\n{text.strip()}"
     )
     return [SystemMessage(_SYSTEM[_lang(language)]), HumanMessage(user)]
 
@@ -120,10 +129,16 @@ def _known(characters: Cast) -> set[str]:
     return {name_key(n) for n in names} | {name_key(short_name(n)) for n in names}
 
 
-def check_plan(plan: SteeringPlan, *, written: int, characters: Cast = ()) -> None:
+def check_plan(plan: SteeringPlan, *, written: int, characters: Cast = (),
+               rules: Rules = ()) -> None:
     """Raise ``ValueError`` (shown to the model) when an action does not fit the run (pure)."""
     known = _known(characters)
+    listed = [f"r{n}" for n in range(1, len(rules) + 1)]
     for action in plan.actions:
+        if isinstance(action, ChangeSetting) and action.revises and (
+                action.revises.strip().casefold() not in listed):
+            raise ValueError(f"change_setting: revises {action.revises!r} is not a listed "
+                             f"rule id (listed: {', '.join(listed) or '-'}).")
         if isinstance(action, QueueRewrite):
             if action.first > action.last:
                 raise ValueError(f"queue_rewrite: first ({action.first}) is after last "
@@ -143,9 +158,11 @@ def interpret(
     language: str,
     written: int,
     characters: Cast = (),
+    rules: Rules = (),
     retries: int = 2,
 ) -> list[QueueRewrite | ReviseOutline | ChangeCharacter | ChangeSetting | Pause]:
-    """The control actions the arbiter ``model`` makes of the writer's ``text``.
+    """The control actions the arbiter ``model`` makes of the writer's ``text``; a rule it
+    revises is named by the id it was shown and comes back as that rule's memory id.
 
     Raises:
         StructuredOutputError: no valid plan after ``retries`` repairs (nothing is applied).
@@ -153,11 +170,14 @@ def interpret(
     plan = generate_structured(
         model,
         SteeringPlan,
-        steering_messages(text, language=language, written=written, characters=characters),
+        steering_messages(text, language=language, written=written, characters=characters,
+                          rules=rules),
         retries=retries,
-        check=lambda p: check_plan(p, written=written, characters=characters),
+        check=lambda p: check_plan(p, written=written, characters=characters, rules=rules),
     )
-    return list(plan.actions)
+    ids = {f"r{n}": mid for n, (mid, _, _) in enumerate(rules, 1)}
+    return [a.model_copy(update={"revises": ids[a.revises.strip().casefold()]})
+            if isinstance(a, ChangeSetting) and a.revises else a for a in plan.actions]
 
 
 def apply_canon_changes(
@@ -189,9 +209,15 @@ def apply_canon_changes(
                 new = batch.note(action.text, "Character", character_name=name,
                                  aspect=action.aspect, chapter=chapter, beat=beat, extra=extra)
             elif isinstance(action, ChangeSetting):
+                # a revision continues the rule it names (its slot), never one by keyword
+                revised = memory.get(action.revises) if action.revises else None
+                lineage = (fact_slot(revised.metadata).removeprefix("rule|")
+                           if revised is not None else "")
                 new = batch.note(action.text, "NovelSetting", keyword=action.keyword,
-                                 aspect="rule" if action.rule else None, chapter=chapter,
-                                 beat=beat, extra=extra)
+                                 aspect="rule" if action.rule or revised else None,
+                                 lineage=lineage,
+                                 outdates=[revised.id] if revised is not None else (),
+                                 chapter=chapter, beat=beat, extra=extra)
             if new is not None and new not in ids:
                 ids.append(new)
     return ids

@@ -67,7 +67,7 @@ class Canon:
     rules: tuple[Fact, ...] = ()
     unsettled: tuple[tuple[Fact, Fact], ...] = ()
     """Pairs of facts the memory kept side by side for the writer to settle (newer, older):
-    its inference of the newer one's slot was unsure."""
+    the model could not say which slot the newer one holds."""
 
     def canonical(self, name: str) -> str:
         """The canonical name of ``name`` or an alias of it (else ``name`` itself)."""

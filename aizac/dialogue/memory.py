@@ -52,27 +52,22 @@ def stage_voices(
     beat: Any,
     *,
     language: str | None = None,
-    reported_pairs: Iterable[Any] = (),
-    reported_cards: Iterable[Any] = (),
+    reported_pairs: Iterable[PairVoice] = (),
+    reported_cards: Iterable[VoiceCard] = (),
     where: Mapping[str, int] | None = None,
     hold: Collection[str] = (),
 ) -> list[str]:
     """Stage the voice facts of an accepted ``beat``; the ids of the new memories.
 
-    ``reported_pairs`` / ``reported_cards``: what the extractor said (``AddressFact`` /
-    ``VoiceFact`` values); the beat's own lines win over them for a pair they decide.
+    ``reported_pairs`` / ``reported_cards``: what the extractor said (its references
+    resolved to canonical names); the beat's own lines win over them for a pair they decide.
     ``hold``: pair-voice memories to keep as they are (see :func:`merge_pairs`)."""
     lang = language or beat_language(beat)
     place = dict(where or {"chapter": beat.episode, "beat": beat.index})
     canon = read_voices(memory, [*beat.characters, *beat_speakers(beat)])
     lines = spoken_lines([beat], None, language=lang, cast=canon.cast)
-    told = [PairVoice(str(p.speaker), str(p.listener), str(p.speech_level or ""),
-                      str(p.address or "")) for p in reported_pairs]
-    pairs = merge_pairs(canon, [*told, *observe(lines, canon, lang)], lang, hold)
-    cards = merge_cards(canon, [
-        VoiceCard(str(c.character_name), str(c.manner or ""), tuple(c.tics),
-                  tuple(c.catchphrases), str(c.dialect or "")) for c in reported_cards
-    ])
+    pairs = merge_pairs(canon, [*reported_pairs, *observe(lines, canon, lang)], lang, hold)
+    cards = merge_cards(canon, list(reported_cards))
     ids = [note_pair(batch, p, lang, **place) for p in pairs]
     ids += [note_card(batch, c, lang, **place) for c in cards]
     return [str(i) for i in ids if i is not None]

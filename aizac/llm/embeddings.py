@@ -104,8 +104,8 @@ class HashingEmbeddings(Embeddings):
     """Deterministic hashed character-n-gram embeddings (offline, multilingual)."""
 
     semantic = False
-    """Nearness is shared characters, not meaning (the memory's semantic slot inference is off
-    with these)."""
+    """Nearness is shared characters, not meaning (the embedded model's slot fallback,
+    :mod:`aizac.memory.slot_sense`, is off with these)."""
 
     def __init__(self, dim: int = DEFAULT_DIM) -> None:
         if dim < 8:

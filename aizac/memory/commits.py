@@ -154,19 +154,19 @@ class Commits:
             if self.clock is not None:
                 meta["created_at"] = self.clock()
             meta.update(self._decay_at(meta, turn))
+            ended = {"superseded_by": cand.id, "live_until": NEVER, "ended_turn": turn}
             for mid, old in targets:
                 if mid in snap.ids:  # an earlier candidate of this batch
-                    n = snap.ids.index(mid)
-                    snap.metadatas[n].update(superseded_by=cand.id, live_until=NEVER)
+                    snap.metadatas[snap.ids.index(mid)].update(ended)
                 else:
-                    change(mid, {"superseded_by": cand.id, "live_until": NEVER}, old)
+                    change(mid, dict(ended), old)
             late = [i for i in cand.outdates if i not in {m for m, _ in targets}
                     and i not in snap.ids]
-            if late:  # notes placed in this slot only now: older versions of it
+            if late:  # facts the extractor said this one makes untrue (by reference)
                 got = self.rows.by_ids(late, ["metadatas"])
                 for mid, old in zip(got["ids"], got["metadatas"], strict=True):
                     if not current.get(mid, old).get("superseded_by"):
-                        change(mid, {"superseded_by": cand.id, "live_until": NEVER}, old)
+                        change(mid, dict(ended), old)
             if slot:
                 last_in_slot[slot] = len(snap.ids)
             snap.ids.append(cand.id)
@@ -195,6 +195,7 @@ class Commits:
                     fields.update(self._decay(meta, reinforced(meta["memory_strength"])))
                 if mid in paid_off and meta.get("foreshadow"):
                     fields.update(foreshadow=False, paid_off=paid_off[mid])
+                    fields["live_until"] = live_until({**meta, **fields})  # no longer held
                 if fields:
                     change(mid, fields, meta)
         return snap

@@ -11,7 +11,10 @@ occupied slot supersedes the holder (the old one stays as history). Slots:
   and ``appearance`` (condition, whereabouts, allegiance, ...) — ``char|<name>|<aspect>``;
 * a feature of a character's look (``aspect="appearance"``, the feature as its keyword: hair,
   eyes, scar, clothes) — ``look|<name>|<keyword>``; a look fact without a keyword has no slot;
-* a world rule: its keyword — ``rule|<keyword>``;
+* a world rule: its lineage, the id of the rule's first version (a revision names the rule it
+  revises by reference, :mod:`aizac.memory.references`; never by its keyword, which unrelated
+  rules may share) — ``rule|<lineage>``; rules written before lineages existed keep
+  ``rule|<keyword>``;
 * how a character speaks (their voice card, aspect :data:`VOICE`) — ``char|<name>|voice``;
 * how one character speaks to another (speech level and form of address, a CharacterRelation of
   aspect :data:`ADDRESS`): directional, speaker then listener — ``addr|<speaker>|<listener>``.
@@ -19,6 +22,12 @@ occupied slot supersedes the holder (the old one stays as history). Slots:
 Other facts (events, "other" character notes, descriptions) have no slot; they accumulate.
 Any fact restated with the same or near-same text (:func:`same_text`) reinforces the memory that
 already holds it instead of being stored again.
+
+Every slot holds one current value. Most slots are *durable* (:func:`durable_slot`): their
+current value is what the story holds true until it changes (alive or dead, where someone is,
+whose side they are on, a pair's relation, a rule's current version), so forgetting never
+takes it; it only ranks what is offered unasked. A *fading* slot (:data:`FADING_ASPECTS`: a
+passing emotion) is single-valued but episodic, and decays like an event.
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 Aspect = Literal[
@@ -51,6 +60,14 @@ APPEARANCE = "appearance"
 """The aspect of a Character fact about how the character looks (illustrations read these)."""
 RULE = "rule"
 """The ``aspect`` of a NovelSetting memory that states a world rule."""
+LINEAGE_KEY = "lineage"
+"""Metadata key of a world rule's lineage: the id of its first version (its slot)."""
+PROFILE = "profile"
+"""The ``aspect`` of a Character memory that introduces the character (who they are; the
+aliases the story has confirmed live on it)."""
+FADING_ASPECTS: frozenset[str] = frozenset({"emotion"})
+"""Character aspects whose current value passes with the scene: single-valued, but they fade
+like events instead of being held until they change."""
 VOICE = "voice"
 """The ``aspect`` of a Character memory that is the character's voice card (how they speak)."""
 ADDRESS = "address"
@@ -121,7 +138,7 @@ def check_aspect(aspect: str | None) -> str:
     """``aspect`` if it is one of :data:`ASPECTS` (``""``/``None`` -> ``""``), else raise."""
     if not aspect:
         return ""
-    if aspect not in ASPECTS and aspect not in (RULE, VOICE, ADDRESS):
+    if aspect not in ASPECTS and aspect not in (RULE, VOICE, ADDRESS, PROFILE):
         from aizac.errors import InvalidInputError
 
         raise InvalidInputError("error.memory.aspect", aspect=str(aspect),
@@ -148,9 +165,20 @@ def fact_slot(meta: Mapping[str, Any]) -> str:
         name = name_key(str(meta.get("character_name", "")))
         return f"char|{name}|{aspect}" if name else ""
     if tag == "NovelSetting" and aspect == RULE:
+        lineage = str(meta.get(LINEAGE_KEY, "") or "")
+        if lineage:
+            return f"rule|{lineage}"
         key = name_key(str(meta.get("keyword", "")))
         return f"rule|{key}" if key else ""
     return ""
+
+
+def durable_slot(meta: Mapping[str, Any]) -> bool:
+    """Whether a memory holds a durable slot (see the module doc): while it is the current
+    version, it stays answerable however long nobody mentions it."""
+    if not fact_slot(meta):
+        return False
+    return not (meta.get("tag") == "Character" and meta.get("aspect") in FADING_ASPECTS)
 
 
 def fact_subject(meta: Mapping[str, Any]) -> str:
@@ -162,41 +190,25 @@ def fact_subject(meta: Mapping[str, Any]) -> str:
     return ""
 
 
-def match_payoff(
-    keyword: str, text: str, open_threads: Sequence[tuple[str, str, str]]
-) -> str | None:
-    """The id of the open foreshadowing a payoff closes, or ``None``.
-
-    ``open_threads`` holds ``(id, keyword, text)``. A thread matches on its keyword (same
-    :func:`name_key`), else on the same or near-same text; ties go to the first (oldest) one.
-    """
-    key = name_key(keyword)
-    if key:
-        for mid, kw, _ in open_threads:
-            if name_key(kw) == key:
-                return mid
-    for mid, _, planted in open_threads:
-        if same_text(planted, text, threshold=0.8):
-            return mid
-    return None
-
-
 __all__ = [
     "ADDRESS",
     "APPEARANCE",
     "ASPECTS",
+    "FADING_ASPECTS",
+    "LINEAGE_KEY",
     "LISTENER_KEY",
     "NEAR_SAME",
     "OTHER",
+    "PROFILE",
     "RULE",
     "SPEAKER_KEY",
     "VOICE",
     "Aspect",
     "check_aspect",
+    "durable_slot",
     "fact_slot",
     "fact_subject",
     "marks",
-    "match_payoff",
     "name_key",
     "same_text",
     "text_key",

@@ -178,9 +178,15 @@ class CommitJournal:
         """Nothing to close: connections belong to the database's pool."""
 
 
+ABSENT: dict[str, Any] = {"ended_turn": -1, "struck": False}
+"""What a field written after a memory was means for that memory (a memory written before
+validity was recorded is current and not struck); any other absent field is ``""``."""
+
+
 def prior_values(meta: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
-    """The values ``update``'s fields have in ``meta`` (``""`` for an absent field)."""
-    return {key: meta.get(key, "") for key in update}
+    """The values ``update``'s fields have in ``meta`` (:data:`ABSENT` or ``""`` for an
+    absent field), so undo writes back a value of the field's own type."""
+    return {key: meta.get(key, ABSENT.get(key, "")) for key in update}
 
 
 __all__ = ["DONE", "PENDING", "UNDONE", "CommitJournal", "CommitSnapshot", "prior_values"]

@@ -207,18 +207,24 @@ class KeyIndex:
         both = union_all(held, select(newest.subquery().c.id))
         return [str(r[0]) for r in self._rows(both)]
 
+    def among(self, names: Iterable[str], *, live_from: float) -> list[str]:
+        """Ids of the CharacterRelation rows whose pair are both in ``names`` (canonical,
+        as stored) and whose hint is at least ``live_from``: the relations among a scene's
+        cast in one read, however many pairs it has."""
+        chosen = sorted(set(names))
+        if len(chosen) < 2:
+            return []
+        t = keys.c
+        query = select(t.id).where(self._mine, t.tag == "CharacterRelation",
+                                   t.c1.in_(chosen), t.c2.in_(chosen),
+                                   t.live >= float(live_from))
+        return [str(r[0]) for r in self._rows(query)]
+
     def slotted(self, subject: str, tag: str) -> list[str]:
         """Ids of ``tag`` memories about ``subject`` that hold a slot, whatever their hint
         (current states, faded or not, and their superseded versions)."""
         t = keys.c
         query = select(t.id).where(self._mine, t.subject == subject, t.tag == tag, t.slot != "")
-        return [str(r[0]) for r in self._rows(query)]
-
-    def recent_slotted(self, tag: str, limit: int) -> list[str]:
-        """Ids of the newest ``limit`` ``tag`` memories that hold a slot (any version)."""
-        t = keys.c
-        query = select(t.id).where(self._mine, t.tag == tag, t.slot != "").order_by(
-            t.created.desc(), t.chapter.desc(), t.beat.desc(), t.id.desc()).limit(int(limit))
         return [str(r[0]) for r in self._rows(query)]
 
     def close(self) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from aizac.errors import InvalidInputError, NotFoundError
-from aizac.memory.facts import RULE, fact_slot, fact_subject, name_key, same_text
+from aizac.memory.facts import ADDRESS, RULE, fact_slot, fact_subject, name_key, same_text
 from aizac.memory.key_index import fingerprint, simple_equalities
 from aizac.memory.records import (
     ALWAYS,
@@ -34,8 +34,6 @@ from aizac.memory.records import (
 )
 from aizac.memory.rows import INCLUDE, Rows
 
-LEXICON_FACTS = 2000
-"""Newest character facts with a known slot whose words teach the slot inference."""
 NOTES = 32
 """Notes without an aspect read per character (newest first) by :meth:`Lookups.character_state`
 and near-same restatement checks: a scene shows a few, and older ones decay; current states
@@ -49,7 +47,6 @@ class Lookups:
         self.rows = rows
         self.turn = turn
         self._cast: tuple[int, int, dict[str, list[str]]] | None = None
-        self._slot_facts: tuple[int, list[tuple[str, str]]] | None = None
 
     def hits(self, res: Mapping[str, Any]) -> list[MemoryHit]:
         docs = res.get("documents") or [None] * len(res["ids"])
@@ -160,14 +157,14 @@ class Lookups:
                 return hit
         return None
 
-    def _about(self, subject: str, tag: str) -> list[MemoryHit] | None:
+    def _about(self, subject: str, tag: str, *, notes: int = NOTES) -> list[MemoryHit] | None:
         """Live ``tag`` memories about ``subject`` through the index (current states and the
-        newest :data:`NOTES` notes), newest first; ``None`` without an index."""
+        newest ``notes`` notes), newest first; ``None`` without an index."""
         if self.rows.index is None:
             return None
         with self.rows.lock:
             turn = self.turn()
-            ids = self.rows.index.about(subject, tag, live_from=float(turn), notes=NOTES)
+            ids = self.rows.index.about(subject, tag, live_from=float(turn), notes=notes)
             hits = [h for h in self.hits(self.rows.by_ids(ids, INCLUDE))
                     if h.live and h.tag == tag and fact_subject(h.metadata) == subject]
         return sorted(hits, key=recency_key, reverse=True)
@@ -206,6 +203,18 @@ class Lookups:
                 hits = read(name_key(canonical))
         return [h for h in hits if h.tag == CHARACTER]
 
+    def held_states(self, name: str) -> list[MemoryHit]:
+        """The live slot holders of character ``name`` (canonical, or a name of the cast),
+        newest first: the current value of every durable slot, however long ago it was said,
+        and a fading one while it lasts. One keyed read that does not grow with the story
+        (superseded versions are not read)."""
+        canonical = self.resolve_name(name)
+        key = name_key(canonical)
+        found = self._about(key, CHARACTER, notes=0)
+        if found is None:
+            found = [h for h in self.current_states(canonical) if h.live]
+        return [h for h in found if fact_slot(h.metadata) and not h.superseded]
+
     def current_states(self, name: str, *, include_forgotten: bool = False) -> list[MemoryHit]:
         """The current version of each slot (aspect) of character ``name`` or an alias of it,
         faded or not, newest first: what the story holds true of them, whether or not a scene
@@ -233,6 +242,35 @@ class Lookups:
                 hits = read(name_key(canonical))
         return sorted(hits, key=recency_key, reverse=True)
 
+    def state_at(self, name: str, turn: int) -> list[MemoryHit]:
+        """Each slot's version of character ``name`` that was true at ``turn`` (see
+        :meth:`aizac.memory.store.WriterMemory.state_at`), newest first."""
+        canonical = self.resolve_name(name)
+        with self.rows.lock:
+            if self.rows.index is not None:
+                ids = self.rows.index.slotted(name_key(canonical), CHARACTER)
+                hits = self.hits(self.rows.by_ids(ids, INCLUDE))
+            else:
+                hits = [h for h in self.get_where({"tag": CHARACTER}, include_forgotten=True,
+                                                  include_superseded=True)
+                        if fact_subject(h.metadata) == name_key(canonical)]
+        return _true_at(hits, turn)
+
+    def relation_at(self, a: str, b: str, turn: int) -> MemoryHit | None:
+        """The version of the pair's relation that was true at ``turn``, or ``None``."""
+        c1, c2 = canonical_pair(a, b)
+        slot = fact_slot({"tag": RELATION, "character1": c1, "character2": c2})
+        with self.rows.lock:
+            if self.rows.index is not None:
+                ids = self.rows.index.ids({"slot": slot}, live_from=None)
+                hits = self.hits(self.rows.by_ids(ids, INCLUDE))
+            else:
+                hits = [h for h in self.get_where({"tag": RELATION}, include_forgotten=True,
+                                                  include_superseded=True)
+                        if fact_slot(h.metadata) == slot]
+        found = _true_at(hits, turn)
+        return found[0] if found else None
+
     def current_relation(self, a: str, b: str) -> MemoryHit | None:
         """The current relation of the pair, faded or not (never one explicitly forgotten)."""
         c1, c2 = canonical_pair(a, b)
@@ -248,24 +286,6 @@ class Lookups:
         held = self.slot_holders({"tag": SETTING, "aspect": RULE, "keyword": keyword})
         kept = [h for h in held if not h.metadata.get("forgotten")]
         return kept[0] if kept else None
-
-    def slot_facts(self, limit: int = LEXICON_FACTS) -> list[tuple[str, str]]:
-        """``(aspect, text)`` of the newest ``limit`` character facts that hold a slot, any
-        version (what the story has called a condition, a whereabouts ...); cached until the
-        next write."""
-        if self._slot_facts is not None and self._slot_facts[0] == self.rows.version:
-            return list(self._slot_facts[1])
-        with self.rows.lock:
-            version = self.rows.version
-            if self.rows.index is not None:
-                ids = self.rows.index.recent_slotted(CHARACTER, limit)
-                hits = self.hits(self.rows.by_ids(ids, INCLUDE))
-            else:
-                hits = self.get_where({"tag": CHARACTER}, limit, include_forgotten=True,
-                                      include_superseded=True)
-        facts = [(str(h.metadata.get("aspect")), h.text) for h in hits if fact_slot(h.metadata)]
-        self._slot_facts = (version, facts)
-        return list(facts)
 
     def settings_of(self, keyword: str) -> list[MemoryHit]:
         """Live NovelSetting memories whose keyword is ``keyword`` (same :func:`name_key`),
@@ -308,10 +328,11 @@ class Lookups:
                 and not h.metadata.get("forgotten")]
 
     def conflicts(self) -> list[tuple[MemoryHit, MemoryHit]]:
-        """Pairs of facts kept side by side because the slot inference was unsure: ``(flagged,
-        other)``, the flagged one newer; each pair while both are current and the writer has
-        not settled it. A flagged fact's other side that was superseded since is followed to
-        its current version (the slot moved on; the doubt did not)."""
+        """Pairs of facts kept side by side because the model could not say which slot holds
+        the newer one: ``(flagged, other)``, the flagged one newer; each pair while both are
+        current and the writer has not settled it. A flagged fact's other side that was
+        superseded since is followed to its current version (the slot moved on; the doubt did
+        not)."""
         with self.rows.lock:
             res = self.rows.get_paged(and_where({"conflicts": {"$ne": ""}},
                                                 state_where(self.turn(), include_forgotten=True)))
@@ -384,6 +405,26 @@ class Lookups:
         aliases = clean_aliases([name], "")
         return aliases[0] if aliases else name
 
+    def relations_among(self, names: Iterable[str]) -> list[MemoryHit]:
+        """The current relation of every pair of ``names`` (canonical) that has one: a keyed
+        read (one index query, not one per pair). A pair's voice (how one speaks to the other)
+        is not a relation here."""
+        chosen = [normalize_name(n) for n in names if normalize_name(n)]
+        if len(chosen) < 2:
+            return []
+        with self.rows.lock:
+            if self.rows.index is not None:
+                ids = self.rows.index.among(chosen, live_from=float(self.turn()))
+                hits = self.hits(self.rows.by_ids(ids, INCLUDE))
+            else:
+                hits = self.get_where({"tag": RELATION})
+        wanted = set(chosen)
+        return sorted((h for h in hits if h.live and not h.superseded
+                       and h.metadata.get("aspect") != ADDRESS
+                       and {str(h.metadata.get("character1")),
+                            str(h.metadata.get("character2"))} <= wanted),
+                      key=recency_key, reverse=True)
+
     def open_foreshadowing(self) -> list[MemoryHit]:
         """Foreshadowing still open: live, current, marked ``foreshadow=True``."""
         return self.get_where({"foreshadow": True})
@@ -415,6 +456,27 @@ class Lookups:
                 seen.add(nxt)
                 chain.append(self.get(nxt))
             return chain
+
+
+def true_at(meta: Mapping[str, Any], turn: int) -> bool:
+    """Whether a fact was true at story turn ``turn``: it had become true (``created_turn``),
+    no later version had taken over (``ended_turn``) and the writer has not struck it."""
+    if meta.get("struck"):
+        return False
+    ended = int(meta.get("ended_turn", -1))
+    if ended < 0 and meta.get("superseded_by"):
+        return False  # superseded before validity was recorded: when it ended is unknown
+    return int(meta.get("created_turn", 0)) <= turn and (ended < 0 or turn < ended)
+
+
+def _true_at(hits: Iterable[MemoryHit], turn: int) -> list[MemoryHit]:
+    """The newest version of each slot that was true at ``turn``, newest first."""
+    best: dict[str, MemoryHit] = {}
+    for hit in sorted(hits, key=recency_key):
+        slot = fact_slot(hit.metadata)
+        if slot and true_at(hit.metadata, turn):
+            best[slot] = hit
+    return sorted(best.values(), key=recency_key, reverse=True)
 
 
 def _pinned_only(where: Mapping[str, Any] | None) -> bool:

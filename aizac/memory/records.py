@@ -22,20 +22,32 @@ forgotten      bool    explicitly forgotten with ``forget()`` (restorable)
 foreshadow     bool    open foreshadowing (Story / NovelSetting)
 paid_off       str     ``"<chapter>-<beat>"`` where planted foreshadowing was paid off, or ``""``
 aspect         str     the part of a character a state fact is about (see
-                       :data:`aizac.memory.facts.ASPECTS`), ``"rule"`` for a world rule, or ``""``
+                       :data:`aizac.memory.facts.ASPECTS`), ``"rule"`` for a world rule,
+                       ``"profile"`` for who a character is, or ``""``
+lineage        str     a world rule's lineage: the id of its first version (its slot), or ``""``
 batch          str     id of the commit that wrote the memory (undo/redo by commit)
 conflicts      str     ids (``"|"``-joined) of current facts this one may state differently: the
-                       slot inference was unsure, so both were kept and the pair waits for the
-                       writer (see :mod:`aizac.memory.inference`), or ``""``
+                       model could not say (the embedded model's slot fallback,
+                       :mod:`aizac.memory.slot_sense`, was unsure), so both were kept and the
+                       pair waits for the writer, or ``""``
 supersedes     str     id of the previous version of this fact, or ``""``
 superseded_by  str     id of the newer version, or ``""`` for current canon
+ended_turn     int     the turn a newer version took over (the fact stopped being true), ``-1``
+                       while it is current; ``created_turn`` is the turn it became true
+struck         bool    struck out by the writer (a retcon: it was never true, at any turn)
+flag           str     why the writer should look at it: ``"language"`` (kept though written
+                       in another language), ``"unplaced"`` (the extractor's reference to a
+                       character could not be resolved), ``"merged"`` (one fact said two
+                       changes), or ``""``
 forget_at      float   ``last_turn + S * ln(10 / threshold)``: last turn the memory is live
-live_until     float   what the live filter reads: ``forget_at``, :data:`ALWAYS` when pinned,
-                       :data:`NEVER` when superseded or forgotten
+live_until     float   what the live filter reads: ``forget_at``; :data:`ALWAYS` when pinned,
+                       when it is the current value of a durable slot
+                       (:func:`aizac.memory.facts.durable_slot`) or open foreshadowing;
+                       :data:`NEVER` when superseded, forgotten or struck
 ============== ======= ==========================================================================
 
-``live_until`` folds "pinned OR forget_at >= turn" AND "not superseded" AND "not forgotten" into
-one indexed range clause, so the live filter stays selective as the store grows.
+``live_until`` folds "pinned OR held OR forget_at >= turn" AND "not superseded" AND "not
+forgotten" into one indexed range clause, so the live filter stays selective as the store grows.
 """
 
 from __future__ import annotations
@@ -49,7 +61,16 @@ from typing import Any
 import numpy as np
 
 from aizac.errors import InvalidInputError
-from aizac.memory.facts import ADDRESS, LISTENER_KEY, RULE, SPEAKER_KEY, check_aspect
+from aizac.memory.facts import (
+    ADDRESS,
+    LINEAGE_KEY,
+    LISTENER_KEY,
+    PROFILE,
+    RULE,
+    SPEAKER_KEY,
+    check_aspect,
+    durable_slot,
+)
 from aizac.memory.facts import name_key as _name_key
 from aizac.memory.forgetting import check_strength, forget_at, memory_factor
 
@@ -64,12 +85,14 @@ ALWAYS = 1.0e15
 NEVER = -1.0
 """``live_until`` of a superseded or forgotten memory (earlier than any turn)."""
 ALIAS_SEP = "|"
+RULE_WHERE: dict[str, Any] = {"$and": [{"tag": SETTING}, {"aspect": RULE}]}
+"""The filter of world rules."""
 
 RESERVED_KEYS: frozenset[str] = frozenset({
     "tag", "character_name", "character1", "character2", "aliases", "keyword", "chapter",
     "beat", "created_turn", "last_turn", "memory_strength", "pinned", "forgotten",
     "foreshadow", "paid_off", "aspect", "batch", "supersedes", "superseded_by", "forget_at",
-    "live_until", "conflicts",
+    "live_until", "conflicts", LINEAGE_KEY, "ended_turn", "struck", "flag",
 })
 """The stored keys of the table above (caller ``extra`` metadata may not use them)."""
 
@@ -165,11 +188,27 @@ def check_extra(extra: Mapping[str, object] | None) -> Metadata:
     return out
 
 
+FLAGS: tuple[str, ...] = ("language", "unplaced", "merged")
+"""Why a memory waits for the writer's look (the ``flag`` metadata)."""
+CURRENT = -1
+"""``ended_turn`` of a fact that is still true."""
+
+
+def held(meta: Mapping[str, Any]) -> bool:
+    """Whether forgetting never takes this memory while it is current: pinned, the current
+    value of a durable slot, or foreshadowing still open (a promise the story must keep)."""
+    if meta.get("pinned"):
+        return True
+    if meta.get("foreshadow") and not meta.get("paid_off"):
+        return True
+    return durable_slot(meta)
+
+
 def live_until(meta: Mapping[str, Any]) -> float:
     """The ``live_until`` value implied by the other fields of ``meta``."""
-    if meta.get("superseded_by") or meta.get("forgotten"):
+    if meta.get("superseded_by") or meta.get("forgotten") or meta.get("struck"):
         return NEVER
-    if meta.get("pinned"):
+    if held(meta):
         return ALWAYS
     return float(meta["forget_at"])
 
@@ -212,6 +251,8 @@ class MemoryFields:
     aspect: str | None = None
     conflicts: Sequence[str] | None = None
     extra: Mapping[str, object] | None = None
+    lineage: str = ""
+    flag: str = ""
 
     @classmethod
     def of(cls, strength: float, **fields: Any) -> MemoryFields:
@@ -256,6 +297,10 @@ def _tag_fields(tag: str, fields: MemoryFields) -> str:
     aspect = check_aspect(fields.aspect)
     if aspect and _aspect_tag(aspect) != tag:
         raise InvalidInputError("error.memory.aspect_tag", aspect=aspect, tag=tag)
+    if fields.lineage and aspect != RULE:
+        raise InvalidInputError("error.memory.lineage_rule")
+    if fields.flag and fields.flag not in FLAGS:
+        raise InvalidInputError("error.memory.flag", flag=fields.flag, choices=", ".join(FLAGS))
     if aspect == ADDRESS:
         extra = fields.extra or {}
         pair = {name_key(fields.character1 or ""), name_key(fields.character2 or "")}
@@ -281,7 +326,7 @@ def split_ids(value: object) -> list[str]:
 
 def _aspect_tag(aspect: str) -> str:
     """The one tag an aspect applies to."""
-    return {RULE: SETTING, ADDRESS: RELATION}.get(aspect, CHARACTER)
+    return {RULE: SETTING, ADDRESS: RELATION, PROFILE: CHARACTER}.get(aspect, CHARACTER)
 
 
 def build_metadata(
@@ -316,6 +361,10 @@ def build_metadata(
         "batch": "",
         "supersedes": supersedes,
         "superseded_by": "",
+        LINEAGE_KEY: str(fields.lineage or ""),
+        "ended_turn": CURRENT,
+        "struck": False,
+        "flag": str(fields.flag or ""),
     }
     meta.update(decay_fields(meta, last_turn=turn, strength=strength, threshold=threshold))
     return meta
@@ -352,8 +401,11 @@ def state_where(
         return None
     if include_forgotten:
         return {"superseded_by": ""}
+    # Live ones, and old versions that would still be live had nothing replaced them.
+    live = {"live_until": {"$gte": float(turn)}}
     decayed_ok = {"$or": [{"pinned": True}, {"forget_at": {"$gte": float(turn)}}]}
-    return and_where(decayed_ok, {"forgotten": False})
+    old = and_where({"superseded_by": {"$ne": ""}}, decayed_ok)
+    return and_where({"$or": [live, old]}, {"forgotten": False})
 
 
 @dataclass(frozen=True)

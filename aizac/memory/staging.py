@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from aizac.errors import InvalidInputError, NotFoundError
 from aizac.memory.facts import (
     ADDRESS,
+    LINEAGE_KEY,
     LISTENER_KEY,
-    OTHER,
+    PROFILE,
     RULE,
     SPEAKER_KEY,
     fact_slot,
@@ -59,8 +60,8 @@ class Candidate:
     metadata: Metadata = field(default_factory=dict, repr=False)
     """Validated metadata as of staging; turn fields are refreshed at commit."""
     outdates: list[str] = field(default_factory=list)
-    """Earlier notes recognised (late) as older versions of this fact's slot: superseded by it
-    at commit too."""
+    """Current memories the extractor said this fact makes untrue (``replaces``), besides its
+    slot's holder: superseded by it at commit too."""
 
 
 class Committer(Protocol):
@@ -128,8 +129,6 @@ class CandidateBatch:
         self.paid_off: dict[str, str] = {}
         """Open foreshadowing this batch pays off: memory id -> ``"<chapter>-<beat>"``."""
         self.state = "open"
-        self._lexicon: Any = None
-        self._sense: Any = None
         self.committed_ids: list[str] = []
         self.batch_id = new_id()
 
@@ -144,44 +143,44 @@ class CandidateBatch:
         ``fields`` are those of :class:`~aizac.memory.records.MemoryFields` (the one home of a
         memory's fields): ``character_name``, ``character1``/``character2``, ``keyword``,
         ``chapter``, ``beat``, ``pinned``, ``aliases``, ``foreshadow``, ``aspect``,
-        ``conflicts``, ``extra``; ``strength`` defaults to the tag's (settings).
+        ``conflicts``, ``extra``, ``lineage``, ``flag``; ``strength`` defaults to the tag's
+        (settings). A world rule without a ``lineage`` starts one: its own id.
         """
         self._check_open()
         text = check_text(text)
         given = MemoryFields.of(self._memory.default_strength(check_tag(tag), strength), **fields)
+        mid = new_id()
+        if given.aspect == RULE and not given.lineage:
+            given.lineage = mid
         meta = self._validate(tag, given)
-        cand = Candidate(new_id(), text, tag, given, None, "", meta)
+        cand = Candidate(mid, text, tag, given, None, "", meta)
         self._candidates.append(cand)
         return cand.id
 
-    def note(self, text: str, tag: str, *, infer: bool = False, **fields: Any) -> str | None:
-        """State a fact (same arguments as :meth:`remember`, plus ``aspect``).
+    def note(self, text: str, tag: str, *, outdates: Iterable[str] = (),
+             **fields: Any) -> str | None:
+        """State a fact (same arguments as :meth:`remember`).
 
         Returns the id of the new memory (a new fact, or a new version of a changing fact,
-        which supersedes the current one at commit), the id of a candidate of this batch that
-        already states it, or ``None`` when a committed memory already states it (that memory
-        is reinforced at commit instead).
+        which supersedes the current one of its slot at commit), the id of a candidate of this
+        batch that already states it, or ``None`` when a committed memory already states it
+        (that memory is reinforced at commit instead).
 
-        ``infer``: the fact comes from a model that may leave ``aspect`` out (a character
-        fact without one, a setting without ``aspect="rule"``): its slot is inferred from its
-        words and the current facts (:mod:`aizac.memory.inference`). When the inference is
-        unsure the fact is kept as a note beside the facts it may replace, and the pair is
-        flagged (``conflicts``) for the writer.
+        ``outdates``: ids of current memories the fact makes untrue besides its slot's holder
+        (what the extractor said it ``replaces``): superseded by it at commit.
         """
         self._check_open()
         text = check_text(text)
-        outdated: list[str] = []
-        if infer:
-            fields = self._inferred(text, tag, fields)
-            outdated = self._outdated(text, tag, fields)
         strength = self._memory.default_strength(check_tag(tag), fields.pop("strength", None))
         meta = self._validate(tag, MemoryFields.of(strength, **fields))
         slot, subject = fact_slot(meta), fact_subject(meta)
+        gone = [i for i in dict.fromkeys(outdates) if i]
         for cand in reversed(self._candidates):
             same_key = (slot and fact_slot(cand.metadata) == slot) or (
                 not slot and cand.tag == tag and fact_subject(cand.metadata) == subject
             )
             if same_key and same_text(cand.text, text):
+                cand.outdates.extend(i for i in gone if i not in cand.outdates)
                 return cand.id
             if slot and same_key:
                 break  # a later version of this slot: it supersedes the staged one at commit
@@ -190,106 +189,48 @@ class CandidateBatch:
             found = held[0] if held and same_text(held[0].text, text) else None
             if not slot:
                 found = self._memory.lookups.restated(meta, text)
-            if found is not None:
+            if found is not None and not [i for i in gone if i != found.id]:
                 if found.id not in self.reinforced:
                     self.reinforced.append(found.id)
                 return None
         new = self.remember(text, tag, strength=strength, **fields)
-        self._candidates[-1].outdates = outdated
+        self._candidates[-1].outdates = [i for i in gone if i != new]
         return new
 
-    def _inferred(self, text: str, tag: str, fields: dict[str, Any]) -> dict[str, Any]:
-        """``fields`` with the slot the inference finds (and any doubt) filled in."""
-        from aizac.memory import inference
+    def alias(self, name: str, alias: str) -> None:
+        """Learn ``alias`` as another name of character ``name`` at commit: the character's
+        profile (who they are) gets a new version that holds it; a character without one gets
+        a profile that is just their name. Idempotent within a batch."""
+        self._check_open()
+        canonical = normalize_name(name)
+        form = normalize_name(alias)
+        if not canonical or not form or name_key(canonical) == name_key(form):
+            return
+        staged = next((c for c in self._candidates if c.tag == "Character"
+                       and c.metadata.get("aspect") == PROFILE
+                       and name_key(str(c.metadata.get("character_name"))) == name_key(
+                           canonical)), None)
+        if staged is not None:
+            known = split_aliases(staged.metadata.get("aliases"))
+            if name_key(form) not in {name_key(a) for a in known}:
+                self._restage(staged, aliases=[*known, form])
+            return
+        held = self._memory.lookups.slot_holders(
+            {"tag": "Character", "aspect": PROFILE, "character_name": canonical})
+        if held:
+            profile = held[0]
+            if name_key(form) in {name_key(a) for a in profile.aliases}:
+                return
+            self.supersede(profile.id, profile.text, aliases=[*profile.aliases, form])
+            return
+        self.remember(canonical, "Character", character_name=canonical, aspect=PROFILE,
+                      aliases=[form], chapter=0)
 
-        if fields.get("aspect"):
-            return fields
-        memory = self._memory
-        if tag == "Character" and fields.get("character_name"):
-            name = normalize_name(str(fields["character_name"]))
-            holders = {str(h.metadata["aspect"]): inference.Holder(
-                h.id, str(h.metadata["aspect"]), h.text)
-                for h in reversed(memory.lookups.current_states(name))
-                if h.metadata.get("aspect") in inference.SLOT_ASPECTS}
-            for cand in self._candidates:  # staged earlier in this beat: the newest holder
-                aspect = str(cand.metadata.get("aspect") or "")
-                if (cand.tag == tag and aspect in inference.SLOT_ASPECTS
-                        and name_key(str(cand.metadata.get("character_name"))) == name_key(name)):
-                    holders[aspect] = inference.Holder(cand.id, aspect, cand.text)
-            cast = self._cast(name)
-            guess = inference.guess_aspect(text, str(fields.get("keyword") or ""),
-                                           holders=list(holders.values()), names=cast,
-                                           lexicon=self._story_words(cast),
-                                           sense=self._slot_sense(cast))
-            # A note without a slot is kept as "other": a later fact may place it (_outdated).
-            return {**fields, "aspect": guess.aspect or OTHER,
-                    "conflicts": list(guess.conflicts) or None}
-        if tag == "NovelSetting" and str(fields.get("keyword") or "").strip():
-            keyword = str(fields["keyword"])
-            staged = any(fact_slot(c.metadata) == fact_slot(
-                {"tag": tag, "aspect": RULE, "keyword": keyword}) for c in self._candidates)
-            current = staged or memory.lookups.current_rule(keyword) is not None
-            plain: list[str] = []
-            if not current:
-                plain = [h.id for h in memory.lookups.settings_of(keyword)
-                         if not fact_slot(h.metadata)]
-            rule = inference.guess_rule(text, keyword, current_rule=current, same_keyword=plain,
-                                        sense=self._slot_sense(self._cast("")))
-            return {**fields, "aspect": RULE if rule.rule else None,
-                    "conflicts": list(rule.conflicts) or None}
-        return fields
-
-    def _outdated(self, text: str, tag: str, fields: Mapping[str, Any]) -> list[str]:
-        """Live notes of the same character that the story's words now place in this fact's
-        slot: notes an extractor left without a slot and the inference could not place when
-        they came (``aspect="other"``). This newer fact outdates them."""
-        from aizac.memory import inference
-
-        aspect = str(fields.get("aspect") or "")
-        if tag != "Character" or not aspect or aspect in (OTHER, RULE):
-            return []
-        name = normalize_name(str(fields.get("character_name") or ""))
-        notes = [h for h in self._memory.lookups.character_state(name)
-                 if h.metadata.get("aspect") == OTHER and not h.pinned]
-        if not notes:
-            return []
-        cast = self._cast(name)
-        out = []
-        for hit in notes:
-            guess = inference.guess_aspect(hit.text, str(hit.metadata.get("keyword") or ""),
-                                           names=cast, lexicon=self._story_words(cast),
-                                           sense=self._slot_sense(cast))
-            if guess.sure and guess.aspect == aspect and not same_text(hit.text, text):
-                out.append(hit.id)
-        return out
-
-    def _cast(self, name: str) -> list[str]:
-        return [name, *(n for canon, aliases in self._memory.characters().items()
-                        for n in (canon, *aliases))]
-
-    def _story_words(self, cast: list[str]) -> Any:
-        """The story's own slot words (:class:`~aizac.memory.inference.Lexicon`), read once
-        per batch."""
-        from aizac.memory import inference
-
-        if self._lexicon is None:
-            self._lexicon = inference.Lexicon(self._memory.lookups.slot_facts(), cast)
-        return self._lexicon
-
-    def _slot_sense(self, cast: list[str]) -> Any:
-        """The semantic slot inference (:class:`~aizac.memory.inference.SlotSense`) over the
-        story's facts with a known slot, built once per batch; ``None`` with lexical
-        embeddings."""
-        from aizac.memory import inference
-
-        # optional: a memory without ``slot_vectors`` (or lexical embeddings) reads words only
-        vectors = getattr(self._memory, "slot_vectors", None)
-        if vectors is None:
-            return None
-        if self._sense is None:
-            self._sense = inference.SlotSense(vectors, self._memory.lookups.slot_facts(), cast,
-                                              self._story_words(cast).frame)
-        return self._sense
+    def _restage(self, cand: Candidate, **changes: Any) -> None:
+        """Change fields of a staged candidate (validated again)."""
+        for key, value in changes.items():
+            setattr(cand.fields, key, value)
+        cand.metadata = self._validate(cand.tag, cand.fields)
 
     def pay_off(self, memory_id: str, *, chapter: int = 0, beat: int = 0) -> None:
         """Close the open foreshadowing ``memory_id`` at commit (paid off at chapter-beat)."""
@@ -421,6 +362,7 @@ def successor_fields(
         aliases=split_aliases(old.get("aliases")) if aliases is None else list(aliases),
         aspect=str(old.get("aspect") or "") or None,
         extra=dict(extra) if extra else None,
+        lineage=str(old.get(LINEAGE_KEY) or ""),
         strength=memory.default_strength(tag, strength)
         if strength is not None
         else max(float(old.get("memory_strength", 0)), memory.default_strength(tag)),

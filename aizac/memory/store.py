@@ -43,6 +43,7 @@ from aizac.memory.records import (
     Where,
     check_tag,
 )
+from aizac.memory.references import Offer
 from aizac.memory.reindex import active_collection
 from aizac.memory.rows import (
     FINGERPRINT_KEY,
@@ -119,6 +120,7 @@ class WriterMemory:
             embeddings = embeddings_from_spec(self.settings.embedding, self.settings)
         self.embeddings = embeddings
         self._slot_vectors: Any = None
+        self._held = True
         self.clock = clock
         self.path = Path(path) if path is not None else None
         self.logical_name = collection
@@ -169,23 +171,27 @@ class WriterMemory:
         )
         self.short_term.key = lambda: self._turn
         self.short_term.on_change = self._save_state
+        self._held = bool(state.get("held"))
+        if tables is None and not self._held:
+            self._hold_current()
 
     @property
     def _lock(self) -> Any:
         return self.rows.lock
 
-    @property
-    def slot_vectors(self) -> Any:
-        """The :class:`~aizac.memory.inference.VectorCache` the semantic slot inference embeds
-        through, or ``None`` when the embeddings are lexical (the hash: its nearness is shared
-        characters, which the word list already reads)."""
+    def slot_sense(self) -> Any:
+        """The :class:`~aizac.memory.slot_sense.SlotSense` that places the facts of a model
+        that cannot answer with references (the embedded model), or ``None`` when the
+        embeddings are lexical (the hash: nearness by shared characters says nothing of a
+        slot)."""
         if not getattr(self.embeddings, "semantic", True):
             return None
-        if self._slot_vectors is None:
-            from aizac.memory.inference import VectorCache
+        from aizac.memory.slot_sense import SlotSense, VectorCache
 
+        if self._slot_vectors is None:
             self._slot_vectors = VectorCache(self.embed_many)
-        return self._slot_vectors
+        names = [n for canon, aliases in self.characters().items() for n in (canon, *aliases)]
+        return SlotSense(self._slot_vectors, names)
 
     @property
     def fingerprint(self) -> str:
@@ -224,7 +230,7 @@ class WriterMemory:
         with self._lock:
             state = {
                 "version": 1, "turn": self._turn, "short": self.short_term.items(),
-                "short_turn": self.short_term.last_key,
+                "short_turn": self.short_term.last_key, "held": self._held,
             }
             payload = json.dumps(state, ensure_ascii=False)
             try:
@@ -233,6 +239,27 @@ class WriterMemory:
                 )
             except Exception as e:
                 raise StorageError("error.memory.save_state", cause=str(e)) from e
+
+    def _hold_current(self) -> None:
+        """Give every current fact the liveness it has now (a store written before current
+        states, rules and open threads were held against forgetting kept them fading): one
+        pass over the current rows, once per store, recorded in its state."""
+        from aizac.memory.records import live_until
+
+        with self._lock:
+            self._held = True  # an empty store has nothing to change: its next write says so
+            if not self.rows.count():
+                return
+            got = self.rows.get_paged({"superseded_by": ""})
+            changed = {
+                mid: {"live_until": live_until(meta)}
+                for mid, meta in zip(got["ids"], got["metadatas"], strict=True)
+                if meta and "forget_at" in meta
+                and float(meta.get("live_until", 0.0)) != live_until(meta)
+            }
+            if changed:
+                self.rows.update(changed)
+            self._save_state()
 
     def reload(self) -> None:
         """Read the turn and the short-term summaries again from the store, and drop what was
@@ -364,6 +391,50 @@ class WriterMemory:
     def stage(self) -> CandidateBatch:
         """A new candidate batch: staged memories stay invisible until ``commit()``."""
         return CandidateBatch(self)
+
+    def offer(self, names: Sequence[str], text: str = "",
+              newcomers: Sequence[tuple[str, Sequence[str]]] = ()) -> Offer:
+        """What an extraction of a beat is shown, with ids it refers by: the scene's cast
+        (``names`` as the beat calls them, and ``newcomers`` it introduces), their current facts
+        and relations, the rules in force and the open threads (bounded;
+        :mod:`aizac.memory.offering`)."""
+        from aizac.memory.offering import gather_offer
+
+        return gather_offer(self, names, text, newcomers=newcomers)
+
+    def strike(self, memory_id: str) -> str:
+        """Strike a fact out as the writer's retcon: it was never true, at any turn (kept, shown
+        struck in the history). When it had replaced an earlier version, that version is
+        current again. Returns the commit's batch id (:meth:`undo_commit` takes it back).
+
+        Raises:
+            NotFoundError: no such memory.
+            InvalidInputError: it is already struck.
+        """
+        from aizac.memory.staging import new_id
+
+        with self._lock:
+            hit = self.get(memory_id)
+            if hit.metadata.get("struck"):
+                raise InvalidInputError("error.memory.already_struck", id=memory_id)
+            edits: dict[str, dict[str, Any]] = {memory_id: {"struck": True}}
+            before = str(hit.metadata.get("supersedes") or "")
+            if before and not hit.superseded:
+                edits[before] = {"superseded_by": "", "ended_turn": -1}
+            batch = new_id()
+            self.commits.commit([], batch=batch, edits=edits)
+            return batch
+
+    def state_at(self, name: str, turn: int) -> list[MemoryHit]:
+        """What was true of character ``name`` at story turn ``turn``: for each slot the
+        version that held it then (it had become true, no later version had taken over, the
+        writer has not struck it), newest slot first. History is never lost: this reads
+        superseded versions too."""
+        return self.lookups.state_at(name, turn)
+
+    def relation_at(self, a: str, b: str, turn: int) -> MemoryHit | None:
+        """The relation of the pair at story turn ``turn`` (see :meth:`state_at`)."""
+        return self.lookups.relation_at(a, b, turn)
 
     def pin(self, memory_id: str) -> None:
         """Make a memory core: never forgotten (until unpinned); a forgotten one comes back."""
@@ -504,8 +575,8 @@ class WriterMemory:
         return self.lookups.setting_keywords()
 
     def conflicts(self) -> list[tuple[MemoryHit, MemoryHit]]:
-        """Pairs of facts kept side by side for the writer to settle (the inference of a
-        fact's slot was unsure): ``(flagged, other)``; see :meth:`settle`."""
+        """Pairs of facts kept side by side for the writer to settle (the model could not
+        say which slot holds the fact): ``(flagged, other)``; see :meth:`settle`."""
         return self.lookups.conflicts()
 
     def settle(self, flagged: str, other: str, keep: str) -> str:
@@ -542,8 +613,9 @@ class WriterMemory:
                 if old.tag == new.tag and fact_slot(old.metadata) and not fact_slot(
                         new.metadata):
                     edits[new.id]["aspect"] = old.metadata["aspect"]
-                    if old.metadata.get("aspect") == "rule":
+                    if old.metadata.get("aspect") == "rule":  # the revision continues its rule
                         edits[new.id]["keyword"] = old.metadata.get("keyword", "")
+                        edits[new.id]["lineage"] = fact_slot(old.metadata).removeprefix("rule|")
             elif keep == "other":
                 edits[new.id]["forgotten"] = True
             batch = new_id()

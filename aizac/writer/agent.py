@@ -14,6 +14,7 @@ from typing import Any
 
 from aizac.errors import InvalidInputError
 from aizac.llm.runtime import run_sync
+from aizac.memory.references import Offer
 from aizac.settings import Settings
 from aizac.style import WriterStyle
 from aizac.text import Text
@@ -35,7 +36,7 @@ from aizac.writer.rules import (
     require_plot,
     story_genre,
 )
-from aizac.writer.schemas import BeatDesign, NovelBeat, NovelPlot
+from aizac.writer.schemas import BeatDesign, CharacterProfile, NovelBeat, NovelPlot
 from aizac.writer.tropes import plot_tropes, suggestion_lines
 
 Progress = Callable[[Text], None]
@@ -393,7 +394,7 @@ class WriterAgent:
         act = plot.acts[plot.act_index(episode)]
         plan_line = plot.episode_plan(episode)
         last = self.store.last_accepted()
-        present = last.beat.characters if last else [plot.characters[0].name]
+        present = self.present_cast()
         context = self.context_builder(
             self.memory, characters=present, query=f"{plan_line} {act.goal}",
             act_goal=act.goal, location=None, budget=self.context_tokens,
@@ -521,11 +522,11 @@ class WriterAgent:
                 cited = [[f.kind, f.memory_id, f.quote] for f in findings]
                 self.store.log_step("dialogue-check", {"id": record.id, "findings": cited})
             say(Text("progress.extract", where=f"{record.episode}-{record.index}"))
-            known = list(self.memory.characters()) + [p.name for p in profiles]
             found = run_sync(  # one model loop per process
                 combined.extract_beat(
-                    self.router, record.beat, known=known, language=self.info.language,
-                    prompts=self.prompts, concurrent_calls=self.concurrent_extraction,
+                    self.router, record.beat, offer=self.offer_for(record.beat, profiles),
+                    language=self.info.language, prompts=self.prompts,
+                    concurrent_calls=self.concurrent_extraction,
                     combined=self.combined_extraction,
                 )
             )
@@ -541,6 +542,22 @@ class WriterAgent:
             if not together:
                 accepting.reinforce_kept(self.store, self.memory, record.id)
             return done
+
+    def present_cast(self) -> list[str]:
+        """Who is on stage when the next beat is designed: the last accepted beat's cast (the
+        plot's first character before any)."""
+        last = self.store.last_accepted()
+        if last is not None:
+            return list(last.beat.characters)
+        plot = self.require_plot().plot
+        return [plot.characters[0].name]
+
+    def offer_for(self, beat: NovelBeat, profiles: Sequence[CharacterProfile] = ()) -> Offer:
+        """What the extraction of ``beat`` is shown of memory, with the ids it refers by (the
+        characters it introduces, ``profiles``, included)."""
+        words = prompt_words(self.info.language)
+        return self.memory.offer(list(beat.characters), beat.render(labels=words.labels),
+                                 newcomers=[(p.name, list(p.aliases)) for p in profiles])
 
     def check_dialogue(self, beat: NovelBeat | int, prose: str | None = None) -> Any:
         """The dialogue findings of a beat (a beat or its id) and optionally its prose, against

@@ -38,6 +38,9 @@ from aizac.writer.model_policy import (
 )
 
 M = TypeVar("M", bound=BaseModel)
+Also = Callable[[BaseModel, list[quality.Problem]], None]
+"""A caller's own check of a value, told what the quality check found in it (an extraction's
+references: :class:`aizac.writer.extraction.ReferenceCheck`); raises ``ValueError``."""
 ATTEMPTS = 3
 """Calls per structured request when the output keeps being degenerate."""
 SCHEMA_NAMES = {
@@ -89,12 +92,14 @@ class QualityCheck:
         schema: str = "output",
         fixed: Mapping[str, Any] | None = None,
         names: Iterable[str] = (),
+        also: Also | None = None,
     ) -> None:
         self.language = language
         self.policy = policy
         self.schema = schema
         self.fixed = dict(fixed or {})
         self.names = list(names)
+        self.also = also
         self.problems: list[quality.Problem] = []
         self.rejected = 0
 
@@ -104,12 +109,18 @@ class QualityCheck:
             checked, language=self.language, min_script_share=self.policy.min_script_share,
             names=self.names,
         )
-        if not self.problems:
+        said = [quality.repair_text(self.problems, self.language)] if self.problems else []
+        if self.also is not None:
+            try:
+                self.also(value, self.problems)
+            except ValueError as e:
+                said.append(str(e))
+        if not said:
             return
         self.rejected += 1
         if self.rejected > self.policy.retries:  # bounded: stop the LLM layer's loop too
             raise _failure(self.schema, self, self.rejected)
-        raise ValueError(quality.repair_text(self.problems, self.language))
+        raise ValueError("\n".join(said))
 
 
 def accepts_keyword(method: Callable[..., Any], name: str) -> bool:
@@ -171,11 +182,13 @@ class CheckedRouter:
     def structured(
         self, role: str, schema: type[M], messages: list[BaseMessage], *,
         fixed: Mapping[str, Any] | None = None, names: Iterable[str] = (),
+        also: Also | None = None,
     ) -> M:
         """``router.structured`` with the quality check (see the module docstring); ``fixed``:
         the fields the writer set, which the caller puts in place of the model's; ``names``:
-        names this call may use besides the cast (a beat's new characters)."""
-        check = self._check(role, schema, fixed, names)
+        names this call may use besides the cast (a beat's new characters); ``also``: the
+        caller's own check, run on the same value in the same repair loop."""
+        check = self._check(role, schema, fixed, names, also)
         if accepts_keyword(self.router.structured, "check"):
             try:
                 return self.router.structured(role, schema, messages, check=check)
@@ -187,9 +200,10 @@ class CheckedRouter:
     async def astructured(
         self, role: str, schema: type[M], messages: list[BaseMessage], *,
         fixed: Mapping[str, Any] | None = None, names: Iterable[str] = (),
+        also: Also | None = None,
     ) -> M:
         """Async :meth:`structured`."""
-        check = self._check(role, schema, fixed, names)
+        check = self._check(role, schema, fixed, names, also)
         if accepts_keyword(self.router.astructured, "check"):
             try:
                 return await self.router.astructured(role, schema, messages, check=check)
@@ -200,12 +214,13 @@ class CheckedRouter:
 
     def _check(
         self, role: str, schema: type[BaseModel], fixed: Mapping[str, Any] | None = None,
-        names: Iterable[str] = (),
+        names: Iterable[str] = (), also: Also | None = None,
     ) -> QualityCheck:
         """The check of one call, with the policy of the model serving ``role``."""
         policy = policy_for(role_profile(self.router, role), small_retries_of(self.router))
         cast = list(self._names()) if self._names is not None else []
-        return QualityCheck(self._language(), policy, schema.__name__, fixed, [*cast, *names])
+        return QualityCheck(self._language(), policy, schema.__name__, fixed, [*cast, *names],
+                            also)
 
     def _rounds(
         self, schema: type[M], messages: list[BaseMessage], check: QualityCheck

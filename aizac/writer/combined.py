@@ -17,9 +17,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from aizac.errors import AizacError
 from aizac.llm.profiles import GENERIC, profile_of
+from aizac.memory.references import Offer
 from aizac.writer.characters import keep_plausible_names, settle_profile, unknown_names
 from aizac.writer.checked import accepts_keyword
-from aizac.writer.extraction import Extracted, extract
+from aizac.writer.extraction import (
+    Extracted,
+    ReferenceCheck,
+    ask_checked,
+    extract,
+    extracted_of,
+    offer_block,
+)
 from aizac.writer.ports import Router
 from aizac.writer.prompt_words import prompt_words
 from aizac.writer.prompts import PromptLibrary
@@ -38,7 +46,8 @@ from aizac.writer.schemas import (
 
 
 class BeatExtraction(BaseModel):
-    """Everything one accepted beat adds to memory, in one reply."""
+    """Everything one accepted beat adds to memory, in one reply (references to what the
+    prompt listed: :mod:`aizac.memory.references`)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -50,12 +59,6 @@ class BeatExtraction(BaseModel):
     settings: SettingExtraction = Field(default_factory=SettingExtraction)
     summary: Text
 
-    def extracted(self) -> Extracted:
-        """The same value the per-tag calls produce (and the voices, which only this one
-        reply asks for: the per-tag calls of a small model rely on the lines themselves)."""
-        return Extracted(self.story, self.characters, self.relations, self.settings,
-                         self.summary, list(self.voices), list(self.speech))
-
 
 def combined_extraction_ok(router: Router, role: str = "extractor") -> bool:
     """Whether ``role``'s model declares that it handles one large structured reply.
@@ -65,30 +68,45 @@ def combined_extraction_ok(router: Router, role: str = "extractor") -> bool:
     ``other``: fakes, unknown classes) declares nothing and gets the per-tag calls, which
     every model handles.
     """
+    profile = _profile(router, role)
+    return (profile is not None and profile.combined_extraction_ok
+            and profile.provider != GENERIC.provider)
+
+
+def refers(router: Router, role: str = "extractor") -> bool:
+    """Whether ``role``'s model answers with references to what it is shown: every model but
+    the small embedded one (its declared profile), whose facts the store places by meaning."""
+    profile = _profile(router, role)
+    return profile is None or not profile.small_local
+
+
+def _profile(router: Router, role: str) -> Any:
     try:
         model = router.model(role)
     except (AizacError, KeyError, AttributeError):
-        return False
-    profile = profile_of(model)
-    return profile.combined_extraction_ok and profile.provider != GENERIC.provider
+        return None
+    return profile_of(model)
 
 
 async def extract_combined(
     router: Router,
     beat: NovelBeat,
     *,
-    known: Sequence[str],
+    offer: Offer,
     language: str,
     prompts: PromptLibrary,
+    referred: bool = True,
 ) -> Extracted:
     """Ask the extractor role for the four tags and the summary in one structured call."""
-    cast = list(dict.fromkeys([*known, *beat.characters]))
-    labels = prompt_words(language).labels  # the prompt's own language, not English
-    messages = prompts.render("extract_combined", language, beat=beat.render(labels=labels),
-                              characters=", ".join(cast) or "-")
-    named = {"names": cast} if accepts_keyword(router.astructured, "names") else {}
-    reply = await router.astructured("extractor", BeatExtraction, messages, **named)
-    return reply.extracted()
+    words = prompt_words(language)  # the prompt's own language, not English
+    messages = prompts.render("extract_combined", language, beat=beat.render(labels=words.labels),
+                              characters=", ".join(m.name for m in offer.cast) or "-",
+                              offer=offer_block(offer, words))
+    check = ReferenceCheck(offer, language)
+    reply, resolution = await ask_checked(router, "extractor", BeatExtraction, messages, check)
+    value = reply if reply is not None else check.value
+    summary = str(getattr(value, "summary", "") or "")
+    return extracted_of(value, resolution, summary, referred=referred, repairs=check.repairs)
 
 
 class BeatDesignWithCast(BeatDesign):
@@ -130,24 +148,23 @@ async def extract_beat(
     router: Router,
     beat: NovelBeat,
     *,
-    known: Sequence[str],
+    offer: Offer,
     language: str,
     prompts: PromptLibrary,
     concurrent_calls: bool = True,
     combined: bool | None = None,
 ) -> Extracted:
-    """The beat's candidate memory: one combined call when the extractor declares it can
-    (``combined=None``), else the per-tag calls; ``combined`` True/False forces one way."""
+    """The beat's candidate memory, referring to ``offer``: one combined call when the
+    extractor declares it can (``combined=None``), else the per-tag calls; ``combined``
+    True/False forces one way."""
     if combined is None:
         combined = combined_extraction_ok(router)
+    referred = refers(router)
     if combined:
-        return await extract_combined(
-            router, beat, known=known, language=language, prompts=prompts
-        )
-    return await extract(
-        router, beat, known=known, language=language, prompts=prompts,
-        concurrent_calls=concurrent_calls,
-    )
+        return await extract_combined(router, beat, offer=offer, language=language,
+                                      prompts=prompts, referred=referred)
+    return await extract(router, beat, offer=offer, language=language, prompts=prompts,
+                         concurrent_calls=concurrent_calls, referred=referred)
 
 
 def design_beat(

@@ -21,14 +21,19 @@ episode is not a degenerate repeat).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, create_model
 
+from aizac.errors import StructuredOutputError
+from aizac.memory.references import Offer, Reply
 from aizac.writer import combined
 from aizac.writer.characters import keep_plausible_names
+from aizac.writer.checked import accepts_keyword
+from aizac.writer.combined import refers
+from aizac.writer.extraction import ReferenceCheck, extracted_of, notes_of, offer_block
 from aizac.writer.schemas import BeatDesign, CharacterProfile, NovelBeat
 
 MAX_BEATS = 12
@@ -55,15 +60,45 @@ def episode_schema(count: int, memory: bool = False) -> type[BaseModel]:
     return create_model("EpisodeDesign", __config__=ConfigDict(extra="forbid"), **fields)
 
 
-def memory_request(prompts: Any, language: str) -> str:
+def memory_request(prompts: Any, language: str, offer: Offer | None = None) -> str:
     """The ``$memory`` block of the episode prompt that asks for each beat's memory: the
-    lead line, then the field lines of the beat extraction's own prompt (one wording of what
-    to record, for both calls)."""
+    lead line, the field lines of the beat extraction's own prompt (one wording of what
+    to record, for both calls), and what memory holds with the ids to refer by."""
     from aizac.writer.prompt_words import prompt_words
 
+    words = prompt_words(language)
     template = prompts.get("extract_combined", language)
     lines = [line for line in template.user.splitlines() if line.startswith("- ")]
-    return "\n" + "\n".join([prompt_words(language).labels["memory"], *lines])
+    shown = ["", offer_block(offer, words)] if offer is not None else []
+    return "\n" + "\n".join([words.labels["memory"], *lines, *shown])
+
+
+def _memory_notes(count: int) -> Callable[[BaseModel], Reply]:
+    """The memory notes of an episode design: each beat's, at its path (``beat_2.memory.``)."""
+    def notes(value: BaseModel) -> Reply:
+        parts = [notes_of(memory, f"beat_{n}.memory.")
+                 for n, item in enumerate(items_of(value, count), 1)
+                 if (memory := getattr(item, "memory", None)) is not None]
+        return Reply(*(tuple(x for p in parts for x in getattr(p, f))
+                       for f in ("characters", "relations", "settings", "story", "payoffs",
+                                 "people")))
+    return notes
+
+
+def _designed(agent: Any, schema: type[BaseModel], messages: Any,
+              check: ReferenceCheck | None) -> tuple[BaseModel, bool]:
+    """The planner's episode design, with the memory's references checked in its repair loop
+    when ``check`` is given; ``(design, salvaged)``: when the repair turns ran out over
+    references alone, the last design is kept and its memory read as it stands."""
+    call = agent.router.structured
+    if check is None or not accepts_keyword(call, "also"):
+        return call("planner", schema, messages), check is not None
+    try:
+        return call("planner", schema, messages, also=check), False
+    except StructuredOutputError:
+        if check.value is None or check.quality:
+            raise
+        return check.value, True
 
 
 def items_of(reply: BaseModel, count: int) -> list[Any]:
@@ -121,17 +156,21 @@ def design_episode(
     request = episode_request(instruction, episode, fixed,
                               prompt_words(agent.info.language)) if fixed else None
     asked = memories is not None
+    offer = agent.memory.offer(agent.present_cast()) if asked else None
     messages = agent.design_messages(
         episode, wanted[0], instruction, kind="episode_beats",
         first=wanted[0], last=wanted[-1], count=len(wanted),
         request=request,
-        memory=memory_request(agent.prompts, agent.info.language) if asked else "",
+        memory=memory_request(agent.prompts, agent.info.language, offer) if asked else "",
     )
-    reply = agent.router.structured("planner", episode_schema(len(wanted), asked), messages)
+    check = (ReferenceCheck(offer, agent.info.language, notes=_memory_notes(len(wanted)))
+             if offer is not None else None)
+    reply, salvaged = _designed(agent, episode_schema(len(wanted), asked), messages, check)
     known = {k: list(v) for k, v in agent.memory.characters().items()}
     earlier: dict[str, CharacterProfile] = {}  # introduced by an earlier beat of the episode
     out: dict[int, tuple[NovelBeat, list[CharacterProfile]]] = {}
-    for index, item in zip(wanted, items_of(reply, len(wanted)), strict=True):
+    for n, (index, item) in enumerate(zip(wanted, items_of(reply, len(wanted)), strict=True),
+                                      1):
         design = keep_plausible_names(item.design())
         cast = item.model_copy(update={"characters": design.characters})
         given = combined.introduced_profiles(cast, known)
@@ -145,8 +184,11 @@ def design_episode(
             earlier[profile.name] = profile
         out[index] = beat, profiles
         memory = getattr(item, "memory", None)
-        if memories is not None and memory is not None:
-            memories[index] = memory.extracted()
+        if memories is not None and memory is not None and check is not None:
+            prefix = f"beat_{n}.memory."
+            part = check.resolution_of(notes_of(memory, prefix), salvage=salvaged)
+            memories[index] = extracted_of(memory, part, str(memory.summary), prefix=prefix,
+                                           referred=refers(agent.router, "planner"))
     return out
 
 

@@ -33,7 +33,9 @@ FIELD_KEYS: dict[str, str] = {
     "relations": "field.relations", "voices": "field.voices", "manner": "field.manner",
     "tics": "field.tics", "catchphrases": "field.catchphrases", "dialect": "field.dialect",
     "speech": "field.speech", "listener": "field.listener", "speech_level": "field.speech_level",
-    "address": "field.address",
+    "address": "field.address", "who": "field.who", "a": "field.a", "b": "field.b",
+    "feature": "field.feature", "replaces": "field.replaces", "revises": "field.revises",
+    "memory": "field.memory",
 }
 """Every field of the schemas in :mod:`aizac.writer.schemas` (and the combined and episode
 schemas) that a quality problem can point at, and its catalogue key (``field.<name>``, listed

@@ -35,6 +35,8 @@ class PromptWords:
         labels: a beat's and a character's line labels, each with its separator.
         stages: the act stages, by slug.
         cliches: the words of a trope's lines in the plot prompt.
+        offer: the headings of what an extraction is shown of memory, with its ids.
+        reference: what a reply whose references do not match is told (by problem key).
     """
 
     language: str
@@ -44,6 +46,8 @@ class PromptWords:
     labels: Mapping[str, str]
     stages: Mapping[str, str]
     cliches: Mapping[str, str]
+    offer: Mapping[str, str]
+    reference: Mapping[str, str]
 
     def stage(self, slug: str) -> str:
         """An act's stage (``crisis``) as this language names it (``위기``)."""
@@ -79,6 +83,8 @@ def prompt_words(language: str) -> PromptWords:
         labels=dict(data["labels"]),
         stages=dict(data["stages"]),
         cliches=dict(data["cliches"]),
+        offer=dict(data["offer"]),
+        reference=dict(data["reference"]),
     )
 
 

@@ -30,8 +30,10 @@ def _words() -> dict[str, Any]:
         return tomllib.load(handle)
 
 
-NAME_KEYS = frozenset({"name", "character_name", "character1", "character2", "speaker"})
-"""Fields that hold the name of a person (or a named place or thing)."""
+NAME_KEYS = frozenset({"name", "character_name", "character1", "character2", "speaker",
+                       "listener", "who", "a", "b"})
+"""Fields that hold the name of a person (or a named place or thing), or a reference to one
+(an extraction's ``who``: ``c3`` or a name)."""
 NAME_LISTS = frozenset({"characters", "aliases"})
 """List fields whose string items are names."""
 PLACE_KEYS = frozenset({"location"})
@@ -115,6 +117,8 @@ MIN_SCRIPT_LETTERS = 20
 """Below this many letters a reply is too short to judge its script."""
 MIN_SCRIPT_SHARE = 0.5
 """A reply whose letters are less than half in the project's script is in the wrong language."""
+MIN_VALUE_LETTERS = 4
+"""Letters a value needs before its own script is judged (shorter ones go with the reply)."""
 
 
 @dataclass(frozen=True)
@@ -291,7 +295,8 @@ def find_problems(
     items = leaves(value)
     problems: list[Problem] = []
     for leaf in items:
-        not_a_name = (_is_name_leaf(leaf) and not looks_like_name(leaf.text)) or (
+        not_a_name = (_is_name_leaf(leaf) and bool(leaf.text.strip())
+                      and not looks_like_name(leaf.text)) or (
             leaf.key in PLACE_KEYS and not _has_letter(leaf.text)
         )
         if not_a_name:
@@ -308,11 +313,17 @@ def find_problems(
                 break
     else:
         problems.append(Problem("repeat", "*", repeat[0], f"{repeat[1]}/{repeat[2]}"))
-    texts = [i.text for i in items if i.key not in SKIP_SCRIPT and not _is_name_leaf(i)]
+    texts = [i for i in items if i.key not in SKIP_SCRIPT and not _is_name_leaf(i)]
     given = [i.text for i in items if _is_name_leaf(i) and looks_like_name(i.text)]
-    share, letters = script_share(texts, language, [*names, *given])
+    known = [*names, *given]
+    share, letters = script_share([i.text for i in texts], language, known)
     if letters >= MIN_SCRIPT_LETTERS and share < min_script_share:
-        problems.append(Problem("script", "*", "", f"{share:.0%}"))
+        # Name the values that are in another language (what the model can fix), not the
+        # reply as a whole: the rest is kept.
+        for leaf in texts:
+            own, count = script_share([leaf.text], language, known)
+            if count >= MIN_VALUE_LETTERS and own < min_script_share:
+                problems.append(Problem("script", leaf.path, leaf.text, f"{own:.0%}"))
     return problems
 
 

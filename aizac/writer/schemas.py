@@ -19,7 +19,7 @@ from pydantic import (
     model_validator,
 )
 
-from aizac.llm.grammar import KIND
+from aizac.llm.grammar import KIND, VERBATIM
 from aizac.memory.facts import Aspect
 
 Stage = Literal["exposition", "development", "crisis", "climax", "resolution"]
@@ -234,7 +234,15 @@ class DialoguePlan(_Schema):
 
 
 # --------------------------------------------------------------------------------- extraction
+# An extraction refers to what the store knows by the ids its prompt lists (cast c1, facts f1,
+# rules r1, threads t1: aizac.memory.references); the store decides what a reference means.
 Keyword = Annotated[str, StringConstraints(strip_whitespace=True, max_length=30)]
+Ref = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40),
+                _kind(VERBATIM)]
+"""Who a fact is about: a cast id from the prompt (``c3``), or ``new``."""
+Refs = Annotated[str, StringConstraints(strip_whitespace=True, max_length=12), _kind(VERBATIM)]
+"""An id from the prompt's lists (``f4``, ``r2``, ``t1``)."""
+NameForm = Annotated[str, StringConstraints(strip_whitespace=True, max_length=40), _kind("name")]
 
 
 class StoryFact(_Schema):
@@ -243,38 +251,31 @@ class StoryFact(_Schema):
     foreshadow: bool = False
 
 
-class PaidOff(_Schema):
-    """Foreshadowing planted earlier that this beat pays off (by its keyword and gist)."""
-
-    keyword: Keyword = ""
-    text: Line
-
-
 class CharacterFact(_Schema):
-    character_name: Name
-    aspect: Aspect = Field(
-        default="other",
-        description="which part of the character changed; a new fact replaces the old one "
-        "of the same aspect",
-    )
+    who: Ref = Field(description="cast id, or new")
+    name: NameForm = Field(default="", description="the name this beat uses, if not the "
+                           "listed one; required with new")
+    aspect: Aspect = Field(description="the slot it fills; a new value replaces the old one")
+    feature: Keyword = Field(default="", description="appearance: the feature (hair, eyes, scar)")
     text: Line
-    keyword: Keyword = ""
+    replaces: list[Refs] = Field(default_factory=list, max_length=3,
+                                 description="ids of listed facts this makes untrue")
 
 
 class RelationFact(_Schema):
-    character1: Name
-    character2: Name
+    a: Ref = Field(description="cast id, or new")
+    b: Ref = Field(description="cast id, or new")
     text: Line
-    keyword: Keyword = ""
+    replaces: list[Refs] = Field(default_factory=list, max_length=2,
+                                 description="ids of listed relation facts this makes untrue")
 
 
 class SettingFact(_Schema):
     keyword: Keyword
     text: Line
-    rule: bool = Field(
-        default=False,
-        description="a world rule; a new rule with the same keyword replaces the old one",
-    )
+    rule: bool = Field(default=False, description="a rule of the world")
+    revises: Refs | None = Field(default=None, description="a rule: the id of the listed rule it "
+                                 "revises, or new")
 
 
 SpeechLevel = Literal["formal", "polite", "plain", ""]
@@ -284,7 +285,7 @@ class VoiceFact(_Schema):
     """How a character speaks (their voice card; the prompt says what each field is: the
     schema stays small, it is sent with every combined extraction)."""
 
-    character_name: Name
+    who: Ref
     manner: Short = ""
     tics: list[Short] = Field(default_factory=list, max_length=2)
     catchphrases: list[Short] = Field(default_factory=list, max_length=2)
@@ -295,8 +296,8 @@ class AddressFact(_Schema):
     """How one character speaks to another (one direction): formal (hasipsio-che), polite
     (haeyo-che) or plain (banmal), and what the speaker calls the listener."""
 
-    speaker: Name
-    listener: Name
+    speaker: Ref
+    listener: Ref
     speech_level: SpeechLevel = ""
     address: Short = ""
 
@@ -305,7 +306,8 @@ class StoryExtraction(_Schema):
     """What happened in the beat that later episodes must remember."""
 
     facts: list[StoryFact] = Field(default_factory=list, max_length=4)
-    paid_off: list[PaidOff] = Field(default_factory=list, max_length=3)
+    pays_off: list[Refs] = Field(default_factory=list, max_length=3,
+                                 description="ids of listed threads this beat pays off")
 
 
 class CharacterExtraction(_Schema):

@@ -65,7 +65,8 @@ class Batch:
             if held:
                 return self.supersede(held[0].id, text, **fields)
             return self.remember(text, tag, **fields)
-        fields = {k: v for k, v in fields.items() if k not in ("aspect", "infer")}
+        fields = {k: v for k, v in fields.items()
+                  if k not in ("aspect", "outdates", "lineage", "flag", "conflicts")}
         if tag == "CharacterRelation":
             current = self.memory.relation(fields["character1"], fields["character2"])
             if current is not None:
@@ -75,6 +76,9 @@ class Batch:
 
     def pay_off(self, memory_id: str, **where: Any) -> None:
         self.ops.append(("pay_off", (memory_id, where)))
+
+    def alias(self, name: str, alias: str) -> None:
+        self.ops.append(("alias", (name, alias)))
 
     def supersede(self, memory_id: str, text: str, **fields: Any) -> str:
         new_id = f"m{next(self.memory._ids)}"
@@ -117,6 +121,7 @@ class DictMemory:
         self.short_term = ShortTerm()
         self._ids = itertools.count(1)
         self.lookups = Lookups(self)
+        self.aliases: dict[str, list[str]] = {}
 
     def hit(self, item: Item) -> Any:
         """An item as a memory hit (id, text, tag, metadata, superseded)."""
@@ -148,6 +153,9 @@ class DictMemory:
             if op == "pay_off":
                 self.items[args[0]].fields["foreshadow"] = False
                 continue
+            if op == "alias":
+                self.aliases.setdefault(args[0], []).append(args[1])
+                continue
             if op == "remember":
                 new_id, text, tag, fields = args
                 new = Item(new_id, text, tag, fields)
@@ -172,7 +180,22 @@ class DictMemory:
         for i in self.live():
             if i.tag == "Character":
                 out.setdefault(i.fields["character_name"], []).extend(i.fields.get("aliases", []))
+        for name, learned in self.aliases.items():
+            out.setdefault(name, []).extend(learned)
         return out
+
+    def offer(self, names: Any, text: str = "", newcomers: Any = ()) -> Any:
+        """What an extraction is shown: the cast (no facts: this fake keeps no slots)."""
+        from aizac.memory.references import build_offer
+
+        known = self.characters()
+        cast = [*known.items(), *((n, list(a)) for n, a in newcomers if n not in known)]
+        threads = [(i.id, str(i.fields.get("keyword", "")), i.text, "")
+                   for i in self.live() if i.fields.get("foreshadow")]
+        return build_offer(cast, threads=threads, known=dict(cast), scene=list(names))
+
+    def slot_sense(self) -> None:
+        return None
 
     def relation(self, a: str, b: str) -> Item | None:
         pair = {a, b}

@@ -29,7 +29,7 @@ MARKERS: dict[str, str] = {
     "beat": "Design one beat",
     "prose": "Write this beat as prose",
     "extract_Story": "plot events later episodes",
-    "extract_Character": "changes in a character's state",
+    "extract_Character": "changes of a character (who",
     "extract_CharacterRelation": "relationships as they stand",
     "extract_NovelSetting": "places, objects, organisations",
     "summary": "Summarize what happened",
@@ -174,12 +174,10 @@ EXTRACTOR_REPLIES: dict[str, Any] = {
         {"text": "Kang Jun cleared the first gate alone.", "keyword": "gate", "foreshadow": False}
     ]}),
     "extract_Character": json.dumps({"facts": [
-        {"character_name": "Kang Jun", "text": "Kang Jun is exhausted.", "keyword": "state"}
+        {"who": "c1", "aspect": "condition", "text": "Kang Jun is exhausted."}
     ]}),
     "extract_CharacterRelation": json.dumps({"facts": [
-        {"character1": "Kang Jun", "character2": "Seo Yuna", "text": "They trust each other.",
-         "keyword": "trust"},
-        {"character1": "Kang Jun", "character2": "Kang Jun", "text": "self", "keyword": ""},
+        {"a": "c1", "b": "c2", "text": "They trust each other."},
     ]}),
     "extract_NovelSetting": json.dumps({"facts": [
         {"keyword": "crystal", "text": "Gate crystals crack before a break."}

@@ -110,9 +110,9 @@ def _reply_ko(title: str, n: int) -> str:
         "NovelPlot": PLOT_KO,
         "StoryExtraction": {"facts": [{"text": f"아렌이 {n}번째 선택을 했다.",
                                        "keyword": "선택"}]},
-        "CharacterExtraction": {"facts": [{"character_name": "아렌",
+        "CharacterExtraction": {"facts": [{"who": "아렌", "aspect": "other",
                                            "text": "아렌은 미래를 기억한다."}]},
-        "RelationExtraction": {"facts": [{"character1": "아렌", "character2": "미라",
+        "RelationExtraction": {"facts": [{"a": "아렌", "b": "미라",
                                           "text": "서로 경계하는 동료."}]},
         "SettingExtraction": {"facts": [{"keyword": "동쪽 성벽", "text": "동쪽의 요새."}]},
         "BeatSummary": {"summary": f"아렌이 미라가 지켜보는 앞에서 {n}번째 선택을 했다."},
@@ -138,13 +138,10 @@ def _reply(title: str, n: int) -> str:
     if title == "StoryExtraction":
         return json.dumps({"facts": [{"text": f"Aren made choice {n}.", "keyword": "choice"}]})
     if title == "CharacterExtraction":
-        return json.dumps(
-            {"facts": [{"character_name": "Aren", "text": "Aren remembers the future."}]}
-        )
+        return json.dumps({"facts": [{"who": "Aren", "aspect": "other",
+                                      "text": "Aren remembers the future."}]})
     if title == "RelationExtraction":
-        return json.dumps(
-            {"facts": [{"character1": "Aren", "character2": "Mira", "text": "Wary allies."}]}
-        )
+        return json.dumps({"facts": [{"a": "Aren", "b": "Mira", "text": "Wary allies."}]})
     if title == "SettingExtraction":
         return json.dumps({"facts": [{"keyword": "Eastwall", "text": "A fortress in the east."}]})
     if title == "BeatSummary":

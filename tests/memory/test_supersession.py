@@ -52,15 +52,25 @@ def test_a_restated_current_state_reinforces_it_across_beats(mem: WriterMemory) 
     assert [h.id for h in hits] == [first] and hits[0].metadata["last_turn"] == 5
 
 
-def test_a_revised_world_rule_supersedes_the_rule_of_its_keyword(mem: WriterMemory) -> None:
-    old = note(mem, "Gates open every three days.", "NovelSetting", keyword="Gates",
+def test_a_rule_is_revised_by_reference_never_by_its_keyword(mem: WriterMemory) -> None:
+    """Two rules that share a generic keyword are two rules; a revision names the rule it
+    revises (its lineage, or the id it replaces) and only that one is superseded."""
+    old = note(mem, "Gates open every three days.", "NovelSetting", keyword="rule",
                aspect="rule")
-    other = note(mem, "Mana returns under the moon.", "NovelSetting", keyword="mana",
+    other = note(mem, "Mana returns under the moon.", "NovelSetting", keyword="rule",
                  aspect="rule")
-    new = note(mem, "Gates now open every day.", "NovelSetting", keyword="gates", aspect="rule")
+    assert {h.id for h in mem.world_rules()} == {old, other}
+    lineage = str(mem.get(str(old)).metadata["lineage"])
+    new = note(mem, "Gates now open every day.", "NovelSetting", keyword="gates", aspect="rule",
+               lineage=lineage)
     assert {h.id for h in mem.world_rules()} == {other, new}
     assert mem.get(str(old)).superseded
     assert mem.get(str(new)).metadata["supersedes"] == old
+    batch = mem.stage()  # by the id it replaces (what an extractor's revises gives)
+    newer = batch.note("Gates are sealed.", "NovelSetting", keyword="gate", aspect="rule",
+                       outdates=[str(new)])
+    batch.commit()
+    assert {h.id for h in mem.world_rules()} == {other, newer}
 
 
 def test_a_relation_per_pair_in_either_order_and_spacing(mem: WriterMemory) -> None:
@@ -125,15 +135,23 @@ def test_pure_rules() -> None:
     assert fact_slot({"tag": "Character", "character_name": "A", "aspect": "other"}) == ""
 
 
-def test_a_decayed_state_is_superseded_too_and_never_comes_back(mem: WriterMemory) -> None:
+def test_a_current_state_never_fades_and_its_old_version_never_comes_back(
+        mem: WriterMemory) -> None:
     old = note(mem, "Kai is in Seoul.", "Character", character_name="Kai", aspect="whereabouts",
                strength=1.0)
-    mem.advance(50)  # decayed: not served, but still the current version
-    assert mem.character_state("Kai") == []
+    mem.advance(50)  # nobody mentioned it for 50 turns: still what the story holds true
+    assert [h.id for h in mem.character_state("Kai")] == [old]
     new = note(mem, "Kai is in Busan.", "Character", character_name="Kai", aspect="whereabouts")
     assert mem.get(str(old)).metadata["superseded_by"] == new
     mem.restore(str(old))
     assert [h.id for h in mem.character_state("Kai")] == [new]
+
+
+def test_a_passing_emotion_fades_like_an_event(mem: WriterMemory) -> None:
+    note(mem, "Kai is furious.", "Character", character_name="Kai", aspect="emotion",
+         strength=1.0)
+    mem.advance(50)
+    assert mem.character_state("Kai") == []
 
 
 def test_restating_a_decayed_fact_brings_it_back(mem: WriterMemory) -> None:

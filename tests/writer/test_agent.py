@@ -250,9 +250,8 @@ def test_names_match_like_memory_does(make_agent: AgentFactory) -> None:
     import json
 
     odd = json.dumps({"facts": [
-        {"character1": "Kang  Jun", "character2": "kang jun", "text": "self", "keyword": ""},
-        {"character1": "SEO YUNA", "character2": "Kang Jun", "text": "Allies now.",
-         "keyword": "ally"},
+        {"a": "Kang  Jun", "b": "kang jun", "text": "self"},
+        {"a": "SEO YUNA", "b": "Kang Jun", "text": "Allies now."},
     ]})
     models = fake_models(
         extractor={"extract_CharacterRelation": odd},

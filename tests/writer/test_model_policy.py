@@ -188,4 +188,4 @@ def test_cli_plot_of_a_korean_project(tmp_path: Path, small: bool) -> None:
         assert result.exit_code == 1
         assert "데모 모델" not in created.output + result.output
         # the script rule, strict; the CLI speaks English, so does its account of the refusal
-        assert "the values are not written in Korean" in result.output
+        assert "is not written in Korean" in result.output

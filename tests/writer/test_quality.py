@@ -104,11 +104,11 @@ def test_sentences_as_names_in_plot_beat_and_extraction() -> None:
     )
     assert kinds(beat) == {"name"}
     relation = RelationExtraction.model_validate({"facts": [
-        {"character1": "한서진", "character2": "그는 복수를 다짐한다", "text": "둘은 적이 된다"},
+        {"a": "한서진", "b": "그는 복수를 다짐한다", "text": "둘은 적이 된다"},
     ]})
     assert kinds(relation) == {"name"}
     character = CharacterExtraction.model_validate({"facts": [
-        {"character_name": "The team pays off the damage.", "text": "팀이 빚을 갚는다"},
+        {"who": "The team pays off the damage.", "aspect": "other", "text": "팀이 빚을 갚는다"},
     ]})
     assert kinds(character) == {"name"}
 
@@ -183,7 +183,7 @@ def test_enum_aspects_of_character_facts_are_not_degenerate() -> None:
     from aizac.writer.schemas import CharacterExtraction
 
     reply = CharacterExtraction.model_validate({"facts": [
-        {"character_name": name, "aspect": "whereabouts", "text": f"{name}은 {place}에 있다"}
+        {"who": name, "aspect": "whereabouts", "text": f"{name}은 {place}에 있다"}
         for name, place in (("진도준", "왕도"), ("이서연", "북쪽 요새"), ("박민호", "항구"),
                             ("최지우", "황궁"))
     ]})
@@ -248,8 +248,10 @@ def test_mixed_casts_in_every_language_pass(language: str, texts: list[str],
 
 def test_names_the_reply_gives_and_quoted_proper_nouns_count_as_names() -> None:
     reply = CharacterExtraction.model_validate({"facts": [
-        {"character_name": "Kang Taeho", "text": "Kang Taeho는 Baek Dohyun에게 등을 돌렸다"},
-        {"character_name": "Baek Dohyun", "text": "Baek Dohyun은 Kang Taeho를 끝까지 쫓았다"},
+        {"who": "c1", "name": "Kang Taeho", "aspect": "other",
+         "text": "Kang Taeho는 Baek Dohyun에게 등을 돌렸다"},
+        {"who": "c2", "name": "Baek Dohyun", "aspect": "other",
+         "text": "Baek Dohyun은 Kang Taeho를 끝까지 쫓았다"},
     ]})
     assert script_problems(reply, "ko", []) == []
     quoted = _story('한서아는 "Black Lotus Syndicate" 본부로 들어가 장부를 훔쳤다.',

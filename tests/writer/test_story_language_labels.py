@@ -12,6 +12,7 @@ import pytest
 
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.memory import WriterMemory
+from aizac.memory.references import Offer
 from aizac.settings import Settings
 from aizac.writer import combined, extraction
 from aizac.writer.prompt_words import prompt_words
@@ -59,7 +60,7 @@ class _Capture:
 def test_the_combined_extraction_shows_the_beat_with_the_story_languages_labels() -> None:
     router = _Capture()
     with pytest.raises(RuntimeError, match="captured"):
-        asyncio.run(combined.extract_combined(router, BEAT, known=[], language="ko",
+        asyncio.run(combined.extract_combined(router, BEAT, offer=Offer(), language="ko",
                                               prompts=PromptLibrary()))  # type: ignore[arg-type]
     text = "\n".join(str(m.content) for m in router.sent)
     assert prompt_words("ko").labels["emotions"] + "결의" in text

@@ -1,0 +1,631 @@
+"""The extractor refers, the store decides: what an extraction is offered, and what the
+references of its reply mean (pure: plain data in, plain data out).
+
+The extraction prompt shows the model what the store already knows, each item with a short id
+(an :class:`Offer`): the cast (``c1`` and the canonical name, with the aliases the story has
+confirmed), the current facts of each cast member and the relations among them (``f1``,
+numbered, with their slot), the live world rules (``r1``) and the open threads (``t1``). The reply
+refers to them by id: who a fact is about (or ``new`` with a name), which facts it makes untrue
+(``replaces``), which rule it revises, which threads the beat pays off.
+
+:func:`resolve` checks every reference against the offer and turns the reply into plain
+operations for the store (:class:`Resolution`), and names each problem the model can fix
+(:class:`Problem`: a catalogue-like key and the values to quote — the writer renders them in the
+prompt's language and the repair turn sends them back). Nothing here matches the words of a
+fact: a name counts only when it equals (:func:`~aizac.memory.facts.name_key`) a name or alias
+the store holds, and what a fact replaces is what the model pointed at. Slots that hold one
+value are superseded by the store from (character, slot) alone, so a reply that leaves
+``replaces`` out costs nothing there; ``replaces`` matters where the slot cannot say it (a
+rule's revision, a fact filed without its aspect, a relation told as a character's fact).
+
+The same function gives the best reading of a reply whose problems outlived the repair turns
+(``salvage=True``): what is valid is kept, what is not is kept aside with a ``flag`` for the
+writer (:data:`aizac.memory.records.FLAGS`) rather than failing the accept or guessing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from aizac.memory.facts import OTHER, name_key
+
+NEW = "new"
+"""What ``who`` says for someone the cast list does not hold (with the name in ``name``)."""
+_REF = re.compile(r"^[\s\[\(#\"'`]*([cfrt])\s*-?\s*(\d{1,4})[\s\]\)\"'`.,]*$", re.IGNORECASE)
+KINDS = {"c": "cast", "f": "fact", "r": "rule", "t": "thread"}
+
+
+def parse_ref(value: str) -> tuple[str, str] | None:
+    """``("c", "c3")`` for a reference written ``c3``, ``[C3]``, ``#c3`` ...; ``None`` when the
+    value is not shaped like an id (a name, a pronoun, empty)."""
+    found = _REF.match(value or "")
+    if found is None:
+        return None
+    letter = found.group(1).lower()
+    return letter, f"{letter}{int(found.group(2))}"
+
+
+# ----------------------------------------------------------------------------------- offer
+@dataclass(frozen=True)
+class CastMember:
+    """One character the reply may refer to."""
+
+    ref: str
+    name: str
+    aliases: tuple[str, ...] = ()
+
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+
+@dataclass(frozen=True)
+class OfferedFact:
+    """A current fact of the offered cast: a character's state (``about`` one ref) or the
+    relation of a pair (``about`` two refs), with its slot key and the slot's label."""
+
+    ref: str
+    memory_id: str
+    about: tuple[str, ...]
+    slot: str
+    label: str
+    text: str
+
+    @property
+    def relation(self) -> bool:
+        return len(self.about) == 2
+
+
+@dataclass(frozen=True)
+class OfferedRule:
+    """A world rule in force; a revision names it by ``ref`` and inherits its ``lineage``."""
+
+    ref: str
+    memory_id: str
+    keyword: str
+    text: str
+    lineage: str
+
+
+@dataclass(frozen=True)
+class OfferedThread:
+    """Foreshadowing still open; a payoff names it by ``ref``."""
+
+    ref: str
+    memory_id: str
+    keyword: str
+    text: str
+    planted: str = ""
+
+
+@dataclass(frozen=True)
+class Offer:
+    """What one extraction is shown, with its ids.
+
+    ``known`` maps every name and alias of the whole cast (offered or not) as
+    :func:`~aizac.memory.facts.name_key` to the canonical name: a reply that writes a known
+    name instead of an id is understood; ``scene`` holds the names the beat itself uses for
+    its characters (the planner's), which a reply may confirm as aliases.
+    """
+
+    cast: tuple[CastMember, ...] = ()
+    facts: tuple[OfferedFact, ...] = ()
+    rules: tuple[OfferedRule, ...] = ()
+    threads: tuple[OfferedThread, ...] = ()
+    known: Mapping[str, str] = field(default_factory=dict)
+    scene: tuple[str, ...] = ()
+
+    def member(self, ref: str) -> CastMember | None:
+        return next((m for m in self.cast if m.ref == ref), None)
+
+    def member_named(self, name: str) -> CastMember | None:
+        canonical = self.known.get(name_key(name))
+        return next((m for m in self.cast if m.name == canonical), None)
+
+    def fact(self, ref: str) -> OfferedFact | None:
+        return next((f for f in self.facts if f.ref == ref), None)
+
+    def rule(self, ref: str) -> OfferedRule | None:
+        return next((r for r in self.rules if r.ref == ref), None)
+
+    def thread(self, ref: str) -> OfferedThread | None:
+        return next((t for t in self.threads if t.ref == ref), None)
+
+    def canonical(self, name: str) -> str | None:
+        """The canonical name of a known name or alias, else ``None``."""
+        return self.known.get(name_key(name)) if name_key(name) else None
+
+    @property
+    def empty(self) -> bool:
+        return not (self.cast or self.facts or self.rules or self.threads)
+
+
+def build_offer(
+    cast: Sequence[tuple[str, Sequence[str]]],
+    facts: Iterable[tuple[str, tuple[str, ...], str, str, str]] = (),
+    rules: Iterable[tuple[str, str, str, str]] = (),
+    threads: Iterable[tuple[str, str, str, str]] = (),
+    *,
+    known: Mapping[str, Sequence[str]] | None = None,
+    scene: Iterable[str] = (),
+) -> Offer:
+    """Number what is offered (pure).
+
+    Args:
+        cast: ``(canonical name, aliases)`` in the order to show.
+        facts: ``(memory id, about, slot, label, text)``; ``about`` holds canonical names of
+            ``cast`` (one, or the two of a pair); facts about anyone else are left out.
+        rules: ``(memory id, keyword, text, lineage)``.
+        threads: ``(memory id, keyword, text, planted)``.
+        known: the whole cast (canonical name -> aliases), offered or not; default ``cast``.
+        scene: the names the beat uses for its characters.
+    """
+    members = tuple(CastMember(f"c{n}", name, tuple(aliases))
+                    for n, (name, aliases) in enumerate(cast, 1))
+    ref_of = {m.name: m.ref for m in members}
+    kept = [(mid, about, slot, label, text) for mid, about, slot, label, text in facts
+            if about and all(a in ref_of for a in about)]
+    offered = tuple(OfferedFact(f"f{n}", mid, tuple(ref_of[a] for a in about), slot, label, text)
+                    for n, (mid, about, slot, label, text) in enumerate(kept, 1))
+    everyone = list(known.items()) if known is not None else list(cast)
+    names: dict[str, str] = {}
+    for name, _ in everyone:
+        names.setdefault(name_key(name), name)  # canonical names first: they win over aliases
+    for name, aliases in everyone:
+        for alias in aliases:
+            names.setdefault(name_key(alias), name)
+    for member in members:
+        names.setdefault(name_key(member.name), member.name)
+    return Offer(
+        cast=members, facts=offered,
+        rules=tuple(OfferedRule(f"r{n}", *row) for n, row in enumerate(rules, 1)),
+        threads=tuple(OfferedThread(f"t{n}", *row) for n, row in enumerate(threads, 1)),
+        known={k: v for k, v in names.items() if k}, scene=tuple(scene),
+    )
+
+
+def render_cast(offer: Offer) -> list[str]:
+    """One line per cast member: ``c1 한서아 (서아, 협회장)``."""
+    return [f"{m.ref} {m.name}" + (f" ({', '.join(m.aliases)})" if m.aliases else "")
+            for m in offer.cast]
+
+
+def render_facts(offer: Offer, *, relations: bool | None = None) -> list[str]:
+    """One line per current fact: ``f3 [c1 condition] 다리를 다쳤다``, ``f4 [c1-c2 relation]
+    ...`` (``relations``: only relations, only states, or both when ``None``)."""
+    return [f"{f.ref} [{'-'.join(f.about)} {f.label}] {f.text}" for f in offer.facts
+            if relations is None or f.relation == relations]
+
+
+def render_rules(offer: Offer) -> list[str]:
+    """``r1 [마나] 마나는 달이 뜰 때만 회복된다``."""
+    return [f"{r.ref} [{r.keyword}] {r.text}" if r.keyword else f"{r.ref} {r.text}"
+            for r in offer.rules]
+
+
+def render_threads(offer: Offer) -> list[str]:
+    """``t1 [복선1] 깨진 인장이 우물 속에 숨겨졌다 (3-2)``."""
+    return [(f"{t.ref} [{t.keyword}] {t.text}" if t.keyword else f"{t.ref} {t.text}")
+            + (f" ({t.planted})" if t.planted else "") for t in offer.threads]
+
+
+# --------------------------------------------------------------------------------- the reply
+@dataclass(frozen=True)
+class CharacterNote:
+    """A character fact as the reply gives it (``path``: where it stands in the reply)."""
+
+    path: str
+    who: str
+    text: str
+    aspect: str = OTHER
+    name: str = ""
+    feature: str = ""
+    replaces: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RelationNote:
+    path: str
+    a: str
+    b: str
+    text: str
+    replaces: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SettingNote:
+    """A setting; ``revises`` is a rule ref, ``"new"``, or ``None`` when the reply said
+    nothing."""
+
+    path: str
+    keyword: str
+    text: str
+    rule: bool = False
+    revises: str | None = None
+
+
+@dataclass(frozen=True)
+class StoryNote:
+    path: str
+    text: str
+    keyword: str = ""
+    foreshadow: bool = False
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A bare reference to a character (a voice card's ``who``, a speech pair's speaker or
+    listener) or a thread (a payoff)."""
+
+    path: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Reply:
+    """Everything one extraction reply states, in the store's terms."""
+
+    characters: tuple[CharacterNote, ...] = ()
+    relations: tuple[RelationNote, ...] = ()
+    settings: tuple[SettingNote, ...] = ()
+    story: tuple[StoryNote, ...] = ()
+    payoffs: tuple[Reference, ...] = ()
+    people: tuple[Reference, ...] = ()
+    """Other references to characters (voices, speech pairs), resolved to names."""
+
+
+# ------------------------------------------------------------------------------- decisions
+@dataclass(frozen=True)
+class Problem:
+    """What the model must fix: ``key`` names the sentence (the prompt words' ``reference``
+    table), ``values`` fill it; ``path`` is where it stands in the reply."""
+
+    key: str
+    path: str
+    values: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PlacedCharacter:
+    """A character fact for the store: ``name`` is canonical (or the new character's name),
+    ``outdates`` the memory ids it makes untrue, ``alias`` a name form the reply confirmed."""
+
+    name: str
+    aspect: str
+    text: str
+    feature: str = ""
+    outdates: tuple[str, ...] = ()
+    alias: str = ""
+    new: bool = False
+    flag: str = ""
+
+
+@dataclass(frozen=True)
+class PlacedRelation:
+    a: str
+    b: str
+    text: str
+    outdates: tuple[str, ...] = ()
+    flag: str = ""
+
+
+@dataclass(frozen=True)
+class PlacedSetting:
+    """A setting; a rule carries the lineage it continues (``""``: a new rule) and the
+    memory id of the version it revises."""
+
+    keyword: str
+    text: str
+    rule: bool = False
+    lineage: str = ""
+    revises: str = ""
+    flag: str = ""
+
+
+@dataclass(frozen=True)
+class PlacedStory:
+    text: str
+    keyword: str = ""
+    foreshadow: bool = False
+    flag: str = ""
+
+
+@dataclass
+class Resolution:
+    """What a reply means for the store, and what the model must fix first."""
+
+    characters: list[PlacedCharacter] = field(default_factory=list)
+    relations: list[PlacedRelation] = field(default_factory=list)
+    settings: list[PlacedSetting] = field(default_factory=list)
+    story: list[PlacedStory] = field(default_factory=list)
+    payoffs: list[str] = field(default_factory=list)
+    """Memory ids of the threads the beat pays off."""
+    people: dict[str, str] = field(default_factory=dict)
+    """Path -> canonical name of each bare character reference that resolved."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Name forms confirmed for a character this reply: alias -> canonical name."""
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _listing(offer: Offer, kind: str) -> str:
+    """The offered ids of one kind, as a problem quotes them."""
+    if kind == "cast":
+        return ", ".join(f"{m.ref} {m.name}" for m in offer.cast) or "-"
+    if kind == "rule":
+        return ", ".join(r.ref for r in offer.rules) or "-"
+    if kind == "thread":
+        return ", ".join(t.ref for t in offer.threads) or "-"
+    return ", ".join(f.ref for f in offer.facts) or "-"
+
+
+class _Resolver:
+    def __init__(self, offer: Offer, salvage: bool, flags: Mapping[str, str]) -> None:
+        self.offer = offer
+        self.salvage = salvage
+        self.flags = dict(flags)
+        self.out = Resolution()
+        self.scene = {name_key(n) for n in offer.scene if name_key(n)}
+
+    def flag(self, path: str) -> str | None:
+        """The flag another check put on the note at ``path`` (``"drop"``: leave it out),
+        ``""`` for none."""
+        said = [f for p, f in self.flags.items() if p == path or p.startswith(path + ".")]
+        return "drop" if "drop" in said else (said[0] if said else "")
+
+    def problem(self, key: str, path: str, **values: str) -> None:
+        self.out.problems.append(Problem(key, path, values))
+
+    # ------------------------------------------------------------------ who is it about
+    def person(self, path: str, who: str, name: str = "") -> tuple[str, bool] | None:
+        """``(canonical or new name, is new)`` for a reference to a character, or ``None``
+        (a problem was noted)."""
+        offer = self.offer
+        raw = " ".join((who or "").split())
+        ref = parse_ref(raw)
+        if ref is not None and ref[0] == "c":
+            member = offer.member(ref[1])
+            if member is None:
+                self.problem("unknown_cast", path, value=raw, offered=_listing(offer, "cast"))
+                return None
+            self._confirm(path, member, name)
+            return member.name, False
+        if name_key(raw) == NEW or not raw:
+            if not name.strip():
+                self.problem("new_without_name", path, offered=_listing(offer, "cast"))
+                return None
+            known = offer.canonical(name)
+            return (known, False) if known else (" ".join(name.split()), True)
+        known = offer.canonical(raw)
+        if known is not None:
+            return known, False
+        self.problem("not_in_cast", path, value=raw, offered=_listing(offer, "cast"))
+        return None
+
+    def _confirm(self, path: str, member: CastMember, name: str) -> None:
+        """A name form the reply gives for an id'ed member is learned as an alias when the
+        beat itself calls someone by it (the planner listed it) and no one else holds it."""
+        form = " ".join((name or "").split())
+        key = name_key(form)
+        if not key or key in {name_key(n) for n in member.names()}:
+            return
+        holder = self.offer.known.get(key)
+        if holder is not None and holder != member.name:
+            self.problem("name_of_other", path, value=form, ref=member.ref,
+                         other=f"{self._ref_of(holder)} {holder}".strip())
+            return
+        if key in self.scene:
+            self.out.aliases.setdefault(form, member.name)
+
+    def _ref_of(self, name: str) -> str:
+        member = next((m for m in self.offer.cast if m.name == name), None)
+        return member.ref if member is not None else ""
+
+    def _name_of(self, ref: str) -> str:
+        member = self.offer.member(ref)
+        return f"{ref} {member.name}" if member is not None else ref
+
+    # ------------------------------------------------------------------ what it replaces
+    def replaced(self, path: str, refs: Sequence[str]) -> list[OfferedFact]:
+        out: list[OfferedFact] = []
+        for raw in refs:
+            ref = parse_ref(raw)
+            fact = self.offer.fact(ref[1]) if ref is not None and ref[0] == "f" else None
+            if fact is None:
+                self.problem("unknown_fact", path, value=raw,
+                             offered=_listing(self.offer, "fact"))
+                continue
+            if fact not in out:
+                out.append(fact)
+        return out
+
+    def character(self, note: CharacterNote) -> None:
+        who = self.person(f"{note.path}.who", note.who, note.name)
+        if who is None:
+            if self.salvage:  # kept aside as an event of the beat, for the writer to place
+                self.out.story.append(PlacedStory(note.text, keyword=note.who[:30],
+                                                  flag="unplaced"))
+            return
+        name, new = who
+        ref = "" if new else self._ref_of(name)
+        facts = self.replaced(f"{note.path}.replaces", note.replaces)
+        mine = [f for f in facts if ref and f.about == (ref,)]
+        pairs = [f for f in facts if ref and f.relation and ref in f.about]
+        others = [f for f in facts if f not in mine and f not in pairs]
+        for fact in others:
+            self.problem("other_subject", f"{note.path}.replaces", value=fact.ref,
+                         about=", ".join(self._name_of(r) for r in fact.about),
+                         ref=ref or note.name)
+        if pairs and not mine and len({f.about for f in pairs}) == 1:
+            # A change of a pair's relation filed as one character's fact: the fact it
+            # replaces says which slot it is (the store decides from the reference).
+            a, b = (self.offer.member(r) for r in pairs[0].about)
+            if a is not None and b is not None:
+                self.out.relations.append(PlacedRelation(
+                    a.name, b.name, note.text, tuple(f.memory_id for f in pairs)))
+                return
+        slots = {f.label for f in [*mine, *pairs]}
+        aspect = note.aspect or OTHER
+        flag = ""
+        if len(slots) > 1 or (slots and aspect != OTHER and aspect not in slots):
+            self.problem("merged", f"{note.path}.replaces",
+                         facts=", ".join(f"{f.ref} ({f.label})" for f in [*mine, *pairs]),
+                         aspect=aspect)
+            flag = "merged"
+        elif slots and aspect == OTHER:
+            aspect = next(iter(slots))  # filed without its aspect: the replaced fact says it
+        feature = note.feature
+        if aspect.startswith("appearance:"):
+            aspect, feature = "appearance", feature or aspect.split(":", 1)[1]
+        self.out.characters.append(PlacedCharacter(
+            name, aspect, note.text, feature=feature,
+            outdates=tuple(f.memory_id for f in [*mine, *pairs]),
+            new=new, flag=flag))
+
+    def relation(self, note: RelationNote) -> None:
+        a = self.person(f"{note.path}.a", note.a)
+        b = self.person(f"{note.path}.b", note.b)
+        if a is None or b is None:
+            return
+        if name_key(a[0]) == name_key(b[0]):
+            self.problem("same_pair", note.path, value=note.a)
+            return
+        refs = {self._ref_of(a[0]), self._ref_of(b[0])} - {""}
+        facts = self.replaced(f"{note.path}.replaces", note.replaces)
+        kept = []
+        for fact in facts:
+            if fact.relation and set(fact.about) == refs:
+                kept.append(fact)
+            else:
+                self.problem("other_pair", f"{note.path}.replaces", value=fact.ref,
+                             about=", ".join(self._name_of(r) for r in fact.about),
+                             pair=" - ".join(sorted(refs)) or f"{a[0]} - {b[0]}")
+        self.out.relations.append(PlacedRelation(a[0], b[0], note.text,
+                                                 tuple(f.memory_id for f in kept)))
+
+    def setting(self, note: SettingNote) -> None:
+        raw = (note.revises or "").strip()
+        if note.revises is None or not raw:
+            if note.rule and self.offer.rules:
+                self.problem("rule_unsaid", f"{note.path}.revises",
+                             offered=_listing(self.offer, "rule"))
+                flag = "unplaced"
+            else:
+                flag = ""
+            self.out.settings.append(PlacedSetting(note.keyword, note.text, note.rule,
+                                                   flag=flag))
+            return
+        if name_key(raw) == NEW:
+            self.out.settings.append(PlacedSetting(note.keyword, note.text, True))
+            return
+        ref = parse_ref(raw)
+        rule = self.offer.rule(ref[1]) if ref is not None and ref[0] == "r" else None
+        if rule is None:
+            self.problem("unknown_rule", f"{note.path}.revises", value=raw,
+                         offered=_listing(self.offer, "rule"))
+            self.out.settings.append(PlacedSetting(note.keyword, note.text, note.rule,
+                                                   flag="unplaced"))
+            return
+        self.out.settings.append(PlacedSetting(note.keyword or rule.keyword, note.text, True,
+                                               lineage=rule.lineage, revises=rule.memory_id))
+
+    def story(self, note: StoryNote) -> None:
+        self.out.story.append(PlacedStory(note.text, note.keyword, note.foreshadow))
+
+    def place(self, note: CharacterNote | RelationNote | SettingNote | StoryNote) -> None:
+        if isinstance(note, CharacterNote):
+            self.character(note)
+        elif isinstance(note, RelationNote):
+            self.relation(note)
+        elif isinstance(note, SettingNote):
+            self.setting(note)
+        else:
+            self.story(note)
+
+    def payoff(self, ref_note: Reference) -> None:
+        ref = parse_ref(ref_note.value)
+        thread = self.offer.thread(ref[1]) if ref is not None and ref[0] == "t" else None
+        if thread is None:
+            self.problem("unknown_thread", ref_note.path, value=ref_note.value,
+                         offered=_listing(self.offer, "thread"))
+        elif thread.memory_id not in self.out.payoffs:
+            self.out.payoffs.append(thread.memory_id)
+
+
+def _counts(out: Resolution) -> tuple[int, int, int, int]:
+    return len(out.characters), len(out.relations), len(out.settings), len(out.story)
+
+
+def _flag_new(out: Resolution, before: tuple[int, int, int, int], flag: str) -> None:
+    """Flag what was placed since ``before`` (one note's items) with ``flag``, unless a
+    reference problem already flagged it."""
+    c, r, s, t = before
+    out.characters[c:] = [x if x.flag else replace(x, flag=flag) for x in out.characters[c:]]
+    out.relations[r:] = [x if x.flag else replace(x, flag=flag) for x in out.relations[r:]]
+    out.settings[s:] = [x if x.flag else replace(x, flag=flag) for x in out.settings[s:]]
+    out.story[t:] = [x if x.flag else replace(x, flag=flag) for x in out.story[t:]]
+
+
+def resolve(reply: Reply, offer: Offer, *, salvage: bool = False,
+            flags: Mapping[str, str] | None = None) -> Resolution:
+    """What ``reply`` means against ``offer`` (pure; see the module doc).
+
+    Every problem is listed in :attr:`Resolution.problems`; the placed facts are the best
+    reading of the reply. Without ``salvage`` a caller asks the model again when there are
+    problems; with it (the repair turns are spent) the placed facts are stored as they are:
+    an unresolved character's fact as an event flagged ``unplaced``, a fact that changes two
+    slots flagged ``merged`` (it still makes untrue what it replaces), a reference that points
+    nowhere dropped.
+
+    ``flags``: what another check found in the reply, by path (a value in the wrong language:
+    ``"language"``; ``"drop"``: junk to leave out): the notes at those paths are flagged or
+    left out.
+    """
+    resolver = _Resolver(offer, salvage, flags or {})
+    out = resolver.out
+    notes: list[CharacterNote | RelationNote | SettingNote | StoryNote] = [
+        *reply.characters, *reply.relations, *reply.settings, *reply.story]
+    for note in notes:
+        flag = resolver.flag(note.path)
+        if flag == "drop":
+            continue
+        before = _counts(out)
+        resolver.place(note)
+        if flag:
+            _flag_new(out, before, flag)
+    for paid in reply.payoffs:
+        resolver.payoff(paid)
+    for person in reply.people:
+        found = resolver.person(person.path, person.value)
+        if found is not None:
+            resolver.out.people[person.path] = found[0]
+    return resolver.out
+
+
+__all__ = [
+    "NEW",
+    "CastMember",
+    "CharacterNote",
+    "Offer",
+    "OfferedFact",
+    "OfferedRule",
+    "OfferedThread",
+    "PlacedCharacter",
+    "PlacedRelation",
+    "PlacedSetting",
+    "PlacedStory",
+    "Problem",
+    "Reference",
+    "RelationNote",
+    "Reply",
+    "Resolution",
+    "SettingNote",
+    "StoryNote",
+    "build_offer",
+    "parse_ref",
+    "render_cast",
+    "render_facts",
+    "render_rules",
+    "render_threads",
+    "resolve",
+]
