@@ -50,7 +50,10 @@ def memory_items(candidates: Mapping[str, Mapping[str, Any]]) -> list[dict[str, 
     items: list[dict[str, str]] = []
     for index, found in sorted(candidates.items(), key=lambda kv: int(kv[0])):
         for tag in ("story", "characters", "relations", "settings"):
-            for fact in (found.get(tag) or {}).get("facts", []):
+            listed = found.get(tag) or []
+            # (a run checkpointed before references kept each tag as {"facts": [...]})
+            facts = listed.get("facts", []) if isinstance(listed, Mapping) else listed
+            for fact in facts:
                 text = next((v for k, v in fact.items() if k in ("text", "fact", "event")
                              and isinstance(v, str)), None) or _flat(fact)
                 items.append({"beat": str(index), "tag": tag, "text": text})

@@ -118,36 +118,49 @@ def fact_claims(candidates: Iterable[Any]) -> list[FactClaim]:
     return out
 
 
+def _listed(found: Mapping[str, Any], tag: str) -> list[Mapping[str, Any]]:
+    """One tag's facts of a dumped extraction (a list; ``{"facts": [...]}`` in a run
+    checkpointed before references)."""
+    value = found.get(tag) or []
+    return list(value.get("facts", []) if isinstance(value, Mapping) else value)
+
+
 def _extraction_one(beat: int | None, found: Mapping[str, Any]) -> list[FactClaim]:
     out: list[FactClaim] = []
-    for f in (found.get("story") or {}).get("facts", []):
+    for f in _listed(found, "story"):
         out.append(FactClaim("Story", str(f.get("text", "")), beat,
                              keyword=str(f.get("keyword") or "")))
-    for f in (found.get("characters") or {}).get("facts", []):
+    for f in _listed(found, "characters"):
         aspect = str(f.get("aspect") or "")
         aspect = "" if aspect == OTHER else aspect
-        name = str(f.get("character_name", ""))
-        meta = {"tag": "Character", "character_name": name, "aspect": aspect}
+        name = str(f.get("name") or f.get("character_name") or "")
+        keyword = str(f.get("feature") or f.get("keyword") or "")
+        meta = {"tag": "Character", "character_name": name, "aspect": aspect,
+                "keyword": keyword}
         out.append(FactClaim("Character", str(f.get("text", "")), beat, name=name,
-                             aspect=aspect, keyword=str(f.get("keyword") or ""),
-                             slot=fact_slot(meta)))
-    for f in (found.get("relations") or {}).get("facts", []):
-        pair = (str(f.get("character1", "")), str(f.get("character2", "")))
+                             aspect=aspect, keyword=keyword, slot=fact_slot(meta)))
+    for f in _listed(found, "relations"):
+        pair = (str(f.get("a") or f.get("character1") or ""),
+                str(f.get("b") or f.get("character2") or ""))
         meta = {"tag": "CharacterRelation", "character1": pair[0], "character2": pair[1]}
         out.append(FactClaim("CharacterRelation", str(f.get("text", "")), beat, pair=pair,
                              keyword=str(f.get("keyword") or ""), slot=fact_slot(meta)))
-    for f in (found.get("settings") or {}).get("facts", []):
+    for f in _listed(found, "settings"):
         keyword, rule = str(f.get("keyword") or ""), bool(f.get("rule"))
-        meta = {"tag": "NovelSetting", "keyword": keyword, "aspect": RULE if rule else ""}
+        # a revision continues its rule's lineage; a new rule has no slot yet
+        meta = {"tag": "NovelSetting", "keyword": keyword, "aspect": RULE if rule else "",
+                "lineage": str(f.get("lineage") or "")}
+        slot = fact_slot(meta) if meta["lineage"] or "lineage" not in f else ""
         out.append(FactClaim("NovelSetting", str(f.get("text", "")), beat, keyword=keyword,
-                             aspect=RULE if rule else "", slot=fact_slot(meta)))
+                             aspect=RULE if rule else "", slot=slot))
     return [c for c in out if c.text.strip()]
 
 
 def extraction_claims(found: Mapping[Any, Mapping[str, Any]]) -> list[FactClaim]:
-    """Claims from extraction results by beat index (``{"1": {"story": {"facts": [...]},
-    "characters": ..., "relations": ..., "settings": ...}}``, the extraction schemas dumped),
-    in beat order; how a workflow holds a draft's candidates before it stages them."""
+    """Claims from extraction results by beat index (``{"1": {"story": [...], "characters":
+    [...], "relations": [...], "settings": [...]}}``: what each beat's reply means for the
+    store, as :meth:`aizac.writer.extraction.Extracted.dump` writes it), in beat order; how a
+    workflow holds a draft's candidates before it stages them."""
     out: list[FactClaim] = []
     for key in sorted(found, key=lambda k: int(k)):
         out += _extraction_one(int(key) or None, found[key])

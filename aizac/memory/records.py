@@ -423,6 +423,10 @@ class MemoryHit:
     live: bool
     distance: float | None = None
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    vivid: bool = True
+    """Whether forgetting would still offer it unasked (pinned, or within its lifetime): a
+    current fact held against forgetting stays :attr:`live` (answerable) when it is no longer
+    vivid."""
 
     @property
     def superseded(self) -> bool:
@@ -464,6 +468,7 @@ def to_hit(
         time=time,
         live=float(meta.get("live_until", NEVER)) >= turn,
         distance=distance,
+        vivid=bool(meta.get("pinned")) or float(meta.get("forget_at", NEVER)) >= turn,
     )
 
 

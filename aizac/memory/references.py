@@ -33,6 +33,9 @@ from aizac.memory.facts import OTHER, name_key
 
 NEW = "new"
 """What ``who`` says for someone the cast list does not hold (with the name in ``name``)."""
+WORDS: frozenset[str] = frozenset({NEW, "id"})
+"""The words of the reference vocabulary every prompt language uses as they are (like the
+schema's field names): ``new``, and ``id`` for what the lists number."""
 _REF = re.compile(r"^[\s\[\(#\"'`]*([cfrt])\s*-?\s*(\d{1,4})[\s\]\)\"'`.,]*$", re.IGNORECASE)
 KINDS = {"c": "cast", "f": "fact", "r": "rule", "t": "thread"}
 
@@ -604,6 +607,7 @@ def resolve(reply: Reply, offer: Offer, *, salvage: bool = False,
 
 __all__ = [
     "NEW",
+    "WORDS",
     "CastMember",
     "CharacterNote",
     "Offer",

@@ -138,7 +138,10 @@ def _setting_items(
 ) -> list[PackItem]:
     """Settings the scene names (a place, a rule's keyword: recalled even when faded), world
     rules that concern it, and settings similar to it (named ones rank first, then rules)."""
-    similar = memory.recall(text, k=limits.settings, tag="NovelSetting", reinforce=False)
+    # unasked, only what forgetting still offers; a current rule held long after anyone
+    # named it comes back on its cue (named, relevant), not by mere likeness
+    similar = [h for h in memory.recall(text, k=limits.settings, tag="NovelSetting",
+                                        reinforce=False) if h.vivid]
     said = text_key(" ".join(terms))
     named_keys = [kw for kw in memory.setting_keywords()
                   if len(text_key(kw)) >= 2 and text_key(kw) in said]

@@ -110,7 +110,10 @@ class Extracted:
 
     @classmethod
     def load(cls, data: Mapping[str, Any]) -> Extracted:
-        """The value :meth:`dump` wrote."""
+        """The value :meth:`dump` wrote (or a run's state from before references: its facts
+        by name, read as they were meant)."""
+        if isinstance(data.get("story"), Mapping):
+            return _legacy(data)
         resolution = Resolution(
             characters=[PlacedCharacter(**{**c, "outdates": tuple(c.get("outdates", ()))})
                         for c in data.get("characters", [])],
@@ -129,6 +132,34 @@ class Extracted:
             [PairVoice(**p) for p in data.get("speech", [])],
             bool(data.get("referred", True)), int(data.get("repairs", 0)),
         )
+
+
+def _legacy(data: Mapping[str, Any]) -> Extracted:
+    """An extraction an autopilot run checkpointed before references existed: every tag as
+    ``{"facts": [...]}`` with names (no ids); a payoff by keyword is not taken (a thread closes
+    only when a reply names it)."""
+    def facts(tag: str) -> list[Mapping[str, Any]]:
+        return list(dict(data.get(tag) or {}).get("facts", []))
+
+    resolution = Resolution(
+        characters=[PlacedCharacter(str(c["character_name"]), str(c.get("aspect") or "other"),
+                                    str(c["text"]),
+                                    feature=str(c.get("keyword", "")) if c.get("aspect")
+                                    == "appearance" else "")
+                    for c in facts("characters")],
+        relations=[PlacedRelation(str(r["character1"]), str(r["character2"]), str(r["text"]))
+                   for r in facts("relations")],
+        settings=[PlacedSetting(str(s.get("keyword", "")), str(s["text"]), bool(s.get("rule")))
+                  for s in facts("settings")],
+        story=[PlacedStory(str(s["text"]), str(s.get("keyword", "")),
+                           bool(s.get("foreshadow"))) for s in facts("story")],
+    )
+    voices = [VoiceCard(str(v["character_name"]), str(v.get("manner", "")),
+                        tuple(v.get("tics", ())), tuple(v.get("catchphrases", ())),
+                        str(v.get("dialect", ""))) for v in data.get("voices", [])]
+    speech = [PairVoice(str(p["speaker"]), str(p["listener"]), str(p.get("speech_level", "")),
+                        str(p.get("address", ""))) for p in data.get("speech", [])]
+    return Extracted(resolution, str(data.get("summary", "")), voices, speech)
 
 
 # ------------------------------------------------------------------------------ the prompt

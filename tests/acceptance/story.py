@@ -94,13 +94,16 @@ class KoreanStory:
                 out[k] = self.fill(sub, root, k, n)
         if "character1" in out and "character2" in out:
             out["character1"], out["character2"] = CAST[0], CAST[1]
+        if "a" in out and "b" in out:  # a relation refers to two cast members
+            out["a"], out["b"] = CAST[0], CAST[1]
         return out
 
     def _array(self, schema: dict[str, Any], root: dict[str, Any], key: str) -> list[Any]:
         items = schema.get("items", {})
         while "$ref" in items:  # a shared definition (the wire copy's $defs), as a model reads it
             items = root.get("$defs", {}).get(items["$ref"].rsplit("/", 1)[-1], {})
-        wanted = {"aliases": 0, "paid_off": 0, "pays_off": 0, "characters": 2, "facts": 1}
+        wanted = {"aliases": 0, "paid_off": 0, "pays_off": 0, "characters": 2, "facts": 1,
+                  "replaces": 0}
         count = max(schema.get("minItems", 0), wanted.get(key, 1))
         count = min(count, schema.get("maxItems", count))
         if key == "characters" and items.get("type") == "string":
@@ -118,7 +121,7 @@ class KoreanStory:
         return value
 
     def _string(self, key: str, i: int, limit: int | None) -> str:
-        if key in ("name", "character_name", "speaker", "character1"):
+        if key in ("name", "character_name", "speaker", "character1", "who"):
             text = CAST[0]
         elif key == "character2":
             text = CAST[1]

@@ -168,23 +168,16 @@ def test_english_messages(mem) -> None:  # type: ignore[no-untyped-def]
 
 def test_extraction_results_by_beat_are_claims_too(seeded: Seeded) -> None:
     """The autopilot holds a draft's candidates as dumped extraction results per beat."""
-    from aizac.writer.schemas import (
-        CharacterExtraction,
-        RelationExtraction,
-        StoryExtraction,
-    )
+    from aizac.memory.references import PlacedCharacter, PlacedRelation, PlacedStory, Resolution
+    from aizac.writer.extraction import Extracted
 
     found = {
-        "1": {"story": StoryExtraction.model_validate(
-                  {"facts": [{"text": "진도준은 회귀자가 아니다"}]}).model_dump(),
-              "characters": CharacterExtraction().model_dump(),
-              "relations": RelationExtraction.model_validate({"facts": [
-                  {"character1": "강미라", "character2": "진도준",
-                   "text": "진도준과 강미라는 여전히 다정한 친구 사이다"}]}).model_dump(),
-              "settings": {"facts": []}, "summary": ""},
-        "2": {"characters": CharacterExtraction.model_validate({"facts": [
-                  {"character_name": "박철수", "aspect": "condition",
-                   "text": "박철수는 살아 있었다"}]}).model_dump()},
+        "1": Extracted(Resolution(
+            story=[PlacedStory("진도준은 회귀자가 아니다")],
+            relations=[PlacedRelation("강미라", "진도준",
+                                      "진도준과 강미라는 여전히 다정한 친구 사이다")])).dump(),
+        "2": Extracted(Resolution(characters=[
+            PlacedCharacter("박철수", "condition", "박철수는 살아 있었다")])).dump(),
     }
     beats = [beat(1, "부산 본가", ["강미라"]), beat(2, "부산 본가", ["강미라"])]
     report = check_episode(seeded.mem, episode=3, beats=beats, prose={1: "..", 2: ".."},
@@ -200,9 +193,9 @@ def test_a_world_rule_changed_or_broken_is_a_warning(seeded: Seeded) -> None:
     with seeded.mem.stage() as b:
         rule = b.note("마나는 밤에만 쓸 수 있다", "NovelSetting", keyword="마나", aspect="rule",
                       chapter=1)
-    batch = seeded.mem.stage()
+    batch = seeded.mem.stage()  # a revision of that rule (by its lineage, as a reply names it)
     batch.note("마나는 이제 낮에도 자유롭게 쓴다", "NovelSetting", keyword="마나", aspect="rule",
-               chapter=3, beat=1)
+               lineage=str(seeded.mem.get(str(rule)).metadata["lineage"]), chapter=3, beat=1)
     report = check_episode(seeded.mem, episode=3, beats=[beat(1, "부산", ["강미라"])],
                            prose={1: ".."}, candidates=batch, language="ko")
     assert [(f.kind, f.severity, f.memory_id) for f in report.findings] == [
@@ -230,15 +223,19 @@ def test_a_death_in_extraction_results_cites_no_memory_yet(seeded: Seeded) -> No
 def test_a_pair_the_memory_could_not_settle_is_cited_when_the_draft_touches_it(
     seeded: Seeded,
 ) -> None:
-    """Issue 24 item 1: where the slot inference was unsure, both facts were kept and flagged;
-    a draft about that character gets a warning citing the flagged memory."""
+    """Issue 24 item 1: where the model could not say which slot a fact fills (the embedded
+    model's fallback was unsure), both facts were kept and flagged; a draft about that
+    character gets a warning citing the flagged memory."""
     mem = seeded.mem
-    for text in ("강미라는 다리를 다쳤다", "강미라는 부산 항구에 있다"):
+    held = []
+    for text, aspect in (("강미라는 다리를 다쳤다", "condition"),
+                         ("강미라는 부산 항구에 있다", "whereabouts")):
         with mem.stage() as b:
-            b.note(text, "Character", character_name="강미라", chapter=2, infer=True)
+            held.append(b.note(text, "Character", character_name="강미라", chapter=2,
+                               aspect=aspect))
     with mem.stage() as b:
         flagged = b.note("강미라는 쓰러진 채 떠났다", "Character",
-                         character_name="강미라", chapter=2, infer=True)
+                         character_name="강미라", chapter=2, conflicts=held)
     assert flagged in {a.id for a, _ in mem.conflicts()}
     about = [beat(1, "부산 항구", ["강미라"])]
     report = check_episode(mem, episode=3, beats=about, prose={1: "..."}, language="ko")

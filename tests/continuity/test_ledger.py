@@ -81,8 +81,8 @@ def test_a_thread_first_seen_after_its_memory_decayed_is_planted(mem: WriterMemo
                      foreshadow=True, chapter=1)
         gone = b.note("버려진 복선", "Story", keyword="버림", foreshadow=True, chapter=1)
     mem.forget(str(gone))  # the writer forgot this one on purpose
-    mem.advance(60)  # a Story memory lives 23 turns unrecalled
-    assert mem.open_foreshadowing() == []
+    mem.advance(60)  # a Story memory lives 23 turns unrecalled; an open thread is held
+    assert [h.id for h in mem.open_foreshadowing()] == [key]
     ledger = ForeshadowingLedger(tmp_path)
     ledger.sync(mem, episode=15)
     assert [(t.memory_id, t.status) for t in ledger.for_context(15)] == [(key, "open")]

@@ -13,6 +13,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import Field, SecretStr
 
 from aizac.llm.router import ModelRouter
+from aizac.memory.references import WORDS, build_offer
 from aizac.settings import Settings
 from aizac.writer.combined import BeatExtraction, combined_extraction_ok, extract_combined
 from aizac.writer.extraction import run_sync
@@ -24,13 +25,14 @@ BEAT = NovelBeat.model_validate({
     "characters": ["강준", "서유나"], "events": ["강준이 서유나에게서 열쇠를 받는다"],
     "dialogue": [{"speaker": "강준", "line": "이번에는 놓치지 않아."}],
 })
+OFFER = build_offer([("강준", []), ("서유나", []), ("백호", [])],
+                    [("m-tired", ("강준",), "char|강준|condition", "condition", "강준은 멀쩡하다")])
 REPLY = {
     "story": {"facts": [{"text": "강준이 북문의 열쇠를 얻었다.", "keyword": "열쇠",
                          "foreshadow": True}]},
-    "characters": {"facts": [{"character_name": "강준", "text": "강준은 지쳐 있다.",
-                              "keyword": "상태"}]},
-    "relations": {"facts": [{"character1": "강준", "character2": "서유나",
-                             "text": "둘은 서로를 믿기 시작했다.", "keyword": "신뢰"}]},
+    "characters": {"facts": [{"who": "c1", "aspect": "condition", "text": "강준은 지쳐 있다.",
+                              "replaces": ["f1"]}]},
+    "relations": {"facts": [{"a": "c1", "b": "c2", "text": "둘은 서로를 믿기 시작했다."}]},
     "settings": {"facts": [{"keyword": "북문", "text": "북문은 밤에만 열린다."}]},
     "summary": "강준이 서유나에게서 북문의 열쇠를 받았다.",
 }
@@ -50,17 +52,19 @@ def test_one_call_gives_every_tag_and_the_summary(tmp_path: Path) -> None:
     model = Recording(messages=iter([AIMessage(json.dumps(REPLY, ensure_ascii=False))]))
     router = ModelRouter(Settings(data_dir=tmp_path), models={"extractor": model})
     found = run_sync(extract_combined(
-        router, BEAT, known=["강준", "백호"], language="ko", prompts=PromptLibrary()
+        router, BEAT, offer=OFFER, language="ko", prompts=PromptLibrary()
     ))
     assert len(model.seen) == 1
     prompt = "\n".join(str(m.content) for m in model.seen[0])
     assert prompt.count("강준이 서유나에게서 열쇠를 받는다") == 1  # the beat is sent once
-    assert "알려진 인물: 강준, 백호, 서유나" in prompt and "JSON 객체 하나로만" in prompt
-    assert found.story.facts[0].foreshadow and found.story.facts[0].keyword == "열쇠"
-    assert found.characters.facts[0].character_name == "강준"
-    assert found.relations.facts[0].character2 == "서유나"
-    assert found.settings.facts[0].text == "북문은 밤에만 열린다."
-    assert found.summary == REPLY["summary"]
+    assert "c1 강준\nc2 서유나\nc3 백호" in prompt and "JSON 객체 하나로만" in prompt
+    assert "f1 [c1 condition] 강준은 멀쩡하다" in prompt
+    r = found.resolution
+    assert r.story[0].foreshadow and r.story[0].keyword == "열쇠"
+    assert (r.characters[0].name, r.characters[0].outdates) == ("강준", ("m-tired",))
+    assert {r.relations[0].a, r.relations[0].b} == {"강준", "서유나"}
+    assert r.settings[0].text == "북문은 밤에만 열린다."
+    assert found.summary == REPLY["summary"] and found.repairs == 0
 
 
 def test_missing_lists_are_empty_and_a_missing_summary_is_repaired(tmp_path: Path) -> None:
@@ -71,10 +75,27 @@ def test_missing_lists_are_empty_and_a_missing_summary_is_repaired(tmp_path: Pat
     router = ModelRouter(Settings(data_dir=tmp_path, structured_retries=1),
                          models={"extractor": model})
     found = run_sync(extract_combined(
-        router, BEAT, known=[], language="ko", prompts=PromptLibrary()
+        router, BEAT, offer=OFFER, language="ko", prompts=PromptLibrary()
     ))
     assert len(model.seen) == 2 and "summary" in str(model.seen[1][-1].content)
-    assert found.summary == "아무 일도 없었다." and found.relations.facts == []
+    assert found.summary == "아무 일도 없었다." and found.resolution.relations == []
+
+
+def test_a_reference_that_matches_nothing_is_sent_back_with_the_ids(tmp_path: Path) -> None:
+    """Issue 36 item 1: '서아'-like name forms and ids that were not offered are a repair turn
+    quoting what may be used, not a new character."""
+    wrong = {**REPLY, "characters": {"facts": [
+        {"who": "유나", "aspect": "condition", "text": "유나는 지쳐 있다."}]}}
+    model = Recording(messages=iter([AIMessage(json.dumps(wrong, ensure_ascii=False)),
+                                     AIMessage(json.dumps(REPLY, ensure_ascii=False))]))
+    router = ModelRouter(Settings(data_dir=tmp_path), models={"extractor": model})
+    found = run_sync(extract_combined(
+        router, BEAT, offer=OFFER, language="ko", prompts=PromptLibrary()
+    ))
+    assert len(model.seen) == 2 and found.repairs == 1
+    repair = str(model.seen[1][-1].content)
+    assert "'유나'" in repair and "c1 강준, c2 서유나, c3 백호" in repair
+    assert found.resolution.characters[0].name == "강준"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -85,18 +106,18 @@ def test_templates_exist_and_name_every_field(language: str) -> None:
     from aizac.llm.profiles import ModelProfile, attach
 
     messages = PromptLibrary().render(
-        "extract_combined", language, beat="BEAT", characters="NAMES"
+        "extract_combined", language, beat="BEAT", characters="NAMES", offer="OFFER"
     )
     text = "\n".join(str(m.content) for m in messages)
-    for key in ("story", "foreshadow", "paid_off", "characters", "aspect", "relations",
-                "speech_level", "settings", "rule", "summary"):
+    for key in ("story", "foreshadow", "pays_off", "characters", "who", "aspect",
+                "replaces", "relations", "speech_level", "settings", "rule", "revises",
+                "summary"):
         assert key in text, (language, key)
-    assert "BEAT" in text and "NAMES" in text
+    assert "BEAT" in text and "OFFER" in text
     api = attach(GenericFakeChatModel(messages=iter([])), ModelProfile("openai", "json_object"))
     plan = plan_structured(api, BeatExtraction.model_json_schema(), language=language)
     sent = "\n".join(str(m.content) for m in apply_plan(messages, plan, language))
-    for key in ("character_name", "character1", "character2", "keyword", "listener",
-                "catchphrases"):
+    for key in ("who", "replaces", "revises", "keyword", "listener", "catchphrases"):
         assert f"{key}" in sent, (language, key)
     # the prompt explains aspect and rule: the outline does not say it again
     assert "which part of the character changed" not in sent
@@ -106,12 +127,13 @@ def test_templates_exist_and_name_every_field(language: str) -> None:
 def test_korean_and_chinese_templates_have_no_english_prose(language: str) -> None:
     import re
 
-    messages = PromptLibrary().render("extract_combined", language, beat="", characters="")
+    messages = PromptLibrary().render("extract_combined", language, beat="", characters="",
+                                      offer="")
     text = "\n".join(str(m.content) for m in messages)
     # Field names, aspect values and "JSON" are the schema's own words; nothing else is Latin.
     schema_words = set(BeatExtraction.model_json_schema(mode="serialization").__str__().split("'"))
-    schema_words |= {"JSON", "true", "paid_off", "aspect", "rule", "condition", "whereabouts",
-                     "allegiance", "status", "ability", "emotion", "goal", "other"}
+    schema_words |= {"JSON", "true", "pays_off", "aspect", "rule", "condition", "whereabouts",
+                     "allegiance", "status", "ability", "emotion", "goal", "other", *WORDS}
     latin = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text))
     assert latin <= schema_words, latin - schema_words
 

@@ -36,9 +36,9 @@ def korean(body: dict[str, Any]) -> Any:
     name = _name(body)
     facts = {
         "story": {"facts": [{"text": "강준이 열쇠를 얻었다.", "keyword": "열쇠"}]},
-        "characters": {"facts": [{"character_name": "강준", "text": "강준은 지쳤다."}]},
-        "relations": {"facts": [{"character1": "강준", "character2": "서유나",
-                                 "text": "둘은 손을 잡았다."}]},
+        "characters": {"facts": [{"who": "강준", "aspect": "condition",
+                                  "text": "강준은 지쳤다."}]},
+        "relations": {"facts": [{"a": "강준", "b": "서유나", "text": "둘은 손을 잡았다."}]},
         "settings": {"facts": [{"keyword": "북문", "text": "북문은 밤에만 열린다."}]},
     }
     if name == "NovelPlot":

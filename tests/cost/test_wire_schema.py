@@ -99,7 +99,7 @@ def _instances() -> list[tuple[type[BaseModel], dict[str, Any], bool]]:
 
     fact = {"text": "单行", "keyword": "钥匙"}
     good = {"story": {"facts": [fact]}, "summary": "一句话。",
-            "relations": {"facts": [{"character1": "甲", "character2": "乙", "text": "结盟"}]}}
+            "relations": {"facts": [{"a": "c1", "b": "c2", "text": "结盟"}]}}
     return [
         (BeatExtraction, good, True),
         (BeatExtraction, {**good, "summary": "x" * 241}, False),  # a shared leaf's bound

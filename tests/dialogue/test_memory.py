@@ -8,18 +8,14 @@ from pathlib import Path
 import pytest
 
 from aizac.dialogue.canon import read_voices
+from aizac.dialogue.cards import PairVoice, VoiceCard
 from aizac.dialogue.memory import set_card, set_voice, stage_voices
 from aizac.errors import InvalidInputError
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.memory import WriterMemory
 from aizac.settings import Settings
 from aizac.writer import extraction
-from aizac.writer.schemas import (
-    AddressFact,
-    DialogueLine,
-    NovelBeat,
-    VoiceFact,
-)
+from aizac.writer.schemas import DialogueLine, NovelBeat
 
 
 @pytest.fixture
@@ -84,12 +80,9 @@ def test_the_lines_of_an_accepted_beat_become_the_pairs_voice_then_a_change_with
 def test_what_the_extractor_reports_is_staged_and_the_lines_win_over_it(
         memory: WriterMemory) -> None:
     accept(memory, beat(1, ("강민호", "선배, 어디 가세요?")),
-           speech=[AddressFact(speaker="강민호", listener="윤수아", speech_level="plain",
-                               address="수아야"),
-                   AddressFact(speaker="윤수아", listener="강민호", speech_level="plain",
-                               address="")],
-           voices=[VoiceFact(character_name="박지훈", manner="무뚝뚝함",
-                             catchphrases=["귀찮게 하네"])])
+           speech=[PairVoice("강민호", "윤수아", "plain", "수아야"),
+                   PairVoice("윤수아", "강민호", "plain", "")],
+           voices=[VoiceCard("박지훈", "무뚝뚝함", catchphrases=("귀찮게 하네",))])
     voices = read_voices(memory, ["강민호", "윤수아", "박지훈"])
     junior = voices.pair("강민호", "윤수아")
     assert junior is not None and (junior.level, junior.address) == ("polite", "선배")
@@ -121,15 +114,21 @@ def test_stage_voices_reads_the_language_from_the_lines_when_not_told(
 
 def test_a_combined_reply_carries_the_voices_through_the_autopilots_checkpoint() -> None:
     from aizac.autopilot.committing import dump_extracted, load_extracted
+    from aizac.memory.references import build_offer
     from aizac.writer.combined import BeatExtraction
+    from aizac.writer.extraction import ReferenceCheck
     from aizac.writer.schemas import CharacterExtraction, RelationExtraction
 
+    offer = build_offer([("강민호", []), ("윤수아", []), ("박지훈", [])])
     reply = BeatExtraction.model_validate({
-        "summary": "s", "voices": [{"character_name": "박지훈", "catchphrases": ["귀찮게 하네"]}],
-        "speech": [{"speaker": "강민호", "listener": "윤수아", "speech_level": "polite",
+        "summary": "s", "voices": [{"who": "c3", "catchphrases": ["귀찮게 하네"]}],
+        "speech": [{"speaker": "c1", "listener": "윤수아", "speech_level": "polite",
                     "address": "선배"}]})
-    found = load_extracted(dump_extracted(reply.extracted()))
-    assert found.voices[0].catchphrases == ["귀찮게 하네"]
+    check = ReferenceCheck(offer, "ko")
+    check(reply)  # every reference resolves
+    resolved = extraction.extracted_of(reply, check.resolution(reply), reply.summary)
+    found = load_extracted(dump_extracted(resolved))
+    assert (found.voices[0].name, found.voices[0].catchphrases) == ("박지훈", ("귀찮게 하네",))
     assert (found.speech[0].speaker, found.speech[0].address) == ("강민호", "선배")
     # the per-tag schemas a small model answers stay as they were (no voice fields)
     assert "voices" not in CharacterExtraction.model_fields

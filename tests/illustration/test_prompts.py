@@ -81,7 +81,8 @@ def test_two_pictures_of_one_moment_draw_a_character_alike(mem: WriterMemory) ->
 def test_a_look_does_not_fade_with_the_memory(mem: WriterMemory) -> None:
     _look(mem, "허리까지 오는 검은 머리", "머리", 1)
     mem.advance(2000)  # far past the Character memory's forgetting bound
-    assert not mem.character_state(SEO)  # the writer's context has forgotten it ...
+    (held,) = mem.character_state(SEO)  # a current look is held: it faded, it is not gone
+    assert not held.vivid  # the writer's context is no longer offered it unasked ...
     assert "검은 머리" in prompt_for_beat(mem, _beat(300), language="ko").text  # ... the look not
 
 

@@ -1,8 +1,9 @@
-"""A faded fact comes back on its cue (issue 24 item 5).
+"""A faded fact comes back on its cue (issue 24 item 5), and the current one never goes
+(issue 36 item 3).
 
 Forgetting decides what is offered unasked; a scene's cast (a character's current states, a
-pair's current relation) and the places and rules it names bring the current fact back even
-when it faded, and the pack that shows it reinforces it.
+pair's current relation) and the places and rules it names bring the current fact back however
+long ago it was said, and the pack that shows it reinforces it.
 """
 
 from __future__ import annotations
@@ -41,17 +42,22 @@ def faded() -> Iterator[tuple[WriterMemory, dict[str, str]]]:
     mem.close()
 
 
-def test_faded_facts_are_not_offered_unasked(faded: tuple[WriterMemory, dict[str, str]]) -> None:
+def test_current_facts_stay_answerable_but_are_not_offered_unasked(
+        faded: tuple[WriterMemory, dict[str, str]]) -> None:
+    """Issue 36 item 3: the current value of a durable slot and a current rule are what the
+    story holds true however long nobody mentions them; forgetting only ranks them low."""
     mem, ids = faded
-    assert mem.relation("Kang Mira", "Seo Jun") is None
-    assert all(h.id != ids["hurt"] for h in mem.character_state("Seo Jun"))
-    assert mem.world_rules() == []
-    # a scene without the pair, the character or the rule: none of it comes back
+    relation = mem.relation("Kang Mira", "Seo Jun")
+    assert relation is not None and relation.id == ids["enemies"]
+    assert ids["hurt"] in {h.id for h in mem.character_state("Seo Jun")}
+    assert [h.id for h in mem.world_rules()] == [ids["rule"]]
+    assert mem.get(ids["hurt"]).memory_factor < 0.01
+    # a scene without the pair, the character or the rule: none of it is offered
     pack = build_context(mem, Scene(characters=["Lee Youngmin"], query="a quiet morning"), 900)
     assert not {ids["enemies"], ids["hurt"], ids["rule"]} & {i.memory_id for i in pack.items}
-    # the inspector's matrix is the live view
+    # the inspector's matrix shows the current relation
     cell = relation_matrix(mem, ["Kang Mira", "Seo Jun"]).get("Kang Mira", "Seo Jun")
-    assert cell is not None and cell.text is None
+    assert cell is not None and cell.text == "Kang Mira and Seo Jun are sworn enemies."
 
 
 def test_the_pair_in_the_scene_brings_back_its_current_relation_and_reinforces_it(
@@ -88,6 +94,6 @@ def test_a_question_that_names_them_finds_the_faded_current_facts_and_recalls_th
     state = {"$and": [{"tag": "Character"}, {"character_name": "Seo Jun"}]}
     found = [d.id for d in store.similarity_search("Seo Jun's condition", k=5, filter=state)]
     assert ids["hurt"] in found
-    assert ids["hurt"] in {h.id for h in mem.character_state("Seo Jun")}  # recalled: live
-    # unasked, a plain recall without the names still leaves faded facts alone
-    assert ids["rule"] not in {h.id for h in mem.recall("mana moon", k=5)}
+    assert ids["hurt"] in {h.id for h in mem.character_state("Seo Jun")}
+    assert mem.get(ids["hurt"]).memory_factor > 1.0  # recalled: reinforced
+    assert ids["rule"] in {h.id for h in mem.recall("mana moon", k=5)}  # asked: found

@@ -15,7 +15,7 @@ import pytest
 from pydantic import BaseModel
 
 from aizac.cliches import TropeArc, load_beats, render_tropes_for_prompt
-from aizac.memory.references import NEW
+from aizac.memory.references import WORDS
 from aizac.retrieval.pack import SECTIONS, ContextPack, PackItem
 from aizac.writer import combined, schemas
 from aizac.writer.context import scene_brief
@@ -76,8 +76,8 @@ SAMPLES: dict[str, dict[str, str]] = {
 
 def json_vocabulary() -> set[str]:
     """Field names and enum values of every model-facing schema, JSON literals, and the word
-    a reply refers to someone not yet in memory with (``new``)."""
-    words = {"JSON", "json", "true", "false", "null", NEW}
+    a reply refers with (``new``, ``id``)."""
+    words = {"JSON", "json", "true", "false", "null", *WORDS}
     for obj in [*vars(schemas).values(), *vars(combined).values()]:
         if isinstance(obj, type) and issubclass(obj, BaseModel) and obj is not BaseModel:
             words |= _schema_words(obj.model_json_schema())
