@@ -623,6 +623,17 @@ class ApplicationService:
                 else:
                     agent.memory.unpin(memory_id)
 
+    def strike(self, name: str | None, ids: Sequence[str]) -> list[str]:
+        """Strike facts out as the writer's retcon (never true; what they replaced is current
+        again); the memory commits, each undoable."""
+        with self._locked(name) as agent:
+            return [agent.memory.strike(memory_id) for memory_id in ids]
+
+    def checked(self, name: str | None, ids: Sequence[str]) -> str:
+        """The writer confirms flagged facts (their flags cleared); the memory commit."""
+        with self._locked(name) as agent:
+            return agent.memory.checked(list(ids))
+
     def conflicts(self, name: str | None) -> list[tuple[MemoryHit, MemoryHit]]:
         """Pairs of facts the memory kept side by side for the writer (newer, earlier)."""
         return self.agent(name).memory.conflicts()

@@ -27,6 +27,9 @@ from aizac.writer.extraction import (
     notes_of,
     offer_block,
 )
+from aizac.writer.extraction import (
+    newcomers as extraction_newcomers,
+)
 from aizac.writer.prompt_words import prompt_words
 from aizac.writer.schemas import CharacterProfile, NovelBeat
 
@@ -57,8 +60,7 @@ def episode_offer(agent: Any, beats: Sequence[NovelBeat],
     words = prompt_words(agent.info.language)
     names = list(dict.fromkeys(n for b in beats for n in b.characters))
     text = "\n".join(b.render(labels=words.labels) for b in beats)
-    return cast(Offer, agent.memory.offer(
-        names, text, newcomers=[(p.name, list(p.aliases)) for p in newcomers]))
+    return cast(Offer, agent.memory.offer(names, text, newcomers=extraction_newcomers(newcomers)))
 
 
 async def extract_episode(

@@ -38,6 +38,24 @@ WORDS: frozenset[str] = frozenset({NEW, "id"})
 schema's field names): ``new``, and ``id`` for what the lists number."""
 _REF = re.compile(r"^[\s\[\(#\"'`]*([cfrt])\s*-?\s*(\d{1,4})[\s\]\)\"'`.,]*$", re.IGNORECASE)
 KINDS = {"c": "cast", "f": "fact", "r": "rule", "t": "thread"}
+MIN_NAME = 2
+"""Shortest name (as its key) looked for in a fact's text: one letter names nobody."""
+
+
+_CJK = re.compile(r"^[\uac00-\ud7a3\u4e00-\u9fff]{3,4}$")
+
+
+def name_parts(name: str) -> tuple[str, ...]:
+    """The parts of a name a text may call the character by: each word of a name of several
+    words ("Mira" of "Mira Kang"), the given name of a three- or four-syllable Korean or Chinese
+    name written as one word ("하린" of "정하린"). Used only to check a reference (a fact filed
+    under one character whose text names another), never to decide one."""
+    words = name.split()
+    if len(words) > 1:
+        return tuple(w for w in words if len(name_key(w)) >= MIN_NAME)
+    if _CJK.match(name):
+        return (name[-2:],)
+    return ()
 
 
 def parse_ref(value: str) -> tuple[str, str] | None:
@@ -66,7 +84,8 @@ class CastMember:
 @dataclass(frozen=True)
 class OfferedFact:
     """A current fact of the offered cast: a character's state (``about`` one ref) or the
-    relation of a pair (``about`` two refs), with its slot key and the slot's label."""
+    relation of a pair (``about`` two refs), with its slot key and the slot's label; a pair of
+    the scene without a relation yet has an entry with no ``memory_id``."""
 
     ref: str
     memory_id: str
@@ -259,10 +278,11 @@ class StoryNote:
 @dataclass(frozen=True)
 class Reference:
     """A bare reference to a character (a voice card's ``who``, a speech pair's speaker or
-    listener) or a thread (a payoff)."""
+    listener) or a thread (a payoff, with the keyword the reply gives it)."""
 
     path: str
     value: str
+    keyword: str = ""
 
 
 @dataclass(frozen=True)
@@ -351,6 +371,12 @@ class Resolution:
     problems: list[Problem] = field(default_factory=list)
 
 
+def _keyword_differs(said: str, listed: str) -> bool:
+    """Whether a reply's keyword names another thing than the listed item it refers to (both
+    given, not the same key): the id was a slip, or the keyword was."""
+    return bool(name_key(said) and name_key(listed)) and name_key(said) != name_key(listed)
+
+
 def _listing(offer: Offer, kind: str) -> str:
     """The offered ids of one kind, as a problem quotes them."""
     if kind == "cast":
@@ -369,6 +395,31 @@ class _Resolver:
         self.flags = dict(flags)
         self.out = Resolution()
         self.scene = {name_key(n) for n in offer.scene if name_key(n)}
+        self._names: re.Pattern[str] | None = None
+        self._owner: dict[str, str] = {}
+
+    def named(self, text: str) -> list[str]:
+        """The offered cast members ``text`` names by a name or alias the store holds (exact,
+        longest form first; a Latin-letter name as a whole word), in order of appearance.
+
+        This is the one use of a fact's words here, and it only checks a reference: the names
+        are the store's own data, never a word list."""
+        if self._names is None:
+            owners: dict[str, set[str]] = {}
+            for m in self.offer.cast:
+                for form in {f for n in m.names() for f in (n, *name_parts(n))}:
+                    if len(name_key(form)) >= MIN_NAME:
+                        owners.setdefault(form, set()).add(m.name)
+            # a part two members share (a family name) names neither
+            forms = sorted(((f, next(iter(o))) for f, o in owners.items() if len(o) == 1),
+                           key=lambda f: -len(f[0]))
+            self._owner = {form.casefold(): name for form, name in forms}
+            parts = [re.escape(form) for form, _ in forms]
+            self._names = re.compile(
+                r"(?<![A-Za-z])(?:" + "|".join(parts) + r")(?![A-Za-z])", re.IGNORECASE
+            ) if parts else re.compile(r"(?!)")
+        found = [self._owner[m.group(0).casefold()] for m in self._names.finditer(text)]
+        return list(dict.fromkeys(found))
 
     def flag(self, path: str) -> str | None:
         """The flag another check put on the note at ``path`` (``"drop"``: leave it out),
@@ -465,8 +516,14 @@ class _Resolver:
             a, b = (self.offer.member(r) for r in pairs[0].about)
             if a is not None and b is not None:
                 self.out.relations.append(PlacedRelation(
-                    a.name, b.name, note.text, tuple(f.memory_id for f in pairs)))
+                    a.name, b.name, note.text,
+                    tuple(f.memory_id for f in pairs if f.memory_id)))
                 return
+        named = self.named(note.text)
+        unsure = bool(ref and named and name not in named and not note.name.strip())
+        if unsure:  # the text names someone else, never the one it is filed under
+            self.problem("names_other", f"{note.path}.who", ref=ref, name=name,
+                         named=", ".join(f"{self._ref_of(n)} {n}" for n in named))
         slots = {f.label for f in [*mine, *pairs]}
         aspect = note.aspect or OTHER
         flag = ""
@@ -482,8 +539,8 @@ class _Resolver:
             aspect, feature = "appearance", feature or aspect.split(":", 1)[1]
         self.out.characters.append(PlacedCharacter(
             name, aspect, note.text, feature=feature,
-            outdates=tuple(f.memory_id for f in [*mine, *pairs]),
-            new=new, flag=flag))
+            outdates=tuple(f.memory_id for f in [*mine, *pairs] if f.memory_id),
+            new=new, flag=flag or ("unplaced" if unsure else "")))
 
     def relation(self, note: RelationNote) -> None:
         a = self.person(f"{note.path}.a", note.a)
@@ -494,6 +551,12 @@ class _Resolver:
             self.problem("same_pair", note.path, value=note.a)
             return
         refs = {self._ref_of(a[0]), self._ref_of(b[0])} - {""}
+        named = self.named(note.text)
+        others = [n for n in named if n not in (a[0], b[0])]
+        unsure = bool(others and not {a[0], b[0]} <= set(named))
+        if unsure:  # the text names someone outside the pair, and not the pair itself
+            self.problem("names_other_pair", note.path, pair=" - ".join(sorted(refs)),
+                         named=", ".join(f"{self._ref_of(n)} {n}" for n in named))
         facts = self.replaced(f"{note.path}.replaces", note.replaces)
         kept = []
         for fact in facts:
@@ -504,7 +567,8 @@ class _Resolver:
                              about=", ".join(self._name_of(r) for r in fact.about),
                              pair=" - ".join(sorted(refs)) or f"{a[0]} - {b[0]}")
         self.out.relations.append(PlacedRelation(a[0], b[0], note.text,
-                                                 tuple(f.memory_id for f in kept)))
+                                                 tuple(f.memory_id for f in kept if f.memory_id),
+                                                 flag="unplaced" if unsure else ""))
 
     def setting(self, note: SettingNote) -> None:
         raw = (note.revises or "").strip()
@@ -529,6 +593,13 @@ class _Resolver:
             self.out.settings.append(PlacedSetting(note.keyword, note.text, note.rule,
                                                    flag="unplaced"))
             return
+        if _keyword_differs(note.keyword, rule.keyword):
+            # the reply names one rule and means another: asked, and never revised by a slip
+            self.problem("other_rule", f"{note.path}.revises", value=rule.ref,
+                         keyword=rule.keyword, said=note.keyword)
+            self.out.settings.append(PlacedSetting(note.keyword, note.text, True,
+                                                   flag="unplaced"))
+            return
         self.out.settings.append(PlacedSetting(note.keyword or rule.keyword, note.text, True,
                                                lineage=rule.lineage, revises=rule.memory_id))
 
@@ -551,7 +622,13 @@ class _Resolver:
         if thread is None:
             self.problem("unknown_thread", ref_note.path, value=ref_note.value,
                          offered=_listing(self.offer, "thread"))
-        elif thread.memory_id not in self.out.payoffs:
+            return
+        if _keyword_differs(ref_note.keyword, thread.keyword):
+            # the reply means another thread than the id it wrote: never close one by a slip
+            self.problem("other_thread", ref_note.path, value=thread.ref,
+                         keyword=thread.keyword, said=ref_note.keyword)
+            return
+        if thread.memory_id not in self.out.payoffs:
             self.out.payoffs.append(thread.memory_id)
 
 
@@ -626,6 +703,7 @@ __all__ = [
     "SettingNote",
     "StoryNote",
     "build_offer",
+    "name_parts",
     "parse_ref",
     "render_cast",
     "render_facts",

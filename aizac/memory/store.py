@@ -393,7 +393,7 @@ class WriterMemory:
         return CandidateBatch(self)
 
     def offer(self, names: Sequence[str], text: str = "",
-              newcomers: Sequence[tuple[str, Sequence[str]]] = ()) -> Offer:
+              newcomers: Sequence[tuple[str, Sequence[str], str]] = ()) -> Offer:
         """What an extraction of a beat is shown, with ids it refers by: the scene's cast
         (``names`` as the beat calls them, and ``newcomers`` it introduces), their current facts
         and relations, the rules in force and the open threads (bounded;
@@ -424,6 +424,16 @@ class WriterMemory:
             batch = new_id()
             self.commits.commit([], batch=batch, edits=edits)
             return batch
+
+    def checked(self, ids: Sequence[str]) -> str:
+        """The writer looked at flagged facts and they are right: their flags are cleared (one
+        commit, undoable). Returns the batch id."""
+        from aizac.memory.staging import new_id
+
+        batch = new_id()
+        with self._lock:
+            self.commits.commit([], batch=batch, edits={i: {"flag": ""} for i in ids})
+        return batch
 
     def state_at(self, name: str, turn: int) -> list[MemoryHit]:
         """What was true of character ``name`` at story turn ``turn``: for each slot the

@@ -27,8 +27,12 @@ from aizac.web.labels import TAG_KEYS, Labels
 from aizac.writer.rules import check_question
 
 TAGS = ("Story", "Character", "CharacterRelation", "NovelSetting")
-MEMORY_HEADERS = ["ID", "Tag", "Memory", "Who", "Ch.", "Strength", "Factor", "Pinned", "Live"]
+MEMORY_HEADERS = ["ID", "Tag", "Memory", "Who", "Ch.", "Strength", "Factor", "Pinned", "Live",
+                  "Look"]
 SHORT_ID = 8
+FLAG_KEYS = {"language": "ui.flag.language", "unplaced": "ui.flag.unplaced",
+             "merged": "ui.flag.merged"}
+"""Why a memory waits for the writer's look (its ``flag``), as the Look column says it."""
 MAX_CURVES = 8
 MAX_ROWS = 300  # the table and the selection box show the most vivid memories first
 
@@ -82,17 +86,40 @@ def memory_table(
     L = L or Labels()
     rows = []
     for h in memories(service, project, tag, character)[:MAX_ROWS]:
-        live = ("ui.live.removed" if removed(h) else "ui.live.yes" if h.live else "ui.live.faded")
+        live = ("ui.live.struck" if h.metadata.get("struck") else "ui.live.removed"
+                if removed(h) else "ui.live.yes" if h.live else "ui.live.faded")
+        flag = str(h.metadata.get("flag") or "")
         rows.append([
             h.id[:SHORT_ID], _tag(L, h.tag), h.text, _who(h),
             int(h.metadata.get("chapter", 0)), round(float(h.strength), 1),
             round(float(h.memory_factor), 2), L["ui.pinned_yes"] if h.pinned else "—", L[live],
+            L[FLAG_KEYS[flag]] if flag in FLAG_KEYS else flag,
         ])
     return rows
 
 
 def _tag(L: Labels, tag: str) -> str:
     return L[TAG_KEYS[tag]] if tag in TAG_KEYS else tag
+
+
+def strike(service: ApplicationService, project: str | None, ids: Sequence[str] | None,
+           language: str = "en") -> str:
+    """Strike the chosen facts out (never true); what was done."""
+    chosen = list(ids or [])
+    if not chosen:
+        raise InvalidInputError("error.memory.select")
+    service.strike(project, chosen)
+    return t("ui.memory.struck", language, count=len(chosen))
+
+
+def confirm(service: ApplicationService, project: str | None, ids: Sequence[str] | None,
+            language: str = "en") -> str:
+    """The chosen flagged facts look right to the writer: their flags are cleared."""
+    chosen = list(ids or [])
+    if not chosen:
+        raise InvalidInputError("error.memory.select")
+    service.checked(project, chosen)
+    return t("ui.memory.checked", language, count=len(chosen))
 
 
 def character_names(service: ApplicationService, project: str | None) -> list[str]:
@@ -342,13 +369,16 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
     table = gr.Dataframe(headers=headers(L, "ui.h.memories"), label=L["ui.memories"],
                          interactive=False, wrap=True, type="array", max_height=360,
                          elem_id="aizac-memories",
-                         column_widths=["7%", "9%", "38%", "12%", "5%", "7%", "7%", "7%", "8%"])
+                         column_widths=["6%", "8%", "34%", "11%", "5%", "6%", "6%", "6%", "8%",
+                                        "10%"])
     with gr.Row():
         selected = gr.Dropdown(label=L["ui.selected"], choices=[], multiselect=True, scale=3,
                                elem_id="aizac-selected")
         ui.button("pin", L["ui.pin"])
         ui.button("unpin", L["ui.unpin"])
         ui.button("curves", L["ui.curves"])
+        ui.button("looks-right", t("ui.memory.looks_right", ui.language))
+        ui.button("strike", t("ui.memory.strike", ui.language))
     with gr.Row():
         with gr.Column(scale=3):
             plot = gr.Plot(label=L["ui.curve.plot"], elem_id="aizac-curve-plot")
@@ -381,6 +411,13 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
 
             return ui.act(run, len(outputs))
 
+        def marker(act: Callable[..., str]) -> Callable[..., Any]:
+            def run(name: str | None, ids: list[str], tag_v: str, who: str) -> Any:
+                said = act(service, name, ids, ui.language)
+                return refresh(name, tag_v, who), said
+
+            return ui.act(run, len(outputs))
+
         def settler(keep: str) -> Callable[..., Any]:
             def run(name: str | None, chosen: str | None, tag_v: str, who: str) -> Any:
                 said = settle_pair(service, name, chosen, keep, ui.language)
@@ -406,6 +443,9 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
         b["pin"].click(pinner(True), [ui.project, selected, tag, character], [*outputs, *after])
         b["unpin"].click(pinner(False), [ui.project, selected, tag, character],
                          [*outputs, *after])
+        for name, act in (("strike", strike), ("looks-right", confirm)):
+            b[name].click(marker(act), [ui.project, selected, tag, character],
+                          [*outputs, *after])
         for name in KEEP:
             b[name].click(settler(name), [ui.project, pair, tag, character],
                           [*outputs, *after])

@@ -22,6 +22,7 @@ from aizac.writer import accepting, combined, extraction
 from aizac.writer import characters as dyn
 from aizac.writer.context import ContextBuilder, OnePackPerBeat, default_context
 from aizac.writer.episode import ProjectEpisodes
+from aizac.writer.extraction import newcomers
 from aizac.writer.killpoints import checkpoint
 from aizac.writer.output import ProseWriter
 from aizac.writer.ports import Cliches, ProjectMemory, Router
@@ -557,7 +558,7 @@ class WriterAgent:
         characters it introduces, ``profiles``, included)."""
         words = prompt_words(self.info.language)
         return self.memory.offer(list(beat.characters), beat.render(labels=words.labels),
-                                 newcomers=[(p.name, list(p.aliases)) for p in profiles])
+                                 newcomers=newcomers(profiles))
 
     def check_dialogue(self, beat: NovelBeat | int, prose: str | None = None) -> Any:
         """The dialogue findings of a beat (a beat or its id) and optionally its prose, against

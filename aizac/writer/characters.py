@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from aizac.memory.references import build_offer, parse_ref, render_cast
 from aizac.writer.extraction import canonical_names, name_key
 from aizac.writer.ports import Router
 from aizac.writer.prompt_words import prompt_words
@@ -65,6 +66,32 @@ def settle_profile(
     return profile.model_copy(update={"name": name, "aliases": aliases})
 
 
+def same_as(profile: CharacterProfile, known: Mapping[str, Sequence[str]]) -> str:
+    """The canonical name of the known character a profile says its name belongs to (its
+    ``same_as``: an id of the cast as it was listed, ``c1`` in ``known``'s order, or a known
+    name), else ``""`` (pure)."""
+    said = profile.same_as.strip()
+    if not said:
+        return ""
+    ref = parse_ref(said)
+    names = list(known)
+    if ref is not None and ref[0] == "c":
+        n = int(ref[1][1:])
+        return names[n - 1] if 1 <= n <= len(names) else ""
+    return canonical_names(known).get(name_key(said), "")
+
+
+def resolved(profile: CharacterProfile, name: str, known: Mapping[str, Sequence[str]]
+             ) -> CharacterProfile:
+    """``profile`` under exactly ``name``: a new character's (aliases that clash with anyone
+    dropped), or, when it says it is a known character's, that character's canonical name in
+    ``same_as`` (an alias to learn; pure)."""
+    owner = same_as(profile, known)
+    if owner:
+        return profile.model_copy(update={"name": name, "aliases": [], "same_as": owner})
+    return settle_profile(profile, name, known).model_copy(update={"same_as": ""})
+
+
 def create_profiles(
     router: Router,
     beat: NovelBeat,
@@ -75,21 +102,25 @@ def create_profiles(
     language: str,
     prompts: PromptLibrary,
 ) -> list[CharacterProfile]:
-    """A profile for every character of ``beat`` that ``known`` does not contain."""
-    known = {k: list(v) for k, v in known.items()}
+    """A profile for every character of ``beat`` that ``known`` does not contain; a name the
+    model says is a known character's (``same_as``) comes back as that (an alias to learn)."""
+    cast = {k: list(v) for k, v in known.items()}
     profiles: list[CharacterProfile] = []
-    for name in unknown_names(beat.characters, known):
+    for name in unknown_names(beat.characters, cast):
         messages = prompts.render(
             "character",
             language,
             name=name,
-            known=", ".join(known) or "-",
+            known=", ".join(render_cast(build_offer(list(cast.items())))) or "-",
             context=story_so_far or "-",
             beat=beat.render(labels=prompt_words(language).labels),
             genre=genre,
         )
         raw = router.structured("planner", CharacterProfile, messages)
-        profile = settle_profile(raw, name, known)
-        known[profile.name] = list(profile.aliases)
+        profile = resolved(raw, name, cast)
+        if profile.same_as:
+            cast[profile.same_as].append(profile.name)
+        else:
+            cast[profile.name] = list(profile.aliases)
         profiles.append(profile)
     return profiles

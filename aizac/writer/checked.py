@@ -107,7 +107,7 @@ class QualityCheck:
         checked = {**value.model_dump(mode="json"), **self.fixed} if self.fixed else value
         self.problems = quality.find_problems(
             checked, language=self.language, min_script_share=self.policy.min_script_share,
-            names=self.names,
+            names=self.names, each_value=self.also is not None,  # the rest is kept: be exact
         )
         said = [quality.repair_text(self.problems, self.language)] if self.problems else []
         if self.also is not None:

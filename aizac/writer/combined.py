@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from aizac.errors import AizacError
 from aizac.llm.profiles import GENERIC, profile_of
 from aizac.memory.references import Offer
-from aizac.writer.characters import keep_plausible_names, settle_profile, unknown_names
+from aizac.writer.characters import keep_plausible_names, resolved, unknown_names
 from aizac.writer.checked import accepts_keyword
 from aizac.writer.extraction import (
     Extracted,
@@ -138,8 +138,11 @@ def introduced_profiles(
         name = wanted.pop(" ".join(profile.name.split()).casefold(), None)
         if name is None:
             continue
-        settled = settle_profile(profile, name, taken)
-        taken[settled.name] = list(settled.aliases)
+        settled = resolved(profile, name, taken)
+        if settled.same_as:  # another name of someone listed: an alias, not a character
+            taken[settled.same_as].append(settled.name)
+        else:
+            taken[settled.name] = list(settled.aliases)
         out.append(settled)
     return out
 

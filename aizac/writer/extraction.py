@@ -227,8 +227,9 @@ def notes_of(value: BaseModel, prefix: str = "") -> Reply:
         story=tuple(
             StoryNote(f"{at('story', story)}facts[{n}]", s.text, s.keyword, s.foreshadow)
             for n, s in enumerate(story.facts if story is not None else [])),
-        payoffs=tuple(Reference(f"{at('story', story)}pays_off[{n}]", ref)
-                      for n, ref in enumerate(story.pays_off if story is not None else [])),
+        payoffs=tuple(Reference(f"{at('story', story)}pays_off[{n}]", paid.thread,
+                                paid.keyword)
+                      for n, paid in enumerate(story.pays_off if story is not None else [])),
         people=tuple(people),
     )
 
@@ -335,21 +336,23 @@ async def extract(
         checks.append(check)
         return ask_checked(router, "extractor", schema, messages, check)
 
-    async def summarise() -> Any:
+    async def summarise() -> str:
         messages = prompts.render("summary", language, beat=text)
-        return await router.astructured("extractor", BeatSummary, messages)
+        try:
+            return str((await router.astructured("extractor", BeatSummary, messages)).summary)
+        except StructuredOutputError:  # a summary it cannot write never ends the serial
+            return next((e for e in beat.events if e.strip()), beat.location)
 
-    calls = [ask("Story", StoryExtraction), ask("Character", CharacterExtraction),
-             ask("CharacterRelation", RelationExtraction), ask("NovelSetting", SettingExtraction),
-             summarise()]
+    tags = [ask("Story", StoryExtraction), ask("Character", CharacterExtraction),
+            ask("CharacterRelation", RelationExtraction), ask("NovelSetting", SettingExtraction)]
     if concurrent_calls:
-        results = await asyncio.gather(*calls)
+        *parts, summary = await asyncio.gather(*tags, summarise())
     else:
-        results = [await c for c in calls]
+        parts = [await c for c in tags]
+        summary = await summarise()
     merged = Resolution()
-    for _, part in results[:4]:
+    for _, part in parts:
         _merge(merged, part)
-    summary = results[4].summary
     return Extracted(merged, summary, referred=referred,
                      repairs=sum(c.repairs for c in checks))
 
@@ -399,6 +402,14 @@ def canonical_names(characters: Mapping[str, Sequence[str]]) -> dict[str, str]:
         for alias in aliases:
             out.setdefault(name_key(alias), name)
     return out
+
+
+def newcomers(profiles: Sequence[CharacterProfile]
+              ) -> list[tuple[str, Sequence[str], str]]:
+    """What the offer is told of a beat's new names: ``(name, aliases, same_as)``; a name the
+    design said is a known character's (``same_as``) is that character's alias, not a new
+    character."""
+    return [(p.name, list(p.aliases), p.same_as) for p in profiles]
 
 
 def _canonical_beat(beat: NovelBeat, canon: Mapping[str, str]) -> NovelBeat:
@@ -452,6 +463,10 @@ def stage(
     labels = prompt_words(language).labels if language else None
     try:
         for p in new_characters:
+            if p.same_as and p.same_as in known and name_key(p.name) not in canon:
+                batch.alias(p.same_as, p.name)  # the design said whose name it is
+                canon[name_key(p.name)] = p.same_as
+                continue
             if name_key(p.name) in canon:
                 continue  # known after all (a name form this accept confirmed): not re-profiled
             keep(batch.note(
@@ -559,6 +574,7 @@ __all__ = [
     "canonical_names",
     "extract",
     "extracted_of",
+    "newcomers",
     "notes_of",
     "offer_block",
     "problem_text",

@@ -38,11 +38,14 @@ NAME_LISTS = frozenset({"characters", "aliases"})
 """List fields whose string items are names."""
 PLACE_KEYS = frozenset({"location"})
 """Fields that name a place: they need at least one letter, as names do."""
-SKIP_SCRIPT = frozenset({"stage", "aspect", "keywords", "keyword"})
+REFERENCES = frozenset({"revises", "replaces", "pays_off", "thread"})
+"""Fields that hold ids of what an extraction was shown (``r1``, ``f4``, ``t2``) or ``new``:
+references, not text (:mod:`aizac.memory.references`)."""
+SKIP_SCRIPT = frozenset({"stage", "aspect", "keywords", "keyword", *REFERENCES})
 """Fields not checked for the project's script (enum values; the writer's own keywords; names,
 which may be romanised, are checked as names)."""
-SKIP_REPEAT = NAME_KEYS | NAME_LISTS | frozenset(
-    {"stage", "aspect", "keywords", "keyword", "role", "genre"}
+SKIP_REPEAT = NAME_KEYS | NAME_LISTS | REFERENCES | frozenset(
+    {"stage", "aspect", "keywords", "keyword", "role", "genre", "feature"}
 )
 """Fields whose values may legitimately repeat (a speaker talks twice, two allies)."""
 
@@ -279,6 +282,7 @@ def find_problems(
     labels: frozenset[str] = LABELS,
     min_script_share: float = MIN_SCRIPT_SHARE,
     names: Sequence[str] = (),
+    each_value: bool = False,
 ) -> list[Problem]:
     """Every degenerate feature of ``value`` for a project in ``language`` (pure).
 
@@ -291,6 +295,9 @@ def find_problems(
         names: the cast's names and aliases. They, the names the value itself gives in its
             name fields and quoted proper nouns do not count for or against the script: a
             Korean sentence about Baek Dohyun is Korean.
+        each_value: judge every value's script on its own, even when the reply as a whole is
+            in the project's language (a reply whose other values are kept when these are
+            refused: an extraction); otherwise only a reply mostly in another script is.
     """
     items = leaves(value)
     problems: list[Problem] = []
@@ -301,7 +308,7 @@ def find_problems(
         )
         if not_a_name:
             problems.append(Problem("name", leaf.path, leaf.text))
-        elif leaf.key not in ("stage", "aspect") and is_echo(leaf.text, labels):
+        elif leaf.key not in ("stage", "aspect", *REFERENCES) and is_echo(leaf.text, labels):
             problems.append(Problem("echo", leaf.path, leaf.text))
     content = [i for i in items if i.key not in SKIP_REPEAT]
     repeat = repeated_value(content)
@@ -317,7 +324,7 @@ def find_problems(
     given = [i.text for i in items if _is_name_leaf(i) and looks_like_name(i.text)]
     known = [*names, *given]
     share, letters = script_share([i.text for i in texts], language, known)
-    if letters >= MIN_SCRIPT_LETTERS and share < min_script_share:
+    if each_value or (letters >= MIN_SCRIPT_LETTERS and share < min_script_share):
         # Name the values that are in another language (what the model can fix), not the
         # reply as a whole: the rest is kept.
         for leaf in texts:
@@ -360,7 +367,12 @@ def describe(
     return "; ".join(parts)
 
 
+REPAIR_LIMIT = 8
+"""Problems one repair turn names (each value the model can fix; the writer is shown fewer)."""
+
+
 def repair_text(problems: Sequence[Problem], language: str) -> str:
     """The follow-up asking the model to answer again without ``problems`` (pure)."""
     table = _TEMPLATES.get(language, _TEMPLATES["en"])
-    return table["lead"] + describe(problems, language) + "." + table["tail"]
+    return (table["lead"] + describe(problems, language, limit=REPAIR_LIMIT) + "."
+            + table["tail"])

@@ -252,30 +252,33 @@ class StoryFact(_Schema):
 
 
 class CharacterFact(_Schema):
-    who: Ref = Field(description="cast id, or new")
-    name: NameForm = Field(default="", description="the name this beat uses, if not the "
-                           "listed one; required with new")
-    aspect: Aspect = Field(description="the slot it fills; a new value replaces the old one")
-    feature: Keyword = Field(default="", description="appearance: the feature (hair, eyes, scar)")
+    # The prompt says what each field is (the schema is sent with every extraction): who is
+    # a cast id or "new"; name the name form the beat uses (required with "new"); aspect the
+    # slot it fills; feature the part of a look; replaces the ids of listed facts it makes
+    # untrue.
+    who: Ref
+    name: NameForm = ""
+    aspect: Aspect
+    feature: Keyword = ""
     text: Line
-    replaces: list[Refs] = Field(default_factory=list, max_length=3,
-                                 description="ids of listed facts this makes untrue")
+    replaces: list[Refs] = Field(default_factory=list, max_length=3)
 
 
 class RelationFact(_Schema):
-    a: Ref = Field(description="cast id, or new")
-    b: Ref = Field(description="cast id, or new")
+    # a and b: cast ids (or "new"); replaces: the listed relation it changes
+    a: Ref
+    b: Ref
     text: Line
-    replaces: list[Refs] = Field(default_factory=list, max_length=2,
-                                 description="ids of listed relation facts this makes untrue")
+    replaces: list[Refs] = Field(default_factory=list, max_length=2)
 
 
 class SettingFact(_Schema):
+    # rule: a rule of the world; revises: the id of the listed rule it revises, or "new"
+    # (left out of a rule: the repair turn asks)
     keyword: Keyword
     text: Line
-    rule: bool = Field(default=False, description="a rule of the world")
-    revises: Refs | None = Field(default=None, description="a rule: the id of the listed rule it "
-                                 "revises, or new")
+    rule: bool = False
+    revises: Refs | None = None
 
 
 SpeechLevel = Literal["formal", "polite", "plain", ""]
@@ -302,12 +305,18 @@ class AddressFact(_Schema):
     address: Short = ""
 
 
+class PaidThread(_Schema):
+    # a listed thread the beat pays off: its id, and its keyword as the list shows it (what
+    # the reply means, so a slip of the id is caught)
+    thread: Refs
+    keyword: Keyword = ""
+
+
 class StoryExtraction(_Schema):
     """What happened in the beat that later episodes must remember."""
 
     facts: list[StoryFact] = Field(default_factory=list, max_length=4)
-    pays_off: list[Refs] = Field(default_factory=list, max_length=3,
-                                 description="ids of listed threads this beat pays off")
+    pays_off: list[PaidThread] = Field(default_factory=list, max_length=3)
 
 
 class CharacterExtraction(_Schema):
@@ -344,13 +353,18 @@ class BeatSummary(_Schema):
 
 # ---------------------------------------------------------------------------------- characters
 class CharacterProfile(_Schema):
-    """A character introduced during writing (dynamic character)."""
+    """A character introduced during writing (dynamic character).
+
+    ``same_as``: the model says the name is another name of a listed character (its id, as the
+    prompt lists the cast); aizac then keeps it as that character's alias, never as a new
+    character (after the reply, the listed character's canonical name)."""
 
     name: Name
     aliases: list[Name] = Field(default_factory=list, max_length=3)
     role: Short
     profile: Text
     goal: Line
+    same_as: NameForm = ""  # an id of the listed cast (c2) or one of its names
 
     def render(self, labels: Mapping[str, str] | None = None) -> str:
         """One line for a prompt (``labels``: the prompt language's, English by default)."""

@@ -189,7 +189,8 @@ class DictMemory:
         from aizac.memory.references import build_offer
 
         known = self.characters()
-        cast = [*known.items(), *((n, list(a)) for n, a in newcomers if n not in known)]
+        cast = [*known.items(),
+                *((n, list(a)) for n, a, owner in newcomers if n not in known and not owner)]
         threads = [(i.id, str(i.fields.get("keyword", "")), i.text, "")
                    for i in self.live() if i.fields.get("foreshadow")]
         return build_offer(cast, threads=threads, known=dict(cast), scene=list(names))

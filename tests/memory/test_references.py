@@ -137,11 +137,13 @@ def test_a_relation_refers_to_two_cast_members() -> None:
 def test_a_rule_revises_the_rule_it_names_and_must_say_which() -> None:
     """Before: a rule was replaced by keyword; a generic keyword made unrelated rules replace
     each other, and a revision under another keyword left the old rule in force."""
-    revise = Reply(settings=(SettingNote("s", "규칙", "마나는 해가 떠야 회복된다", True, "r1"),))
+    revise = Reply(settings=(SettingNote("s", "마나", "마나는 해가 떠야 회복된다", True, "r1"),))
     (rule,) = resolve(revise, offer()).settings
     assert (rule.lineage, rule.revises) == ("L1", "m-rule")
     unsaid = Reply(settings=(SettingNote("s", "규칙", "검은 밤에만 뽑힌다", True, None),))
     assert [p.key for p in resolve(unsaid, offer()).problems] == ["rule_unsaid"]
+    slip = Reply(settings=(SettingNote("s", "검", "검은 밤에만 뽑힌다", True, "r1"),))
+    assert [p.key for p in resolve(slip, offer()).problems] == ["other_rule"]  # r1 is 마나's
     new = Reply(settings=(SettingNote("s", "규칙", "검은 밤에만 뽑힌다", True, "new"),))
     found = resolve(new, offer())
     assert not found.problems and found.settings[0].lineage == ""
@@ -155,6 +157,8 @@ def test_a_thread_closes_only_when_the_reply_names_it() -> None:
     assert nothing.payoffs == []
     wrong = resolve(Reply(payoffs=(Reference("story.pays_off[0]", "t7"),)), offer())
     assert [p.key for p in wrong.problems] == ["unknown_thread"] and wrong.payoffs == []
+    slip = resolve(Reply(payoffs=(Reference("story.pays_off[0]", "t1", "복선2"),)), offer())
+    assert [p.key for p in slip.problems] == ["other_thread"] and slip.payoffs == []
 
 
 def test_after_the_repair_turns_an_unresolved_fact_is_kept_aside_flagged() -> None:
@@ -172,3 +176,30 @@ def test_a_value_another_check_refused_is_flagged_or_left_out() -> None:
                     flags={"characters.facts[0].text": "language",
                            "characters.facts[1].text": "drop"})
     assert [(c.name, c.flag) for c in found.characters] == [(SEOA, "language")]
+
+
+def test_a_fact_whose_text_names_someone_else_is_asked_about() -> None:
+    """A wrong id (c2 for a fact that names 한서아 only) is caught by the store's own names;
+    a fact that names someone else but is about ``who`` is confirmed through ``name``."""
+    wrong = resolve(character("c2", "한서아는 북문으로 떠났다", aspect="whereabouts"), offer())
+    assert [p.key for p in wrong.problems] == ["names_other"]
+    assert "c1 한서아" in wrong.problems[0].values["named"]
+    right = resolve(character("c1", "한서아는 북문으로 떠났다", aspect="whereabouts"), offer())
+    assert not right.problems
+    sure = resolve(character("c1", "민호를 구하러 북문으로 갔다", aspect="whereabouts",
+                             name=SEOA), offer())
+    assert not sure.problems  # the model says whom it means: kept
+    quiet = resolve(character("c2", "북문으로 떠났다", aspect="whereabouts"), offer())
+    assert not quiet.problems  # no name at all: the reference stands
+    pair = Reply(relations=(RelationNote("r", "c1", "c2", "윤재현과 한서아는 원수가 되었다"),))
+    assert not resolve(pair, offer()).problems  # 윤재현 is not offered: not a cast member here
+
+
+def test_a_given_name_in_the_text_counts_when_it_checks_a_reference() -> None:
+    """A terse register writes given names ('서아 whereabouts: ...'); a fact filed under
+    another member is still asked about. A part two members share names neither."""
+    o = build_offer([("한서아", []), ("박민호", []), ("박도윤", [])])
+    wrong = resolve(character("c2", "서아 whereabouts: 북문", aspect="whereabouts"), o)
+    assert [p.key for p in wrong.problems] == ["names_other"]
+    family = resolve(character("c2", "박 씨가 북문으로 갔다", aspect="whereabouts"), o)
+    assert not family.problems

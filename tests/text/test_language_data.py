@@ -30,10 +30,12 @@ def test_a_sentence_is_no_name(name: str, ok: bool) -> None:
 def test_the_feedback_speaks_the_prompt_language_and_names_the_project_language() -> None:
     from aizac.writer.quality import Problem, describe, repair_text
 
-    script = [Problem("script", "*", "", "10%")]
-    assert describe(script, "zh", project="ko") == "内容没有用韩语书写（韩语字符占 10%）"
+    script = [Problem("script", "story.facts[0].text", "the seal broke", "10%")]
+    assert describe(script, "zh", project="ko") == (
+        "“story.facts[0].text”没有用韩语书写：'the seal broke'（请用韩语书写，名字保持原样）")
     korean = describe(script, "ko", project="zh")
-    assert korean == "값이 중국어로 쓰이지 않았습니다(중국어 글자 10%)"
+    assert korean == ("'story.facts[0].text' 칸의 값이 중국어로 쓰이지 않았습니다: "
+                      "'the seal broke' (중국어로 쓰세요. 이름은 그대로 둡니다)")
     assert repair_text(script, "zh").startswith("上一个回答无法使用：")
 
 
