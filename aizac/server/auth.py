@@ -184,13 +184,16 @@ def edit_me(body: MeEdit, request: Request, user: CurrentUser) -> UserOut:
 
 @router.post("/password", status_code=204, responses=responses(401, 403, 422, 503))
 def change_password(body: PasswordIn, request: Request, user: CurrentUser) -> None:
-    """Change your password: every other session of the account ends."""
+    """Change your password: every other credential of the account ends (its other sessions
+    and its API tokens; a change made with a token keeps that token and ends every session)."""
     state = state_of(request)
     if state.accounts.verify(user.name, body.current) is None:
         raise ForbiddenError("error.server.password_wrong")
-    state.accounts.set_password(user.id, body.new)
-    sid = request.session.get(SESSION_KEY)
-    state.accounts.end_sessions(user.id, keep=sid if isinstance(sid, str) else None)
+    caller = caller_of(request)
+    sid = request.session.get(SESSION_KEY) if caller.via == "session" else None
+    state.accounts.set_password(user.id, body.new,
+                                keep_session=sid if isinstance(sid, str) else None,
+                                keep_token=caller.token_id if caller.via == "token" else None)
 
 
 @router.get("/export", response_class=FileResponse, responses={

@@ -56,6 +56,36 @@ def test_change_password_ends_the_other_sessions(app: FastAPI) -> None:
                           ).status_code == 200
 
 
+def test_a_password_change_ends_every_other_credential(app: FastAPI) -> None:
+    """Issue 38 item 1: a token minted before the change answered 200 on /auth/me after it.
+    Every other credential ends now: sessions and tokens; the one that made the change stays."""
+    mina = new_client(app, "mina")
+    minted = [mina.post("/api/v1/auth/tokens", json={"label": f"t{n}"}).json()["token"]
+              for n in range(2)]
+    other = browser(app)
+    other.post("/api/v1/auth/login", json={"name": "mina", "password": PASSWORD})
+
+    def me(token: str) -> int:
+        with TestClient(app) as script:
+            return script.get("/api/v1/auth/me",
+                              headers={"Authorization": f"Bearer {token}"}).status_code
+
+    assert [me(t) for t in minted] == [200, 200]
+    assert mina.post("/api/v1/auth/password", json={"current": PASSWORD, "new": NEW}
+                     ).status_code == 204
+    assert [me(t) for t in minted] == [401, 401]  # revoked with the old password
+    assert other.get("/api/v1/auth/me").status_code == 401
+    assert mina.get("/api/v1/auth/me").status_code == 200  # the session that changed it
+
+    # A change made with a token keeps that token; every session and other token ends.
+    kept, gone = (mina.post("/api/v1/auth/tokens", json={}).json()["token"] for _ in range(2))
+    with TestClient(app, headers={"Authorization": f"Bearer {kept}"}) as script:
+        assert script.post("/api/v1/auth/password", json={"current": NEW, "new": PASSWORD}
+                           ).status_code == 204
+    assert (me(kept), me(gone)) == (200, 401)
+    assert mina.get("/api/v1/auth/me").status_code == 401
+
+
 def test_log_out_everywhere(app: FastAPI) -> None:
     mina = new_client(app, "mina")
     other = browser(app)
