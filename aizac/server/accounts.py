@@ -510,16 +510,21 @@ class LoginLimiter:
         """Count an attempt now, before its outcome is known (so attempts made at once cannot
         all slip under the limit); returns the seconds to wait instead when over it (nothing
         counted then). :meth:`forgive` takes it back when the attempt succeeds."""
+        return self.claim(key)[0]
+
+    def claim(self, key: str) -> tuple[float, bool]:
+        """:meth:`take`, and whether ``key`` had no attempt in the window before this one (in
+        the same step: of tries made at once, only one finds the key clean)."""
         now = self._now()
         with self._lock:
             recent = self._recent(key, now)
             if len(recent) >= self.attempts:
-                return max(0.0, self.window_s - (now - recent[-self.attempts]))
+                return max(0.0, self.window_s - (now - recent[-self.attempts])), False
             self._failures[key] = [*recent, now]
             self._failures[key] = self._failures.pop(key)
             while len(self._failures) > self.max_keys:
                 self._failures.pop(next(iter(self._failures)))
-            return 0.0
+            return 0.0, not recent
 
     def forgive(self, key: str) -> None:
         """Take back the newest attempt of ``key`` (it succeeded)."""
@@ -547,5 +552,40 @@ class LoginLimiter:
         return len(self._failures)
 
 
-__all__ = ["ACCOUNTS_FILE", "ROLES", "SCOPES", "AccountStore", "LoginLimiter", "SessionStore",
-           "TokenInfo", "User", "name_key"]
+class KnownAddresses:
+    """Where each name logged in successfully lately: ``name|address`` keys with the time of
+    their last success, forgotten after ``keep_s``; thread-safe, in memory, bounded like
+    :class:`LoginLimiter` (the oldest go first past ``max_keys``). The per-name login limit
+    does not apply to an address its owner logged in from (a stranger cannot lock them out)."""
+
+    def __init__(self, keep_s: float, now: Callable[[], float] = time.monotonic,
+                 max_keys: int = 50_000) -> None:
+        self.keep_s = keep_s
+        self.max_keys = max_keys
+        self._now = now
+        self._seen: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def add(self, key: str) -> None:
+        with self._lock:
+            self._seen.pop(key, None)
+            self._seen[key] = self._now()
+            while len(self._seen) > self.max_keys:
+                self._seen.pop(next(iter(self._seen)))
+
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            seen = self._seen.get(str(key))
+            if seen is None:
+                return False
+            if self._now() - seen >= self.keep_s:
+                del self._seen[str(key)]
+                return False
+            return True
+
+    def __len__(self) -> int:
+        return len(self._seen)
+
+
+__all__ = ["ACCOUNTS_FILE", "ROLES", "SCOPES", "AccountStore", "KnownAddresses", "LoginLimiter",
+           "SessionStore", "TokenInfo", "User", "name_key"]

@@ -24,7 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from aizac.server import api_admin, api_content, api_projects, auth, docs, errors, health, pages
 from aizac.server import openapi as openapi_doc
-from aizac.server.accounts import AccountStore, LoginLimiter, SessionStore
+from aizac.server.accounts import AccountStore, KnownAddresses, LoginLimiter, SessionStore
 from aizac.server.config import ServerConfig
 from aizac.server.errors import TooLargeError
 from aizac.server.gate import Envelope, Gate, UiSlot, refuse
@@ -129,6 +129,7 @@ def create_app(
         signups=LoginLimiter(config.signup_attempts, config.signup_window_s),
         per_address=LoginLimiter(config.login_attempts_per_address, window),
         per_name=LoginLimiter(config.login_attempts_per_name, window),
+        known=KnownAddresses(max_age),
     )
     state.health = health.Readiness(state, started=started, on_ready=on_ready)
 

@@ -9,6 +9,7 @@ every password check takes one of a few hash slots.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 from typing import Annotated, Any
 
@@ -74,6 +75,21 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client else "-"
 
 
+def address_key(host: str) -> str:
+    """What the login limits count an address as (pure): an IPv6 address by its /64 network
+    (one subscriber holds a whole /64: fresh addresses in it are one client), anything else
+    as it is."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
 def user_out(user: User) -> UserOut:
     return UserOut(id=user.id, name=user.name, role=user.role,  # type: ignore[arg-type]
                    language=user.language)  # type: ignore[arg-type]
@@ -101,7 +117,7 @@ def signup(body: SignupIn, request: Request) -> UserOut:
     state = state_of(request)
     if not state.config.signup:
         raise ForbiddenError("error.server.signup_off")
-    key = f"signup|{client_address(request)}"
+    key = f"signup|{address_key(client_address(request))}"
     wait = state.signups.retry_after(key)
     if wait > 0:
         raise _wait(wait, "error.server.signup_limited")
@@ -111,28 +127,48 @@ def signup(body: SignupIn, request: Request) -> UserOut:
     return user_out(user)
 
 
-def _login_limits(state: ServerState, name: str, address: str) -> list[tuple[LoginLimiter, str]]:
-    limits = [(state.limiter, f"{name_key(name)}|{address}")]
+def _take_login_limits(state: ServerState, name: str, address: str
+                       ) -> list[tuple[LoginLimiter, str]]:
+    """Count a login try against its limits before its password is checked (so tries made at
+    once cannot slip past); the limits it was counted against, or :class:`LimitError`.
+
+    Per (name, address) and per address always. Per name only for an address that is neither
+    one the name logged in from lately nor clean (no try in the window before this one): a
+    stranger's failures from many addresses slow those addresses, never the owner's login;
+    guessing one name stays bounded by the per-name limit plus one try per fresh address."""
+    pair = f"{name}|{address}"
+    taken: list[tuple[LoginLimiter, str]] = []
+
+    def refuse(wait: float) -> LimitError:
+        for done, done_key in taken:
+            done.forgive(done_key)
+        return _wait(wait, "error.server.login_limited")
+
+    wait = state.limiter.take(pair)
+    if wait > 0:
+        raise refuse(wait)
+    taken.append((state.limiter, pair))
+    clean = True
     if state.per_address is not None:
-        limits.append((state.per_address, address))
+        wait, clean = state.per_address.claim(address)
+        if wait > 0:
+            raise refuse(wait)
+        taken.append((state.per_address, address))
     if state.per_name is not None:
-        limits.append((state.per_name, name_key(name)))
-    return limits
+        wait = state.per_name.take(name)
+        if wait == 0:
+            taken.append((state.per_name, name))
+        elif not (clean or (state.known is not None and pair in state.known)):
+            raise refuse(wait)
+    return taken
 
 
 @router.post("/login", response_model=UserOut, responses=responses(401, 403, 422, 429, 503))
 def login(body: Credentials, request: Request) -> UserOut:
     """Log in: the reply sets the session cookie (``aizac_session``)."""
     state = state_of(request)
-    limits = _login_limits(state, body.name, client_address(request))
-    taken: list[tuple[LoginLimiter, str]] = []
-    for limiter, key in limits:  # counted before the password is checked (see take())
-        wait = limiter.take(key)
-        if wait > 0:
-            for done, done_key in taken:
-                done.forgive(done_key)
-            raise _wait(wait, "error.server.login_limited")
-        taken.append((limiter, key))
+    name, address = name_key(body.name), address_key(client_address(request))
+    taken = _take_login_limits(state, name, address)
     try:
         user = state.accounts.verify(body.name, body.password)
     except BaseException:  # no answer (the hash slots were busy): not a failed guess
@@ -143,7 +179,9 @@ def login(body: Credentials, request: Request) -> UserOut:
         raise UnauthorizedError("error.server.wrong_login")
     for limiter, key in taken[1:]:
         limiter.forgive(key)
-    state.limiter.succeeded(limits[0][1])
+    state.limiter.succeeded(f"{name}|{address}")
+    if state.known is not None:
+        state.known.add(f"{name}|{address}")
     if user.disabled:
         raise ForbiddenError("error.server.account_disabled")
     start_session(request, user)

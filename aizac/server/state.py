@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from aizac.server.accounts import AccountStore, LoginLimiter, SessionStore
+from aizac.server.accounts import AccountStore, KnownAddresses, LoginLimiter, SessionStore
 from aizac.server.config import ServerConfig
 from aizac.server.sandbox import Sandboxes
 
@@ -25,4 +25,5 @@ class ServerState:
     signups: LoginLimiter  # sign-ups per address
     per_address: LoginLimiter | None = None  # failed logins per address, any name
     per_name: LoginLimiter | None = None  # failed logins per name, any address
+    known: KnownAddresses | None = None  # where each name logged in lately
     health: Any = None  # aizac.server.health.Readiness

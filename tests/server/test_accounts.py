@@ -97,17 +97,45 @@ def test_a_try_that_was_never_checked_is_not_counted(tmp_path: Path) -> None:
     assert len(limiter) == 1
 
 
+def _login(app: FastAPI, address: str, password: str, name: str = "mina") -> int:
+    with browser(app, client=(address, 5000)) as c:
+        return c.post("/api/v1/auth/login",
+                      json={"name": name, "password": password}).status_code
+
+
 def test_one_name_is_limited_across_addresses(make_app: Callable[..., FastAPI]) -> None:
+    """Past the per-name limit an address that failed already waits; a fresh one gets one
+    try (guessing is bounded by the limit plus one try per fresh address)."""
     app = make_app(login_attempts=100, login_attempts_per_address=100,
                    login_attempts_per_name=4)
+    hasher = CountingHasher()
+    app.state.aizac.accounts.hasher = hasher
     with browser(app) as c:
         signup(c, "mina")
-    statuses = []
-    for n in range(6):
-        with browser(app, client=(f"10.0.0.{n}", 5000)) as other:
-            statuses.append(other.post("/api/v1/auth/login", json={
-                "name": "mina", "password": "not her password"}).status_code)
-    assert statuses == [401, 401, 401, 401, 429, 429]
+    hasher.verified = 0
+    statuses = [[_login(app, f"10.0.0.{n}", "not her password") for _ in range(2)]
+                for n in range(6)]
+    assert statuses == [[401, 401], [401, 401]] + [[401, 429]] * 4
+    assert hasher.verified == 8
+    # An IPv6 client is counted by its /64: a fresh address in it is not a fresh client.
+    assert _login(app, "2001:db8::1", "not her password") == 401
+    assert _login(app, "2001:db8::2", "not her password") == 429
+
+
+def test_a_stranger_cannot_lock_the_owner_out(make_app: Callable[..., FastAPI]) -> None:
+    """Issue 38 item 4: ten wrong tries from ten addresses made the owner's right password
+    answer 429. The per-name limit no longer applies to a clean address, nor to one the owner
+    logged in from lately (even after a typo there)."""
+    app = make_app(login_attempts=100, login_attempts_per_address=100,
+                   login_attempts_per_name=5)
+    with browser(app) as c:
+        signup(c, "mina")
+    assert _login(app, "192.0.2.7", PASSWORD) == 200  # the owner's usual address
+    assert [_login(app, f"10.0.0.{n}", "guess number one") for n in range(10)] == [401] * 10
+    assert _login(app, "10.0.0.3", "guess number two") == 429  # the stranger waits
+    assert _login(app, "198.51.100.9", PASSWORD) == 200  # the owner, from a fresh address
+    assert _login(app, "192.0.2.7", "a typo of hers") == 401
+    assert _login(app, "192.0.2.7", PASSWORD) == 200  # known there: not refused
 
 
 def test_a_failed_login_costs_the_same_for_unknown_and_known_names(tmp_path: Path) -> None:
