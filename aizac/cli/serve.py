@@ -67,7 +67,7 @@ def serve_command(
     app = create_app(settings, config=config, ui_language=ui_language, on_ready=ready,
                      started=started)
     typer.echo(t("cli.serve.listening", language, url=url))
-    uvicorn.run(app, host=where_host, port=where_port, proxy_headers=True,
+    uvicorn.run(app, host=where_host, port=where_port, proxy_headers=True, server_header=False,
                 forwarded_allow_ips=config.forwarded_allow_ips, log_config=None,
                 access_log=False, timeout_graceful_shutdown=int(config.shutdown_timeout_s))
 
@@ -217,7 +217,10 @@ def users_export(
         made = export_user(store, sandboxes, user)
     finally:
         sandboxes.close()
-    shutil.move(made, output)
+    try:
+        shutil.move(made, output)
+    finally:
+        made.unlink(missing_ok=True)  # the user's export slot is free again
     _say("cli.users.exported", name=user.name, file=str(output))
 
 

@@ -13,7 +13,6 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Request, Response
 from fastapi.responses import FileResponse
-from starlette.background import BackgroundTask
 
 from aizac.server.accounts import User
 from aizac.server.auth import AdminUser, state_of
@@ -90,16 +89,16 @@ def revoke_tokens(user_id: UserId, request: Request, _: AdminUser) -> Count:
 
 
 @router.get("/users/{user_id}/export", response_class=FileResponse, responses={
-    **responses(*ADMIN, 404, 503),
+    **responses(*ADMIN, 404, 429, 503),
     200: {"content": {"application/zip": {}}, "description": "A zip of the user's data."}})
 def export_user(user_id: UserId, request: Request, _: AdminUser) -> FileResponse:
+    from aizac.server.lifecycle import SpooledZip
     from aizac.server.lifecycle import export_user as export
 
     state = state_of(request)
     user = state.accounts.user(user_id)
     path = export(state.accounts, state.sandboxes, user)
-    return FileResponse(path, media_type="application/zip", filename=f"aizac-{user.name}.zip",
-                        background=BackgroundTask(path.unlink, missing_ok=True))
+    return SpooledZip(path, f"aizac-{user.name}.zip")
 
 
 @router.delete("/users/{user_id}", status_code=204, responses=responses(*ADMIN, 404, 409, 503))

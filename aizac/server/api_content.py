@@ -19,6 +19,7 @@ from aizac.errors import AizacError, ConflictError, NotFoundError
 from aizac.server.api_projects import MODEL, READ, WRITE, BeatId, Project, plot_needed
 from aizac.server.auth import CurrentBox, state_of
 from aizac.server.errors import InternalError, UnavailableError, body_of, clip, language_of
+from aizac.server.gate import caller_of
 from aizac.server.models import (
     NO_NUL,
     Answer,
@@ -33,12 +34,14 @@ from aizac.server.models import (
 )
 from aizac.server.openapi import responses
 from aizac.server.sandbox import Run, Sandbox, hold_slot
+from aizac.server.watch import CredentialWatch
 
 EpisodeNumber = Annotated[int, Path(ge=1, le=100_000, description="An episode's number.")]
 
 router = APIRouter(prefix="/api/v1", tags=["content"])
 _END = object()
 _SHUTDOWN = object()
+_REVOKED = object()
 SHUTDOWN_GRACE_S = 5.0
 """On SIGTERM, how long a prose stream gets to say so before it is cut."""
 RunId = Annotated[str, Path(min_length=1, max_length=64, pattern=NO_NUL)]
@@ -46,7 +49,7 @@ FileName = Annotated[str, Path(min_length=1, max_length=220, pattern=NO_NUL)]
 STREAM: dict[int | str, dict[str, Any]] = {200: {
     "description": "Server-Sent Events: ``run`` (its id), ``chunk`` (``delta``), then "
     "``done`` (the whole ``text``) or ``error`` (``code``, ``message``, ``hint``; also when "
-    "the server shuts down).",
+    "the server shuts down or the stream's session or token ends).",
     "content": {"text/event-stream": {"schema": {
         "type": "object", "required": ["event", "data"],
         "properties": {"event": {"enum": ["run", "chunk", "done", "error"]},
@@ -117,6 +120,8 @@ def _streamed(request: Request, box: Sandbox, name: str, run: Run, release: Call
     loop = asyncio.get_running_loop()
     items: asyncio.Queue[Any] = asyncio.Queue()
     shutdown = anyio.Event()
+    state = state_of(request)
+    watch = CredentialWatch(state, caller_of(request), state.config.credential_check_s)
 
     def work() -> None:  # the whole stream in one thread (its cancel watch lives there)
         hold_slot()  # taken above for this stream
@@ -134,12 +139,24 @@ def _streamed(request: Request, box: Sandbox, name: str, run: Run, release: Call
             loop.call_soon_threadsafe(items.put_nowait, _END)
 
     async def next_item() -> Any:
+        """The next chunk (or the end), else why the stream must stop: the server shuts
+        down, or the credential ended (checked every ``credential_check_s`` meanwhile)."""
         got = asyncio.ensure_future(items.get())
         stop = asyncio.ensure_future(shutdown.wait())
-        done, pending = await asyncio.wait({got, stop}, return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
-        return got.result() if got in done else _SHUTDOWN
+        try:
+            while True:
+                if watch.due() and await run_in_threadpool(watch.ended) is not None:
+                    return _REVOKED
+                done, _ = await asyncio.wait({got, stop}, timeout=watch.every_s,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if got in done:
+                    return got.result()
+                if stop in done:
+                    return _SHUTDOWN
+        finally:
+            for task in (got, stop):
+                if not task.done():
+                    task.cancel()
 
     async def events() -> AsyncIterator[dict[str, str]]:
         threading.Thread(target=work, daemon=True, name=f"aizac-prose-{run.id[:8]}").start()
@@ -147,11 +164,12 @@ def _streamed(request: Request, box: Sandbox, name: str, run: Run, release: Call
         sent = 0
         try:
             while (item := await next_item()) is not _END:
-                if item is _SHUTDOWN:
+                if item is _SHUTDOWN or item is _REVOKED:
                     run.status = "cancelling"
-                    box.service.cancel(name)
-                    down = UnavailableError("error.server.shutting_down")
-                    yield {"event": "error", "data": json.dumps(body_of(down, language),
+                    box.service.cancel(name)  # the model stops at its next token
+                    said = watch.ended() if item is _REVOKED else None
+                    stop = said or UnavailableError("error.server.shutting_down")
+                    yield {"event": "error", "data": json.dumps(body_of(stop, language),
                                                                 ensure_ascii=False)}
                     return
                 if isinstance(item, BaseException):

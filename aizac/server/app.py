@@ -14,6 +14,7 @@ one shape (:mod:`aizac.server.errors`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
@@ -89,6 +90,17 @@ async def _no_receive() -> Message:
     return {"type": "http.disconnect"}
 
 
+async def _sweep_spools(settings: Settings, keep_s: float) -> None:
+    """Remove exports nobody downloaded in time, now and then (see
+    :class:`~aizac.server.lifecycle.ExportSpool`)."""
+    from aizac.server.lifecycle import sweep_spools
+
+    while True:
+        with contextlib.suppress(OSError):
+            await asyncio.to_thread(sweep_spools, settings, keep_s)
+        await asyncio.sleep(max(5.0, keep_s / 4))
+
+
 def create_app(
     settings: Settings,
     *,
@@ -136,7 +148,9 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         state.health.start()
+        sweeper = asyncio.create_task(_sweep_spools(settings, config.export_keep_s))
         yield
+        sweeper.cancel()
         state.sandboxes.close()  # let other processes open the users' projects
 
     app = FastAPI(title="aizac", lifespan=lifespan, version="1", docs_url=None, redoc_url=None,

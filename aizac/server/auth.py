@@ -15,7 +15,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Request, Response
 from fastapi.responses import FileResponse
-from starlette.background import BackgroundTask
 
 from aizac.errors import LimitError
 from aizac.server.accounts import LoginLimiter, User, name_key
@@ -235,18 +234,17 @@ def change_password(body: PasswordIn, request: Request, user: CurrentUser) -> No
 
 
 @router.get("/export", response_class=FileResponse, responses={
-    **responses(401, 503), 200: {"content": {"application/zip": {}},
+    **responses(401, 429, 503), 200: {"content": {"application/zip": {}},
                                  "description": "A zip of the account's data."}})
 def export_me(request: Request, box: CurrentBox) -> FileResponse:
     """Everything of yours, as one zip: each project's database and memories, your exports,
-    your account (see ``aizac/server/lifecycle.py``)."""
-    from aizac.server.lifecycle import export_user
+    your account (see ``aizac/server/lifecycle.py``). One at a time: another while one is
+    being written or downloaded is 429 (``Retry-After``)."""
+    from aizac.server.lifecycle import SpooledZip, export_user
 
     state = state_of(request)
     path = export_user(state.accounts, state.sandboxes, box.user)
-    return FileResponse(path, media_type="application/zip",
-                        filename=f"aizac-{box.user.name}.zip",
-                        background=BackgroundTask(path.unlink, missing_ok=True))
+    return SpooledZip(path, f"aizac-{box.user.name}.zip")
 
 
 # ---------------------------------------------------------------------------------- tokens

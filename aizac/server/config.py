@@ -43,6 +43,12 @@ class ServerConfig(BaseSettings):
         allowed_origins: origins (``https://aizac.example``) besides the request's own host
             that state-changing browser requests may come from (a proxy that rewrites Host).
         shutdown_timeout_s: on SIGTERM, how long open requests and streams get to finish.
+        mail_per_hour, mail_per_day: mails (exports and verification codes) the server sends
+            for one user per hour and per day at most.
+        export_keep_s: how long a user's whole-account export may wait for its download in
+            their sandbox (one at a time per user; removed once downloaded).
+        credential_check_s: how often an open stream (a prose stream, a web-app event) checks
+            that its session or token still holds (then ends with an error event).
     """
 
     model_config = SettingsConfigDict(
@@ -69,6 +75,10 @@ class ServerConfig(BaseSettings):
     max_tokens_per_user: int = Field(default=20, ge=1, le=1000)
     allowed_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
     shutdown_timeout_s: float = Field(default=15.0, gt=0, le=600)
+    credential_check_s: float = Field(default=1.0, gt=0, le=60)
+    export_keep_s: float = Field(default=900.0, ge=10)
+    mail_per_hour: int = Field(default=5, ge=1)
+    mail_per_day: int = Field(default=20, ge=1)
     signup_attempts: int = Field(default=30, ge=1)  # sign-ups per address per window
     signup_window_s: float = Field(default=3600.0, gt=0)
     # Proxies whose X-Forwarded-For/-Proto uvicorn trusts (the client address feeds the login

@@ -27,7 +27,7 @@ import time
 import urllib.parse
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,21 +50,32 @@ USER_ID: contextvars.ContextVar[str] = contextvars.ContextVar("aizac_user_id", d
 UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{8,64}")
 
-CSP = "; ".join([
-    "default-src 'self'",
-    # Gradio's page carries its configuration in an inline script and styles itself inline.
-    "script-src 'self' 'unsafe-inline'",
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
-    "font-src 'self' data:",
-    "media-src 'self' blob:",
-    "connect-src 'self'",
-    "worker-src 'self' blob:",
-    "object-src 'none'",
-    "base-uri 'self'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-])
+def content_policy(nonce: str | None = None) -> str:
+    """The Content-Security-Policy of a response (pure): scripts and styles from this server
+    only. With ``nonce`` (the web app's page, see :mod:`aizac.server.ui_gate`), the inline
+    scripts that carry that nonce run too, and inline styles are allowed: Gradio's page
+    carries its configuration in inline scripts (nonced per response) and styles itself
+    inline (style attributes and the style elements its components add at run time)."""
+    scripts = f"script-src 'self' 'nonce-{nonce}'" if nonce else "script-src 'self'"
+    styles = "style-src 'self' 'unsafe-inline'" if nonce else "style-src 'self'"
+    return "; ".join([
+        "default-src 'self'",
+        scripts,
+        styles,
+        "img-src 'self' data: blob:",
+        "font-src 'self' data:",
+        "media-src 'self' blob:",
+        "connect-src 'self'",
+        "worker-src 'self' blob:",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ])
+
+
+CSP = content_policy()
+"""The policy of every response but the web app's page: no inline script or style at all."""
 SECURITY_HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Frame-Options": "DENY",
@@ -84,7 +95,7 @@ PUBLIC_EXACT = frozenset({
     ("POST", "/api/v1/auth/signup"), ("POST", "/api/v1/auth/login"),
     ("POST", "/api/v1/auth/logout"),
 })
-PUBLIC_PREFIXES = ("/docs-assets/",)
+PUBLIC_PREFIXES = ("/docs-assets/", "/aizac-assets/")
 """Routes that need no account: they show no user's data."""
 
 
@@ -104,6 +115,8 @@ class Caller:
     via: str = ""  # "session" | "token" | ""
     writes: bool = True  # a read-only token may not change anything
     token_id: str = ""
+    secret: str = field(default="", repr=False)
+    """The session id or the token itself (an open stream checks it again while it runs)."""
 
 
 _PUBLIC_PATHS = frozenset(path for _, path in PUBLIC_EXACT)
@@ -276,13 +289,14 @@ class Gate:
             if found is None:
                 return Caller(via="token")
             user, info = found
-            return Caller(user, "token", writes=info.scope != "read", token_id=info.id)
+            return Caller(user, "token", writes=info.scope != "read", token_id=info.id,
+                          secret=token.strip())
         session = scope.get("session") or {}
         sid = session.get(SESSION_KEY)
         if isinstance(sid, str) and sid:
             signed_in = self.state.sessions.user(sid)
             if signed_in is not None:
-                return Caller(signed_in, "session")
+                return Caller(signed_in, "session", secret=sid)
         return Caller()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -342,6 +356,7 @@ __all__ = [
     "Caller",
     "Envelope",
     "Gate",
+    "content_policy",
     "is_public",
     "normal_origin",
     "origin_allowed",

@@ -15,16 +15,21 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import sqlite3
 import tempfile
 import time
 import uuid
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aizac.errors import AizacError, ConflictError
+from starlette.responses import FileResponse
+from starlette.types import Receive, Scope, Send
+
+from aizac.errors import AizacError, ConflictError, LimitError
 from aizac.server.accounts import AccountStore, User
 from aizac.server.errors import UnavailableError, clip
 from aizac.settings import Settings
@@ -74,14 +79,125 @@ def _add_project(archive: zipfile.ZipFile, folder: Path, prefix: str) -> None:
             archive.write(path, name)
 
 
+SPOOL = "spool"
+"""The folder of a user's sandbox where their whole-account export is written: it counts
+against their storage limit while it is there."""
+EXPORT_FILE = "account.zip"
+RUNNING_RETRY_S = 10.0
+"""The ``Retry-After`` of an export refused because another of the user's is under way (at
+most: less when that one's time limit ends sooner)."""
+
+
+class ExportSpool:
+    """One whole-account export of a user at a time, spooled in their own sandbox.
+
+    The export is a file made exclusively (``O_EXCL``), so a second export of the same user
+    (this process, another one, another replica on the same data volume) is refused while the
+    first is written or downloaded; it is removed once downloaded, or by :meth:`sweep` once
+    it is ``keep_s`` old (a download that never finished, a process that died).
+
+    Args:
+        root: the user's sandbox folder.
+        keep_s: how long a spooled file may stay.
+        clock: the wall clock (file times are wall-clock times).
+    """
+
+    def __init__(self, root: Path, keep_s: float, clock: Callable[[], float] = time.time
+                 ) -> None:
+        self.folder = root / SPOOL
+        self.keep_s = keep_s
+        self.clock = clock
+
+    def claim(self) -> Path:
+        """The file to write this export to, now the user's one export under way.
+
+        Raises:
+            LimitError: another export of the user's is under way (429, ``Retry-After``).
+        """
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.sweep()
+        target = self.folder / EXPORT_FILE
+        for _ in range(2):  # the other export may end between the two calls
+            try:
+                os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                return target
+            except FileExistsError:
+                try:
+                    age = self.clock() - target.stat().st_mtime
+                except FileNotFoundError:
+                    continue
+                wait = min(RUNNING_RETRY_S, max(1.0, self.keep_s - age))
+                raise LimitError("error.server.export_running", retry_after=wait) from None
+        raise LimitError("error.server.export_running", retry_after=1.0)
+
+    def sweep(self) -> int:
+        """Remove what was spooled ``keep_s`` ago or earlier; how many went."""
+        return sweep_folder(self.folder, self.keep_s, self.clock())
+
+
+def sweep_folder(folder: Path, keep_s: float, now: float) -> int:
+    """Remove the files and folders of ``folder`` last changed ``keep_s`` before ``now`` or
+    earlier; how many went (a file being written stays: writing changes it)."""
+    gone = 0
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return 0
+    for entry in entries:
+        try:
+            if now - entry.lstat().st_mtime < keep_s:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+            gone += 1
+        except OSError:
+            continue
+    return gone
+
+
+def sweep_spools(settings: Settings, keep_s: float) -> int:
+    """:meth:`ExportSpool.sweep` for every user of the installation, and the server-wide spool
+    earlier versions wrote exports to."""
+    now = time.time()
+    gone = sweep_folder(settings.data_dir / "server" / SPOOL, keep_s, now)
+    users = settings.data_dir / "users"
+    try:
+        roots = [p for p in users.iterdir() if p.is_dir()]
+    except OSError:
+        return gone
+    return gone + sum(sweep_folder(root / SPOOL, keep_s, now) for root in roots)
+
+
+class SpooledZip(FileResponse):
+    """A spooled export as a download; the file goes once it was sent, or the client went
+    away (the export slot is free again), whatever happened on the way."""
+
+    def __init__(self, path: Path, filename: str) -> None:
+        super().__init__(path, media_type="application/zip", filename=filename)
+        self.spooled = path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.spooled.unlink(missing_ok=True)
+
+
 def export_user(accounts: AccountStore, sandboxes: Sandboxes, user: User) -> Path:
-    """A zip of everything of ``user``'s (a temporary file the caller removes): ``account.json``;
-    per project its folder's files (databases copied consistently) and ``memories.json``
-    (every memory, from wherever memory lives); the export folder."""
+    """A zip of everything of ``user``'s, spooled in their sandbox (see :class:`ExportSpool`;
+    the caller removes it): ``account.json``; per project its folder's files (databases copied
+    consistently) and ``memories.json`` (every memory, from wherever memory lives); the export
+    folder.
+
+    Raises:
+        LimitError: another export of the user's is under way.
+    """
     box = sandboxes.of(user)
-    spool = sandboxes.settings.data_dir / "server" / "spool"
-    spool.mkdir(parents=True, exist_ok=True)
-    target = spool / f"export-{user.id}-{uuid.uuid4().hex[:8]}.zip"
+    spooled = ExportSpool(box.root, sandboxes.config.export_keep_s)
+    target = spooled.claim()
+    spool = spooled.folder
     tokens = [{"id": t.id, "label": t.label, "scope": t.scope, "created_at": t.created_at,
                "expires_at": t.expires_at} for t in accounts.tokens(user.id)]
     account = {"id": user.id, "name": user.name, "role": user.role, "language": user.language,
@@ -186,4 +302,5 @@ def delete_user_offline(accounts: AccountStore, settings: Settings, user_id: str
                 release_project(folder)
 
 
-__all__ = ["delete_user", "delete_user_offline", "export_user"]
+__all__ = ["ExportSpool", "SpooledZip", "delete_user", "delete_user_offline", "export_user",
+           "sweep_spools"]

@@ -13,35 +13,21 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import urllib.parse
+from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
 from fastapi import FastAPI, Request
 
 from aizac.application.service import ApplicationService
-from aizac.server.gate import UiSlot
+from aizac.server.gate import Caller, UiSlot
+from aizac.server.pages import ASSETS
 from aizac.server.sandbox import Sandbox
 from aizac.server.state import ServerState
 from aizac.server.ui_gate import UiGate
-from aizac.text import t
-
-_LOGOUT_HEAD = """<script>
-(function addLogout() {
-  // Gradio inserts head scripts after the page has loaded: add the button now (or once the
-  // body exists), not on the 'load' event. A form POST: the origin check applies to it.
-  if (!document.body) { setTimeout(addLogout, 100); return; }
-  if (document.getElementById('aizac-logout')) return;
-  const form = document.createElement('form');
-  form.method = 'post'; form.action = '/logout';
-  form.style.cssText = 'position:fixed;bottom:10px;right:14px;z-index:1000;margin:0;';
-  const button = document.createElement('button');
-  button.type = 'submit'; button.id = 'aizac-logout'; button.textContent = LABEL;
-  button.style.cssText = 'font-size:0.9em;padding:4px 10px;border-radius:6px;border:0;'
-    + 'cursor:pointer;background:var(--background-fill-secondary);color:inherit;';
-  form.appendChild(button);
-  document.body.appendChild(form);
-})();
-</script>"""
+from aizac.server.watch import ENDED, CredentialWatch
+from aizac.text import describe
 
 
 def session_hash_key(secret: str) -> bytes:
@@ -54,14 +40,12 @@ def mount_ui(app: FastAPI, state: ServerState, slot: UiSlot, *, language: str,
              secret: str) -> None:
     """Build the beat editor once and mount it at ``slot.path``, bound to the signed-in user;
     its gate goes into ``slot``."""
-    import json
-
     from aizac.offline import apply_offline_defaults
 
     apply_offline_defaults()  # before Gradio builds anything
     import gradio as gr
 
-    from aizac.web.per_user import UserScopedService, bind_request_user
+    from aizac.web.per_user import CredentialEndedError, UserScopedService, bind_request_user
     from aizac.web.ui import CSS, build_app, theme
     from aizac.writer.service import Studio
 
@@ -88,8 +72,25 @@ def mount_ui(app: FastAPI, state: ServerState, slot: UiSlot, *, language: str,
     with scoped.building(ApplicationService(template, export_dir=template_root / "exports")):
         blocks = build_app(cast(ApplicationService, scoped), language=language, models_tab=False)
     blocks.queue(default_concurrency_limit=state.config.max_generations)
-    bind_request_user(blocks)
-    head = _LOGOUT_HEAD.replace("LABEL", json.dumps(t("ui.logout.button", language)))
+    def watch(request: gr.Request) -> Callable[[], str | None] | None:
+        """The credential check of an event: ends it once its session or token ends."""
+        joined = getattr(request, "request", None)  # the queue/join request, past the gate
+        caller = ((getattr(joined, "scope", None) or {}).get("aizac") or {}).get("caller")
+        if not isinstance(caller, Caller):
+            return None
+        credential = CredentialWatch(state, caller, state.config.credential_check_s)
+
+        def check() -> str | None:
+            if credential.ended() is None:
+                return None
+            return describe(CredentialEndedError(ENDED), language, "web").line()
+
+        return check
+
+    bind_request_user(blocks, watch)
+    # The log-out button is a script file of this server: the page runs no inline script
+    # but Gradio's own, which the gate nonces (aizac.server.ui_gate).
+    head = f'<script src="{ASSETS}/logout.js?lang={urllib.parse.quote(language)}"></script>'
     gr.mount_gradio_app(
         app, blocks, path=slot.path, auth_dependency=who, allowed_paths=[], theme=theme(), css=CSS,
         head=head, footer_links=[], show_error=False, ssr_mode=False,

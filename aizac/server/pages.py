@@ -9,31 +9,35 @@ ends a session only on ``POST`` (from the page itself: the origin check applies)
 from __future__ import annotations
 
 import html
+import json
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from aizac.server.auth import SESSION_KEY, state_of
 from aizac.server.errors import negotiate
 from aizac.server.gate import caller_of
-from aizac.text import t
+from aizac.text import LANGUAGES, t
 
 router = APIRouter(include_in_schema=False)
 UI = "/ui"
 
-_STYLE = """<style>
-body {font-family: system-ui, 'Noto Sans KR', 'Noto Sans CJK KR', sans-serif; max-width: 26em;
-  margin: 4em auto; padding: 0 1em; color: #1e293b;}
+ASSETS = "/aizac-assets"
+"""The pages' script and style, files of this server (public: they carry no user data), so no
+page needs an inline script or style (see :func:`aizac.server.gate.content_policy`)."""
+_STYLE = f'<link rel="stylesheet" href="{ASSETS}/page.css">'
+_CSS = """body {font-family: system-ui, 'Noto Sans KR', 'Noto Sans CJK KR', sans-serif;
+  max-width: 26em; margin: 4em auto; padding: 0 1em; color: #1e293b;}
 label {display: block; margin-top: 1em;}
 input {width: 100%; padding: 0.5em; font-size: 1em; box-sizing: border-box;}
 button {margin-top: 1.2em; padding: 0.55em 1.2em; font-size: 1em;}
 #message {min-height: 1.5em; margin-top: 1em; color: #b91c1c;}
-</style>"""
+"""
 _LOGIN = """<!doctype html>
 <html lang="{lang}"><head><meta charset="utf-8"><title>aizac — {title}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">{style}</head><body>
 <h1>aizac</h1>
-<form id="auth" onsubmit="return false;">
+<form id="auth">
 <label>{name_label} <input id="name" name="name" autocomplete="username" required></label>
 <label>{password_label} <input id="password" name="password" type="password"
   autocomplete="current-password" required></label>
@@ -41,22 +45,39 @@ _LOGIN = """<!doctype html>
 {signup}
 </form>
 <div id="message" role="alert"></div>
-<script>
-async function send(action) {{
-  const body = {{name: document.getElementById('name').value,
-                 password: document.getElementById('password').value}};
-  const reply = await fetch('/api/v1/auth/' + action, {{method: 'POST',
-    headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify(body)}});
-  if (reply.ok) {{ window.location.href = '{ui}/'; return; }}
+<script src="{assets}/login.js"></script></body></html>
+"""
+_LOGIN_JS = """async function send(action) {
+  const body = {name: document.getElementById('name').value,
+                password: document.getElementById('password').value};
+  const reply = await fetch('/api/v1/auth/' + action, {method: 'POST',
+    headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)});
+  if (reply.ok) { window.location.href = 'UI/'; return; }
   let said = reply.statusText;
-  try {{ const data = await reply.json();
-        said = [data.message, data.hint].filter(Boolean).join(' ') || said; }} catch (e) {{}}
+  try { const data = await reply.json();
+        said = [data.message, data.hint].filter(Boolean).join(' ') || said; } catch (e) {}
   document.getElementById('message').textContent = said;
-}}
-for (const b of document.querySelectorAll('button[data-action]')) {{
+}
+document.getElementById('auth').addEventListener('submit', (e) => e.preventDefault());
+for (const b of document.querySelectorAll('button[data-action]')) {
   b.addEventListener('click', () => send(b.dataset.action));
-}}
-</script></body></html>
+}
+""".replace("UI/", UI + "/")
+_LOGOUT_JS = """(function addLogout() {
+  // Gradio inserts head scripts after the page has loaded: add the button now (or once the
+  // body exists), not on the 'load' event. A form POST: the origin check applies to it.
+  if (!document.body) { setTimeout(addLogout, 100); return; }
+  if (document.getElementById('aizac-logout')) return;
+  const form = document.createElement('form');
+  form.method = 'post'; form.action = '/logout';
+  form.style.cssText = 'position:fixed;bottom:10px;right:14px;z-index:1000;margin:0;';
+  const button = document.createElement('button');
+  button.type = 'submit'; button.id = 'aizac-logout'; button.textContent = LABEL;
+  button.style.cssText = 'font-size:0.9em;padding:4px 10px;border-radius:6px;border:0;'
+    + 'cursor:pointer;background:var(--background-fill-secondary);color:inherit;';
+  form.appendChild(button);
+  document.body.appendChild(form);
+})();
 """
 _LOGOUT = """<!doctype html>
 <html lang="{lang}"><head><meta charset="utf-8"><title>aizac — {title}</title>
@@ -90,7 +111,25 @@ def login_page(request: Request) -> HTMLResponse:
     return HTMLResponse(_LOGIN.format(
         lang=lang, title=say("ui.login.title"), style=_STYLE, name_label=say("ui.login.name"),
         password_label=say("ui.login.password"), login=say("ui.login.login"), signup=signup,
-        ui=html.escape(UI)), headers=NO_STORE)
+        assets=ASSETS), headers=NO_STORE)
+
+
+@router.get(f"{ASSETS}/login.js")
+def login_script() -> Response:
+    return Response(_LOGIN_JS, media_type="text/javascript")
+
+
+@router.get(f"{ASSETS}/page.css")
+def page_style() -> Response:
+    return Response(_CSS, media_type="text/css")
+
+
+@router.get(f"{ASSETS}/logout.js")
+def logout_script(lang: str = "en") -> Response:
+    """The web app's log-out button (a head script of Gradio's page), labelled in ``lang``."""
+    language = lang if lang in LANGUAGES else "en"
+    label = json.dumps(t("ui.logout.button", language)).replace("<", "\\u003c")
+    return Response(_LOGOUT_JS.replace("LABEL", label), media_type="text/javascript")
 
 
 @router.get("/")

@@ -24,6 +24,7 @@ from aizac.application.service import ApplicationService
 from aizac.errors import LimitError, NotFoundError
 from aizac.server.accounts import User
 from aizac.server.config import ServerConfig
+from aizac.server.mail import MailBook, ServerExports
 from aizac.settings import Settings
 from aizac.writer.service import Studio
 
@@ -181,6 +182,12 @@ class Sandboxes:
                           threading.BoundedSemaphore(self.config.max_generations_per_user))
             box.service = ApplicationService(studio, export_dir=root / "exports",
                                              slots=UserSlots(self, box))
+            # Mail only to the user's own verified address, within their limits.
+            box.service.exports = ServerExports(
+                box.service.agent, box.service.export_dir,
+                book=MailBook(root, per_hour=self.config.mail_per_hour,
+                              per_day=self.config.mail_per_day),
+                settings=studio.settings, language=user.language or self.settings.ui_language)
             self._boxes[user.id] = box
         self.on_new_box(box)
         return box

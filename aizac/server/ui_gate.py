@@ -26,18 +26,20 @@ import hmac
 import json
 import mimetypes
 import re
+import secrets
 import threading
 import urllib.parse
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from aizac.errors import InvalidInputError, NotFoundError
-from aizac.server.errors import ForbiddenError, UnauthorizedError, clip
-from aizac.server.gate import UNSAFE, Caller, refuse
+from aizac.errors import AizacError, InvalidInputError, NotFoundError
+from aizac.server.errors import ForbiddenError, UnauthorizedError, clip, fields_of
+from aizac.server.gate import UNSAFE, Caller, content_policy, refuse
 
 if TYPE_CHECKING:
     from aizac.server.state import ServerState
@@ -99,7 +101,8 @@ class UiGate:
             await refuse(scope, receive, send, ForbiddenError("error.server.token_read_only"))
             return
         if method in ("GET", "HEAD") and sub in PAGE:
-            await app(scope, receive, send)
+            nonced = method == "GET" and sub in ("", "/")
+            await app(scope, receive, _nonced(send) if nonced else send)
         elif method in ("GET", "HEAD") and sub.startswith((f"{API}/file=", f"{API}/file/")):
             await self.file(scope, receive, send, user.id, sub)
         elif method == "GET" and sub.startswith(f"{API}/heartbeat/"):
@@ -199,6 +202,10 @@ class UiGate:
             await refuse(scope, receive, send, InvalidInputError(
                 "error.server.invalid_request", fields="body (json_invalid)"))
             return
+        malformed = self._malformed(data, cancel=cancel)
+        if malformed is not None:
+            await refuse(scope, receive, send, malformed)
+            return
         raw = data.get("session_hash")
         if isinstance(raw, str) and raw:
             data["session_hash"] = bound_hash(self.key, user_id, raw)
@@ -220,6 +227,40 @@ class UiGate:
 
         await app({**scope, "headers": headers}, replay, send)
 
+    def _malformed(self, data: dict[str, Any], *, cancel: bool) -> AizacError | None:
+        """Why Gradio could not take this ``queue/join`` or ``cancel`` body (``None``: it
+        can): checked here against Gradio's own body models and the app's events, so a
+        malformed request is a 4xx in the server's error shape, not a failure inside Gradio
+        (an unknown ``fn_index`` was a plain-text 500 with a traceback in the log)."""
+        from gradio.data_classes import CancelBody, PredictBody
+        from pydantic import ValidationError
+
+        try:
+            if cancel:
+                CancelBody.model_validate(data, strict=True)
+                return None
+            body = PredictBody.model_validate(data, strict=True)
+        except ValidationError as e:
+            problems = [dict(item) for item in e.errors(include_input=False)]
+            return InvalidInputError("error.server.invalid_request", fields=fields_of(problems))
+        fn_index = body.fn_index
+        missing = [f"body.{name} (missing)" for name, value in
+                   (("fn_index", fn_index), ("session_hash", body.session_hash)) if not
+                   (value or value == 0)]
+        if missing:
+            return InvalidInputError("error.server.invalid_request", fields="; ".join(missing))
+        fns = getattr(self.blocks, "fns", None)
+        fn = fns.get(fn_index) if isinstance(fns, dict) else None
+        if isinstance(fns, dict) and (fn is None or fn.fn is None):
+            return NotFoundError("error.server.unknown_event", fn=clip(fn_index, 20))
+        if body.batched and not getattr(fn, "batch", False):
+            return InvalidInputError("error.server.invalid_request", fields="body.batched")
+        wanted = len(getattr(fn, "inputs", None) or ())
+        if not body.batched and len(body.data) < wanted:
+            return InvalidInputError("error.server.invalid_request",
+                                     fields=f"body.data ({len(body.data)} of {wanted} values)")
+        return None
+
     def _session_open(self, scope: Scope) -> bool:
         """Whether the (bound) session hash of a ``queue/data`` request has events waiting."""
         queue = getattr(self.blocks, "_queue", None)
@@ -235,6 +276,49 @@ class UiGate:
         if not isinstance(pending, dict):
             return False
         return event_id in pending.get(session_hash, ())
+
+
+_SCRIPT_TAG = re.compile(rb"<script(?=[\s>])", re.IGNORECASE)
+
+
+def nonce_scripts(page: bytes, nonce: str) -> bytes:
+    """``page`` (Gradio's HTML) with ``nonce`` on every script element (pure). Every
+    ``<script`` in it is a tag of Gradio's template: the values it fills in (the app's
+    configuration) are JSON with ``<`` escaped, so no text of a user's opens one."""
+    return _SCRIPT_TAG.sub(b'<script nonce="' + nonce.encode() + b'"', page)
+
+
+def _nonced(send: Send) -> Send:
+    """``send`` for the web app's page: its inline scripts get a fresh nonce and the response
+    a Content-Security-Policy that runs those (and no other inline script)."""
+    nonce = secrets.token_urlsafe(18)
+    start: Message | None = None
+    parts: list[bytes] = []
+
+    async def sending(message: Message) -> None:
+        nonlocal start
+        if message["type"] == "http.response.start":
+            headers = Headers(raw=message.get("headers", []))
+            if not headers.get("content-type", "").startswith("text/html") or \
+                    headers.get("content-encoding"):
+                await send(message)  # not the page (a redirect, an error): as it is
+                return
+            start = message
+            return
+        if start is None or message["type"] != "http.response.body":
+            await send(message)
+            return
+        parts.append(message.get("body", b""))
+        if message.get("more_body", False):
+            return
+        page = nonce_scripts(b"".join(parts), nonce)
+        headers = MutableHeaders(raw=list(start.get("headers", [])))
+        headers["content-length"] = str(len(page))
+        headers["content-security-policy"] = content_policy(nonce)
+        await send({**start, "headers": headers.raw})
+        await send({"type": "http.response.body", "body": page, "more_body": False})
+
+    return sending
 
 
 async def _read_body(receive: Receive) -> bytes:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import gradio as gr
 
@@ -73,9 +73,29 @@ def smtp_values(ui: Ui) -> list[Any]:
     return [view.host, str(view.port), view.user, "", view.sender, view.starttls]
 
 
+@runtime_checkable
+class VerifiedMail(Protocol):
+    """The export service of ``aizac serve`` (:class:`aizac.server.mail.ServerExports`): mail
+    goes only to an address the user verified with a code mailed to it."""
+
+    def verified_address(self) -> str | None: ...
+    def send_code(self, address: str) -> str: ...
+    def verify(self, code: str) -> str: ...
+
+
+def verified_mail(ui: Ui) -> VerifiedMail:
+    """The current user's verifying export service (only the server's app asks)."""
+    exports = ui.service.exports
+    if not isinstance(exports, VerifiedMail):
+        raise TypeError("this app's export service does not verify addresses")
+    return exports
+
+
 def build(ui: Ui, *, smtp_settings: bool = True) -> Callable[[], None]:
     """Lay out the tab (inside an open ``gr.Tab``); returns its wiring. ``smtp_settings``:
-    the writer sets the mail server here (``aizac serve``: the server's administrator does)."""
+    the writer sets the mail server here and mails to any address (``aizac serve``: the
+    server's administrator sets it, and a user mails only to an address of theirs that they
+    verified with a code; the tab has a box for the code then)."""
     L = ui.L
     with gr.Row():
         with gr.Column():
@@ -90,6 +110,14 @@ def build(ui: Ui, *, smtp_settings: bool = True) -> Callable[[], None]:
             exported = gr.File(label=L["ui.file"], interactive=False, elem_id="aizac-exported")
         with gr.Column():
             address = gr.Textbox(label=L["ui.email"], type="email", elem_id="aizac-email")
+            verifying = None
+            if not smtp_settings:  # aizac serve: mail only to an address the user verified
+                with gr.Row(equal_height=True):
+                    send_code = gr.Button(L["ui.mail.send_code"], elem_id="aizac-mail-send-code")
+                    code = gr.Textbox(label=L["ui.mail.code"], elem_id="aizac-mail-code",
+                                      max_lines=1, scale=2)
+                    verify = gr.Button(L["ui.mail.verify"], elem_id="aizac-mail-verify")
+                verifying = (send_code, code, verify)
             ui.button("send", L["ui.send"])
             ui.note("send")
             mail_state = gr.Markdown("", elem_id="aizac-smtp-state")
@@ -113,12 +141,36 @@ def build(ui: Ui, *, smtp_settings: bool = True) -> Callable[[], None]:
 
         def said(project: str | None) -> str:
             try:
-                return smtp_state(ui)
+                state = smtp_state(ui)
+                if verifying is not None:
+                    to = verified_mail(ui).verified_address()
+                    state += "\n\n" + (L.t("ui.mail.to_verified", address=to) if to
+                                         else L["ui.mail.none_verified"])
+                return state
             except Exception as e:  # an unreadable settings file says so here
                 return ui.message(e)
 
         ui.project.change(said, ui.project, mail_state)
         ui.buttons["refresh"].click(said, ui.project, mail_state)
+        if verifying is not None:
+            send_code, code, verify = verifying
+
+            def mail_code(addr: str | None) -> list[str]:
+                try:
+                    to = verified_mail(ui).send_code(addr or "")
+                except Exception as e:
+                    return [ui.message(e)] * 2
+                return [L.t("ui.mail.code_sent", address=to)] * 2
+
+            def check_code(typed: str | None) -> list[Any]:
+                try:
+                    to = verified_mail(ui).verify(typed or "")
+                except Exception as e:
+                    return [gr.skip(), *[ui.message(e)] * 2, gr.skip()]
+                return ["", *[L.t("ui.mail.verified", address=to)] * 2, said(None)]
+
+            send_code.click(mail_code, address, [ui.status, ui.notes["send"]])
+            verify.click(check_code, code, [code, ui.status, ui.notes["send"], mail_state])
         if smtp is None:
             return
 

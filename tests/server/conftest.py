@@ -3,6 +3,9 @@ Chroma) with scripted models per user, through Starlette's TestClient."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -122,3 +125,27 @@ def write_one_beat(c: TestClient, project: str, *, accept: bool = True) -> dict[
         beat = c.post(f"/api/v1/projects/{project}/beats/{beat['id']}/accept",
                       json={"version": beat["version"]}).json()
     return dict(beat)
+
+
+@contextlib.contextmanager
+def live(app: FastAPI) -> Iterator[str]:
+    """``app`` under uvicorn on a free loopback port, in a thread (stopped afterwards): real
+    streaming, real concurrency (the TestClient runs a request to its end before it answers)."""
+    import uvicorn
+
+    from tests.web.browser_kit import free_port
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True, name="aizac-test-server")
+    thread.start()
+    deadline = time.monotonic() + 120
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(60)

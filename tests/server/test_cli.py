@@ -53,7 +53,8 @@ def _free_port() -> int:
 
 def test_aizac_serve_answers_on_loopback(tmp_path: Path) -> None:
     """A child ``aizac serve``: it says when it listens and when it is ready, ``/healthz`` and
-    ``/readyz`` answer, its log is JSON lines with request ids, SIGTERM stops it at once."""
+    ``/readyz`` answer (without a ``server`` header naming the software), its log is JSON lines
+    with request ids, SIGTERM stops it at once."""
     import json
     import signal
     import threading
@@ -82,7 +83,9 @@ def test_aizac_serve_answers_on_loopback(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, "aizac serve never said it was ready"
             time.sleep(0.3)
         assert any("listening on" in line for line in said)
-        assert httpx.get(f"{base}/healthz", timeout=5).json() == {"status": "ok"}
+        health = httpx.get(f"{base}/healthz", timeout=5)
+        assert health.json() == {"status": "ok"}
+        assert "server" not in health.headers  # issue 38 item 7: no "server: uvicorn"
         ready = httpx.get(f"{base}/readyz", timeout=10)
         assert ready.status_code == 200 and set(ready.json()["checks"].values()) == {"ok"}
         reply = httpx.get(f"{base}/login", timeout=5)

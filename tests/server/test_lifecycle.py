@@ -174,8 +174,8 @@ def test_export_a_users_data(app: FastAPI) -> None:
     memories = json.loads(archive.read("projects/두번째 삶/memories.json"))
     assert memories and all("text" in m for m in memories)
     assert json.loads(archive.read("account.json"))["name"] == "mina"
-    spool = app.state.aizac.sandboxes.settings.data_dir / "server" / "spool"
-    assert not list(spool.glob("*.zip"))  # the temporary zip went after the download
+    box = app.state.aizac.sandboxes.cached(mina.get("/api/v1/auth/me").json()["id"])
+    assert not list((box.root / "spool").iterdir())  # the spooled zip went after the download
 
 
 def test_delete_a_user_with_their_sandbox(app: FastAPI) -> None:
