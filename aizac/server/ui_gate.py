@@ -33,6 +33,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -203,12 +204,14 @@ class UiGate:
                 "error.server.invalid_request", fields="body (json_invalid)"))
             return
         malformed = self._malformed(data, cancel=cancel)
-        if malformed is not None:
-            await refuse(scope, receive, send, malformed)
-            return
         raw = data.get("session_hash")
         if isinstance(raw, str) and raw:
             data["session_hash"] = bound_hash(self.key, user_id, raw)
+        if malformed is None and not cancel:
+            malformed = await anyio.to_thread.run_sync(self._refused_value, data)
+        if malformed is not None:
+            await refuse(scope, receive, send, malformed)
+            return
         if cancel and not self._owns(str(data.get("session_hash", "")),
                                      str(data.get("event_id", ""))):
             await JSONResponse({"success": True})(scope, receive, send)
@@ -259,6 +262,37 @@ class UiGate:
         if not body.batched and len(body.data) < wanted:
             return InvalidInputError("error.server.invalid_request",
                                      fields=f"body.data ({len(body.data)} of {wanted} values)")
+        return None
+
+    def _refused_value(self, data: dict[str, Any]) -> AizacError | None:
+        """Whether one of the event's values is one its component refuses (a number that is no
+        number, a choice a dropdown of this page does not offer, a table that is no table),
+        checked as Gradio will check it (the component as this page's session holds it, its
+        data model, its ``preprocess``), without changing the session: refused here it is a
+        422, where inside Gradio it was a failure with a traceback in the log."""
+        fns = getattr(self.blocks, "fns", None)
+        fn = fns.get(data.get("fn_index")) if isinstance(fns, dict) else None
+        if fn is None or not getattr(fn, "preprocess", True) or data.get("batched"):
+            return None
+        holder = getattr(self.blocks, "state_holder", None)
+        session_hash = data.get("session_hash")
+        session = (holder.session_data.get(session_hash) if holder is not None and
+                   isinstance(session_hash, str) else None)
+        props = set(getattr(fn, "component_prop_inputs", None) or ())
+        for i, block in enumerate(fn.inputs):
+            if getattr(block, "stateful", False) or i in props:
+                continue
+            if session is not None and block._id in session:
+                block = session[block._id]
+            value = data["data"][i]
+            try:
+                model = getattr(block, "data_model", None)
+                if model is not None and value is not None:
+                    value = model.model_validate(value, context={"validate_meta": True})
+                block.preprocess(value)
+            except Exception:  # whatever the component raises: the page sent a bad value
+                return InvalidInputError("error.server.invalid_request",
+                                         fields=f"body.data.{i} ({type(block).__name__})")
         return None
 
     def _session_open(self, scope: Scope) -> bool:

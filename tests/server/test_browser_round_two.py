@@ -278,6 +278,9 @@ def test_malformed_event_requests_are_refused_in_the_servers_shape(
         blocks = next(r for r in app.routes if getattr(r, "path", "") == "/ui"
                       ).app.get_blocks()  # type: ignore[attr-defined]
         taking = next(i for i, fn in blocks.fns.items() if fn.fn is not None and fn.inputs)
+        numbers = next(i for i, fn in blocks.fns.items() if fn.fn is not None and any(
+            type(c).__name__ == "Number" for c in fn.inputs))
+        width = len(blocks.fns[numbers].inputs)
         capfd.readouterr()
         said = page.evaluate("""async (bodies) => {
           const out = [];
@@ -293,11 +296,15 @@ def test_malformed_event_requests_are_refused_in_the_servers_shape(
                {"fn_index": taking, "data": "not a list", "session_hash": "abc"},
                {"fn_index": taking, "data": [], "session_hash": "abc"},  # too few values
                {"fn_index": taking, "data": [None] * 20},  # no session hash
-               {"fn_index": taking, "data": [], "session_hash": "abc", "batched": True}])
+               {"fn_index": taking, "data": [], "session_hash": "abc", "batched": True},
+               # values no component of the page takes (choices, numbers)
+               {"fn_index": numbers, "data": [{"not": "a value"}] * width,
+                "session_hash": "abc"},
+               {"fn_index": numbers, "data": ["not a number"] * width, "session_hash": "abc"}])
         page.wait_for_timeout(1000)
         logged = capfd.readouterr()
     statuses = [status for status, _, _ in said]
-    assert statuses == [404, 422, 404, 422, 422, 422, 422], said
+    assert statuses == [404, 422, 404, 422, 422, 422, 422, 422, 422], said
     assert all(kind == "application/json" for _, kind, _ in said), said
     import json
 
