@@ -72,13 +72,15 @@ def mount_ui(app: FastAPI, state: ServerState, slot: UiSlot, *, language: str,
     with scoped.building(ApplicationService(template, export_dir=template_root / "exports")):
         blocks = build_app(cast(ApplicationService, scoped), language=language, models_tab=False)
     blocks.queue(default_concurrency_limit=state.config.max_generations)
+
     def watch(request: gr.Request) -> Callable[[], str | None] | None:
         """The credential check of an event: ends it once its session or token ends."""
         joined = getattr(request, "request", None)  # the queue/join request, past the gate
         caller = ((getattr(joined, "scope", None) or {}).get("aizac") or {}).get("caller")
         if not isinstance(caller, Caller):
             return None
-        credential = CredentialWatch(state, caller, state.config.credential_check_s)
+        credential = CredentialWatch(state, caller, state.config.credential_check_s,
+                                     checked=False)
 
         def check() -> str | None:
             if credential.ended() is None:

@@ -6,11 +6,15 @@ under ``/ui``, lets through only what the page needs and denies the rest (404):
 
 * **static assets** (``/ui/assets``, ``/ui/static``, the theme): the same for everyone, public;
 * **the page and its config**, for a signed-in user (without one, ``/ui/`` goes to ``/login``);
+  the page's inline scripts (Gradio's) get a nonce made for that response, and its
+  Content-Security-Policy runs those and no other inline script (:func:`nonce_scripts`);
 * **events**: ``queue/join``, ``queue/data``, ``heartbeat`` and ``cancel`` name a *session
   hash* the page makes up; Gradio binds event streams to it and nothing else. The gate replaces
   it, before Gradio sees it, with a keyed hash of the account and the page's hash
   (:func:`bound_hash`), so a hash copied from another user's page names a session of one's own:
-  another account's events can be neither read nor cancelled;
+  another account's events can be neither read nor cancelled. A ``queue/join`` or ``cancel``
+  body Gradio could not take (an unknown ``fn_index``, a malformed body, a value its
+  component refuses) is answered here, 404/422 in the server's shape;
 * **files** (``gradio_api/file=...`` and the ``file/...`` form): served by the gate itself,
   only from the signed-in user's own export folder, or a file of Gradio's cache that the gate
   saw go to this very account in one of its event streams (the gallery's pictures: Gradio
@@ -367,4 +371,4 @@ async def _read_body(receive: Receive) -> bytes:
     return b"".join(parts)
 
 
-__all__ = ["UiGate", "bound_hash"]
+__all__ = ["UiGate", "bound_hash", "nonce_scripts"]

@@ -28,16 +28,18 @@ class CredentialWatch:
         state: the server's accounts and sessions.
         caller: who the request speaks for, as the gate found it (its session id or token).
         every_s: the least time between two looks at the accounts database.
+        checked: the gate has just checked it (else the first look is due at once: a web-app
+            event may have waited in Gradio's queue since the gate saw it).
         clock: a monotonic clock.
     """
 
-    def __init__(self, state: ServerState, caller: Caller, every_s: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, state: ServerState, caller: Caller, every_s: float, *,
+                 checked: bool = True, clock: Callable[[], float] = time.monotonic) -> None:
         self.state = state
         self.caller = caller
         self.every_s = every_s
         self.clock = clock
-        self._last = clock()  # the gate has just checked it
+        self._last = clock() if checked else float("-inf")
         self._ended: AizacError | None = None
         self._lock = threading.Lock()
 
