@@ -54,6 +54,30 @@ def test_memory_table_shows_tags_strength_factor_and_pins(service: ApplicationSe
     assert about_veil and all("Veil" in r[2] or "Veil" in r[3] for r in about_veil)
 
 
+def test_a_flagged_fact_is_marked_checked_and_a_fact_struck_out(
+        service: ApplicationService) -> None:
+    """The Look column says why the extraction kept a fact aside; Looks right clears it;
+    Strike is the writer's retcon: never true, what it replaced current again (issue 36)."""
+    name, _ = _written(service)
+    memory = service.agent(name).memory
+    with memory.stage() as batch:
+        was = batch.note("Aren is well.", "Character", character_name="Aren",
+                         aspect="condition")
+    with memory.stage() as batch:
+        odd = batch.note("Aren hurt a leg.", "Character", character_name="Aren",
+                         aspect="condition", flag="language")
+    row = next(r for r in inspector.memory_table(service, name) if r[2] == "Aren hurt a leg.")
+    assert row[9] == "another language"
+    assert "1 fact" in inspector.confirm(service, name, [str(odd)])
+    row = next(r for r in inspector.memory_table(service, name) if r[2] == "Aren hurt a leg.")
+    assert row[9] == ""
+    assert "Struck out: 1" in inspector.strike(service, name, [str(odd)])
+    assert [h.id for h in memory.character_state("Aren")
+            if h.metadata.get("aspect") == "condition"] == [was]
+    with pytest.raises(InvalidInputError, match="Select"):
+        inspector.strike(service, name, [])
+
+
 def test_pin_and_unpin(service: ApplicationService) -> None:
     name, _ = _written(service)
     story_id = inspector.memories(service, name, tag="Story")[0].id
