@@ -93,6 +93,7 @@ class QualityCheck:
         fixed: Mapping[str, Any] | None = None,
         names: Iterable[str] = (),
         also: Also | None = None,
+        each_value: bool = False,
     ) -> None:
         self.language = language
         self.policy = policy
@@ -100,6 +101,7 @@ class QualityCheck:
         self.fixed = dict(fixed or {})
         self.names = list(names)
         self.also = also
+        self.each_value = each_value
         self.problems: list[quality.Problem] = []
         self.rejected = 0
 
@@ -107,7 +109,7 @@ class QualityCheck:
         checked = {**value.model_dump(mode="json"), **self.fixed} if self.fixed else value
         self.problems = quality.find_problems(
             checked, language=self.language, min_script_share=self.policy.min_script_share,
-            names=self.names, each_value=self.also is not None,  # the rest is kept: be exact
+            names=self.names, each_value=self.each_value,
         )
         said = [quality.repair_text(self.problems, self.language)] if self.problems else []
         if self.also is not None:
@@ -182,13 +184,15 @@ class CheckedRouter:
     def structured(
         self, role: str, schema: type[M], messages: list[BaseMessage], *,
         fixed: Mapping[str, Any] | None = None, names: Iterable[str] = (),
-        also: Also | None = None,
+        also: Also | None = None, each_value: bool = False,
     ) -> M:
         """``router.structured`` with the quality check (see the module docstring); ``fixed``:
         the fields the writer set, which the caller puts in place of the model's; ``names``:
         names this call may use besides the cast (a beat's new characters); ``also``: the
-        caller's own check, run on the same value in the same repair loop."""
-        check = self._check(role, schema, fixed, names, also)
+        caller's own check, run on the same value in the same repair loop; ``each_value``:
+        judge every value's script on its own (a reply whose refused values are set aside
+        and the rest kept: an extraction), not only a reply mostly in another script."""
+        check = self._check(role, schema, fixed, names, also, each_value)
         if accepts_keyword(self.router.structured, "check"):
             try:
                 return self.router.structured(role, schema, messages, check=check)
@@ -200,10 +204,10 @@ class CheckedRouter:
     async def astructured(
         self, role: str, schema: type[M], messages: list[BaseMessage], *,
         fixed: Mapping[str, Any] | None = None, names: Iterable[str] = (),
-        also: Also | None = None,
+        also: Also | None = None, each_value: bool = False,
     ) -> M:
         """Async :meth:`structured`."""
-        check = self._check(role, schema, fixed, names, also)
+        check = self._check(role, schema, fixed, names, also, each_value)
         if accepts_keyword(self.router.astructured, "check"):
             try:
                 return await self.router.astructured(role, schema, messages, check=check)
@@ -214,13 +218,13 @@ class CheckedRouter:
 
     def _check(
         self, role: str, schema: type[BaseModel], fixed: Mapping[str, Any] | None = None,
-        names: Iterable[str] = (), also: Also | None = None,
+        names: Iterable[str] = (), also: Also | None = None, each_value: bool = False,
     ) -> QualityCheck:
         """The check of one call, with the policy of the model serving ``role``."""
         policy = policy_for(role_profile(self.router, role), small_retries_of(self.router))
         cast = list(self._names()) if self._names is not None else []
         return QualityCheck(self._language(), policy, schema.__name__, fixed, [*cast, *names],
-                            also)
+                            also, each_value)
 
     def _rounds(
         self, schema: type[M], messages: list[BaseMessage], check: QualityCheck

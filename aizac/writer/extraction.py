@@ -298,7 +298,7 @@ async def ask_checked(
     call: Any = router.astructured  # routers differ in what they take (accepts_keyword)
     try:
         if accepts_keyword(call, "also"):
-            value = await call(role, schema, messages, also=check)
+            value = await call(role, schema, messages, also=check, each_value=True)
         elif accepts_keyword(call, "check"):
             value = await call(role, schema, messages, check=check)
         else:  # a plain router: checked once, afterwards

@@ -35,7 +35,7 @@ FIELD_KEYS: dict[str, str] = {
     "speech": "field.speech", "listener": "field.listener", "speech_level": "field.speech_level",
     "address": "field.address", "who": "field.who", "a": "field.a", "b": "field.b",
     "feature": "field.feature", "replaces": "field.replaces", "revises": "field.revises",
-    "memory": "field.memory",
+    "memory": "field.memory", "same_as": "field.same_as", "thread": "field.thread",
 }
 """Every field of the schemas in :mod:`aizac.writer.schemas` (and the combined and episode
 schemas) that a quality problem can point at, and its catalogue key (``field.<name>``, listed

@@ -34,13 +34,14 @@ SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens" / "memory-con
 
 
 def _flag(memory: Any) -> tuple[str, str, str]:
-    """A condition and a whereabouts, then a fact whose words point to both (kept beside them,
-    flagged); returns the ids (hurt, where, both)."""
-    ids = []
+    """A condition and a whereabouts, then a fact the extractor said may restate both (kept
+    beside them, flagged); returns the ids (hurt, where, both)."""
+    ids: list[str] = []
     for text in ("Duke Veil hurt a leg in the duel.", "Duke Veil is in the capital.",
                  "Duke Veil, wounded, hides in the port town."):
         batch = memory.stage()
-        ids.append(str(batch.note(text, "Character", character_name="Duke Veil", infer=True)))
+        ids.append(str(batch.note(text, "Character", character_name="Duke Veil",
+                                  conflicts=ids[:2] if len(ids) == 2 else None)))
         batch.commit()
     return ids[0], ids[1], ids[2]
 
