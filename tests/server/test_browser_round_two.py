@@ -179,7 +179,14 @@ def test_mail_goes_only_to_an_address_the_user_verified(
             wait_enabled(page, "aizac-send")
             click(page, "aizac-send")
             _arrived(page, inbox, mails)
+        # A mail is in the inbox before its event has returned: under load the next click can
+        # meet the one-export-at-a-time rule first, and is then made again.
         click(page, "aizac-send")
+        page.locator("#aizac-note-send").get_by_text(
+            re.compile("Try again in|one at a time")).first.wait_for()
+        if "one at a time" in page.locator("#aizac-note-send").inner_text():
+            page.wait_for_timeout(1000)
+            click(page, "aizac-send")
         _note(page, "Try again in")  # a code and two exports: three mails this hour
         _shot(page, "02-hourly-limit")
         assert [m.rcpt_tos for m in inbox] == [["mina@example.com"]] * 3
