@@ -53,7 +53,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -882,8 +882,13 @@ class Report:
 
 
 def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = None,
-        variant: str = "ideal", embedding: str = "hash") -> Report:
-    """Drive ``beats`` beats of the serial through Studio in this process; measure memory."""
+        variant: str = "ideal", embedding: str = "hash",
+        extractor_factory: Callable[[Serial, str, int, bool], Any] | None = None) -> Report:
+    """Drive ``beats`` beats of the serial through Studio in this process; measure memory.
+
+    ``extractor_factory(serial, variant, seed, legacy)`` makes the extractor model's persona
+    (default ``Extractor``): an object with ``start(beat)``, ``reply(prompt, repair)`` and a
+    ``repairs`` count (``bench/consistency_blind.py`` plugs in another)."""
     from aizac.llm.embeddings import embeddings_from_spec
     from aizac.llm.profiles import ModelProfile, attach
     from aizac.settings import Settings
@@ -894,7 +899,7 @@ def run(beats: int, lang: str = "ko", seed: int = 7, data_dir: Path | None = Non
     legacy = "who" not in CharacterFact.model_fields
     serial = Serial(lang, seed)
     truth = serial.truth
-    extractor = Extractor(serial, variant, seed, legacy)
+    extractor = (extractor_factory or Extractor)(serial, variant, seed, legacy)
     planner = ScriptedModel()
     model = ScriptedModel(extractor=extractor)
     # an API model's declaration: it answers a whole beat's extraction in one reply
