@@ -23,10 +23,10 @@ Its behaviours (rates are per chance, seeded):
   sometimes mixes in the English slot label (``김도준 condition: ...``);
 - ``who`` / ``a`` / ``b``: mostly the right id; otherwise the full name, the given name, a
   title or honorific form (``김 대장``, ``도준 님``, ``Captain Hart``), the list line copied
-  (``c3 김도준``), an upper-case id (``C3``) or the neighbouring id; a character the beat
-  introduces is listed already, but a quarter of the time it is ``"new"`` with the name all the
-  same; one not in the cast list would be ``"new"`` with the name, ``"new"`` with no name, the
-  bare name, or an invented next id;
+  (``c3 김도준``), an upper-case id (``C3``), the neighbouring id or a pronoun (``그``,
+  ``she``); a character the beat introduces is listed already, but a quarter of the time it is
+  ``"new"`` with the name all the same; one not in the cast list would be ``"new"`` with the
+  name, ``"new"`` with no name, the bare name, or an invented next id;
 - ``replaces``: mostly the listed fact of the same slot; often left out; sometimes every listed
   fact of the character (a death always risks this), a fact of another slot of the same
   character, or an id past the end of the list; a relation's ``-`` placeholder is replaced or
@@ -145,7 +145,7 @@ PREAMBLE = {"ko": "다음은 이 비트에서 추출한 내용입니다.",
 # ------------------------------------------------------------------------------ its rates
 SLIP = {
     "who_name": 0.04, "who_given": 0.02, "who_title": 0.02, "who_label": 0.02,
-    "who_upper": 0.01, "who_neighbour": 0.01,
+    "who_upper": 0.01, "who_neighbour": 0.01, "who_pronoun": 0.01,
     "new_listed": 0.25, "new_noname": 0.12, "new_bare": 0.10, "new_invent": 0.10,
     "replaces_omit": 0.14, "replaces_all": 0.04, "replaces_other": 0.03,
     "replaces_invent": 0.02, "death_all": 0.30, "placeholder": 0.5, "placeholder_dash": 0.03,
@@ -323,7 +323,7 @@ class BlindExtractor:
     def form(self, p: Person, cid: str) -> str:
         """How it writes a reference to a listed character."""
         slip = self.choose("who_name", "who_given", "who_title", "who_label", "who_upper",
-                           "who_neighbour")
+                           "who_neighbour", "who_pronoun")
         if slip == "who_name":
             return p.name
         if slip == "who_given":
@@ -336,6 +336,8 @@ class BlindExtractor:
             return cid.upper()
         if slip == "who_neighbour":
             return self.neighbour(cid)
+        if slip == "who_pronoun":  # the subject as the beat's sentence has it
+            return p.pronoun
         return cid
 
     def neighbour(self, cid: str) -> str:
