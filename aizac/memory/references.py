@@ -344,6 +344,9 @@ class PlacedSetting:
     lineage: str = ""
     revises: str = ""
     flag: str = ""
+    ends: tuple[str, ...] = ()
+    """Other listed versions of the rule it revises (the same rule said twice, each in force):
+    they stop being current with it."""
 
 
 @dataclass(frozen=True)
@@ -377,6 +380,42 @@ def _keyword_differs(said: str, listed: str) -> bool:
     return bool(name_key(said) and name_key(listed)) and name_key(said) != name_key(listed)
 
 
+QUESTIONS = frozenset({"pair_as_fact"})
+"""Problems that ask what the reply means rather than say it is wrong: asked once per call
+(the same reply again is the model's answer)."""
+
+
+def _trigrams(text: str) -> set[str]:
+    letters = "".join(ch for ch in text.casefold() if ch.isalnum())
+    return {letters[i:i + 3] for i in range(len(letters) - 2)}
+
+
+RESTATED = 0.75
+"""The share of the shorter text's letter trigrams the other must hold for two rule texts to
+be one rule said twice (a label, a scene number or a word around it); a revision that
+changes what the rule says falls below it and is asked for its reference as before."""
+
+
+def _restated(mine: set[str], theirs: set[str]) -> float:
+    shorter = min(len(mine), len(theirs))
+    return len(mine & theirs) / shorter if shorter >= 6 else 0.0
+
+
+def restates(text: str, other: str) -> bool:
+    """Whether ``text`` and ``other`` say one rule (pure): letter trigrams of the shorter held
+    by the longer, in any script."""
+    return _restated(_trigrams(text), _trigrams(other)) >= RESTATED
+
+
+def restated_rule(text: str, rules: Sequence[OfferedRule]) -> OfferedRule | None:
+    """The listed rule ``text`` says again, if any (pure; :func:`restates`): the closest one
+    (versions of one rule listed twice are that rule's twins, ended with it)."""
+    mine = _trigrams(text)
+    scored = [(_restated(mine, _trigrams(rule.text)), -n, rule) for n, rule in enumerate(rules)]
+    best = max(scored, default=None, key=lambda x: (x[0], x[1]))
+    return best[2] if best is not None and best[0] >= RESTATED else None
+
+
 def _listing(offer: Offer, kind: str) -> str:
     """The offered ids of one kind, as a problem quotes them."""
     if kind == "cast":
@@ -389,9 +428,11 @@ def _listing(offer: Offer, kind: str) -> str:
 
 
 class _Resolver:
-    def __init__(self, offer: Offer, salvage: bool, flags: Mapping[str, str]) -> None:
+    def __init__(self, offer: Offer, salvage: bool, flags: Mapping[str, str],
+                 asked: frozenset[tuple[str, str]] = frozenset()) -> None:
         self.offer = offer
         self.salvage = salvage
+        self.asked = asked
         self.flags = dict(flags)
         self.out = Resolution()
         self.scene = {name_key(n) for n in offer.scene if name_key(n)}
@@ -428,6 +469,8 @@ class _Resolver:
         return "drop" if "drop" in said else (said[0] if said else "")
 
     def problem(self, key: str, path: str, **values: str) -> None:
+        if key in QUESTIONS and (key, path) in self.asked:
+            return  # asked once: the model's answer stands
         self.out.problems.append(Problem(key, path, values))
 
     # ------------------------------------------------------------------ who is it about
@@ -526,6 +569,8 @@ class _Resolver:
                          named=", ".join(f"{self._ref_of(n)} {n}" for n in named))
         slots = {f.label for f in [*mine, *pairs]}
         aspect = note.aspect or OTHER
+        if aspect == OTHER and not facts and not unsure:
+            self._pair_told_as_fact(note, ref, named)
         flag = ""
         if len(slots) > 1 or (slots and aspect != OTHER and aspect not in slots):
             self.problem("merged", f"{note.path}.replaces",
@@ -541,6 +586,24 @@ class _Resolver:
             name, aspect, note.text, feature=feature,
             outdates=tuple(f.memory_id for f in [*mine, *pairs] if f.memory_id),
             new=new, flag=flag or ("unplaced" if unsure else "")))
+
+    def _pair_told_as_fact(self, note: CharacterNote, ref: str, named: list[str]) -> None:
+        """A fact of no slot whose text names its character and exactly one other, a pair
+        the offer lists (their relation, or the scene's pair with none yet), may be their
+        relation told as one character's fact, which would then stay current beside the
+        pair's next relation: the model is asked which it is, by the pair's ids. Kept as the
+        character's fact when the repair turns run out (an event of the two is one)."""
+        others = {self._ref_of(n) for n in named} - {ref, ""}
+        if not ref or len(others) != 1:
+            return
+        other = next(iter(others))
+        entry = next((f for f in self.offer.facts
+                      if f.relation and set(f.about) == {ref, other}), None)
+        if entry is None:
+            return
+        self.problem("pair_as_fact", f"{note.path}.aspect", ref=ref, other=other,
+                     name=self._name_of(other).split(" ", 1)[-1],
+                     replaces=entry.ref if entry.memory_id else "-")
 
     def relation(self, note: RelationNote) -> None:
         a = self.person(f"{note.path}.a", note.a)
@@ -572,36 +635,53 @@ class _Resolver:
 
     def setting(self, note: SettingNote) -> None:
         raw = (note.revises or "").strip()
-        if note.revises is None or not raw:
-            if note.rule and self.offer.rules:
-                self.problem("rule_unsaid", f"{note.path}.revises",
-                             offered=_listing(self.offer, "rule"))
-                flag = "unplaced"
-            else:
-                flag = ""
-            self.out.settings.append(PlacedSetting(note.keyword, note.text, note.rule,
-                                                   flag=flag))
+        ref = parse_ref(raw) if raw else None
+        rule = self.offer.rule(ref[1]) if ref is not None and ref[0] == "r" else None
+        same = restated_rule(note.text, self.offer.rules) if note.rule or raw else None
+        if rule is not None and not _keyword_differs(note.keyword, rule.keyword):
+            if same is None or same is rule:
+                self._revise(note, rule)
+                return
+            # its words are another listed rule's: one of the two was a slip; never revised
+            # by it, and set aside as the rule its words restate
+            self.problem("restated", f"{note.path}.revises", value=same.ref,
+                         keyword=same.keyword, text=same.text[:60])
+            self._revise(note, same, flag="unplaced")
             return
-        if name_key(raw) == NEW:
+        if not note.rule and not raw:  # a fact of the world, not a rule: nothing to refer to
+            self.out.settings.append(PlacedSetting(note.keyword, note.text, False))
+            return
+        # What the reply refers to did not settle it; the rule's own words may: a listed rule
+        # said again in other words around it is that rule (the store's text, not a word list).
+        path = f"{note.path}.revises"
+        if rule is not None:  # the reply names one rule and means another: never revised by a slip
+            self.problem("other_rule", path, value=rule.ref, keyword=rule.keyword,
+                         said=note.keyword)
+        elif same is not None:
+            self.problem("restated", path, value=same.ref, keyword=same.keyword,
+                         text=same.text[:60])
+        elif name_key(raw) == NEW:
             self.out.settings.append(PlacedSetting(note.keyword, note.text, True))
             return
-        ref = parse_ref(raw)
-        rule = self.offer.rule(ref[1]) if ref is not None and ref[0] == "r" else None
-        if rule is None:
-            self.problem("unknown_rule", f"{note.path}.revises", value=raw,
-                         offered=_listing(self.offer, "rule"))
-            self.out.settings.append(PlacedSetting(note.keyword, note.text, note.rule,
-                                                   flag="unplaced"))
-            return
-        if _keyword_differs(note.keyword, rule.keyword):
-            # the reply names one rule and means another: asked, and never revised by a slip
-            self.problem("other_rule", f"{note.path}.revises", value=rule.ref,
-                         keyword=rule.keyword, said=note.keyword)
+        elif ref is None and not raw:
+            if not self.offer.rules:
+                self.out.settings.append(PlacedSetting(note.keyword, note.text, note.rule))
+                return
+            self.problem("rule_unsaid", path, offered=_listing(self.offer, "rule"))
+        else:
+            self.problem("unknown_rule", path, value=raw, offered=_listing(self.offer, "rule"))
+        if same is not None:  # set aside after the repair turns: it revises what it restates
+            self._revise(note, same, flag="unplaced")
+        else:
             self.out.settings.append(PlacedSetting(note.keyword, note.text, True,
                                                    flag="unplaced"))
-            return
+
+    def _revise(self, note: SettingNote, rule: OfferedRule, flag: str = "") -> None:
+        twins = tuple(r.memory_id for r in self.offer.rules
+                      if r is not rule and r.memory_id and restates(r.text, rule.text))
         self.out.settings.append(PlacedSetting(note.keyword or rule.keyword, note.text, True,
-                                               lineage=rule.lineage, revises=rule.memory_id))
+                                               lineage=rule.lineage, revises=rule.memory_id,
+                                               flag=flag, ends=twins))
 
     def story(self, note: StoryNote) -> None:
         self.out.story.append(PlacedStory(note.text, note.keyword, note.foreshadow))
@@ -647,7 +727,8 @@ def _flag_new(out: Resolution, before: tuple[int, int, int, int], flag: str) -> 
 
 
 def resolve(reply: Reply, offer: Offer, *, salvage: bool = False,
-            flags: Mapping[str, str] | None = None) -> Resolution:
+            flags: Mapping[str, str] | None = None,
+            asked: Iterable[tuple[str, str]] = ()) -> Resolution:
     """What ``reply`` means against ``offer`` (pure; see the module doc).
 
     Every problem is listed in :attr:`Resolution.problems`; the placed facts are the best
@@ -660,8 +741,11 @@ def resolve(reply: Reply, offer: Offer, *, salvage: bool = False,
     ``flags``: what another check found in the reply, by path (a value in the wrong language:
     ``"language"``; ``"drop"``: junk to leave out): the notes at those paths are flagged or
     left out.
+
+    ``asked``: the ``(key, path)`` of :data:`QUESTIONS` an earlier turn of this call asked: the
+    reply's answer stands (a question, unlike a wrong reference, may be answered "as it is").
     """
-    resolver = _Resolver(offer, salvage, flags or {})
+    resolver = _Resolver(offer, salvage, flags or {}, frozenset(asked))
     out = resolver.out
     notes: list[CharacterNote | RelationNote | SettingNote | StoryNote] = [
         *reply.characters, *reply.relations, *reply.settings, *reply.story]
@@ -684,6 +768,7 @@ def resolve(reply: Reply, offer: Offer, *, salvage: bool = False,
 
 __all__ = [
     "NEW",
+    "QUESTIONS",
     "WORDS",
     "CastMember",
     "CharacterNote",
@@ -710,4 +795,6 @@ __all__ = [
     "render_rules",
     "render_threads",
     "resolve",
+    "restated_rule",
+    "restates",
 ]

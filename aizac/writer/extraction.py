@@ -33,6 +33,7 @@ from aizac.errors import StructuredOutputError
 from aizac.llm.runtime import run_sync as run_sync  # one model loop per process
 from aizac.memory import facts
 from aizac.memory.references import (
+    QUESTIONS,
     CharacterNote,
     Offer,
     PlacedCharacter,
@@ -119,7 +120,8 @@ class Extracted:
                         for c in data.get("characters", [])],
             relations=[PlacedRelation(**{**x, "outdates": tuple(x.get("outdates", ()))})
                        for x in data.get("relations", [])],
-            settings=[PlacedSetting(**s) for s in data.get("settings", [])],
+            settings=[PlacedSetting(**{**s, "ends": tuple(s.get("ends", ()))})
+                      for s in data.get("settings", [])],
             story=[PlacedStory(**s) for s in data.get("story", [])],
             payoffs=[str(i) for i in data.get("payoffs", [])],
             aliases={str(k): str(v) for k, v in dict(data.get("aliases", {})).items()},
@@ -255,11 +257,14 @@ class ReferenceCheck:
         self.value: BaseModel | None = None
         self.quality: list[Any] = []
         self.calls = 0
+        self.asked: set[tuple[str, str]] = set()  # questions put to the model, answered once
 
     def __call__(self, value: BaseModel, quality: Sequence[Any] = ()) -> None:
         self.value, self.quality = value, list(quality)
         self.calls += 1
-        found = resolve(self.notes(value), self.offer)
+        asked = frozenset(self.asked)
+        found = resolve(self.notes(value), self.offer, asked=asked)
+        self.asked |= {(p.key, p.path) for p in found.problems if p.key in QUESTIONS}
         if found.problems:
             raise ValueError(problem_text(found.problems, self.language))
 
@@ -284,7 +289,7 @@ class ReferenceCheck:
         for problem in self.quality if salvage else ():
             path = str(getattr(problem, "path", ""))
             flags[path] = "language" if getattr(problem, "kind", "") == "script" else "drop"
-        return resolve(notes, self.offer, salvage=salvage, flags=flags)
+        return resolve(notes, self.offer, salvage=salvage, flags=flags, asked=self.asked)
 
 
 async def ask_checked(
@@ -528,12 +533,14 @@ def _note_setting(memory: Any, batch: Any, fact: PlacedSetting, sense: Any,
                           **where)
     conflicts: list[str] = []
     lineage, revises = fact.lineage, fact.revises
+    ends: Sequence[str] = fact.ends
     if sense is not None:  # which rule a small model revises is chance: flag a near one
-        lineage, revises = "", ""
+        lineage, revises, ends = "", "", ()
         rules = memory.world_rules()
         conflicts = [rules[i].id for i in sense.near(fact.text, [h.text for h in rules])]
     return batch.note(fact.text, "NovelSetting", keyword=fact.keyword, aspect=facts.RULE,
-                      lineage=lineage, outdates=[revises] if revises else (),
+                      lineage=lineage,
+                      outdates=[revises, *ends] if revises else ends,
                       conflicts=conflicts or None, flag=fact.flag, **where)
 
 

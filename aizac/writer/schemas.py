@@ -236,7 +236,18 @@ class DialoguePlan(_Schema):
 # --------------------------------------------------------------------------------- extraction
 # An extraction refers to what the store knows by the ids its prompt lists (cast c1, facts f1,
 # rules r1, threads t1: aizac.memory.references); the store decides what a reference means.
-Keyword = Annotated[str, StringConstraints(strip_whitespace=True, max_length=30)]
+KEYWORD_LENGTH = 30
+
+
+def _clipped(value: Any) -> Any:
+    """A keyword is the model's label for a fact, not the fact: one written longer than the
+    schema says is cut, never the reason a whole extraction is refused (its facts were lost
+    with it and the accept failed)."""
+    return " ".join(value.split())[:KEYWORD_LENGTH].strip() if isinstance(value, str) else value
+
+
+Keyword = Annotated[str, BeforeValidator(_clipped),
+                    StringConstraints(strip_whitespace=True, max_length=KEYWORD_LENGTH)]
 Ref = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40),
                 _kind(VERBATIM)]
 """Who a fact is about: a cast id from the prompt (``c3``), or ``new``."""

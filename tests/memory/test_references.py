@@ -203,3 +203,72 @@ def test_a_given_name_in_the_text_counts_when_it_checks_a_reference() -> None:
     assert [p.key for p in wrong.problems] == ["names_other"]
     family = resolve(character("c2", "박 씨가 북문으로 갔다", aspect="whereabouts"), o)
     assert not family.problems
+
+
+def test_a_listed_rule_said_again_as_new_is_that_rule() -> None:
+    """Blind first contact: a model restating a listed rule with a label or a scene number
+    around it and ``revises: new`` (or no listed id) left several versions of one rule in
+    force; its own words are the listed rule's, so it is asked and, set aside, revises it."""
+    for revises in ("new", None, "마나 규칙"):
+        again = Reply(settings=(SettingNote(
+            "s", "세계 규칙", "세계 규칙 — 마나는 달이 뜰 때만 회복된다 (18번째 장면부터)", True,
+            revises),))
+        asked = resolve(again, offer())
+        assert [p.key for p in asked.problems] == ["restated"], revises
+        assert asked.problems[0].values["value"] == "r1"
+        (kept,) = resolve(again, offer(), salvage=True).settings
+        assert (kept.lineage, kept.revises, kept.flag) == ("L1", "m-rule", "unplaced")
+    other = Reply(settings=(SettingNote("s", "검", "검은 밤에만 뽑힌다", True, "new"),))
+    assert not resolve(other, offer()).problems
+    # a revision that changes what the rule says is not a restatement: its reference decides
+    changed = Reply(settings=(SettingNote("s", "마나", "마나는 해가 떠야 회복된다", True, "new"),))
+    assert not resolve(changed, offer()).problems
+
+
+def test_a_pairs_relation_told_as_one_characters_fact_is_asked_once() -> None:
+    """Blind first contact: a change of a pair's relation filed as one character's fact of no
+    slot, with nothing replaced, stayed current beside the pair's next relation."""
+    told = character("c1", "한서아와 박민호는 원수가 되었다", aspect="other")
+    (question,) = resolve(told, offer()).problems
+    assert question.key == "pair_as_fact"
+    assert (question.values["other"], question.values["replaces"]) == ("c2", "f4")
+    # the same reply again is the model's answer: an event of the two stays her fact
+    again = resolve(told, offer(), asked=[(question.key, question.path)])
+    assert not again.problems and again.characters[0].text == "한서아와 박민호는 원수가 되었다"
+    # a fact with its slot, or naming her alone, asks nothing
+    assert not resolve(character("c1", "한서아는 박민호를 구하다 다쳤다", aspect="condition"),
+                       offer()).problems
+    assert not resolve(character("c1", "한서아는 검을 들었다", aspect="other"), offer()).problems
+
+
+def test_a_revision_whose_words_are_another_listed_rule_is_asked() -> None:
+    """Blind first contact: a reply gave the gate rule's text with the death rule's id and
+    keyword (and the reverse), and each rule replaced the other."""
+    two = build_offer([(SEOA, [])], [], [
+        ("m-gate", "게이트", "게이트가 사흘에 한 번 열린다", "LG"),
+        ("m-death", "죽음", "죽으면 이름이 사라진다", "LD")], [], known={SEOA: []}, scene=[SEOA])
+    swapped = Reply(settings=(SettingNote("s", "죽음", "세계 규칙 — 게이트가 사흘에 한 번 열린다",
+                                          True, "r2"),))
+    asked = resolve(swapped, two)
+    assert [(p.key, p.values["value"]) for p in asked.problems] == [("restated", "r1")]
+    (kept,) = resolve(swapped, two, salvage=True).settings
+    assert (kept.lineage, kept.revises) == ("LG", "m-gate")
+    revised = Reply(settings=(SettingNote("s", "죽음", "죽어도 이름이 남는다", True, "r2"),))
+    (rule,) = resolve(revised, two).settings
+    assert not resolve(revised, two).problems and rule.lineage == "LD"
+
+
+def test_a_revision_ends_the_rules_twins_in_force() -> None:
+    """Blind first contact: one rule said twice as two rules in force; revising one left the
+    other version current."""
+    twins = build_offer([(SEOA, [])], [], [
+        ("m-a", "게이트", "게이트가 사흘에 한 번 열린다", "LA"),
+        ("m-b", "게이트 주기", "세계 규칙 — 게이트가 사흘에 한 번 열린다 (18번째 장면부터)", "LB"),
+        ("m-c", "죽음", "죽으면 이름이 사라진다", "LC")], [], known={SEOA: []}, scene=[SEOA])
+    revised = Reply(settings=(
+        SettingNote("s", "게이트", "게이트가 이레에 한 번 열린다", True, "r1"),))
+    (rule,) = resolve(revised, twins).settings
+    assert (rule.lineage, rule.revises, rule.ends) == ("LA", "m-a", ("m-b",))
+    again = Reply(settings=(
+        SettingNote("s", "규칙", "게이트가 사흘에 한 번 열린다!", True, "new"),))
+    assert [p.values["value"] for p in resolve(again, twins).problems] == ["r1"]

@@ -129,3 +129,15 @@ def test_repeated_names_from_a_weak_model_are_collapsed() -> None:
         {"location": "l", "time": "t", "characters": ["A", "A", "B"], "events": ["e"]}
     )
     assert beat.characters == ["A", "B"]
+
+
+def test_a_keyword_written_too_long_is_cut_not_the_reason_an_extraction_is_refused() -> None:
+    """A blind extractor's keyword of 40 characters refused the whole beat's extraction three
+    times, and the accept failed with every fact of the beat."""
+    from aizac.writer.schemas import KEYWORD_LENGTH, SettingFact, StoryFact
+
+    long = "the sword that was broken and then mended again"
+    fact = StoryFact.model_validate({"text": "검이 다시 이어졌다", "keyword": long})
+    assert fact.keyword == long[:KEYWORD_LENGTH].strip() and len(fact.keyword) <= KEYWORD_LENGTH
+    rule = SettingFact.model_validate({"keyword": "  두   칸  ", "text": "규칙", "rule": True})
+    assert rule.keyword == "두 칸"
