@@ -39,6 +39,8 @@ from sqlalchemy import (
 )
 
 from aizac.errors import ConfigError, StorageError
+from aizac.storage.heads import HEADS as HEADS
+from aizac.storage.heads import VERSION_TABLE
 from aizac.storage.tables import CONCERNS
 
 
@@ -65,17 +67,9 @@ class Database(Protocol):
         """A write transaction."""
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-VERSION_TABLE = "alembic_version"
 UPGRADE_LOCK = (0, 29)
 """The advisory lock ``aizac db upgrade`` holds, so replicas started together migrate once."""
 LEGACY_PREFIX = "_legacy_"
-HEADS = {
-    "catalog": "catalog_0001", "project": "project_0001", "runs": "runs_0001",
-    "continuity": "continuity_0001", "keys": "keys_0001", "journal": "journal_0001",
-    "accounts": "accounts_0001",
-}
-"""The head revision of every branch, so opening a file that is up to date imports no Alembic
-(``tests/storage/test_schema.py`` checks these against the migrations)."""
 version_table = Table(
     VERSION_TABLE, MetaData(),
     Column("version_num", String(32), nullable=False),

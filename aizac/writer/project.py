@@ -40,7 +40,13 @@ from aizac.storage.tables import plot as t_plot
 from aizac.storage.tables import steps as t_steps
 from aizac.text import Text
 from aizac.writer.killpoints import checkpoint as _checkpoint
-from aizac.writer.project_dirs import DB_NAME, create_staged, is_ghost, locks_for
+from aizac.writer.project_dirs import (
+    DB_NAME,
+    create_staged,
+    is_ghost,
+    list_names,
+    locks_for,
+)
 from aizac.writer.project_dirs import validate_project_name as validate_project_name
 from aizac.writer.project_rows import (
     BeatRecord,
@@ -51,6 +57,7 @@ from aizac.writer.project_rows import (
     beat_record,
     dump_profiles,
     plot_record,
+    project_info,
 )
 from aizac.writer.rules import beat_thing, check_accepted, check_draft, check_version
 
@@ -164,12 +171,7 @@ class ProjectStore:
     def list_names(root: Path, *, catalog: Catalog | None = None) -> list[str]:
         if catalog is not None:
             return catalog.names()
-        if not root.is_dir():
-            return []
-        return sorted(
-            p.name for p in root.iterdir()
-            if not p.name.startswith(".") and (p / DB_NAME).is_file() and not is_ghost(p)
-        )
+        return list_names(root)
 
     @property
     def memory_dir(self) -> Path:
@@ -248,14 +250,7 @@ class ProjectStore:
             rows = db.execute(select(t_meta.c.key, t_meta.c.value)
                               .where(t_meta.c.project == self.key))
             meta = {str(k): str(v) for k, v in rows}
-        return ProjectInfo(
-            name=meta.get("name", self.directory.name),
-            language=meta.get("language", "ko"),
-            genre=meta.get("genre", ""),
-            keywords=json.loads(meta.get("keywords", "[]")),
-            path=self.directory,
-            created_at=float(meta.get("created_at", "0")),
-        )
+        return project_info(meta, self.directory)
 
     def book_id(self) -> str:
         """The novel's own identifier (``urn:uuid:``, made once and kept): what an EPUB names

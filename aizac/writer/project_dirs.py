@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aizac.errors import ConflictError, InvalidInputError, StorageError
+from aizac.storage.heads import HEADS, VERSION_TABLE
 
 if TYPE_CHECKING:  # filelock is imported by the first lock: `aizac projects` takes none
     from filelock import FileLock
@@ -87,6 +88,38 @@ def is_ghost(directory: Path) -> bool:
     finally:
         db.close()
     return row is None
+
+
+def list_names(root: Path) -> list[str]:
+    """The names of the embedded projects in ``root`` (folders with a project database that
+    are neither staging folders nor ghosts), sorted."""
+    if not root.is_dir():
+        return []
+    return sorted(
+        p.name for p in root.iterdir()
+        if not p.name.startswith(".") and (p / DB_NAME).is_file() and not is_ghost(p)
+    )
+
+
+def read_meta(directory: Path) -> dict[str, str] | None:
+    """The meta rows of the project database in ``directory``, read with ``sqlite3`` (no
+    SQLAlchemy: what ``aizac projects`` needs), or ``None`` when the file is not at its schema's
+    head (opening it through :mod:`aizac.storage.database` brings it up to date first)."""
+    try:
+        db = sqlite3.connect(f"file:{directory / DB_NAME}?mode=ro", uri=True, timeout=30)
+    except sqlite3.Error:
+        return None
+    try:
+        with db:  # one snapshot: the version and the rows agree
+            stamped = {v for (v,) in db.execute(f"SELECT version_num FROM {VERSION_TABLE}")}
+            if HEADS["project"] not in stamped:
+                return None
+            rows = db.execute("SELECT key, value FROM meta WHERE project = ''").fetchall()
+    except sqlite3.Error:  # no version table (a file from before schema versions), a lock ...
+        return None
+    finally:
+        db.close()
+    return {str(k): str(v) for k, v in rows}
 
 
 def move_into_place(staging: Path, directory: Path, name: str) -> None:

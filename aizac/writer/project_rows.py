@@ -27,6 +27,18 @@ class ProjectInfo:
     created_at: float
 
 
+def project_info(meta: Mapping[str, str], directory: Path) -> ProjectInfo:
+    """A project's :class:`ProjectInfo` from its meta rows (pure)."""
+    return ProjectInfo(
+        name=meta.get("name", directory.name),
+        language=meta.get("language", "ko"),
+        genre=meta.get("genre", ""),
+        keywords=json.loads(meta.get("keywords", "[]")),
+        path=directory,
+        created_at=float(meta.get("created_at", "0")),
+    )
+
+
 @dataclass
 class PlotRecord:
     plot: NovelPlot

@@ -1,5 +1,6 @@
 """Start-up stays light: importing the CLI and listing projects load no provider SDK, LangChain,
-Chroma or Gradio (checked in a fresh interpreter; timings live in bench/startup.py)."""
+Chroma, Gradio or SQLAlchemy (checked in a fresh interpreter; timings live in
+bench/startup.py)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ HEAVY = (
     "matplotlib",
     "numpy",
     "rich",
+    "sqlalchemy",  # an embedded project at its schema's head is read with sqlite3 (issue 41)
+    "alembic",
+    "psycopg",
+    "langgraph",
+    "fastapi",
 )
 
 

@@ -152,6 +152,31 @@ def test_a_project_made_before_schema_versions_opens_with_everything_kept(
     raw.close()
 
 
+def test_listing_projects_reads_a_current_file_as_is_and_adopts_one_from_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``aizac projects`` reads a file at its schema's head with sqlite3 alone; a file from
+    before schema versions goes through its store, which adopts it (rows kept)."""
+    from aizac.cli.studio import list_projects
+
+    for name in ("AIZAC_DISCOVER", "AIZAC_EMBEDDING"):  # only the data directory: the quick path
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AIZAC_DATA_DIR", str(tmp_path))
+    root = tmp_path / "projects"
+    ProjectStore.create(root, "새 이야기", language="ko", genre="무협", keywords=["복수"])
+    _legacy_project(root / "옛 이야기")
+    current, infos = list_projects()
+    assert current is None
+    assert [(i.name, i.genre, i.keywords, i.path) for i in infos] == [
+        ("옛 이야기", "회귀", ["회귀"], root / "옛 이야기"),  # created at 12.5: listed first
+        ("새 이야기", "무협", ["복수"], root / "새 이야기"),
+    ]
+    with sqlite3.connect(root / "옛 이야기" / "project.sqlite3") as raw:
+        assert raw.execute("SELECT version_num FROM alembic_version").fetchall() == [
+            ("project_0001",)]
+    raw.close()
+
+
 def test_old_continuity_books_key_index_and_journal_are_adopted(tmp_path: Path) -> None:
     from aizac.continuity.ledger import ForeshadowingLedger
     from aizac.memory.journal import CommitJournal
