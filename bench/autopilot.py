@@ -255,7 +255,9 @@ def main() -> None:
     parser.add_argument("--window", type=int, default=5,
                         help="episodes per CPU window (median), early and late")
     parser.add_argument("--repeat", type=int, default=1, help="runs (CPU ratio per run)")
-    args = parser.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(parser, episodes=2, beats=1, window=1)
     started = time.perf_counter()
     runs = []
     for _ in range(max(1, args.repeat if args.mode != "wire" else 1)):

@@ -399,7 +399,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--holdout", action="store_true",
                     help="held-out phrasings the rules were not tuned on")
-    args = ap.parse_args(argv)
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(ap, argv, serials=1, drafts=1)
     if args.holdout:
         use_holdout()
     langs = ["ko", "en"] if args.lang == "both" else [x for x in [args.lang] if x in CAST]

@@ -80,11 +80,12 @@ class Run:
     log: str = ""
 
 
-def run_demo(code: Path, lang: str, seed: int, out: Path) -> Run:
+def run_demo(code: Path, lang: str, seed: int, out: Path, beats: int = 0) -> Run:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AIZAC_")}
     env["PYTHONPATH"] = str(code)
     boot = BOOT.format(code=str(code))
     argv = ["demo", "--out", str(out), "--lang", lang, "--seed", str(seed)]
+    argv += ["--beats", str(beats)] if beats else []
     started = time.perf_counter()
     used = _children_cpu()
     done = subprocess.run([sys.executable, "-c", boot, *argv], env=env, capture_output=True,
@@ -134,12 +135,15 @@ def main() -> None:
     parser.add_argument("--from-seed", type=int, default=0,
                         help="start at this seed index (the runs before it are in a --json file)")
     parser.add_argument("--lines", type=int, default=6)
+    parser.add_argument("--beats", type=int, default=0, help="the demo's --beats (0: its own)")
     parser.add_argument("--logs", type=Path, help="keep each run's stderr here")
     parser.add_argument("--part", default="0/1",
                         help="K/M: run every M-th run from the K-th (seed-major order)")
     parser.add_argument("--json", type=Path, help="append every run's record here as it ends")
     parser.add_argument("--table", type=Path, help="only print the table of a --json file")
-    args = parser.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(parser, lang=["en"], seeds=1, lines=2, beats=1)
     langs = args.lang or ["ko", "en", "zh"]
     if args.table is not None:
         records = [json.loads(ln) for ln in args.table.read_text("utf-8").splitlines() if ln]
@@ -161,7 +165,7 @@ def main() -> None:
             out = Path(tmp) / f"{lang}-{i}"
             out.mkdir()
             before = os.getloadavg()
-            run = run_demo(code, lang, i * SEED_STEP + LANG_SEED[lang], out)
+            run = run_demo(code, lang, i * SEED_STEP + LANG_SEED[lang], out, args.beats)
             runs.append(run)
             if args.logs is not None:
                 args.logs.mkdir(parents=True, exist_ok=True)

@@ -299,7 +299,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--holdout", action="store_true",
                     help="held-out wording the rules were not tuned on")
     ap.add_argument("--show", action="store_true", help="print each miss and false alarm")
-    args = ap.parse_args(argv)
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(ap, argv, serials=1, drafts=1)
     if args.holdout:
         LINES.update(HOLDOUT)
     langs = ["ko", "en"] if args.lang == "both" else [args.lang]

@@ -71,7 +71,9 @@ def scenario(setup: Setup, cliches: ClicheDB) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(parser, runs=1)
     cliches = ClicheDB(embeddings=HashingEmbeddings())
     setups: dict[str, Setup] = {
         "DictMemory (fake)": dict_memory,

@@ -143,13 +143,15 @@ def summarise(results: list[dict[str, Any]], beats: int) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--before", default="2fbd7af")
+    parser.add_argument("--before", default="2fbd7af", help='"": the working tree alone')
     parser.add_argument("--lang", action="append", choices=sorted(DEMOS))
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--beats", type=int, default=2)
     parser.add_argument("--json", type=Path, help="also append every run's record here")
     parser.add_argument("--table", type=Path, help="only print the table of a --json file")
-    args = parser.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(parser, before="", lang=["en"], seeds=1, beats=1)
     langs = args.lang or ["en", "ko", "zh"]
     if args.table is not None:
         results = from_lines(args.table)
@@ -158,17 +160,18 @@ def main() -> None:
         return
     results: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     with tempfile.TemporaryDirectory(prefix="aizac-grammar-") as tmp:
-        before = Path(tmp) / "before"
-        before.mkdir()
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", args.before, "aizac", "data"],
-            check=True, capture_output=True,
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", str(before)], input=archive, check=True)
-        after = Path(tmp) / "after"  # a copy: edits made while the bench runs do not leak in
+        trees: dict[str, Path] = {}
+        if args.before:  # "": the working tree alone
+            trees["before"] = Path(tmp) / "before"
+            trees["before"].mkdir()
+            archive = subprocess.run(
+                ["git", "-C", str(ROOT), "archive", args.before, "aizac", "data"],
+                check=True, capture_output=True,
+            ).stdout
+            subprocess.run(["tar", "-x", "-C", str(trees["before"])], input=archive, check=True)
+        trees["after"] = Path(tmp) / "after"  # a copy: edits made while the bench runs stay out
         for part in ("aizac", "data"):
-            shutil.copytree(ROOT / part, after / part, symlinks=True)
-        trees = {"before": before, "after": after}
+            shutil.copytree(ROOT / part, trees["after"] / part, symlinks=True)
         for i in range(args.seeds):  # seed by seed, so a run cut short covers every language
             for lang in langs:
                 for label, code in trees.items():

@@ -307,27 +307,32 @@ def reload_keeps_open(w: Walk) -> str:
     return f"walk / {title.input_value()[:60]}"
 
 
-def walk_steps(w: Walk) -> None:
+def walk_steps(w: Walk, steps: int | None = None) -> None:
+    """The walk, or its first ``steps`` steps."""
     beats = L["ui.tab.beats"]
-    w.step("create", lambda: create(w))
-    w.step("plot-by-hand", lambda: plot_by_hand(w))
-    w.step("plot-generated", lambda: generate_over_hand_plot(w))
-    w.step("beat", lambda: beat(w, beats))
-    w.step("edit", lambda: edit(w))
-    w.step("regenerate", lambda: regenerate(w))
-    w.step("regenerate-keeps-edit", lambda: edit_survives(w))
-    w.step("accept", lambda: w.act("accept", L["ui.accepted_done"].split(".", 1)[0]))
-    w.step("prose", lambda: w.act("write-prose", L["ui.prose_done"]))
-    w.step("undo", lambda: w.act("undo", L["ui.undone"]))
-    w.step("redo", lambda: w.act("redo", L["ui.redone"]))
-    w.step("branch", lambda: branch(w))
-    w.step("switch", lambda: switch(w))
-    w.step("memory", lambda: memory(w))
-    w.step("export", lambda: export(w))
-    w.step("autopilot-episode", lambda: autopilot_episode(w))
-    w.step("undo-autopilot-beat", lambda: undo_autopilot(w))
-    w.step("double-click-create", lambda: double_create(w))
-    w.step("reload-keeps-open-novel", lambda: reload_keeps_open(w))
+    plan: list[tuple[str, Callable[[], str]]] = [
+        ("create", lambda: create(w)),
+        ("plot-by-hand", lambda: plot_by_hand(w)),
+        ("plot-generated", lambda: generate_over_hand_plot(w)),
+        ("beat", lambda: beat(w, beats)),
+        ("edit", lambda: edit(w)),
+        ("regenerate", lambda: regenerate(w)),
+        ("regenerate-keeps-edit", lambda: edit_survives(w)),
+        ("accept", lambda: w.act("accept", L["ui.accepted_done"].split(".", 1)[0])),
+        ("prose", lambda: w.act("write-prose", L["ui.prose_done"])),
+        ("undo", lambda: w.act("undo", L["ui.undone"])),
+        ("redo", lambda: w.act("redo", L["ui.redone"])),
+        ("branch", lambda: branch(w)),
+        ("switch", lambda: switch(w)),
+        ("memory", lambda: memory(w)),
+        ("export", lambda: export(w)),
+        ("autopilot-episode", lambda: autopilot_episode(w)),
+        ("undo-autopilot-beat", lambda: undo_autopilot(w)),
+        ("double-click-create", lambda: double_create(w)),
+        ("reload-keeps-open-novel", lambda: reload_keeps_open(w)),
+    ]
+    for name, action in plan[:steps]:
+        w.step(name, action)
 
 
 # ------------------------------------------------------------------------- server, browser
@@ -456,9 +461,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--step-timeout", type=float, default=900.0,
                     help="seconds one step may take (default 900: the embedded model is slow)")
     ap.add_argument("--table", type=Path, default=None, help="also write the table here")
+    ap.add_argument("--steps", type=int, default=None, help="only the walk's first N steps")
     ap.add_argument("--serve-scripted", type=int, default=None, help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
-    data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="aizac-walk-", dir="/tmp"))
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(ap, argv, scripted=True, step_timeout=300.0, steps=4,
+                      shots=Path(tempfile.gettempdir()) / "aizac-korean-walk-smoke")
+    data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="aizac-walk-"))  # TMPDIR, else /tmp
     if args.serve_scripted is not None:
         serve_scripted(args.serve_scripted, data_dir)
         return 0
@@ -471,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"app log: {log}; screenshots: {args.shots}", flush=True)
     with app_server(args.scripted, port, data_dir, log) as url, korean_page(url) as page:
         w = Walk(page, args.shots, args.step_timeout)
-        walk_steps(w)
+        walk_steps(w, args.steps)
         seen = sorted({s.split(" <")[0] for s in gradio_words_seen(page)})
     command = "python bench/korean_walk.py" + " ".join(
         [""] + [a for a in (argv if argv is not None else sys.argv[1:])])

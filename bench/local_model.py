@@ -291,7 +291,9 @@ def main() -> None:
                         help="time the Run command's install (empty, then warm pip cache)")
     parser.add_argument("--worker", choices=sorted(RUNTIMES), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(parser, runs=1, max_tokens=8)
     if args.worker:
         print(json.dumps(worker(args.worker, args.runs, args.max_tokens, args.model,
                                 args.threads)))

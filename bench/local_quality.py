@@ -173,7 +173,9 @@ def main() -> None:
     parser.add_argument("--beats", type=int, default=3)
     parser.add_argument("--max-tokens", type=int, default=512, help="as `aizac demo`")
     parser.add_argument("--show", action="store_true", help="print the prose and names")
-    args = parser.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(parser, lang=["en"], beats=1)
     results = [run(lang, args.beats, args.max_tokens) for lang in args.lang or ["en", "ko"]]
     print(
         f"{'lang':4} {'distinct':>8} {'copied':>10} {'title':>6} {'names ok':>9} "

@@ -123,7 +123,9 @@ def main() -> None:
     parser.add_argument("--tries", type=int, default=200)
     parser.add_argument("--threads", type=int, default=20)
     parser.add_argument("--case", choices=sorted(CASES), help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(parser, tries=8, threads=4)
     if args.case:  # one case in this process, its figures as JSON for the parent
         print(json.dumps(flood(args.tries, args.threads, **CASES[args.case])))
         return

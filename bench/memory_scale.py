@@ -110,7 +110,7 @@ def worker_raw(n: int) -> dict[str, Any]:
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
-    from aizac.memory.records import build_metadata
+    from aizac.memory.records import MemoryFields, build_metadata
     from aizac.settings import Settings
 
     items = story(n)
@@ -132,10 +132,9 @@ def worker_raw(n: int) -> dict[str, Any]:
                 metas.append(
                     build_metadata(
                         it["tag"],
+                        MemoryFields.of(strengths[it["tag"]], **fields),
                         turn=b * TURNS_PER_BATCH,
                         threshold=1.0,
-                        strength=strengths[it["tag"]],
-                        **fields,
                     )
                 )
             ids = [f"r{start + j}" for j in range(len(chunk))]
@@ -273,7 +272,9 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=30, help="recall queries per size")
     ap.add_argument("--worker", choices=["raw", "ours"], help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(ap, sizes="300", queries=3)
     if args.worker:
         res = worker_raw(args.n) if args.worker == "raw" else worker_ours(args.n, args.queries)
         print(json.dumps(res))

@@ -197,7 +197,9 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=100)
     ap.add_argument("--http-beats", type=int, default=0,
                     help="also measure CPU per beat over HTTP up to this beat (e.g. 200)")
-    args = ap.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(ap, latency=0.0, beats=2, episodes=3)
     cliches = ClicheDB(embeddings=HashingEmbeddings())
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)

@@ -168,8 +168,10 @@ def main() -> None:
     ap.add_argument("--before", metavar="REV", help="also measure this commit, side by side")
     ap.add_argument("--code", help="measure the aizac package in this directory")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
-    args = ap.parse_args()
-    beats = max(args.beats, 20)
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(ap, beats=6, embed_beats=1)
+    beats = max(args.beats, 6 if args.smoke else 20)  # the early mark is beats 6-15
     if args.json:
         print(json.dumps(measure(beats, args.embed_beats)))
     elif args.before:

@@ -637,7 +637,9 @@ def main() -> None:
                         help="postgresql://... for --processes ('fresh': a throwaway cluster)")
     parser.add_argument("--kill-after", type=float, default=20.0,
                         help="seconds into the run to SIGKILL one process (--processes)")
-    args = parser.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(parser, users=2, beats=1)
     if args.processes:
         fleet_main(args)
         return

@@ -282,11 +282,15 @@ def _prepare(code_dir: Path, tmp: Path, label: str, port: int) -> dict[bool, dic
 
 
 def measure_all(
-    trees: dict[str, Path], envs: dict[str, dict[bool, dict[str, str]]], runs: int
+    trees: dict[str, Path], envs: dict[str, dict[bool, dict[str, str]]], runs: int,
+    cases: list[str] | None = None,
 ) -> dict[str, dict[str, tuple[float, float]]]:
-    """Median ``(wall, CPU)`` per tree and case; before and after samples alternate."""
+    """Median ``(wall, CPU)`` per tree and case (``cases``: only these); before and after
+    samples alternate."""
     results: dict[str, dict[str, tuple[float, float]]] = {label: {} for label in trees}
     for case, (run, models) in CASES.items():
+        if cases is not None and case not in cases:
+            continue
         for label, code_dir in trees.items():
             run(code_dir, envs[label][models])  # untimed: writes the .pyc files
         samples: dict[str, list[tuple[float, float]]] = {label: [] for label in trees}
@@ -305,7 +309,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--before", "--before-rev", dest="before", default="8e9f3ce")
-    args = parser.parse_args()
+    parser.add_argument("--cases", help="only these rows (comma-separated names, as printed)")
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(parser, runs=1, before="HEAD", cases="aizac --help,aizac projects")
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _FirstCall)
     port = server.server_address[1]
@@ -326,9 +333,11 @@ def main() -> None:
         trees = {"before": before, "after": ROOT}
         envs = {label: _prepare(code, Path(tmp), label, port) for label, code in trees.items()}
         load_start = os.getloadavg()
-        results = measure_all(trees, envs, args.runs)
+        cases = None if args.cases is None else [c.strip() for c in args.cases.split(",")]
+        results = measure_all(trees, envs, args.runs, cases)
         load = os.getloadavg()
-        imports = heaviest_imports(ROOT, envs["after"][True], BEAT_ARGV)
+        beat = cases is None or "aizac beat -> 1st model call" in cases
+        imports = heaviest_imports(ROOT, envs["after"][True], BEAT_ARGV) if beat else []
     server.shutdown()
     hung.shutdown()
     print_table(args, results, load_start, load, imports)
@@ -352,7 +361,7 @@ def print_table(
             f"{bc:>11.2f}s{ac:>10.2f}s{ac / bc:>6.2f}x"
         )
     print("\naizac's own share (command - import floor):")
-    for case in SHARES:
+    for case in [c for c in SHARES if c in results["after"] and FLOOR in results["after"]]:
         own = {
             label: tuple(a - f for a, f in zip(got[case], got[FLOOR], strict=True))
             for label, got in results.items()

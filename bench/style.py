@@ -164,12 +164,12 @@ def stability_part(args: argparse.Namespace) -> None:
     first = build_profile(passages, "ko").to_dict()
     same = 0
     started = time.perf_counter()
-    for _ in range(200):
+    for _ in range(args.orders):
         rng.shuffle(passages)
         same += build_profile(passages, "ko").to_dict() == first
-    ms = 1000 * (time.perf_counter() - started) / 200
-    print(f"\n2. stability: {same}/200 shuffled orders of 30 passages gave the same profile "
-          f"({ms:.1f} ms per profile of 30 passages)")
+    ms = 1000 * (time.perf_counter() - started) / max(args.orders, 1)
+    print(f"\n2. stability: {same}/{args.orders} shuffled orders of 30 passages gave the same "
+          f"profile ({ms:.1f} ms per profile of 30 passages)")
 
 
 class _NoModel:
@@ -313,10 +313,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--edits", type=int, default=10)
     ap.add_argument("--habit", choices=["split", "eo", "both"], default="both")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--orders", type=int, default=200, help="shuffled orders of part 2")
     ap.add_argument("--real", action="store_true", help="also run part 4 with your writer model")
     ap.add_argument("--real-beats", type=int, default=3)
     ap.add_argument("--force", action="store_true", help="part 4 even on the embedded model")
-    args = ap.parse_args(argv)
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(ap, argv, edits=2, orders=3)
     habit_part(args)
     stability_part(args)
     prompt_part(args)
