@@ -3,9 +3,11 @@
 # Python given: what the Run command (scripts/run.sh) and the Test command (scripts/test.sh)
 # both do. Usage: bash scripts/install.sh PYTHON EXTRAS   (e.g. .venv/bin/python local,dev)
 #
-# uv (a prebuilt wheel from PyPI) installs the same packages several times faster than pip:
-# 56 s against 212 s into a fresh venv here (bench/local_model.py --run-install). uv does not
-# read pip's configuration, so if it cannot be installed or cannot install, pip does it.
+# uv (a prebuilt wheel from PyPI) installs the same packages faster than pip: the Run
+# command's 256 s against 565 s, the Test command's 243 s against 623 s, into a fresh venv
+# with an empty cache (bench/local_model.py --run-install / --test-install, docs/benchmarks.md).
+# uv does not read pip's configuration, so if it cannot be installed or cannot install, pip
+# does it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 

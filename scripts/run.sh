@@ -36,7 +36,7 @@ fi
 # Install on the first run and whenever pyproject.toml changes.
 stamp="$VENV/.aizac-installed"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "installing aizac into $VENV (first run: about a minute) ..." >&2
+  echo "installing aizac into $VENV (first run: a few minutes) ..." >&2
   bash scripts/install.sh "$VENV/bin/python" local
   touch "$stamp"
 fi
