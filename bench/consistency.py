@@ -1082,7 +1082,9 @@ def main() -> None:
                         "older checkout) on the same serial, side by side")
     parser.add_argument("--code", help=argparse.SUPPRESS)  # the subprocess of --before
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(parser, beats=[12], lang=["ko"], variant=["ideal"])
     if args.code:
         sys.path.insert(0, str(Path(args.code).resolve()))
         for name in [m for m in sys.modules if m == "aizac" or m.startswith("aizac.")]:

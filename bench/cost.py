@@ -262,30 +262,39 @@ class Script:
             "conflicts": [f"갈등 {n}"], "sets_up": [f"복선 {n}"], "pays_off": [],
         }
 
-    def _facts(self, index: int) -> dict[str, Any]:
+    def _facts(self, index: int, prompt: str = "") -> dict[str, Any]:
         """What the beat at ``index`` of the current episode adds to memory (each beat its
-        own facts and summary, whichever order the designs and extractions come in)."""
+        own facts and summary, whichever order the designs and extractions come in). Cast
+        members are referred to by the ids ``prompt`` lists (``c1 name``), else as new."""
         a, b, _ = self._cast()
         ep = self.episode
         n = ep * 10 + index
+        listed = {m.group(2).split(" (", 1)[0].strip(): m.group(1)
+                  for m in re.finditer(r"^\s*(c\d+) (.+)$", prompt, re.MULTILINE)}
+
+        def who(name: str) -> dict[str, str]:
+            return {"who": listed[name]} if name in listed else {"who": "new", "name": name}
+
+        def pair(x: str, y: str) -> dict[str, str]:
+            return {"a": listed.get(x, "new"), "b": listed.get(y, "new")}
+
         return {
             "story": [{"text": f"{ep}화: {a}이(가) {b}에게서 단서 {n}을(를) 얻었다.",
                        "keyword": f"단서{n}", "foreshadow": n % 5 == 0}],
             # a state (whereabouts), as real extractors report: the canon a review is shown
-            "characters": [{"character_name": a, "text": f"{a}은(는) 결심 {n}을(를) 굳혔다.",
-                            "keyword": "결심"},
-                           {"character_name": b, "aspect": "whereabouts",
-                            "text": f"{b}은(는) 북문 시장 {n % 7}번 골목에 있다.",
-                            "keyword": "위치"}],
-            "relations": [{"character1": a, "character2": b,
-                           "text": f"{a}와(과) {b}는 {n}번째 약속으로 묶였다.", "keyword": "약속"}],
+            "characters": [{**who(a), "aspect": "goal",
+                            "text": f"{a}은(는) 결심 {n}을(를) 굳혔다."},
+                           {**who(b), "aspect": "whereabouts",
+                            "text": f"{b}은(는) 북문 시장 {n % 7}번 골목에 있다."}],
+            "relations": [{**pair(a, b),
+                           "text": f"{a}와(과) {b}는 {n}번째 약속으로 묶였다."}],
             "settings": [{"keyword": f"장소{n % 9}",
                           "text": f"북문 시장의 규칙 {n}: 밤에는 문을 닫는다."}],
             "summary": f"{ep}화: {a}와(과) {b}가 단서 {n}을(를) 두고 맞섰다.",
         }
 
     def _reply(self, node: str, prompt: str, schema: str) -> str:
-        facts = self._facts(self.index)
+        facts = self._facts(self.index, prompt)
         if node == "plot":
             stages = ("exposition", "development", "crisis", "climax", "resolution")
             return json.dumps({
@@ -309,7 +318,7 @@ class Script:
                 self.index, self.designed = start + k, self.designed + 1
                 designs[f] = self._design(True)
                 if memory:
-                    each = self._facts(start + k)
+                    each = self._facts(start + k, prompt)
                     designs[f]["memory"] = {**{t: {"facts": each[t]} for t in (
                         "story", "characters", "relations", "settings")},
                         "summary": each["summary"]}
@@ -333,7 +342,7 @@ class Script:
             fields = _schema_fields(self._body)
             items = {}
             for k, f in enumerate(fields):
-                each = self._facts(k + 1)
+                each = self._facts(k + 1, prompt)
                 items[f] = {**{t: {"facts": each[t]} for t in (
                     "story", "characters", "relations", "settings")}, "summary": each["summary"]}
             return json.dumps(items, ensure_ascii=False)
@@ -680,7 +689,9 @@ def main() -> None:
     ap.add_argument("--mode", help=argparse.SUPPRESS)
     ap.add_argument("--code", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(ap, episodes=1, only="after")
     if args.child:
         child(args)
         return

@@ -50,7 +50,7 @@ KINDS = {
     "Design one beat": "beat",
     "Write this beat as prose": "prose",
     "plot events later episodes": "extract_Story",
-    "changes in a character's state": "extract_Character",
+    "changes of a character": "extract_Character",
     "relationships as they stand": "extract_CharacterRelation",
     "places, objects, organisations": "extract_NovelSetting",
     "Summarize what happened": "summary",
@@ -95,12 +95,16 @@ class Serial:
         if kind == "extract_Story":
             return json.dumps({"facts": [{"text": f"Event {n}: {a} met {b}.", "keyword": "ev",
                                           "foreshadow": n % 10 == 0}]})
+        # cast members by the ids the prompt lists (``c1 Kang Jun``), as the store asks
+        listed = {m.group(2).split(" (", 1)[0].strip(): m.group(1)
+                  for m in re.finditer(r"^\s*(c\d+) (.+)$", prompt, re.MULTILINE)}
         if kind == "extract_Character":
-            return json.dumps({"facts": [{"character_name": a, "text": f"{a} state {n}.",
-                                          "keyword": "state"}]})
+            who = {"who": listed[a]} if a in listed else {"who": "new", "name": a}
+            return json.dumps({"facts": [{**who, "aspect": "condition",
+                                          "text": f"{a} state {n}."}]})
         if kind == "extract_CharacterRelation":
-            return json.dumps({"facts": [{"character1": a, "character2": b,
-                                          "text": f"{a} and {b} stand at {n}.", "keyword": "r"}]})
+            return json.dumps({"facts": [{"a": listed.get(a, "new"), "b": listed.get(b, "new"),
+                                          "text": f"{a} and {b} stand at {n}."}]})
         if kind == "extract_NovelSetting":
             return json.dumps({"facts": [{"keyword": f"k{n}", "text": f"World fact {n}."}]})
         if kind == "summary":
