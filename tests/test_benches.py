@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -38,9 +39,12 @@ def test_every_script_is_run_here() -> None:
 
 @pytest.mark.parametrize("script", [pytest.param(s, marks=_marks(s)) for s in SCRIPTS])
 def test_a_bench_script_runs_at_its_smoke_size(script: str, tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
-    done = subprocess.run(
-        [sys.executable, str(BENCH / script), "--smoke"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=840,
-    )
+    # A short TMPDIR of its own: chromium puts its singleton socket there, and a socket's path
+    # may not exceed 107 bytes (pytest's tmp_path is longer: "Socket path too long").
+    with tempfile.TemporaryDirectory(prefix="bench") as tmp:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": tmp}
+        done = subprocess.run(
+            [sys.executable, str(BENCH / script), "--smoke"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=840,
+        )
     assert done.returncode == 0, f"{script}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
