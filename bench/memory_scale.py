@@ -102,6 +102,10 @@ def _digest(meta: dict[str, Any]) -> int:
     return hash(tuple(sorted(meta.items())))
 
 
+def _p95(samples: list[float]) -> float:
+    return statistics.quantiles(samples, n=20)[-1] if len(samples) > 1 else samples[0]
+
+
 def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -248,8 +252,10 @@ def worker_ours(n: int, queries: int) -> dict[str, Any]:
         "ingest_s": ingest_s,
         "own_s": ingest_s - in_chroma[0],
         "advance_ms": statistics.median(adv) * 1000,
+        "advance_p95_ms": _p95(adv) * 1000,
         "advance_written": written,
         "recall_ms": statistics.median(rec) * 1000,
+        "recall_p95_ms": _p95(rec) * 1000,
         "recall_plain_ms": statistics.median(rec_plain) * 1000,
         "recall_hits": statistics.mean(sizes),
         "relation_ms": statistics.median(rel) * 1000,
@@ -319,6 +325,20 @@ def main() -> None:
             f"{ratio('recall_plain_ms'):.1f}x, relation() {ratio('relation_ms'):.1f}x, "
             f"character_state() {ratio('state_ms'):.1f}x"
         )
+        # issue 41 goal 3: the growth of peak RSS per 1,000 memories, ours beside raw Chroma's
+        grown = (last[0] - first[0]) / 1000
+        ours_k = (last[2]["rss"] - first[2]["rss"]) / grown
+        raw_k = (last[1]["rss"] - first[1]["rss"]) / grown
+        print(
+            f"peak RSS per 1,000 memories ({first[0]:,} -> {last[0]:,}): ours {ours_k:.1f} MB, "
+            f"raw Chroma {raw_k:.1f} MB, {ours_k / raw_k if raw_k > 0 else float('inf'):.2f}x "
+            "(target <= 1.3x)"
+        )
+    print("\n| memories | advance() p50 / p95 ms | recall p50 / p95 ms |")
+    print("|---|---|---|")
+    for n, _raw, ours in rows:
+        print(f"| {n:,} | {ours['advance_ms']:.2f} / {ours['advance_p95_ms']:.2f} "
+              f"| {ours['recall_ms']:.2f} / {ours['recall_p95_ms']:.2f} |")
     print(f"total bench time {time.perf_counter() - t0:.0f} s")
 
 
