@@ -802,7 +802,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--embedding", default="hash",
                         help="AIZAC_EMBEDDING spec (hash: lexical and fast; local: e5 here)")
-    args = parser.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(parser, beats=[12], lang=["ko"])
     import aizac
 
     print(f"aizac from {Path(aizac.__file__).parent}; embedding {args.embedding}; "
