@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from aizac.memory.facts import OTHER, name_key
+from aizac.memory.facts import OTHER, name_key, text_key
 
 NEW = "new"
 """What ``who`` says for someone the cast list does not hold (with the name in ``name``)."""
@@ -380,6 +380,19 @@ def _keyword_differs(said: str, listed: str) -> bool:
     return bool(name_key(said) and name_key(listed)) and name_key(said) != name_key(listed)
 
 
+def _keywords_agree(one: str, other: str) -> bool:
+    """Whether two rules' keywords may name one thing: either unsaid, or one's key within
+    the other's ('게이트' and '게이트 주기'; 'mana' and 'death' do not)."""
+    a, b = name_key(one), name_key(other)
+    return not a or not b or a in b or b in a
+
+
+def _names_only(text: str, keyword: str, other: str) -> bool:
+    """Whether ``text`` names ``keyword`` and not ``other`` (keys compared as the store does)."""
+    said, mine, theirs = text_key(text), name_key(keyword), name_key(other)
+    return bool(mine) and mine in said and not (theirs and theirs in said)
+
+
 QUESTIONS = frozenset({"pair_as_fact"})
 """Problems that ask what the reply means rather than say it is wrong: asked once per call
 (the same reply again is the model's answer)."""
@@ -639,7 +652,10 @@ class _Resolver:
         rule = self.offer.rule(ref[1]) if ref is not None and ref[0] == "r" else None
         same = restated_rule(note.text, self.offer.rules) if note.rule or raw else None
         if rule is not None and not _keyword_differs(note.keyword, rule.keyword):
-            if same is None or same is rule:
+            # the words restate the rule referred to, or name its keyword and not the other
+            # rule's (two rules may say one sentence): reference and words agree
+            if (same is None or same is rule or restates(note.text, rule.text)
+                    or _names_only(note.text, rule.keyword, same.keyword)):
                 self._revise(note, rule)
                 return
             # its words are another listed rule's: one of the two was a slip; never revised
@@ -677,8 +693,10 @@ class _Resolver:
                                                    flag="unplaced"))
 
     def _revise(self, note: SettingNote, rule: OfferedRule, flag: str = "") -> None:
+        # a twin is the rule said twice: a rule of another keyword may say the same sentence
         twins = tuple(r.memory_id for r in self.offer.rules
-                      if r is not rule and r.memory_id and restates(r.text, rule.text))
+                      if r is not rule and r.memory_id and restates(r.text, rule.text)
+                      and _keywords_agree(r.keyword, rule.keyword))
         self.out.settings.append(PlacedSetting(note.keyword or rule.keyword, note.text, True,
                                                lineage=rule.lineage, revises=rule.memory_id,
                                                flag=flag, ends=twins))

@@ -258,6 +258,36 @@ def test_a_revision_whose_words_are_another_listed_rule_is_asked() -> None:
     assert not resolve(revised, two).problems and rule.lineage == "LD"
 
 
+def test_a_rule_said_again_by_its_own_id_is_that_rule_when_another_says_the_same() -> None:
+    """CI, scripted extractor: two listed rules of other keywords say one sentence; a reply
+    restating the older one by its id and keyword was refused as restating the newer one."""
+    two = build_offer([(SEOA, [])], [], [
+        ("m-death", "죽음", "계약은 피로만 맺는다", "LD"),
+        ("m-mana", "마나", "마나 규칙(1번째 장면): 계약은 피로만 맺는다", "LM")], [],
+        known={SEOA: []}, scene=[SEOA])
+    again = Reply(settings=(SettingNote(
+        "s", "마나", "마나 규칙(1번째 장면)에 따라 계약은 피로만 맺는다", True, "r2"),))
+    placed = resolve(again, two)
+    assert not placed.problems
+    (rule,) = placed.settings
+    assert (rule.lineage, rule.revises, rule.ends) == ("LM", "m-mana", ())
+
+
+def test_a_rule_of_another_keyword_saying_the_same_sentence_is_no_twin() -> None:
+    """CI, scripted extractor: the death rule revised to the mana rule's sentence ended the
+    mana rule as its twin (their labels name their keywords); a twin is one rule said twice."""
+    two = build_offer([(SEOA, [])], [], [
+        ("m-death", "죽음", "죽음 규칙(1번째 장면): 죽은 자는 이름을 잃는다", "LD"),
+        ("m-mana", "마나", "마나 규칙(1번째 장면): 계약은 피로만 맺는다", "LM")], [],
+        known={SEOA: []}, scene=[SEOA])
+    revised = Reply(settings=(SettingNote(
+        "s", "죽음", "죽음 규칙(18번째 장면): 계약은 피로만 맺는다", True, "r1"),))
+    placed = resolve(revised, two)
+    assert not placed.problems
+    (rule,) = placed.settings
+    assert (rule.lineage, rule.revises, rule.ends) == ("LD", "m-death", ())
+
+
 def test_a_revision_ends_the_rules_twins_in_force() -> None:
     """Blind first contact: one rule said twice as two rules in force; revising one left the
     other version current."""
