@@ -12,6 +12,7 @@ from pathlib import Path
 from aizac.errors import InvalidInputError, StorageError
 from aizac.export.manuscript import Manuscript
 from aizac.export.render import IMAGE_DIR, check_format, figures, render
+from aizac.writer.killpoints import checkpoint
 
 #: Longest accepted file name in UTF-8 bytes, extension included (file systems allow 255).
 MAX_NAME_BYTES = 200
@@ -81,9 +82,10 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     Readers see the old file or the new one, never half of one; on failure the temporary file
     is removed and :class:`StorageError` is raised.
     """
+    clean_leftovers(path)
     try:
         descriptor, temp_name = tempfile.mkstemp(
-            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+            dir=path.parent, prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp"
         )
     except OSError as e:
         raise StorageError("error.export.write", path=str(path), cause=e.strerror or str(e)) from e
@@ -94,6 +96,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        checkpoint("export:written")
         os.replace(temp_name, path)
     except BaseException as e:
         with contextlib.suppress(FileNotFoundError):
@@ -102,6 +105,32 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             raise StorageError("error.export.write", path=str(path),
                                cause=e.strerror or str(e)) from e
         raise
+
+
+def clean_leftovers(path: Path) -> list[Path]:
+    """Remove what killed writes of ``path`` left beside it: its hidden temporary files whose
+    writer is gone (``.NAME.<pid>-<random>.tmp``, :mod:`aizac.storage.leftovers`), and those of
+    older versions, which named no process (``.NAME.<random>.tmp``). A temporary file of a
+    running export (another thread, another process) is left alone."""
+    from aizac.storage.leftovers import stale, writer_pid
+
+    removed: list[Path] = []
+    prefix = f".{path.name}."
+    try:
+        entries = list(path.parent.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(".tmp")) or not entry.is_file():
+            continue
+        middle = name[len(prefix):-len(".tmp")]
+        legacy = writer_pid(name) is None and "." not in middle and "-" not in middle
+        if legacy or stale(name):
+            with contextlib.suppress(OSError):
+                entry.unlink()
+                removed.append(entry)
+    return removed
 
 
 def default_export_name(title: str, fmt: str) -> str:
