@@ -10,6 +10,7 @@ underlying exception with ``raise ... from e`` so nothing is lost when debugging
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 from aizac.text.message import Text, Verbatim
@@ -165,6 +166,48 @@ class StorageError(AizacError):
     """Reading or writing the data directory failed; the previous state is kept."""
 
     default_hint = "hint.storage"
+
+
+class DamagedError(StorageError):
+    """A stored file is damaged (empty, cut short, overwritten, missing): aizac refuses to
+    use it and changes nothing in it. ``file`` names it and ``problem`` (a text) says what is
+    wrong; with ``backup`` (the newest backup of its project: a path, and ``backup_name`` its
+    file name) the hint says to restore it, else to check the project and keep the folder."""
+
+    default_hint = "hint.damaged"
+
+    def __init__(
+        self, key: str | Text, /, *, hint: str | Text | Verbatim | None = None,
+        **params: Any,
+    ) -> None:
+        params.setdefault("backup", "")
+        params.setdefault("backup_name", Path(str(params["backup"])).name
+                          if params["backup"] else "")
+        if hint is None and params["backup"]:
+            hint = "hint.damaged.restore"
+        super().__init__(key, hint=hint, **params)
+
+    def with_backup(self, backup: Path | None) -> DamagedError:
+        """The same error, its hint naming ``backup`` (``None``: as it is)."""
+        if backup is None:
+            return self
+        params = {k: v for k, v in self.params.items() if k not in ("backup", "backup_name")}
+        found = DamagedError(self.text.key, backup=str(backup), **params)
+        found.__cause__ = self.__cause__
+        return found
+
+
+def damage_of(error: BaseException | None) -> DamagedError | None:
+    """The :class:`DamagedError` ``error`` is or was caused by (a store wraps its own errors
+    in a key of its own), else ``None``."""
+    seen = error
+    for _ in range(12):
+        if seen is None:
+            return None
+        if isinstance(seen, DamagedError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 class EmbeddingError(ModelError, StorageError):

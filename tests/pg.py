@@ -73,13 +73,22 @@ class PostgresCluster:
     def start(self) -> PostgresCluster:
         self._pg(str(BIN / "initdb"), "-D", str(self.data), "-A", "trust", "-U", USER,
                  "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
+        self.resume()
+        self._template()
+        return self
+
+    def resume(self) -> None:
+        """Start the server on its data (again, after :meth:`pause`)."""
         options = (f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} "
                    "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
                    "-c max_connections=300 -c shared_buffers=32MB")
         self._pg(str(BIN / "pg_ctl"), "-D", str(self.data), "-o", options,
                  "-l", str(self.folder / "server.log"), "-w", "-t", "60", "start")
-        self._template()
-        return self
+
+    def pause(self) -> None:
+        """Stop the server, keeping its data for :meth:`resume` (a fast shutdown: the test
+        cluster runs without fsync, so an immediate one would lose what it acknowledged)."""
+        self._pg(str(BIN / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
 
     def _admin(self, sql: str) -> None:
         import psycopg

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aizac.settings import Settings
@@ -18,6 +19,8 @@ from aizac.writer.project import ProjectInfo
 
 if TYPE_CHECKING:
     from aizac.memory.reindex import ReindexReport
+    from aizac.upkeep.backup import BackupReport
+    from aizac.upkeep.check import CheckReport
 
 
 class Projects(Protocol):
@@ -38,6 +41,9 @@ class Projects(Protocol):
     def reindex(
         self, name: str | None = None, progress: Callable[[Text], None] | None = None
     ) -> ReindexReport: ...
+    def check(self, name: str) -> CheckReport: ...
+    def backup(self, name: str, *, reason: str = "", target: Path | None = None
+               ) -> BackupReport: ...
 
 
 class GenerationSlots(Protocol):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import shutil
 import threading
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from aizac.illustration.store import ImageRecord
     from aizac.memory.records import MemoryHit
     from aizac.style.store import Scope
+    from aizac.upkeep.check import CheckReport
 
 TREE_KEY = "web.undo_tree"
 Progress = Callable[[Text], None]
@@ -128,6 +130,36 @@ class ApplicationService:
     # ------------------------------------------------------------------------- projects
     def list_projects(self) -> list[str]:
         return [info.name for info in self.studio.projects()]
+
+    def projects(self) -> list[ProjectInfo]:
+        """Every project, most recently created last; one that cannot be read (a damaged
+        file) is listed with its :attr:`~ProjectInfo.problem`, and the others as always."""
+        return self.studio.projects()
+
+    def check_project(self, name: str | None) -> CheckReport:
+        """Verify every store of the project (:mod:`aizac.upkeep.check`); a damaged one
+        too: the report names each damaged file and the newest backup."""
+        if not name:
+            raise InvalidInputError("error.project.none_open")
+        return self.studio.check(name)
+
+    def backup_project(self, name: str | None) -> Path:
+        """A consistent backup of the project (taken under its lock, while it may be in use),
+        kept in its backups folder and offered for download from the export folder (a link
+        to the same file where the disk allows it); returns the file to download."""
+        if not name:
+            raise InvalidInputError("error.project.none_open")
+        with self._locked(name) as agent:  # no change of this app runs half-copied
+            report = self.studio.backup(agent.info.name)
+        offered = self.export_dir / report.project / "backups" / report.path.name
+        offered.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(report.path, offered)
+        except FileExistsError:
+            pass
+        except OSError:
+            shutil.copy2(report.path, offered)
+        return offered
 
     def create_project(
         self, name: str, *, genre: str, keywords: list[str], language: str,
@@ -605,9 +637,14 @@ class ApplicationService:
             InvalidInputError: the project's memory is not a folder of its own.
         """
         from aizac.llm.embeddings import embedding_label
+        from aizac.writer.project_dirs import validate_project_name
 
-        with self.operation(name), self._locked(name) as agent:
-            project = agent.info.name
+        if not name:
+            raise InvalidInputError("error.project.none_open")
+        project = validate_project_name(name)
+        # The Studio holds the project's lock for it, and opens a memory whose embeddings
+        # cannot be built here on its stored vectors alone (the agent would not open).
+        with self.operation(project):
             result = self.studio.reindex(project, progress=progress)
             with self._guard:
                 self._agents.pop(project, None)  # its memory was the old collection

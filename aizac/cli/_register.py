@@ -17,6 +17,7 @@ import typer
 COMMAND_MODULES: list[str] = [
     "aizac.cli.models", "aizac.cli.story", "aizac.cli.episode", "aizac.cli.ui",
     "aizac.cli.autopilot", "aizac.cli.serve", "aizac.cli.db", "aizac.cli.style",
+    "aizac.cli.upkeep",
 ]
 
 COMMAND_HOMES: dict[str, str] = {
@@ -28,6 +29,7 @@ COMMAND_HOMES: dict[str, str] = {
     "autopilot": "aizac.cli.autopilot", "runs": "aizac.cli.autopilot",
     "serve": "aizac.cli.serve", "users": "aizac.cli.serve", "db": "aizac.cli.db",
     "style": "aizac.cli.style", "voices": "aizac.cli.style",
+    "check": "aizac.cli.upkeep", "backup": "aizac.cli.upkeep", "restore": "aizac.cli.upkeep",
 }
 """The module that registers each top-level command (or command group)."""
 

@@ -36,17 +36,33 @@ def _database_url() -> str:
 
 @db_app.command("upgrade")
 @friendly
-def upgrade() -> None:
+def upgrade(
+    no_backup: Annotated[bool, typer.Option(
+        "--no-backup", help="Migrate without dumping the database first (not advised).")
+    ] = False,
+) -> None:
     """Create or migrate the database's tables to this aizac's schema (safe to run again, and
-    from several replicas at once)."""
+    from several replicas at once). A database that holds data and needs migrating is dumped
+    first with pg_dump, into <data>/backups/database/."""
     from aizac.autopilot.checkpointer import setup_postgres_saver
+    from aizac.settings import get_settings
     from aizac.storage.database import Database, redact
     from aizac.storage.schema import upgrade_server
 
     url = _database_url()
+    folder = get_settings().data_dir / "backups" / "database"
+
+    def dump(stamped: set[str]) -> None:
+        if no_backup:
+            return
+        from aizac.storage.dump import dump_database
+
+        _say("cli.db.dumped", file=str(dump_database(url, folder)),
+             revisions=", ".join(sorted(stamped)))
+
     db = Database.postgresql(url)
     try:
-        before, after = upgrade_server(db)
+        before, after = upgrade_server(db, before_migrating=dump)
     finally:
         db.dispose()
     setup_postgres_saver(url)

@@ -9,7 +9,7 @@ from typing import Any, NoReturn, TypeVar
 
 import typer
 
-from aizac.errors import AizacError
+from aizac.errors import AizacError, damage_of
 from aizac.text import describe
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -29,7 +29,7 @@ def as_aizac_error(exc: BaseException) -> AizacError | None:
     """``exc`` as an aizac error when it is one the user can act on: an :class:`AizacError`, or
     the settings' validation error (turned into a ConfigError naming the variable)."""
     if isinstance(exc, AizacError):
-        return exc
+        return damage_of(exc) or exc  # a damaged file is said as such, whoever wrapped it
     from pydantic import ValidationError
 
     if isinstance(exc, ValidationError) and exc.title == "Settings":

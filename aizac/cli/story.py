@@ -17,10 +17,10 @@ import typer
 
 from aizac.cli.episode import BeatsOpt, LengthOpt
 from aizac.cli.errors import friendly
-from aizac.cli.say import say
+from aizac.cli.say import cli_language, say
 from aizac.cli.studio import StudioFactory, list_projects, make_studio
 from aizac.errors import InvalidInputError
-from aizac.text import Text, render
+from aizac.text import Text, describe, render
 
 if TYPE_CHECKING:  # the writer (Chroma, LangChain) is imported only by commands that use it
     from aizac.settings import Settings
@@ -73,9 +73,19 @@ def projects_command(ctx: typer.Context) -> None:
         current, infos = list_projects()
     if not infos:
         say("cli.story.no_projects")
+    hints: list[str] = []
     for info in infos:
         mark = "*" if info.name == current else " "
+        if info.problem is not None:  # listed, said what is wrong; the others work
+            said = describe(info.problem, cli_language(), surface="cli")
+            say("cli.story.damaged" if info.damaged else "cli.story.unreadable",
+                name=info.name, problem=said.message)
+            if said.hint and said.hint not in hints:
+                hints.append(said.hint)
+            continue
         typer.echo(f"{mark} {info.name}\t{info.language}\t{', '.join(info.keywords)}")
+    for hint in hints:
+        say("cli.story.hint", err=True, hint=hint)
 
 
 @friendly

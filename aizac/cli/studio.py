@@ -53,13 +53,21 @@ def list_projects() -> tuple[str | None, list[ProjectInfo]]:
         settings = get_settings()
         data_dir, database = settings.data_dir, settings.database
     root = data_dir / "projects"
+    catalog = None
     if database is not None:  # the projects of the PostgreSQL database (AIZAC_DATABASE_URL)
         from aizac.storage.catalog import Catalog
         from aizac.storage.database import server_database
-        from aizac.writer.project import ProjectStore
 
         catalog = Catalog(server_database(database))
-        infos = [ProjectStore.open(root, n, catalog=catalog).info() for n in catalog.names()]
+    if root.is_dir() and any(root.glob(".restore.*.json")):  # a restore was killed: finish it
+        from aizac.upkeep.restore import finish_restores
+
+        finish_restores(root, catalog=catalog, wait=0.0)
+    if catalog is not None:
+        from aizac.upkeep.layout import project_info
+
+        # a project that cannot be read is listed with what is wrong; the others as always
+        infos = [project_info(root, n, catalog) for n in catalog.names()]
     else:
         infos = [_embedded_info(root / n) for n in list_names(root)]
     infos.sort(key=lambda i: i.created_at)
@@ -73,13 +81,18 @@ def list_projects() -> tuple[str | None, list[ProjectInfo]]:
 
 def _embedded_info(directory: Path) -> ProjectInfo:
     """An embedded project's info, read with ``sqlite3`` when its file is up to date (SQLAlchemy
-    costs a listing four times its own time); else through its store, which updates the file."""
+    costs a listing four times its own time); else through its store, which updates the file.
+    A damaged project (its folder's quick look, or what an open of it noted) is listed with
+    what is wrong, its hint naming the newest backup; nothing of it is opened."""
+    from aizac.upkeep.layout import damaged_error, noted_damage, project_info
     from aizac.writer.project_dirs import read_meta
-    from aizac.writer.project_rows import project_info
+    from aizac.writer.project_rows import ProjectInfo as Info
+    from aizac.writer.project_rows import project_info as info_of
 
+    damage = damaged_error(directory) or noted_damage(directory)
+    if damage is not None:
+        return Info.unreadable(directory.name, directory, damage)
     meta = read_meta(directory)
     if meta is None:
-        from aizac.writer.project import ProjectStore
-
-        return ProjectStore(directory).info()
-    return project_info(meta, directory)
+        return project_info(directory.parent, directory.name)
+    return info_of(meta, directory)

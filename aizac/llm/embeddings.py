@@ -30,7 +30,12 @@ DEFAULT_DIM = 256
 def embedding_fingerprint(emb: object) -> str:
     """What identifies an embedding function's vectors: its class path and the dimension or
     model it was built with. Stores written with one fingerprint (memory, clichés) refuse or
-    rebuild under another, since vectors of different embeddings cannot be compared."""
+    rebuild under another, since vectors of different embeddings cannot be compared. An object
+    that stands for embeddings it cannot build (``aizac_fingerprint``: a memory opened to be
+    read or re-embedded, :class:`aizac.memory.reindex.VectorsOnly`) states theirs."""
+    stated = getattr(emb, "aizac_fingerprint", None)
+    if isinstance(stated, str) and stated:
+        return stated
     parts = [type(emb).__module__, type(emb).__qualname__]
     for attr in ("dim", "model", "model_name", "dimensions"):
         value = getattr(emb, attr, None)

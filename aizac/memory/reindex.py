@@ -50,6 +50,32 @@ Progress = Callable[[int, int], None]
 """``(rows copied so far, rows in all)``."""
 
 
+class VectorsOnly(Embeddings):
+    """Stands for the embeddings a memory was written with when they cannot be built here (an
+    API model no longer configured, a package not installed): the memory opens with them to be
+    read or re-embedded (its stored vectors and documents are all a reindex needs), and any
+    new embedding is refused, saying to run ``aizac reindex``.
+
+    Args:
+        fingerprint: the fingerprint the memory records (what it stands for).
+    """
+
+    def __init__(self, fingerprint: str) -> None:
+        self.aizac_fingerprint = fingerprint
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        raise StorageError("error.memory.vectors_only", written=self.aizac_fingerprint)
+
+    def embed_query(self, text: str) -> list[float]:
+        raise StorageError("error.memory.vectors_only", written=self.aizac_fingerprint)
+
+
+def any_embedding(fingerprint: str) -> Embeddings:
+    """``adopt`` for a memory opened to be read or re-embedded whatever it was written with:
+    :class:`VectorsOnly` of its fingerprint."""
+    return VectorsOnly(fingerprint)
+
+
 def active_collection(path: str | Path | None, logical: str) -> str:
     """The Chroma collection that holds the memory called ``logical`` in the memory folder
     ``path`` (``logical`` itself until a reindex switched it)."""
@@ -195,6 +221,7 @@ def reindex(
         return ReindexReport(memory.rows.count(), 0, source_print, target_print, False)
     name = target_name(logical, target_print)
     with memory.rows.lock:
+        _drop_orphans(client, rows_at, logical, keep={source.name, name})
         try:
             target = client.get_or_create_collection(
                 name, embedding_function=None, configuration={"hnsw": dict(HNSW)},
@@ -302,22 +329,41 @@ def _verify(memory: Reindexable, target: Any) -> None:
         raise StorageError("error.memory.reindex_unfinished", got=len(got), rows=len(source_ids))
 
 
-def _clean_replaced(client: Any, where: Any, current: Any) -> None:
-    """Drop the collection ``current`` replaced, with its journal and key rows (step 5)."""
-    old = (current.metadata or {}).get(REPLACES_KEY)
-    if not isinstance(old, str) or not old or old == current.name:
+def _drop_orphans(client: Any, where: Any, logical: str, keep: set[str]) -> None:
+    """Drop the collections earlier reindexes of ``logical`` began and never switched to (a
+    reindex to one embedding killed, then one to another run), with their journal and key
+    rows: every ``<logical>-e...`` collection but those in ``keep`` (best effort)."""
+    prefix = f"{logical}-e"
+    try:
+        names = [getattr(c, "name", c) for c in client.list_collections()]
+    except Exception:
         return
+    for orphan in names:
+        if isinstance(orphan, str) and orphan.startswith(prefix) and orphan not in keep:
+            _drop_collection(client, where, orphan)
+
+
+def _drop_collection(client: Any, where: Any, name: str) -> None:
+    """Drop the collection ``name`` with its journal records and key-index rows."""
     with contextlib.suppress(Exception):
-        client.delete_collection(old)
+        client.delete_collection(name)
     with contextlib.suppress(StorageError):
-        journal = CommitJournal(where, old)
+        journal = CommitJournal(where, name)
         try:
             journal.clear()
         finally:
             journal.close()
     with contextlib.suppress(StorageError):
-        index = KeyIndex(where, old)
+        index = KeyIndex(where, name)
         try:
             index.clear()
         finally:
             index.close()
+
+
+def _clean_replaced(client: Any, where: Any, current: Any) -> None:
+    """Drop the collection ``current`` replaced, with its journal and key rows (step 5)."""
+    old = (current.metadata or {}).get(REPLACES_KEY)
+    if not isinstance(old, str) or not old or old == current.name:
+        return
+    _drop_collection(client, where, old)

@@ -22,6 +22,7 @@ from typing import Any
 from aizac.errors import EmbeddingError, InvalidInputError, NotFoundError, StorageError
 from aizac.llm.embeddings import embedding_fingerprint as embedding_fingerprint
 from aizac.memory.chroma_client import SERVER_DOWN_HINT, is_transport_failure
+from aizac.memory.chroma_health import chroma_damage, diagnosed, forget_system, safe_cause
 from aizac.memory.key_index import KeyIndex
 from aizac.memory.records import NEVER, Where
 from aizac.text import Text
@@ -51,6 +52,12 @@ def open_collection(
 
     settings = ChromaSettings(anonymized_telemetry=False)
     name = collection
+    embedded = Path(path) if client is None and path is not None else None
+    if embedded is not None:
+        # A store that lost chroma.sqlite3 would be made anew, empty: the memory silently gone.
+        found = chroma_damage(embedded)
+        if found is not None:
+            raise found.error()
     try:
         if client is None:
             if path is None:
@@ -64,10 +71,18 @@ def open_collection(
             name, embedding_function=None, configuration={"hnsw": dict(HNSW)}
         )
     except (ValueError, TypeError) as e:
+        if embedded is not None:
+            forget_system(embedded)
         raise InvalidInputError("error.memory.collection_open", collection=collection,
-                                cause=str(e)) from e
+                                cause=safe_cause(e)) from e
     except Exception as e:
-        raise StorageError("error.memory.open", path=str(path or "memory"), cause=str(e)) from e
+        if embedded is not None:
+            forget_system(embedded)
+            found = diagnosed(embedded, e)
+            if found is not None:
+                raise found.error() from e
+        raise StorageError("error.memory.open", path=str(path or "memory"),
+                           cause=safe_cause(e)) from e
     keep_log_short(coll)
     return client, coll, name
 
@@ -160,6 +175,9 @@ class Rows:
         self.scan_limit = SCAN_LIMIT  # filtered recalls matching at most this many: exact scan
         self.version = 0
         """Bumped on every write; read caches compare it (see ``Lookups.characters``)."""
+        self.folder: Path | None = None
+        """The embedded store's folder (``None``: in memory, or a server's): a failure there
+        is looked into, so a damaged file is named (:mod:`aizac.memory.chroma_health`)."""
 
     def chroma(self, call: Callable[[], Any], what: str = "error.memory.what.store") -> Any:
         """Run a Chroma call, translating its errors into aizac's."""
@@ -168,12 +186,17 @@ class Rows:
         except (NotFoundError, InvalidInputError):
             raise
         except (ValueError, TypeError) as e:
-            raise InvalidInputError("error.memory.rejected", cause=str(e)) from e
+            raise InvalidInputError("error.memory.rejected", cause=safe_cause(e)) from e
         except Exception as e:
             if is_transport_failure(e):  # a Chroma server (AIZAC_CHROMA_HOST) did not answer
                 raise StorageError("error.memory.no_answer", what=Text(what), cause=str(e),
                                    hint=SERVER_DOWN_HINT) from e
-            raise StorageError("error.memory.failed", what=Text(what), cause=str(e)) from e
+            if self.folder is not None:
+                found = diagnosed(self.folder, e)
+                if found is not None:
+                    raise found.error() from e
+            raise StorageError("error.memory.failed", what=Text(what),
+                               cause=safe_cause(e)) from e
 
     def count(self) -> int:
         return int(self.chroma(self.collection.count))

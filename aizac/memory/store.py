@@ -34,7 +34,9 @@ from aizac.errors import InvalidInputError, StorageError
 from aizac.memory.chroma_client import ChromaClients, project_collection, server_unreachable
 from aizac.memory.commits import Commits
 from aizac.memory.forgetting import check_strength, check_threshold
+from aizac.memory.journal import FILE_NAME as JOURNAL_FILE
 from aizac.memory.journal import CommitJournal, CommitSnapshot
+from aizac.memory.key_index import FILE_NAME as INDEX_FILE
 from aizac.memory.key_index import KeyIndex
 from aizac.memory.lookups import Lookups
 from aizac.memory.recall import Recall
@@ -59,6 +61,7 @@ from aizac.memory.short_term import ShortTermMemory
 from aizac.memory.staging import CandidateBatch
 from aizac.settings import Settings, get_settings
 from aizac.storage.database import Scope
+from aizac.storage.health import sqlite_damage
 
 STATE_KEY = "aizac_state"
 _COLLECTION_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,490}[a-zA-Z0-9]")
@@ -128,6 +131,12 @@ class WriterMemory:
         self._ephemeral = client is None and path is None
         client_given = client is not None
         self._owns_client = not client_given
+        if path is not None and tables is None:  # a damaged index or journal: named first,
+            # before Chroma is opened (which would write to its own files)
+            for name in (INDEX_FILE, JOURNAL_FILE):
+                found = sqlite_damage(Path(path) / name, must_exist=False)
+                if found is not None:
+                    raise found.error()
         physical = active_collection(path, collection)
         self.client, self.collection, name = open_collection(path, physical, client)
         self._fingerprint = embedding_fingerprint(embeddings)
@@ -152,6 +161,7 @@ class WriterMemory:
             index = KeyIndex(path, name) if (client_given is False or path) else None
             journal = CommitJournal(path, name)
         self.rows = Rows(self.collection, index)
+        self.rows.folder = self.path if not client_given else None  # names a damaged file
         self.lookups = Lookups(self.rows, lambda: self._turn)
         self.commits = Commits(
             self.rows, self.lookups, journal, embed_many=self.embed_many,

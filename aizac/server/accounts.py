@@ -150,9 +150,9 @@ class AccountStore:
         else:
             self.path = Path(where)
             try:  # password hashes and token digests: the server's only. Made private before
-                # SQLite opens it, since its WAL and shared-memory files take the file's mode.
+                # SQLite opens it, since its WAL and shared-memory files take the file's mode
+                # (a new file is made 0600 by sqlite_file).
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self.path.touch(mode=0o600, exist_ok=True)
                 for private in (self.path, *(self.path.with_name(self.path.name + end)
                                              for end in ("-wal", "-shm"))):
                     if private.exists():
@@ -160,7 +160,7 @@ class AccountStore:
             except OSError as e:
                 raise StorageError("error.account.open", path=str(self.path),
                                    cause=str(e)) from e
-            self.db = sqlite_file(self.path, "accounts")
+            self.db = sqlite_file(self.path, "accounts", mode=0o600)
         self._fill_skeletons()
 
     @classmethod

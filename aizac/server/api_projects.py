@@ -18,6 +18,7 @@ from fastapi import APIRouter, Depends, Path, Request, Response
 
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError
 from aizac.server.auth import CurrentBox, state_of
+from aizac.server.errors import problem_body
 from aizac.server.models import (
     INT4_MAX,
     PROJECT_NAME,
@@ -71,8 +72,11 @@ def plot_needed(box: CurrentBox, name: str) -> Iterator[None]:
 
 
 @router.get("/projects", response_model=list[ProjectOut], responses=responses(401))
-def list_projects(box: CurrentBox) -> list[ProjectOut]:
-    return [ProjectOut.of(info) for info in box.studio.projects()]
+def list_projects(request: Request, box: CurrentBox) -> list[ProjectOut]:
+    """The user's projects; one that cannot be opened (a damaged file) is listed too, with
+    ``status`` and ``problem`` saying what is wrong, and the others work as always."""
+    return [ProjectOut.of(info, problem_body(request, info.problem) if info.problem else None)
+            for info in box.service.projects()]
 
 
 @router.post("/projects", response_model=ProjectOut, status_code=201,
@@ -107,8 +111,9 @@ def delete_project(name: Project, box: CurrentBox) -> Response:
     """Delete the project for good: its plot, beats, prose, history, memory (on the Chroma
     server too) and exports. A project with a generation running is 409 (cancel it first:
     ``POST /api/v1/projects/{name}/cancel``)."""
-    box.service.agent(name)  # 404 for a project that is not the user's
-    box.service.delete_project(name)
+    if name not in box.service.list_projects():  # 404 for a project that is not the user's
+        raise NotFoundError("error.project.missing", name=name, root=str(box.studio.root))
+    box.service.delete_project(name)  # a damaged one too: its writer asks for it
     return Response(status_code=204)
 
 

@@ -28,12 +28,14 @@ from aizac.errors import (
     CancelledError,
     ConfigError,
     ConflictError,
+    DamagedError,
     DeliveryError,
     InvalidInputError,
     LimitError,
     ModelError,
     NotFoundError,
     StorageError,
+    damage_of,
 )
 from aizac.text import LANGUAGES, Text, describe, known, render
 
@@ -46,6 +48,8 @@ SCHEMA_KEYS = ("error.server.",)
 fails its rules): 422. The writer's rules on a well-formed request answer 409."""
 MAX_PARAM = 120
 """Characters of one value a caller sent that a message may repeat."""
+RETRY_DOWN_S = 10.0
+"""``Retry-After`` of a 503 for a dependency that is down (the database, the memory server)."""
 
 
 class UnauthorizedError(AizacError):
@@ -82,11 +86,13 @@ STATUS: list[tuple[type[AizacError], int]] = [
     (UnauthorizedError, 401), (ForbiddenError, 403), (NotFoundError, 404),
     (MethodNotAllowedError, 405), (ConflictError, 409), (CancelledError, 409),
     (TooLargeError, 413), (InvalidInputError, 422), (ConfigError, 500), (InternalError, 500),
-    (ModelError, 502), (DeliveryError, 502), (UnavailableError, 503), (StorageError, 507),
+    (ModelError, 502), (DeliveryError, 502), (UnavailableError, 503), (DamagedError, 500),
+    (StorageError, 507),
 ]
 """Error kind -> status, first match wins (a :class:`LimitError` is 429, or 503 when the whole
-server is busy; a memory server that does not answer is 503 whatever raised it; an input error
-of the writer's rules, raised for a request that fit the schema, is 409: see :func:`status_of`)."""
+server is busy; a dependency that is down — the memory server, the database — is 503 whatever
+raised it; a damaged stored file is 500 with its own code, never "the disk"; an input error of
+the writer's rules, raised for a request that fit the schema, is 409: see :func:`status_of`)."""
 
 
 def clip(value: object, limit: int = MAX_PARAM) -> str:
@@ -147,8 +153,10 @@ def _roots(request: Request) -> list[str]:
 def status_of(error: AizacError) -> int:
     if isinstance(error, LimitError):
         return 503 if error.capacity else 429
-    if memory_server_failed(error):
+    if memory_server_failed(error) or database_down(error):
         return 503
+    if damage_of(error) is not None:
+        return 500
     if isinstance(error, InvalidInputError) and not error.key.startswith(SCHEMA_KEYS):
         # The body fit the schema (else FastAPI refused it first): what the project's rules
         # refuse now (an accepted beat edited, no prose to export yet) conflicts with its state.
@@ -177,11 +185,60 @@ def memory_server_failed(error: BaseException) -> bool:
     return False
 
 
+def database_down(error: BaseException) -> bool:
+    """Whether ``error`` is the PostgreSQL database not answering (refused, dropped or shut
+    down connections: SQLSTATE class 08, 57P01-57P03, or no SQLSTATE at all from the driver),
+    as opposed to a query it refused. A dependency that is down is reported as one (503)."""
+    if not isinstance(error, StorageError):
+        return False
+    if error.key == "error.db.unreachable":
+        return True
+    seen: BaseException | None = error
+    for _ in range(12):
+        if seen is None:
+            return False
+        if getattr(seen, "connection_invalidated", False):
+            return True  # SQLAlchemy: the connection broke under the statement
+        if type(seen).__module__.startswith("psycopg") and hasattr(seen, "sqlstate"):
+            state = getattr(seen, "sqlstate", None)
+            return state is None or str(state).startswith("08") or state in (
+                "57P01", "57P02", "57P03")
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def unavailable(error: AizacError, language: str) -> UnavailableError | None:
+    """``error`` as the 503 of a dependency that is down (with ``Retry-After``), else
+    ``None``."""
+    if isinstance(error, UnavailableError):
+        return None
+    if memory_server_failed(error):
+        said = describe(error, language, surface="api")
+        return UnavailableError("error.server.memory_down", retry_after=RETRY_DOWN_S,
+                                detail=clip(said.message, 300))
+    if database_down(error):
+        return UnavailableError("error.server.database_down", retry_after=RETRY_DOWN_S)
+    return None
+
+
+def _in_project(damage: DamagedError) -> DamagedError:
+    """A damaged file named from its project's folder (``saga/memory/chroma.sqlite3``): the
+    writer knows which file, the server's folders stay unnamed."""
+    file = str(damage.params.get("file", ""))
+    found = re.search(r"[/\\]projects[/\\](.+)$", file)
+    if found is None:
+        return damage
+    params = {k: v for k, v in damage.params.items() if k not in ("file", "backup_name")}
+    said = DamagedError(damage.text.key, **{**params, "file": found.group(1)})
+    said.__cause__ = damage
+    return said
+
+
 def body_of(error: AizacError, language: str, roots: Sequence[str] = ()) -> dict[str, str]:
     """The response body of ``error`` for a reader of ``language``."""
-    if memory_server_failed(error) and not isinstance(error, UnavailableError):
-        said = describe(error, language, surface="api")
-        error = UnavailableError("error.server.memory_down", detail=clip(said.message, 300))
+    damage = damage_of(error)
+    error = (_in_project(damage) if damage is not None else None) or unavailable(
+        error, language) or error
     said = describe(error, language, surface="api")
     hint = said.hint
     if _names_a_command(hint) and error.default_hint:
@@ -206,13 +263,20 @@ def error_response(
 ) -> JSONResponse:
     """``error`` as a JSON response with its status (and ``Retry-After`` where it fits)."""
     extra = dict(headers or {})
-    wait = getattr(error, "retry_after", 0.0) or 0.0
+    down = unavailable(error, language)
+    wait = getattr(down or error, "retry_after", 0.0) or 0.0
     if wait:
         extra["Retry-After"] = str(max(1, round(wait)))
     if isinstance(error, UnauthorizedError):
         extra.setdefault("WWW-Authenticate", 'Bearer realm="aizac"')
     return JSONResponse(body_of(error, language, roots), status_code=status_of(error),
                         headers=extra)
+
+
+def problem_body(request: Request, error: AizacError) -> dict[str, str]:
+    """``error`` in the error shape for ``request`` (its language, the server's folders
+    hidden), e.g. what is wrong with a listed project."""
+    return body_of(error, language_of(request), _roots(request))
 
 
 def for_request(request: Request, error: AizacError,
@@ -228,7 +292,7 @@ def _aizac_error(request: Request, error: Exception) -> JSONResponse:
     status = status_of(error)
     if status >= 500:
         log.warning("request failed: %s", error, extra={"code": error.key, "status": status})
-    return for_request(request, error)
+    return for_request(request, damage_of(error) or error)
 
 
 def flat_routes(routes: Iterable[Any]) -> list[Any]:
@@ -339,6 +403,7 @@ def _unexpected(request: Request, error: Exception) -> JSONResponse:
     if memory_server_failed(error):  # a Chroma call that timed out, raised as it is
         log.warning("the memory server failed: %r", error)
         return for_request(request, UnavailableError("error.server.memory_down",
+                                                     retry_after=RETRY_DOWN_S,
                                                      detail=clip(type(error).__name__)))
     log.exception("unexpected failure", exc_info=error)
     return for_request(request, InternalError("error.server.internal",
@@ -377,9 +442,13 @@ __all__ = [
     "UnavailableError",
     "body_of",
     "clip",
+    "database_down",
     "error_response",
     "for_request",
     "install",
     "language_of",
     "negotiate",
+    "problem_body",
+    "status_of",
+    "unavailable",
 ]

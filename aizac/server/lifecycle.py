@@ -200,12 +200,23 @@ def export_user(accounts: AccountStore, sandboxes: Sandboxes, user: User) -> Pat
     spool = spooled.folder
     tokens = [{"id": t.id, "label": t.label, "scope": t.scope, "created_at": t.created_at,
                "expires_at": t.expires_at} for t in accounts.tokens(user.id)]
-    account = {"id": user.id, "name": user.name, "role": user.role, "language": user.language,
-               "created_at": user.created_at, "exported_at": time.time(), "tokens": tokens}
+    account: dict[str, Any] = {
+        "id": user.id, "name": user.name, "role": user.role, "language": user.language,
+        "created_at": user.created_at, "exported_at": time.time(), "tokens": tokens}
     try:
         with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            damaged = [i for i in box.service.projects() if i.problem is not None]
+            left = {i.name for i in damaged}
+            account["damaged_projects"] = sorted(left)
             archive.writestr("account.json", json.dumps(account, ensure_ascii=False, indent=1))
+            for info in damaged:  # its files as they are: nothing of a writer's is left out
+                for path in sorted(info.path.rglob("*")) if info.path.is_dir() else []:
+                    if path.is_file() and path.name not in SKIP:
+                        archive.write(path, f"projects/{info.name}/"
+                                            f"{path.relative_to(info.path).as_posix()}")
             for name in box.service.list_projects():
+                if name in left:
+                    continue
                 with box.service.project_folder(name) as folder:
                     _add_project(archive, folder, f"projects/{name}")
                     with tempfile.TemporaryDirectory(dir=spool) as rows:

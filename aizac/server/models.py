@@ -176,17 +176,34 @@ class ProjectIn(Body):
     language: Language | None = None
 
 
+class ProblemOut(Body):
+    """Why a listed project cannot be opened, in the error shape (``code``, ``message``,
+    ``hint``)."""
+
+    code: str
+    message: str
+    hint: str
+
+
 class ProjectOut(Body):
     name: str
     language: str
     genre: str
     keywords: list[str]
     created_at: float
+    status: Literal["ok", "damaged", "unreadable"] = Field(
+        default="ok", description="`damaged`: a stored file of the project is damaged (its "
+        "calls answer error.store.damaged; `problem` says which file); `unreadable`: its "
+        "store could not be read now.")
+    problem: ProblemOut | None = None
 
     @classmethod
-    def of(cls, info: ProjectInfo) -> ProjectOut:
+    def of(cls, info: ProjectInfo, problem: dict[str, str] | None = None) -> ProjectOut:
+        status: Literal["ok", "damaged", "unreadable"] = (
+            "ok" if info.problem is None else "damaged" if info.damaged else "unreadable")
         return cls(name=info.name, language=info.language, genre=info.genre,
-                   keywords=list(info.keywords), created_at=info.created_at)
+                   keywords=list(info.keywords), created_at=info.created_at, status=status,
+                   problem=ProblemOut(**problem) if problem is not None else None)
 
 
 class ProjectEdit(Body):

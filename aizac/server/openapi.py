@@ -23,9 +23,12 @@ DESCRIPTIONS = {
     413: "The request body is too large.",
     422: "The request does not fit this schema.",
     429: "A limit was reached (see Retry-After).",
-    500: "The server failed (the X-Request-ID header names the request in its log).",
+    500: "The server failed (the X-Request-ID header names the request in its log), or a "
+         "stored file of the project is damaged (code error.store.damaged: the message names "
+         "the file; the project's backup is restored by the server's administrator).",
     502: "A model provider failed.",
-    503: "A dependency (the memory server) is down, or the server is busy or starting.",
+    503: "A dependency (the memory server, the database) is down, or the server is busy or "
+         "starting (see Retry-After).",
     507: "The server's disk is full or not writable.",
 }
 ALWAYS = (400, 403, 405, 413, 500)

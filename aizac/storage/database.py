@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import threading
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +35,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.pool import StaticPool
 
 from aizac.errors import ConfigError, StorageError
+from aizac.storage.health import Damage, ask_sqlite, is_damage_code, sqlite_damage
 
 SQLITE_TIMEOUT = 30.0
 LOCK_STEP, LOCK_WRITE = 1, 2
@@ -116,8 +119,9 @@ class Database:
 
     # --------------------------------------------------------------------- constructors
     @classmethod
-    def sqlite(cls, path: Path | None) -> Database:
-        """An engine on the SQLite file ``path`` (``None``: a private in-memory database)."""
+    def sqlite(cls, path: Path | None, *, wal: bool = True) -> Database:
+        """An engine on the SQLite file ``path`` (``None``: a private in-memory database;
+        ``wal=False``: the file keeps SQLite's rollback journal, e.g. a file being made)."""
         if path is None:
             engine = create_engine(
                 "sqlite://", poolclass=StaticPool,
@@ -130,7 +134,7 @@ class Database:
                 connect_args={"check_same_thread": False, "timeout": SQLITE_TIMEOUT},
             )
             where = str(path)
-        _sqlite_transactions(engine, wal=path is not None)
+        _sqlite_transactions(engine, wal=wal and path is not None)
         return cls(engine, where)
 
     @classmethod
@@ -172,6 +176,7 @@ class Database:
         except IntegrityError:
             raise
         except DBAPIError as e:
+            self._raise_damage(e)
             raise StorageError("error.db.write", where=what or self.where,
                                cause=_cause(e)) from e
 
@@ -182,8 +187,18 @@ class Database:
             with self.engine.connect() as conn, conn.begin():
                 yield conn
         except DBAPIError as e:
+            self._raise_damage(e)
             raise StorageError("error.db.read", where=what or self.where,
                                cause=_cause(e)) from e
+
+    def _raise_damage(self, error: DBAPIError) -> None:
+        """Raise the :class:`~aizac.errors.DamagedError` of this SQLite file when ``error`` is
+        SQLite saying it is damaged (corrupt, cut short, not a database); else return."""
+        if self.server or self.where == ":memory:" or not is_damage_code(error.orig):
+            return
+        found = ask_sqlite(Path(self.where)) or Damage(
+            Path(self.where), "malformed", _cause(error))
+        raise found.error() from error
 
     def serialise(self, conn: Connection, key: str) -> None:
         """Queue this write transaction behind every other one of ``key`` (a project), on
@@ -234,9 +249,13 @@ def _sqlite_transactions(engine: Engine, *, wal: bool) -> None:
 
 
 # ------------------------------------------------------------------------------ registry
-def sqlite_file(path: Path, concern: str) -> Database:
+def sqlite_file(path: Path, concern: str, *, mode: int | None = None) -> Database:
     """The process's :class:`Database` on the SQLite file ``path``, its ``concern``'s tables
-    up to date."""
+    up to date (a new file is made with permissions ``mode``, when given).
+
+    Raises:
+        DamagedError: the file is there but damaged (empty, cut short, not SQLite).
+    """
     key = Path(path).absolute()
     with _GUARD:
         db = _FILES.get(key)
@@ -246,10 +265,45 @@ def sqlite_file(path: Path, concern: str) -> Database:
             except OSError as e:
                 raise StorageError("error.db.folder", where=str(key.parent),
                                    cause=e.strerror or str(e)) from e
+            found = sqlite_damage(key, must_exist=False)
+            if found is not None:  # never open a damaged file as if it were a new one
+                raise found.error()
+            if not key.exists():
+                _make_file(key, concern, mode)
             db = Database.sqlite(key)
             _FILES[key] = db
     db.ensure(concern)
     return db
+
+
+def _make_file(path: Path, concern: str, mode: int | None = None) -> None:
+    """A new SQLite file of ``concern`` at ``path``, with its tables: made under a temporary
+    name and linked into place whole, so a process killed while making it leaves no empty
+    file behind (an empty file is damage, :mod:`aizac.storage.health`). Another process that
+    made it first wins; its file is kept."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.new")
+    try:
+        made = Database.sqlite(temporary, wal=False)
+        try:
+            made.ensure(concern)
+        finally:
+            made.dispose()
+        if mode is not None:  # before it is in place: its WAL files take its mode
+            os.chmod(temporary, mode)
+        try:
+            os.link(temporary, path)  # never over a file another process made meanwhile
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links
+            if not path.exists():
+                os.replace(temporary, path)
+    except OSError as e:
+        raise StorageError("error.db.folder", where=str(path.parent),
+                           cause=e.strerror or str(e)) from e
+    finally:
+        for leftover in (temporary, temporary.with_name(temporary.name + "-journal")):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
 
 
 def forget_file(path: Path) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -144,6 +145,7 @@ def ensure_concern(db: Database, concern: str) -> None:
                 _create_or_adopt(conn, concern)
                 _stamp(conn, head)
                 return
+        keep_before_migrating(db, stamped)
         with db.write() as conn:  # an older revision: Alembic migrates it
             from alembic import command
 
@@ -152,6 +154,38 @@ def ensure_concern(db: Database, concern: str) -> None:
         raise
     except Exception as e:  # Alembic and the driver raise many kinds
         raise StorageError("error.db.migrate", where=db.where, cause=str(e)) from e
+
+
+def keep_before_migrating(db: Database, stamped: set[str]) -> Path | None:
+    """Before Alembic migrates an embedded file: a copy of it as it is, beside it
+    (``<file>.before-<revision>.<time>.bak``, SQLite's online backup API: one consistent
+    snapshot), so a migration that goes wrong loses nothing. Returns the copy."""
+    import sqlite3
+    import time
+
+    if db.server or db.where == ":memory:":
+        return None
+    source = Path(db.where)
+    revision = "-".join(sorted(stamped)) or "none"
+    target = source.with_name(
+        f"{source.name}.before-{revision}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
+    try:
+        src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=60)
+        try:
+            dst = sqlite3.connect(target)
+            try:
+                src.backup(dst)
+                dst.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                dst.close()
+        finally:
+            src.close()
+    except (OSError, sqlite3.Error) as e:
+        with contextlib.suppress(OSError):
+            target.unlink()
+        raise StorageError("error.db.migration_backup", where=str(source),
+                           cause=str(e)) from e
+    return target
 
 
 def _create_or_adopt(conn: Connection, concern: str) -> None:
@@ -221,9 +255,15 @@ def check_server(db: Database) -> None:
                       want=", ".join(sorted(wanted)))
 
 
-def upgrade_server(db: Database) -> tuple[set[str], set[str]]:
+def upgrade_server(
+    db: Database, before_migrating: Callable[[set[str]], None] | None = None,
+) -> tuple[set[str], set[str]]:
     """Create or migrate every branch in the PostgreSQL database (under an advisory lock:
-    replicas that run it together migrate once). Returns the revisions before and after."""
+    replicas that run it together migrate once). Returns the revisions before and after.
+
+    ``before_migrating(stamped)`` is called under the lock when the database holds aizac's
+    tables and is not at this aizac's version (a migration of data is about to run): the
+    caller dumps the database then (``aizac db upgrade``)."""
     from alembic import command
 
     with db.engine.connect() as conn:
@@ -232,6 +272,8 @@ def upgrade_server(db: Database) -> tuple[set[str], set[str]]:
             conn.commit()
             before = current(conn)
             conn.commit()
+            if before and before != set(HEADS.values()) and before_migrating is not None:
+                before_migrating(before)
             command.upgrade(alembic_config(conn), "heads")
             conn.commit()
             after = current(conn)

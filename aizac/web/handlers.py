@@ -128,6 +128,37 @@ def project_names(service: ApplicationService) -> list[str]:
     return service.list_projects()
 
 
+def project_choices(service: ApplicationService, L: Labels) -> list[tuple[str, str]]:
+    """The project box's choices: ``(label, name)``, a project that cannot be opened (a
+    damaged file) labelled so; every other project as it is."""
+    return [(L.t("ui.project_damaged", name=info.name) if info.problem is not None
+             else info.name, info.name) for info in service.projects()]
+
+
+def check_text(service: ApplicationService, project: str | None, L: Labels) -> str:
+    """What Check found in the project, as Markdown for the status area: each damaged file
+    or disagreement, and the newest backup."""
+    from aizac.text import render
+
+    report = service.check_project(project)
+    if report.ok:
+        lines = [L.t("ui.check.ok", name=escape_markdown_cell(report.project),
+                     files=report.files, memories=report.memories)]
+    else:
+        lines = [L.t("ui.check.found", name=escape_markdown_cell(report.project),
+                     count=len(report.findings))]
+        lines += [f"- {escape_markdown_cell(render(f.text, L.language))}"
+                  for f in report.findings[:20]]
+    if report.newest_backup is not None:
+        lines.append(L.t("ui.check.backup", file=escape_markdown_cell(report.newest_backup.name)))
+    return "  \n".join(lines)
+
+
+def backup_file(service: ApplicationService, project: str | None) -> str:
+    """A backup of the project taken now, as the file to download."""
+    return str(service.backup_project(project))
+
+
 def reopened(names: Sequence[str], last: str | None) -> str | None:
     """The project a page opens on load: the one this browser had open (``last``, kept per
     browser session) while it still exists, else the newest."""

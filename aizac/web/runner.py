@@ -21,7 +21,7 @@ from typing import Any
 import gradio as gr
 
 from aizac.application.service import ApplicationService
-from aizac.errors import AizacError, CancelledError
+from aizac.errors import AizacError, CancelledError, damage_of
 from aizac.export.render import escape_markdown
 from aizac.text import Text, describe, known, render
 from aizac.web.labels import Labels
@@ -87,7 +87,7 @@ class Ui:
         if isinstance(error, CancelledError):
             return self.L["ui.cancelled"]
         if isinstance(error, AizacError):
-            text = describe(error, self.language, "web").line()
+            text = describe(damage_of(error) or error, self.language, "web").line()
         else:
             log.exception("unexpected error in a web handler", exc_info=error)
             text = self.L.t("ui.unexpected", detail=f"{type(error).__name__}: {str(error)[:200]}")

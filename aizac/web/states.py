@@ -17,7 +17,7 @@ STYLE_BUTTONS = ("style-refresh", "voice-check", "voice-save")
 # Buttons that work without a project (creating one, the Models panel).
 ALWAYS = frozenset({"create", "refresh", "set-model", "save-key", "test-model", "use-all",
                     "open-models", "smtp-save",
-                    "search-servers"})
+                    "search-servers", "check"})  # Check says what is wrong with a damaged one
 
 
 def mail_ready(settings: Any) -> bool:
@@ -51,6 +51,7 @@ def button_states(service: ApplicationService, project: str | None) -> dict[str,
         "undo": history.can_undo, "redo": history.can_redo, "switch": bool(history.siblings),
         "write-prose": accepted, "write-episode": accepted, "save-prose": accepted,
         "download": accepted, "send": accepted and mail_ready(agent.settings),
+        "backup": True,
         "save-episode": True,
         "pin": True, "unpin": True, "curves": True, "ask": True, "mem-refresh": True,
         "keep-newer": True, "keep-older": True, "keep-both": True, "reindex": True,

@@ -91,6 +91,10 @@ def build_app(
             ui.project = gr.Dropdown(label=L["ui.project"], choices=[], value=None, scale=1,
                                      allow_custom_value=False, elem_id="aizac-project")
             ui.button("refresh", L["ui.refresh"], scale=0, size="sm")
+            ui.button("check", L["ui.check"], scale=0, size="sm")
+            ui.button("backup", L["ui.backup"], scale=0, size="sm")
+        backup_file = gr.File(label=L["ui.backup_file"], interactive=False, visible=False,
+                              elem_id="aizac-backup-file")
         ui.status = gr.Markdown("", elem_id="aizac-status")
         first_note = embedded_note(ui) if models_tab else None
         with gr.Tabs() as tabs:
@@ -119,6 +123,7 @@ def build_app(
         if first_note is not None:
             ui.buttons["open-models"].click(lambda: gr.Tabs(selected="models"), None, tabs)
         _wire_project(ui, app, start, beats, memory)
+        _wire_keeping(ui, backup_file)
         memory_tab.select(memory.refresh_fn, memory.refresh_inputs, memory.refresh_outputs)
         hide_gradio_progress(app)  # inside the block: Gradio computes the page config on exit
     app.aizac_language = L.language  # launch() speaks it too
@@ -179,8 +184,9 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
     last_open = gr.BrowserState(None, storage_key=OPEN_PROJECT_KEY)
 
     def on_load(last: str | None) -> Any:
-        names = h.project_names(service)
-        return gr.Dropdown(choices=names, value=h.reopened(names, last))
+        choices = h.project_choices(service, ui.L)
+        names = [name for _, name in choices]
+        return gr.Dropdown(choices=choices, value=h.reopened(names, last))
 
     def opened(name: str | None, said: Any) -> list[Any]:
         if not name:
@@ -207,7 +213,7 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
         except Exception as e:
             return [gr.skip(), gr.skip(), *[gr.skip()] * n, ui.message(e), *ui.states(None),
                     *kept]
-        choices = gr.Dropdown(choices=h.project_names(service), value=created)
+        choices = gr.Dropdown(choices=h.project_choices(service, ui.L), value=created)
         return [choices, created, *opened(created, ui.L.t("ui.created", name=created))]
 
     seen = gr.State(None)  # the (project, revision, what runs) this page's views show
@@ -225,6 +231,24 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
     ui.buttons["create"].click(on_create, start.create_inputs,
                                [ui.project, last_open, *opens]).then(*refresh)
     ui.buttons["refresh"].click(on_open, ui.project, opens).then(*refresh)
+
+
+def _wire_keeping(ui: Ui, backup_file: Any) -> None:
+    """Check and Back up, beside the project box: Check verifies every store of the project
+    (a damaged one too) and says what it found in the status; Back up takes a consistent
+    backup of the open project and offers it for download."""
+    service = ui.service
+
+    def check(project: str | None) -> tuple[list[Any], str]:
+        return [], h.check_text(service, project, ui.L)
+
+    def backup(project: str | None) -> tuple[list[Any], str]:
+        path = h.backup_file(service, project)
+        return [gr.File(value=path, visible=True)], ui.L.t(
+            "ui.backup_done", file=path.rsplit("/", 1)[-1])
+
+    ui.buttons["check"].click(ui.act(check, 0), ui.project, ui.outputs([]))
+    ui.buttons["backup"].click(ui.act(backup, 1), ui.project, ui.outputs([backup_file]))
 
 
 WATCH_SECONDS = 1.0

@@ -31,6 +31,7 @@ from sqlalchemy.exc import IntegrityError
 
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError
 from aizac.storage.database import EMBEDDED_FILES, Database, Scope, forget_file, sqlite_file
+from aizac.storage.health import sqlite_damage
 from aizac.storage.tables import beats as t_beats
 from aizac.storage.tables import episodes as t_episodes
 from aizac.storage.tables import kv as t_kv
@@ -43,6 +44,8 @@ from aizac.writer.killpoints import checkpoint as _checkpoint
 from aizac.writer.project_dirs import (
     DB_NAME,
     create_staged,
+    folder_contents,
+    holds_data,
     is_ghost,
     list_names,
     locks_for,
@@ -137,10 +140,18 @@ class ProjectStore:
                 cls._log(conn, key, "create", {"name": clean})
                 _checkpoint("new:meta-written")
 
+            if catalog.find(clean) is None and holds_data(directory):
+                # files of no project (its rows lost): a new project never takes them over
+                raise InvalidInputError("error.project.folder_taken", name=clean,
+                                        path=str(directory), contents=folder_contents(directory))
             key = catalog.create(clean, fill)
             return cls(directory, catalog=catalog, key=key)
-        if (directory / DB_NAME).exists() and not is_ghost(directory):
-            raise InvalidInputError("error.project.exists", name=clean)
+        if directory.exists() and not is_ghost(directory):
+            if sqlite_damage(directory / DB_NAME) is None:
+                raise InvalidInputError("error.project.exists", name=clean)
+            if holds_data(directory):  # a damaged project, or someone's files: never replaced
+                raise InvalidInputError("error.project.folder_taken", name=clean,
+                                        path=str(directory), contents=folder_contents(directory))
 
         def write(staging: Path) -> None:
             store = cls(staging)
@@ -163,8 +174,12 @@ class ProjectStore:
             key = catalog.find(clean)
             if key is not None:
                 return cls(directory, catalog=catalog, key=key)
-        elif (directory / DB_NAME).is_file() and not is_ghost(directory):
-            return cls(directory)
+        elif directory.is_dir() and not is_ghost(directory):
+            damage = sqlite_damage(directory / DB_NAME)
+            if damage is None:
+                return cls(directory)
+            if damage.problem != "missing" or holds_data(directory):
+                raise damage.error()  # named, never taken for a new or absent project
         raise NotFoundError("error.project.missing", name=clean, root=str(root))
 
     @staticmethod

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from aizac.errors import ConflictError, InvalidInputError, StorageError
 from aizac.storage.heads import HEADS, VERSION_TABLE
+from aizac.storage.health import sqlite_damage
 
 if TYPE_CHECKING:  # filelock is imported by the first lock: `aizac projects` takes none
     from filelock import FileLock
@@ -74,30 +75,56 @@ def locks_for(directory: Path) -> tuple[threading.RLock, FileLock]:
         return pair
 
 
+GHOST_FILES = {DB_NAME, *(DB_NAME + end for end in ("-wal", "-shm", "-journal")), ".lock",
+               ".owner", ".owner.lock"}
+"""What a folder left by a killed create of an older version may hold (and nothing else)."""
+
+
 def is_ghost(directory: Path) -> bool:
-    """Whether ``directory`` holds a database without a project in it (left by a killed create
-    of an older version); such a folder does not block the name."""
+    """Whether ``directory`` is what a create killed half way left (in an older version):
+    a database without a project in it (empty, or without the project's name) and nothing
+    else but lock files. Such a folder holds nothing of a writer's and does not block the
+    name. A folder that holds anything more (a memory, pictures) is never a ghost: a damaged
+    database beside a writer's data is named, not replaced (:func:`folder_contents`)."""
     try:
-        db = sqlite3.connect(f"file:{directory / DB_NAME}?mode=ro", uri=True, timeout=30)
+        names = {p.name for p in directory.iterdir()}
+    except OSError:
+        return False
+    if DB_NAME not in names or not names <= GHOST_FILES:
+        return False
+    path = directory / DB_NAME
+    try:
+        if path.stat().st_size == 0:
+            return True
+    except OSError:
+        return False
+    if sqlite_damage(path) is not None:
+        return False
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
     except sqlite3.Error:
         return False
     try:
         row = db.execute("SELECT value FROM meta WHERE key = 'name'").fetchone()
     except sqlite3.OperationalError as e:
         return "no such table" in str(e)
+    except sqlite3.Error:
+        return False
     finally:
         db.close()
     return row is None
 
 
 def list_names(root: Path) -> list[str]:
-    """The names of the embedded projects in ``root`` (folders with a project database that
-    are neither staging folders nor ghosts), sorted."""
+    """The names of the embedded projects in ``root`` (folders with a project database, or
+    any data: a damaged project is listed too, that are neither staging folders nor ghosts),
+    sorted."""
     if not root.is_dir():
         return []
     return sorted(
         p.name for p in root.iterdir()
-        if not p.name.startswith(".") and (p / DB_NAME).is_file() and not is_ghost(p)
+        if not p.name.startswith(".") and p.is_dir() and not is_ghost(p)
+        and ((p / DB_NAME).exists() or holds_data(p))  # a damaged project is listed too
     )
 
 
@@ -122,10 +149,60 @@ def read_meta(directory: Path) -> dict[str, str] | None:
     return {str(k): str(v) for k, v in rows}
 
 
+def folder_contents(directory: Path, limit: int = 6) -> str:
+    """What ``directory`` holds, for a message: its entries (lock files left out) with their
+    sizes, ``memory/ (1.1 MB)``; at most ``limit`` of them."""
+    found: list[str] = []
+    try:
+        entries = sorted(directory.iterdir(), key=lambda p: p.name)
+    except OSError:
+        return ""
+    shown = [p for p in entries if p.name not in (".lock", ".owner", ".owner.lock")]
+    for entry in shown[:limit]:
+        size = _size(entry)
+        found.append(f"{entry.name}{'/' if entry.is_dir() else ''} ({_human(size)})")
+    if len(shown) > limit:
+        found.append(f"+{len(shown) - limit}")
+    return ", ".join(found)
+
+
+def holds_data(directory: Path) -> bool:
+    """Whether ``directory`` holds anything but lock files (a writer's data, perhaps)."""
+    try:
+        return any(p.name not in (".lock", ".owner", ".owner.lock") for p in directory.iterdir())
+    except OSError:
+        return False
+
+
+def _size(path: Path) -> int:
+    try:
+        if path.is_dir():
+            return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _human(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB"):
+        if value < 1024:
+            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"
+
+
 def move_into_place(staging: Path, directory: Path, name: str) -> None:
-    """Rename the finished staging folder to the project's folder (atomic on one disk)."""
-    if directory.exists() and (directory / DB_NAME).exists() and is_ghost(directory):
+    """Rename the finished staging folder to the project's folder (atomic on one disk).
+
+    A folder already there is replaced only when it is a ghost (:func:`is_ghost`) or empty;
+    one that holds anything else is refused, saying what it holds: nothing a writer made is
+    ever deleted or overwritten by a create."""
+    if directory.exists() and is_ghost(directory):
         shutil.rmtree(directory)
+    elif directory.exists() and holds_data(directory):
+        raise InvalidInputError("error.project.folder_taken", name=name, path=str(directory),
+                                contents=folder_contents(directory))
     try:
         os.rename(staging, directory)
     except OSError as e:

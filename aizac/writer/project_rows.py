@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from aizac.errors import AizacError, DamagedError
+
 if TYPE_CHECKING:  # imported where rows are parsed: listing projects needs no schema
     from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
 
@@ -19,12 +21,32 @@ BeatStatus = Literal["draft", "accepted", "rejected"]
 
 @dataclass(frozen=True)
 class ProjectInfo:
+    """A project as a list shows it. ``problem``: why it cannot be opened (a damaged file,
+    :class:`~aizac.errors.DamagedError`, or another store error); the other fields are then
+    what is known without reading it (its name from its folder)."""
+
     name: str
     language: str
     genre: str
     keywords: list[str]
     path: Path
     created_at: float
+    problem: AizacError | None = None
+
+    @property
+    def damaged(self) -> bool:
+        """Whether a stored file of the project is damaged (see :attr:`problem`)."""
+        return isinstance(self.problem, DamagedError)
+
+    @classmethod
+    def unreadable(cls, name: str, path: Path, problem: AizacError) -> ProjectInfo:
+        """A project that could not be read: its name, and ``problem`` (dated by its folder)."""
+        try:
+            when = path.stat().st_mtime
+        except OSError:
+            when = 0.0
+        return cls(name=name, language="", genre="", keywords=[], path=path, created_at=when,
+                   problem=problem)
 
 
 def project_info(meta: Mapping[str, str], directory: Path) -> ProjectInfo:

@@ -25,7 +25,7 @@ EXPORTED_CONCERNS = ("project", "runs", "continuity")
 live under ``memory/``, which an export gives as ``memories.json`` instead)."""
 
 
-def _saver_url(settings: Settings) -> str | None:
+def saver_url(settings: Settings) -> str | None:
     """The PostgreSQL URL of the autopilot's checkpoints, when they live on a server."""
     from aizac.autopilot.checkpointer import checkpointer_spec
 
@@ -56,7 +56,7 @@ def drop_project(store: ProjectStore, settings: Settings) -> None:
     catalog = store.catalog
     if catalog is None:
         raise TypeError("drop_project takes a project on the server database")
-    url = _saver_url(settings)
+    url = saver_url(settings)
     if url is not None:
         saver = open_checkpointer(store.directory, f"postgres:{url}")
         try:
@@ -95,7 +95,7 @@ def write_embedded(store: ProjectStore, settings: Settings, folder: Path) -> lis
         finally:
             forget_file(path)
         written.append(path)
-    url = _saver_url(settings)
+    url = saver_url(settings)
     runs = run_ids(store)
     if url is not None and runs:
         source = open_checkpointer(store.directory, f"postgres:{url}")
@@ -111,7 +111,7 @@ def write_embedded(store: ProjectStore, settings: Settings, folder: Path) -> lis
     return written
 
 
-__all__ = ["drop_project", "run_ids", "write_embedded"]
+__all__ = ["drop_project", "run_ids", "saver_url", "write_embedded"]
 
 
 def drop_owner_projects(settings: Settings, owner: str) -> None:

@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.language_models import BaseChatModel
 
 from aizac.cliches.view import ProjectCliches
-from aizac.errors import InvalidInputError, NotFoundError, StorageError
+from aizac.errors import (
+    AizacError,
+    DamagedError,
+    InvalidInputError,
+    NotFoundError,
+    StorageError,
+)
 from aizac.keywords import split_keywords
 from aizac.memory.chroma_client import (
     ChromaClients,
@@ -43,6 +49,9 @@ from aizac.writer.prompts import LANGUAGES, PromptLibrary
 if TYPE_CHECKING:
     from aizac.memory.reindex import ReindexReport
     from aizac.storage.catalog import Catalog
+    from aizac.upkeep.backup import BackupReport
+    from aizac.upkeep.check import CheckReport
+    from aizac.upkeep.restore import RestoreReport
 
 CURRENT_FILE = "current_project"
 MAX_KEYWORDS = 12
@@ -96,6 +105,14 @@ def parse_keywords(keywords: str | list[str]) -> list[str]:
         raise InvalidInputError("error.keywords.too_many", most=MAX_KEYWORDS,
                                 chars=MAX_KEYWORD_CHARS)
     return out
+
+
+def opening_damage(error: BaseException, directory: Path) -> DamagedError | None:
+    """The damage in ``error`` (a project's store failed to open) said with the project's
+    newest backup, else ``None``."""
+    from aizac.upkeep.layout import with_backup
+
+    return with_backup(error, directory)
 
 
 class Studio:
@@ -226,13 +243,15 @@ class Studio:
         repaired: e.g. for the invariant checker)."""
         return self._memory(store)
 
-    def _memory(self, store: ProjectStore) -> ProjectMemory:
+    def _memory(self, store: ProjectStore, adopt: Callable[[str], Any] | None = None
+                ) -> ProjectMemory:
         if self._memory_factory is not None:
             return self._memory_factory(store)
         # A project written with other embeddings opens with its own (when they can be built
         # here) and says so (memory_notice); `aizac reindex` moves it to the configured ones.
         from aizac.llm.embeddings import embeddings_for_fingerprint
 
+        adopt = adopt or embeddings_for_fingerprint
         # On the server database the key index and the journal are shared rows too.
         tables = store.scope("keys") if store.server else None
         if server_mode(self.settings):
@@ -242,13 +261,20 @@ class Studio:
             return open_server_memory(
                 self.chroma_clients, self.chroma_namespace, memory_dir=store.memory_dir,
                 project=info.name, created_at=info.created_at, embeddings=self.embeddings,
-                settings=self.settings, adopt=embeddings_for_fingerprint, tables=tables,
+                settings=self.settings, adopt=adopt, tables=tables,
             )
         from aizac.memory import WriterMemory
+        from aizac.memory.chroma_health import CHROMA_FILE
+        from aizac.upkeep.layout import memory_expected
 
+        if not (store.memory_dir / CHROMA_FILE).exists() and memory_expected(store):
+            # a project with memories whose store is gone: never made anew, empty
+            from aizac.storage.health import damaged
+
+            raise damaged(store.memory_dir / CHROMA_FILE, "missing")
         return WriterMemory(
             path=store.memory_dir, embeddings=self.embeddings, settings=self.settings,
-            adopt=embeddings_for_fingerprint, tables=tables,
+            adopt=adopt, tables=tables,
         )
 
     def reindex(
@@ -262,12 +288,13 @@ class Studio:
             InvalidInputError: the project's memory is not a WriterMemory folder.
             StorageError: the store or the embeddings failed (run it again: it resumes).
         """
+        from aizac.llm.embeddings import embedding_fingerprint
         from aizac.memory.reindex import reindex
         from aizac.memory.store import WriterMemory
+        from aizac.upkeep.backup import backup_project
 
         with self._lock:
-            agent = self.open(name)
-            memory = agent.memory
+            store, memory = self._to_reindex(name)
             if not isinstance(memory, WriterMemory):
                 raise InvalidInputError("error.memory.reindex_in_memory")
 
@@ -275,22 +302,125 @@ class Studio:
                 if progress is not None:
                     progress(Text("progress.reindex", done=done, total=total))
 
-            result = reindex(memory, self.embeddings, progress=report)
+            with store.lock():
+                if memory.fingerprint != embedding_fingerprint(self.embeddings):
+                    # a reindex rewrites the whole memory: the project as it was is kept first
+                    backup_project(store, self.settings, reason="before-reindex",
+                                   memory=memory)
+                result = reindex(memory, self.embeddings, progress=report)
+            project = store.info().name
             if result.switched:  # the agent's memory points at the old collection: reopen
-                self._agents.pop(agent.info.name, None)
-                self.open(agent.info.name)
+                old = self._agents.pop(project, None)
+                if old is None:
+                    memory.release()
+                self.open(project)
             return result
+
+    def _to_reindex(self, name: str | None) -> tuple[ProjectStore, ProjectMemory]:
+        """The project ``name``'s store and memory, for a reindex: as it opens; or, when its
+        memory was written with embeddings that cannot be built here (an API model no longer
+        configured), opened on its stored vectors alone, which is all a reindex reads."""
+        from aizac.memory.reindex import any_embedding
+
+        try:
+            agent = self.open(name)
+            return agent.store, agent.memory
+        except StorageError as e:
+            if e.key != "error.memory.embedding_changed":
+                raise
+        clean = validate_project_name(name) if name else self.current_name()
+        if clean is None:
+            raise NotFoundError("error.project.none_selected")
+        store = ProjectStore.open(self.root, clean, catalog=self.catalog)
+        if not store.server:
+            claim_project(store.directory, wait=self.owner_wait)
+        return store, self._memory(store, adopt=any_embedding)
+
+    # ------------------------------------------------------------ check, back up, restore
+    def check(self, name: str) -> CheckReport:
+        """Verify every store of project ``name`` (:mod:`aizac.upkeep.check`); nothing is
+        changed. An open project is checked through the memory it holds."""
+        from aizac.memory.reindex import any_embedding
+        from aizac.upkeep.check import check_project
+
+        clean = validate_project_name(name)
+        self._finish_restores()
+        with self._lock:
+            held = self._agents.get(clean)
+        if held is not None:
+            return check_project(self.root, clean, catalog=self.catalog,
+                                 open_memory=lambda _: (held.memory, False))
+        return check_project(self.root, clean, catalog=self.catalog,
+                             open_memory=lambda store: (
+                                 self._memory(store, adopt=any_embedding), True))
+
+    def backup(self, name: str, *, reason: str = "", target: Path | None = None
+               ) -> BackupReport:
+        """A consistent backup of project ``name`` (:mod:`aizac.upkeep.backup`), taken while
+        another process (the web app) may have it open: it is held still for the copy, not
+        claimed."""
+        from aizac.upkeep.backup import backup_project
+
+        clean = validate_project_name(name)
+        with self._lock:
+            held = self._agents.get(clean)
+        if held is not None:
+            return backup_project(held.store, self.settings, reason=reason,
+                                  memory=held.memory, target=target)
+        try:
+            store = ProjectStore.open(self.root, clean, catalog=self.catalog)
+        except AizacError as e:
+            said = opening_damage(e, self.root / clean)
+            if said is None:
+                raise
+            raise said from e
+        if not server_mode(self.settings):
+            return backup_project(store, self.settings, reason=reason, target=target)
+        from aizac.memory.reindex import any_embedding
+
+        with store.lock():  # the memory is opened (and repaired) with the project held
+            memory = self._memory(store, adopt=any_embedding)
+            try:
+                return backup_project(store, self.settings, reason=reason, memory=memory,
+                                      target=target)
+            finally:
+                memory.release()
+
+    def restore(self, archive: Path, name: str | None = None) -> RestoreReport:
+        """Put the backup ``archive`` back as project ``name`` (default: its own), all or
+        nothing (:mod:`aizac.upkeep.restore`). Refused while a process (this one included)
+        has the project open."""
+        from aizac.upkeep.restore import restore_backup
+
+        if name is not None:
+            with self._lock:
+                agent = self._agents.pop(validate_project_name(name), None)
+            if agent is not None:  # this process lets it go first
+                agent.memory.release()
+                release_project(agent.store.directory)
+        return restore_backup(Path(archive), self.root, self.settings, name=name,
+                              catalog=self.catalog, owner_wait=self.owner_wait)
+
+    def _finish_restores(self) -> None:
+        """Finish what a killed restore left (cheap when there is nothing)."""
+        from aizac.upkeep.restore import finish_restores
+
+        finish_restores(self.root, self.settings, catalog=self.catalog, wait=0.0)
 
     # -------------------------------------------------------------------------- projects
     def projects(self) -> list[ProjectInfo]:
-        """Every project in the data directory, most recently created last."""
+        """Every project in the data directory, most recently created last.
+
+        A project that cannot be read (a damaged file: its folder's quick look, or its rows)
+        is listed with its :attr:`~ProjectInfo.problem`, its hint naming its newest backup;
+        the others are read as always."""
         catalog = self.catalog
+        self._finish_restores()
         names = ProjectStore.list_names(self.root, catalog=catalog)
-        if catalog is None:
-            infos = [ProjectStore(self.root / n).info() for n in names]
-        else:
-            infos = [ProjectStore.open(self.root, n, catalog=catalog).info() for n in names]
-        return sorted(infos, key=lambda i: i.created_at)
+        from aizac.upkeep.layout import project_info
+
+        return sorted((project_info(self.root, n, catalog) for n in names),
+                      key=lambda i: i.created_at)
 
     def create(
         self,
@@ -343,7 +473,13 @@ class Studio:
         """
         clean = validate_project_name(name)
         with self._lock:
-            store = ProjectStore.open(self.root, clean, catalog=self.catalog)
+            try:
+                store = ProjectStore.open(self.root, clean, catalog=self.catalog)
+            except DamagedError:
+                # A damaged project is deleted when its writer asks for it, as it is.
+                directory = self.root / clean
+                self._forget(clean, ProjectStore(directory))
+                return
             with store.lock():
                 if server_mode(self.settings):
                     info = store.info()
@@ -386,31 +522,50 @@ class Studio:
             if agent is not None:
                 agent.store.catch_up()  # another process may have written it since
             else:
-                store = ProjectStore.open(self.root, clean, catalog=self.catalog)
-                if not store.server:
-                    # One process writes an embedded project: another one's cached turn,
-                    # summaries and Chroma handles would go stale under it (and lose its
-                    # writes). On the server database the step lock tells a process what
-                    # changed (aizac.storage.locks), so any process may write it.
-                    claim_project(store.directory, wait=self.owner_wait)
-                language = store.info().language
-                memory = self._memory(store)
-                agent = WriterAgent(
-                    store,
-                    memory,
-                    # Degenerate model output is retried, then refused (the cast's names count
-                    # as names, not as another language); clichés come in the project's
-                    # language, relevant ones only.
-                    CheckedRouter(self.router, lambda: language,
-                                  names=lambda: cast_names(memory)),
-                    ProjectCliches(self.cliches, language),
-                    settings=self.settings,
-                    prompts=self.prompts,
-                    **self.agent_options,
-                )
+                self._finish_restores()
+                try:
+                    agent = self._open_agent(clean)
+                except AizacError as e:
+                    said = opening_damage(e, self.root / clean)
+                    if said is None:
+                        raise
+                    from aizac.upkeep.layout import note_damage
+
+                    note_damage(self.root / clean, said)  # the next listing says it too
+                    raise said from e
                 self._agents[clean] = agent
         self._set_current(clean)
         return agent
+
+    def _open_agent(self, clean: str) -> WriterAgent:
+        """A new agent of the project ``clean`` (see :meth:`open`)."""
+        store = ProjectStore.open(self.root, clean, catalog=self.catalog)
+        if not store.server:
+            # One process writes an embedded project: another one's cached turn,
+            # summaries and Chroma handles would go stale under it (and lose its
+            # writes). On the server database the step lock tells a process what
+            # changed (aizac.storage.locks), so any process may write it.
+            claim_project(store.directory, wait=self.owner_wait)
+        try:
+            language = store.info().language
+            memory = self._memory(store)
+        except BaseException:
+            if not store.server:  # a project that does not open is not held (a restore)
+                release_project(store.directory)
+            raise
+        return WriterAgent(
+            store,
+            memory,
+            # Degenerate model output is retried, then refused (the cast's names count
+            # as names, not as another language); clichés come in the project's
+            # language, relevant ones only.
+            CheckedRouter(self.router, lambda: language,
+                          names=lambda: cast_names(memory)),
+            ProjectCliches(self.cliches, language),
+            settings=self.settings,
+            prompts=self.prompts,
+            **self.agent_options,
+        )
 
     def close(self) -> None:
         """Let other processes open this Studio's projects (the web app's shutdown)."""
