@@ -73,8 +73,11 @@ def check_command(
     wrong = 0
     for name in names:
         report = studio.check(name)
-        if report.ok:
-            say("cli.check.ok", name=report.project, files=report.files, rows=report.rows,
+        if report.ok and report.rows:  # a project on the database: its rows read back too
+            say("cli.check.ok_rows", name=report.project, files=report.files,
+                rows=report.rows, memories=report.memories)
+        elif report.ok:
+            say("cli.check.ok", name=report.project, files=report.files,
                 memories=report.memories)
         else:
             wrong += 1

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from aizac.cliches import ClicheDB
 from aizac.errors import DamagedError, InvalidInputError, damage_of
 from aizac.text import describe
 from aizac.writer.service import Studio
@@ -119,4 +120,45 @@ def test_the_listing_names_the_damage_on_the_command_line(
         done = aizac(*command)
         assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
         assert "project.sqlite3" in done.stderr, done.stderr
+    checked = aizac("check")
+    assert checked.returncode == 1, checked.stderr
+    assert "ok\tgood" in checked.stdout and "FOUND\tbad" in checked.stdout
+    assert "project.sqlite3 is damaged: it is empty" in checked.stdout
     assert (bad / "memory" / "chroma.sqlite3").stat().st_size > 0
+
+
+def test_an_operator_checks_and_backs_up_an_accounts_projects(
+    tmp_path: Path, cliches: ClicheDB, engine: str, database_url: str | None
+) -> None:
+    """``--user NAME``: the account's sandbox (its folder, its projects on the database)."""
+    import os
+    import subprocess
+    import sys
+
+    from argon2 import PasswordHasher
+
+    from aizac.server.accounts import AccountStore
+    from aizac.settings import Settings
+    from tests.writer.test_service_cli import studio_for
+
+    settings = Settings(data_dir=tmp_path / "data", database_url=database_url)
+    mina = AccountStore.open(settings, hasher=PasswordHasher(time_cost=1, memory_cost=8,
+                                                             parallelism=1),
+                             min_password_score=0).add_user("mina", "pass word 1")
+    root = tmp_path / "data" / "users" / mina.id
+    studio = studio_for(root, cliches, database_url, owner=mina.id, chroma_namespace=mina.id)
+    written(studio, "saga", beats=1)
+    env = {**os.environ, "AIZAC_DATA_DIR": str(tmp_path / "data")}
+    if database_url is not None:
+        env["AIZAC_DATABASE_URL"] = database_url
+
+    def aizac(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", "from aizac.cli import main; main()", *args],
+                              capture_output=True, text=True, timeout=300, env=env)
+
+    backed = aizac("backup", "--user", "mina", "--project", "saga")
+    assert backed.returncode == 0, backed.stderr
+    assert len(list((root / "backups" / "saga").glob("saga.*.zip"))) == 1
+    checked = aizac("check", "--user", "mina")
+    assert checked.returncode == 0 and "ok\tsaga" in checked.stdout, checked.stdout
+    assert "no projects yet" in aizac("check").stdout  # the single writer's: none
