@@ -138,6 +138,8 @@ def restore_backup(
         staging.mkdir()
         extract(Path(archive), staging)
         _point_memory(staging, manifest)
+        if project != manifest.project:
+            _rename(staging, project)
         checkpoint("restore:staged")
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -189,6 +191,19 @@ def _point_memory(staging: Path, manifest: Manifest) -> None:
     from aizac.memory.reindex import switch_collection
 
     switch_collection(staging / "memory", "novel", manifest.collection)
+
+
+def _rename(staging: Path, project: str) -> None:
+    """A backup restored under another name: the project's own name in its rows too."""
+    import sqlite3
+
+    path = staging / EMBEDDED_FILES["project"]
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'name'", (project,))
+        conn.commit()
+    finally:
+        conn.close()
 
 
 def _before_restore(root: Path, project: str, catalog: Catalog,
