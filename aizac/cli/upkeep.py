@@ -63,7 +63,7 @@ def check_command(
 ) -> None:
     """Verify every store of every project (or of --project): SQLite's integrity check of each
     file, the memory against its key index and commit journal, the invariant checker. Nothing
-    is changed; exits 1 when something is wrong."""
+    is changed but what any open repairs; exits 1 when something is wrong."""
     from aizac.text import render
 
     studio = _studio(ctx, user)

@@ -1,4 +1,6 @@
-"""Verify every store of a project (``aizac check``); nothing is changed.
+"""Verify every store of a project (``aizac check``); nothing is changed but what any open of
+the project repairs (an embedded memory finishes a commit a kill cut off, as the next command
+would).
 
 In the order a writer needs the answers:
 
@@ -10,7 +12,8 @@ In the order a writer needs the answers:
    stored vectors are read), its vector index answers a search with one of its own vectors,
    every memory has its row in the key index (a cache that may hold more, never less), and the
    commit journal agrees with the rows (a finished commit's memories are there, an undone
-   one's are not; a commit cut off by a kill is named: the next open finishes it);
+   one's are not; on the database, a commit cut off by a kill is named: the next step
+   finishes it);
 3. **the invariant checker** (:mod:`aizac.writer.invariants`): the turn equals the accepted
    beats, no duplicate or orphan memory, one current relation per pair, the short-term
    summaries, prose only on accepted beats.

@@ -339,7 +339,8 @@ class Studio:
     # ------------------------------------------------------------ check, back up, restore
     def check(self, name: str) -> CheckReport:
         """Verify every store of project ``name`` (:mod:`aizac.upkeep.check`); nothing is
-        changed. An open project is checked through the memory it holds."""
+        changed but what any open repairs. An open project is checked through the memory it
+        holds."""
         from aizac.memory.reindex import any_embedding
         from aizac.upkeep.check import check_project
 
