@@ -35,10 +35,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError
 
-from aizac.errors import StorageError
+from aizac.errors import DamagedError, StorageError
 from aizac.memory.chroma_health import CHROMA_FILE
 from aizac.settings import Settings
 from aizac.storage.database import EMBEDDED_FILES, forget_file, sqlite_file
+from aizac.storage.health import damaged, is_damage_code
 from aizac.storage.leftovers import remove_stale, temporary_name
 from aizac.storage.tables import CONCERNS, PROJECT_CONCERNS
 from aizac.upkeep.archive import Manifest, write_archive
@@ -46,7 +47,10 @@ from aizac.upkeep.layout import (
     backups,
     damaged_error,
     is_sqlite,
+    memory_damage,
     new_backup_path,
+    newest_backup,
+    noted_damage,
     project_files,
     reason_of,
 )
@@ -83,16 +87,27 @@ def copy_sqlite(source: Path, target: Path) -> None:
     """A consistent copy of the SQLite file ``source`` at ``target`` (the online backup API:
     one snapshot, whatever another connection writes meanwhile)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=60)
     try:
-        dst = sqlite3.connect(target)
+        src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=60)
         try:
-            src.backup(dst)
-            dst.execute("PRAGMA journal_mode=DELETE")  # one file, no write-ahead log beside it
+            dst = sqlite3.connect(target)
+            try:
+                src.backup(dst)
+                dst.execute("PRAGMA journal_mode=DELETE")  # one file, no write-ahead log
+                # the backup API copies pages as they are: a damaged page is found in the copy
+                # (never the "newest backup" a damaged project's message points to)
+                said = [str(r[0]) for r in dst.execute("PRAGMA quick_check").fetchmany(5)]
+            finally:
+                dst.close()
         finally:
-            dst.close()
-    finally:
-        src.close()
+            src.close()
+    except sqlite3.DatabaseError as e:
+        if not is_damage_code(e):
+            raise
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise damaged(source, "malformed", first) from e
+    if said != ["ok"]:
+        raise damaged(source, "malformed", "; ".join(said)[:300])
 
 
 def _stats(folder: Path) -> dict[str, tuple[int, int]]:
@@ -126,14 +141,19 @@ def copy_chroma(source: Path, target: Path) -> None:
     raise StorageError("error.backup.busy_memory", path=str(source), tries=COPY_TRIES)
 
 
-def _copy_folder(store: ProjectStore, staging: Path, *, chroma: bool) -> None:
+def _copy_folder(store: ProjectStore, staging: Path, *, chroma: bool,
+                 verbatim: bool = False) -> None:
     """The project folder's files into ``staging``: SQLite files by the backup API, the Chroma
     store in ``memory/`` as of one moment (``chroma``: when it is an embedded one), the rest as
-    they are."""
+    they are (``verbatim``: every file byte for byte, a damaged one too)."""
     folder = store.directory
     memory = store.memory_dir
     for path in project_files(folder):
         relative = path.relative_to(folder)
+        if verbatim:
+            (staging / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, staging / relative)
+            continue
         if chroma and path.is_relative_to(memory) and (
                 path.name == CHROMA_FILE or path.parent != memory):
             continue  # Chroma's own files: below, together
@@ -143,7 +163,7 @@ def _copy_folder(store: ProjectStore, staging: Path, *, chroma: bool) -> None:
             copy_sqlite(path, target)
         else:
             shutil.copy2(path, target)
-    if chroma and (memory / CHROMA_FILE).exists():
+    if chroma and not verbatim and (memory / CHROMA_FILE).exists():
         copy_chroma(memory, staging / "memory")
 
 
@@ -248,14 +268,15 @@ def _export_collection(collection: Any, staging: Path) -> None:
 
 def backup_project(
     store: ProjectStore, settings: Settings, *, reason: str = "", memory: Any = None,
-    target: Path | None = None, keep: int = KEEP_AUTOMATIC,
+    target: Path | None = None, keep: int = KEEP_AUTOMATIC, damaged: bool = False,
 ) -> BackupReport:
     """Back up the project of ``store`` (see the module docstring) into its backups folder
     (``target``: this file instead); ``reason`` names an automatic one (``before-reindex``).
 
     ``memory`` is the project's open memory, needed when it lives on a Chroma server (its
     collection is read); an embedded one is copied as files. The caller may hold the
-    project's lock already (it is re-entrant).
+    project's lock already (it is re-entrant). ``damaged``: the project is known damaged and
+    its files are kept as they are, byte for byte (what a restore on the database replaces).
 
     Raises:
         DamagedError: a file of the project is damaged (no backup is taken).
@@ -266,22 +287,25 @@ def backup_project(
     started = time.monotonic()
     info = store.info()
     folder = store.directory
+    on_server = server_mode(settings)
     if not store.server:
         damage = damaged_error(folder)
-        if damage is not None:
-            raise damage
+    else:  # the rows are on the database; an embedded memory is files all the same
+        damage = None if on_server else memory_damage(store)
+    damage = damage or noted_damage(folder)  # what an open found that a quick look cannot
+    if damage is not None and not damaged:
+        raise damage
     destination = target or new_backup_path(folder, info.name, reason)
     destination.parent.mkdir(parents=True, exist_ok=True)
     remove_stale(destination.parent)
     staging = destination.parent / temporary_name(info.name, "new")
-    on_server = server_mode(settings)
     manifest = Manifest(project=info.name, created_at=info.created_at, reason=reason,
                         engine="postgresql" if store.server else "sqlite",
                         memory="server" if on_server else "embedded")
     try:
         staging.mkdir(parents=True)
         with store.lock():
-            _copy_folder(store, staging, chroma=not on_server)
+            _copy_folder(store, staging, chroma=not on_server, verbatim=damaged)
             if store.server:
                 _copy_rows(store, settings, staging)
             if on_server:
@@ -292,6 +316,8 @@ def backup_project(
             checkpoint("backup:copied")
         write_archive(staging, manifest, destination)
         checkpoint("backup:written")
+    except DamagedError as e:  # a page only the copy read: no backup, the newest one named
+        raise e.with_backup(newest_backup(folder)) from e
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     if reason:

@@ -87,9 +87,15 @@ def reason_of(path: Path) -> str:
     return (found.group(2) or "") if found else ""
 
 
+DAMAGED_REASON = "damaged-before-restore"
+"""The reason of the backup a restore on the database takes of a damaged project: its files
+as they were, damaged ones too (never the backup a damaged project's message points to)."""
+
+
 def newest_backup(project_dir: Path) -> Path | None:
-    """The newest backup of the project in ``project_dir``, if there is one."""
-    found = backups(project_dir)
+    """The newest backup of the project in ``project_dir`` (not one of a damaged project), if
+    there is one."""
+    found = [p for p in backups(project_dir) if reason_of(p) != DAMAGED_REASON]
     return found[-1] if found else None
 
 
@@ -160,6 +166,17 @@ def damaged_error(folder: Path) -> DamagedError | None:
         return None
     return found[0].error(newest_backup(folder))
 
+
+
+def memory_damage(store: ProjectStore) -> DamagedError | None:
+    """What a quick look finds wrong with the embedded memory of a project on the database
+    (its rows are not files; its Chroma store is): the store damaged, or gone while the
+    project has memories (its hint naming the newest backup), else ``None``."""
+    memory = store.memory_dir
+    found = chroma_damage(memory) if memory.is_dir() else None
+    if found is None and not (memory / CHROMA_FILE).exists() and memory_expected(store):
+        found = Damage(memory / CHROMA_FILE, "missing")
+    return found.error(newest_backup(store.directory)) if found is not None else None
 
 
 DAMAGE_NOTE = ".damaged.json"

@@ -209,13 +209,19 @@ def _rename(staging: Path, project: str) -> None:
 def _before_restore(root: Path, project: str, catalog: Catalog,
                     settings: Settings) -> Path | None:
     """On the database, the project's current rows are replaced: back them up first (when
-    the project is there and whole)."""
+    the project is there; a damaged one's files as they are, under a name no damage message
+    points to)."""
+    from aizac.errors import DamagedError
     from aizac.upkeep.backup import backup_project
+    from aizac.upkeep.layout import DAMAGED_REASON
 
     if catalog.find(project) is None:
         return None
     store = ProjectStore.open(root, project, catalog=catalog)
-    return backup_project(store, settings, reason="before-restore").path
+    try:
+        return backup_project(store, settings, reason="before-restore").path
+    except DamagedError:
+        return backup_project(store, settings, reason=DAMAGED_REASON, damaged=True).path
 
 
 def _finish(root: Path, data: dict[str, Any], settings: Settings,
