@@ -82,7 +82,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n", 1)[0])
     parser.add_argument("--memories", default="300,3000")
     parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(parser, memories="60", runs=1)
     rows = [_measure(int(n), args.runs) for n in args.memories.split(",")]
     load = os.getloadavg()[0]
     print(f"\nload {load:.1f}; median of {args.runs}; seconds wall (CPU)\n")

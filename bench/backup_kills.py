@@ -205,7 +205,9 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=20, help="kills per command")
     parser.add_argument("--memories", type=int, default=600)
     parser.add_argument("--seed", type=int, default=int(time.time()))
-    args = parser.parse_args()
+    from smoke import parse_args  # bench/smoke.py: the --smoke size
+
+    args = parse_args(parser, kills=1, memories=60)
     rng = random.Random(args.seed)
     data = Path(tempfile.mkdtemp(prefix="aizac-bench-kills-"))
     try:
