@@ -111,14 +111,18 @@ def plot_command(
             typer.echo(f"    - {line}")
 
 
+FINDING_KEYS = {"error": "cli.story.finding.error", "warning": "cli.story.finding.warning"}
+"""How the command line says what the check found in a draft: a finding of the draft, not a
+failure of the command (an ``error:`` line always comes with a non-zero exit)."""
+
+
 def _show_dialogue_findings(agent: Any, draft: Any) -> None:
     """The draft's dialogue findings (a flipped speech level, a swapped form of address ...)."""
-    from aizac.dialogue.view import finding_lines
-
     report = agent.check_dialogue(draft.id)
-    if report.findings:
-        for line in finding_lines(report, str(getattr(agent.settings, "ui_language", "en"))):
-            typer.echo(line)
+    language = str(getattr(agent.settings, "ui_language", "en"))
+    for finding in report.findings:
+        say(FINDING_KEYS.get(finding.severity, FINDING_KEYS["warning"]), language=language,
+            message=finding.message)
 
 
 @friendly
@@ -135,11 +139,16 @@ def beat_command(
         "planner can; --regenerate gives the instruction); each is still accepted alone.",
     )] = False,
 ) -> None:
-    """Design the next beat (or show the pending draft); --accept commits it."""
+    """Design the next beat (or show the pending draft); --accept commits the draft shown
+    before (it never designs one: a beat becomes canon only after the writer has read it)."""
+    if accept and (plan_episode or regenerate is not None):
+        raise InvalidInputError("error.beat.accept_unread")
     agent = make_studio(ctx).open(project)
     agent.require_plot()
     _notices(agent)
     draft = agent.current_draft()
+    if accept and draft is None:
+        raise InvalidInputError("error.beat.no_draft")
     if reject:
         if draft is None:
             say("cli.story.no_draft")

@@ -95,10 +95,19 @@ def _accepted(data_dir: Path) -> int:
     return ProjectStore(directory).count_beats("accepted")
 
 
+NEXT: dict[str, list[list[str]]] = {"accept": [["beat"], ["beat", "--accept"]]}
+"""What the writer types after a kill, where it is not the same command again: after a killed
+accept, ``aizac beat`` shows where the beat stands (the draft, or the next one designed when the
+killed accept went through), and ``--accept`` accepts what it showed (it never designs one)."""
+
+
 def _next(command: str, env: dict[str, str]) -> str:
-    """What the writer types after the kill (the same command); returns the failing output."""
-    done = aizac(COMMAND[command], env)
-    return "" if done.returncode == 0 else done.stderr
+    """What the writer types after the kill; returns the failing output."""
+    for args in NEXT.get(command, [COMMAND[command]]):
+        done = aizac(args, env)
+        if done.returncode != 0:
+            return done.stderr
+    return ""
 
 
 def _outcome(command: str, data_dir: Path, base_accepted: int) -> tuple[bool, bool]:

@@ -65,7 +65,7 @@ def test_cli_write_with_a_cut_stream_fails_and_keeps_whole_prose(
     story_server: OpenAIServer, tmp_path: Path
 ) -> None:
     env = model_env(story_server, tmp_path / "data")
-    for args in (NEW, ["plot"], ["beat", "--accept"], ["write"]):
+    for args in (NEW, ["plot"], ["beat"], ["beat", "--accept"], ["write"]):
         assert aizac(args, env).returncode == 0
     store = ProjectStore(tmp_path / "data" / "projects" / NAME)
     beat = store.last_accepted()

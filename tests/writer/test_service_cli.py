@@ -21,6 +21,7 @@ from aizac.writer.agent import WriterAgent
 from aizac.writer.project import BeatStatus, ProjectStore
 from aizac.writer.service import Studio
 from tests.fakes import fake_models
+from tests.fakes.routed import beat_json
 
 ASK_REPLY = '```json\n{"query": "gate", "filter": "NO_FILTER"}\n```'
 
@@ -184,9 +185,10 @@ def test_cli_plan_episode_drafts_the_beats_left_and_accepts_the_first(
 
     run("new", "saga", "-k", "회귀, 복수", "--lang", "en")
     run("plot")
-    out = run("beat", "--plan-episode", "--accept")
+    out = run("beat", "--plan-episode")
     shown = out.count("beat #")
-    assert shown > 1 and out.count("[draft") == shown - 1 and "[accepted" in out
+    assert shown > 1 and out.count("[draft") == shown
+    assert "[accepted" in run("beat", "--accept")  # the first, read above
     assert "[draft" in run("beat")  # the next planned draft, shown without a new design
 
 
@@ -201,13 +203,57 @@ def test_cli_write_episode_writes_every_accepted_beat_left(cli: tuple[typer.Type
 
     run("new", "saga", "-k", "회귀, 복수", "--lang", "en")
     run("plot")
-    run("beat", "--accept")
-    run("beat", "--accept")
+    for _ in range(2):
+        run("beat")
+        run("beat", "--accept")
     assert run("write", "--episode", "1").count("Kang Jun stepped in") == 2  # both beats
     again = runner.invoke(app, ["write", "--episode", "1"])
     assert again.exit_code == 1 and "has its prose already" in again.output
     both = runner.invoke(app, ["write", "--episode", "1", "--beat", "1"])
     assert both.exit_code == 1 and "not both" in both.output
+
+
+def test_accept_without_a_draft_designs_nothing_and_fails(cli: tuple[typer.Typer, Path]) -> None:
+    """Issue 39 item 8: ``beat --accept`` with no draft designed a beat, accepted it unseen and
+    exited 0; it now does nothing and says what to run."""
+    app, tmp = cli
+    runner = CliRunner()
+    assert runner.invoke(app, ["new", "saga", "-k", "회귀", "--lang", "en"]).exit_code == 0
+    assert runner.invoke(app, ["plot"]).exit_code == 0
+    result = runner.invoke(app, ["beat", "--accept"])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("error: There is no draft beat.")
+    assert "`aizac beat`" in result.stderr
+    unread = runner.invoke(app, ["beat", "--regenerate", "darker", "--accept"])
+    assert unread.exit_code == 1 and "--accept takes the draft you have read" in unread.stderr
+    agent = studio_for(tmp / "data", ClicheDB(embeddings=HashingEmbeddings())).open("saga")
+    assert agent.beats() == [] and agent.memory.turn == 0  # nothing designed, nothing canon
+
+
+def test_a_finding_of_the_draft_is_no_error_line(tmp_path: Path, cliches: ClicheDB) -> None:
+    """A draft whose speaker is not in the scene: the check's finding is shown before the
+    writer accepts, worded as the draft's finding; a line starting ``Error:`` (or ``error:``)
+    comes only with a non-zero exit."""
+    app = typer.Typer()
+
+    def factory(data_dir: Path | None = None, **options: Any) -> Studio:
+        settings = Settings(data_dir=data_dir or tmp_path / "data", language="en",
+                            structured_retries=1)
+        models = fake_models(planner={"beat": beat_json(characters=["Seo Yuna"])},
+                             extractor={"unknown": ASK_REPLY})
+        return Studio(settings, models=dict(models), embeddings=HashingEmbeddings(),
+                      cliches=cliches, **options)
+
+    register(app, factory)
+    runner = CliRunner()
+    for args in (["new", "saga", "-k", "회귀", "--lang", "en"], ["plot"]):
+        assert runner.invoke(app, args).exit_code == 0
+    for args in (["beat"], ["beat", "--accept"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        assert "the check found an error in the draft: " in result.stdout
+        assert not [line for line in result.output.splitlines()
+                    if line.lower().startswith("error:")], result.output
 
 
 def test_cli_errors_are_one_line_and_a_hint(cli: tuple[typer.Typer, Path]) -> None:
