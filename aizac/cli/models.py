@@ -61,7 +61,47 @@ def models_command(ctx: typer.Context) -> None:
     if keys:
         say("cli.models.keys_stored", providers=", ".join(keys))
     if search is not None:
-        show_servers(search.wait(), search.ports)
+        servers = search.wait()
+        show_servers(servers, search.ports)
+        remember_listing(settings.data_dir, servers)
+
+
+LISTING_FILE = "local-models.json"
+"""The numbered local models ``aizac models`` showed last (in the data directory)."""
+LISTING_SECONDS = 24 * 3600
+"""How long the numbers it showed stand for ``aizac models use N`` (then it searches again)."""
+
+
+def remember_listing(data_dir: Any, servers: list[Any]) -> None:
+    """Keep the numbers just shown: ``aizac models use N`` means the model the writer saw as
+    [N], even when the server is slower to answer the next time (under load it answered the
+    listing and not, a second later, the search of ``use``)."""
+    import time
+    from pathlib import Path
+
+    from aizac.llm.discovery import usable_specs
+    from aizac.private_files import write_private_json
+
+    path = Path(data_dir) / LISTING_FILE
+    write_private_json(path, {"specs": usable_specs(servers), "listed_at": time.time()},
+                       "error.model.config_write", folder=str(path.parent))
+
+
+def remembered_listing(data_dir: Any) -> list[str] | None:
+    """The numbered specs ``aizac models`` showed in the last :data:`LISTING_SECONDS`
+    (``None``: none shown, too old, or unreadable: search again)."""
+    import json
+    import time
+    from pathlib import Path
+
+    try:
+        data = json.loads((Path(data_dir) / LISTING_FILE).read_text(encoding="utf-8"))
+        specs, listed = data["specs"], float(data["listed_at"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(specs, list) or not 0 <= time.time() - listed <= LISTING_SECONDS:
+        return None
+    return [str(spec) for spec in specs]
 
 
 def _search(settings: Any) -> Any:
@@ -103,7 +143,7 @@ def show_servers(servers: list[Any], ports: tuple[int, ...]) -> None:
 @models_app.command("set")
 @friendly
 def set_command(
-    role: Annotated[str, typer.Argument(help="planner, writer, extractor or reviewer.")],
+    role: Annotated[str, typer.Argument(help="planner, writer, extractor, reviewer or image.")],
     spec: Annotated[
         str,
         typer.Argument(help='e.g. local, openai:gpt-4o, "openai-compatible:http://host:8000/v1:m".'),
@@ -156,9 +196,13 @@ def use_command(
 
 
 def _found_spec(settings: Any, number: int) -> str:
-    """The spec of local model ``number`` as ``aizac models`` numbers them (asked again now)."""
+    """The spec of local model ``number`` as ``aizac models`` numbered them: the listing it
+    showed (:func:`remembered_listing`), else asked again now."""
     from aizac.llm.discovery import Discovery, usable_specs
 
+    specs = remembered_listing(settings.data_dir)
+    if specs is not None and 1 <= number <= len(specs):
+        return specs[number - 1]
     search = Discovery.from_settings(settings, asked=True)
     specs = usable_specs(search.wait() if search is not None else [])
     if not 1 <= number <= len(specs):
@@ -209,15 +253,15 @@ def preset_command(
 @models_app.command("unset")
 @friendly
 def unset_command(
-    role: Annotated[str, typer.Argument(help="planner, writer, extractor or reviewer.")],
+    role: Annotated[str, typer.Argument(help="planner, writer, extractor, reviewer or image.")],
 ) -> None:
     """Forget ROLE's stored spec (the environment, aizac.toml or the default applies again)."""
     from aizac.llm.model_config import ModelConfig
-    from aizac.llm.roles import ROLES
+    from aizac.llm.roles import MODEL_ROLES
     from aizac.settings import load_settings
 
-    if role not in ROLES:
-        raise InvalidInputError("error.model.role", role=role, roles=", ".join(ROLES))
+    if role not in MODEL_ROLES:  # every role `aizac models set` takes, the image role too
+        raise InvalidInputError("error.model.role", role=role, roles=", ".join(MODEL_ROLES))
     ModelConfig(load_settings().data_dir).clear_spec(role)
     say("cli.models.spec_removed", role=role)
 

@@ -119,3 +119,16 @@ def test_a_corrupt_stored_file_is_a_clear_error(data_dir: Path) -> None:
     result = CliRunner().invoke(_app(), ["models"])
     assert result.exit_code == 1 and "models.json" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_the_image_role_is_unset_as_it_is_set(data_dir: Path) -> None:
+    """Issue 39 item 12: ``aizac models unset image`` said "Unknown role" while ``set image``
+    worked."""
+    assert CliRunner().invoke(_app(), ["models", "set", "image", "openai:gpt-image-1"]
+                              ).exit_code == 0
+    assert Settings().image_model == "openai:gpt-image-1"
+    done = CliRunner().invoke(_app(), ["models", "unset", "image"])
+    assert done.exit_code == 0, done.output
+    assert Settings().image_model == "typographic"
+    poet = CliRunner().invoke(_app(), ["models", "unset", "poet"])
+    assert poet.exit_code == 1 and "Unknown role 'poet'" in poet.stderr

@@ -233,3 +233,26 @@ def test_aizac_models_with_a_hung_port_waits_only_the_limit(
     assert "qwen2.5-7b-instruct" in listing.stdout
     assert silent.requests  # the hung port was asked, and not waited for past the limit
     assert elapsed < silent.delay / 2, elapsed
+
+
+def test_use_n_means_the_model_the_listing_showed_as_n(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 39 item 10: under load the server answered ``aizac models`` and not, a second
+    later, the search of ``aizac models use 1`` ("0 answered"); the number is the listing's."""
+    monkeypatch.setenv("AIZAC_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("AIZAC_DISCOVER", "true")
+    monkeypatch.setenv("AIZAC_DISCOVER_TIMEOUT", str(LIMIT))
+    lm = OpenAIServer(model="qwen2.5-7b-instruct").start()
+    monkeypatch.setenv("AIZAC_DISCOVER_PORTS", str(_port(lm)))
+    try:
+        listing = CliRunner().invoke(_app(), ["models"])
+    finally:
+        lm.stop()  # gone (or too slow) by the next command
+    spec = f"openai-compatible:{lm.url}/v1:qwen2.5-7b-instruct"
+    assert f"[1] {spec}" in listing.stdout
+    used = CliRunner().invoke(_app(), ["models", "use", "1", "--all-roles"])
+    assert used.exit_code == 0, used.output
+    assert all(Settings().role_spec(r) == spec for r in ROLES)
+    beyond = CliRunner().invoke(_app(), ["models", "use", "2", "--all-roles"])
+    assert beyond.exit_code == 1 and "no local model number 2: 0 answered" in beyond.stderr
