@@ -142,6 +142,21 @@ class UsageCallback(BaseCallbackHandler):
 
     def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
         latency, prompt_estimate = self._pop(run_id)
+        self.log.add(self._record(response, prompt_estimate, latency, ok=True))
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """A failed call; a stream that failed after it began (cut at the token limit, its
+        connection dropped) is counted with what it wrote, which LangChain hands over as the
+        ``response`` of the chunks so far (the embedded model's prose ends at its limit and is
+        kept: it counted 0 completion tokens)."""
+        latency, prompt_estimate = self._pop(run_id)
+        response = kwargs.get("response")
+        if not isinstance(response, LLMResult):
+            response = LLMResult(generations=[])
+        self.log.add(self._record(response, prompt_estimate, latency, ok=False))
+
+    def _record(self, response: LLMResult, prompt_estimate: int, latency: float, *,
+                ok: bool) -> UsageRecord:
         model = self.default_model
         prompt, completion, estimated, cached = prompt_estimate, 0, True, 0
         gens = response.generations[0] if response.generations else []
@@ -159,11 +174,5 @@ class UsageCallback(BaseCallbackHandler):
                     estimated = bool(msg.response_metadata.get("aizac_usage_estimated"))
                     details = usage.get("input_token_details") or {}
                     cached = int(details.get("cache_read") or 0)
-        self.log.add(UsageRecord(self.role, model, prompt, completion, latency, estimated,
-                                 cached_tokens=cached))
-
-    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        latency, prompt_estimate = self._pop(run_id)
-        self.log.add(
-            UsageRecord(self.role, self.default_model, prompt_estimate, 0, latency, True, False)
-        )
+        return UsageRecord(self.role, model, prompt, completion, latency, estimated, ok,
+                           cached_tokens=cached)

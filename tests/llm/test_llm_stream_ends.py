@@ -95,6 +95,23 @@ def test_stream_cut_at_the_token_limit_is_an_error(openai_server: OpenAIServer) 
     assert len(openai_server.chat_requests) == 1
 
 
+def test_a_stream_cut_at_the_token_limit_counts_what_it_wrote(
+    openai_server: OpenAIServer,
+) -> None:
+    """Issue 39 item 12: the embedded model's prose ends at its token limit (the writer keeps
+    its whole sentences), and the usage log counted 0 completion tokens for it: the demo's
+    writer line said so. What was streamed before the end is counted (the call still failed)."""
+    openai_server.script(TEXT)
+    openai_server.fault(truncated())
+    router = _router(openai_server, [])
+    with pytest.raises(IncompleteReplyError):
+        _drain(router)
+    [record] = router.usage.records
+    assert record.role == "writer" and not record.ok
+    assert record.completion_tokens > 0 and record.prompt_tokens > 0
+    assert router.usage.totals("writer").completion_tokens == record.completion_tokens
+
+
 def test_invoke_cut_at_the_token_limit_is_an_error(openai_server: OpenAIServer) -> None:
     openai_server.script(ChatReply(content=TEXT))
     openai_server.fault(truncated())
