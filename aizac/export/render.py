@@ -214,9 +214,11 @@ def render_epub(manuscript: Manuscript, *, modified: datetime | None = None) -> 
     if manuscript.cover is not None:
         cover = manuscript.cover
         book.set_cover(f"{IMAGE_DIR}/{cover.name}", cover.data, create_page=True)
+        page = book.get_item_with_id("cover")
         # ebooklib makes its cover page non-linear; EPUBCheck then wants a link to it (OPF-096):
         # it is the first page a reader turns to, so it is in the reading order.
-        book.get_item_with_id("cover").is_linear = True
+        page.is_linear = True
+        page.title, page.lang = t("book.cover", lang), lang  # ebooklib's is "Cover", in English
     for figure in figures(manuscript):
         if manuscript.cover is not None and figure.name == manuscript.cover.name:
             continue

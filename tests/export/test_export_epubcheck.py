@@ -93,6 +93,9 @@ def test_an_illustrated_epub_with_a_cover_is_valid(
         names = z.namelist()
         opf = z.read(next(n for n in names if n.endswith(".opf"))).decode()
         chapter = z.read(next(n for n in names if n.endswith("episode-0001.xhtml"))).decode()
+        page = z.read(next(n for n in names if n.endswith("cover.xhtml"))).decode()
+    # the cover page is titled in the book's language (issue 39 item 12: "Cover")
+    assert "<title>표지</title>" in page and 'alt="표지"' in page and "Cover" not in page
     assert 'properties="cover-image"' in opf and any(n.endswith("images/img-cover0001.png")
                                                      for n in names)
     assert any(n.endswith("images/img-scene0001.png") for n in names)
