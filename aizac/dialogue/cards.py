@@ -24,6 +24,7 @@ from typing import Any
 
 from aizac.memory.facts import ADDRESS, LISTENER_KEY, SPEAKER_KEY, VOICE
 from aizac.text import t
+from aizac.text.joining import bare, joined
 from aizac.text.particles import attach
 
 REGISTER_KEY = "v_register"
@@ -146,16 +147,16 @@ def card_text(card: VoiceCard, language: str) -> str:
     """The memory text of a voice card."""
     p = phrases(language)
     parts = []
-    if card.register:
-        parts.append(p["register"].format(value=card.register))
-    if card.dialect:
-        parts.append(p["dialect"].format(value=card.dialect))
-    if card.tics:
-        parts.append(p["tics"].format(value=", ".join(card.tics)))
-    if card.catchphrases:
-        parts.append(p["catchphrases"].format(
-            value=", ".join(f"'{c}'" for c in card.catchphrases)))
-    return str(p["card"].format(name=card.name, parts=p["separator"].join(parts)))
+    if bare(card.register):
+        parts.append(p["register"].format(value=bare(card.register)))
+    if bare(card.dialect):
+        parts.append(p["dialect"].format(value=bare(card.dialect)))
+    if joined(card.tics, ", "):
+        parts.append(p["tics"].format(value=joined(card.tics, ", ")))
+    said = [bare(x) for x in card.catchphrases if bare(x)]
+    if said:
+        parts.append(p["catchphrases"].format(value=", ".join(f"'{c}'" for c in said)))
+    return str(p["card"].format(name=bare(card.name), parts=p["separator"].join(parts)))
 
 
 def pair_text(pair: PairVoice, language: str) -> str:
@@ -164,12 +165,13 @@ def pair_text(pair: PairVoice, language: str) -> str:
     parts = []
     if pair.level:
         parts.append(p["pair_level"].format(value=level_name(pair.level, language)))
-    if pair.address:
-        parts.append(p["pair_address"].format(value=pair.address))
+    if bare(pair.address):
+        parts.append(p["pair_address"].format(value=bare(pair.address)))
+    speaker, listener = bare(pair.speaker), bare(pair.listener)
     topic = str(p.get("pair_particle", ""))
-    particle = attach(pair.speaker, topic)[len(pair.speaker):] if topic else ""
-    return str(p["pair"].format(speaker=pair.speaker, particle=particle,
-                                listener=pair.listener, parts=p["separator"].join(parts)))
+    particle = attach(speaker, topic)[len(speaker):] if topic else ""
+    return str(p["pair"].format(speaker=speaker, particle=particle,
+                                listener=listener, parts=p["separator"].join(parts)))
 
 
 def card_of(hit: Any) -> VoiceCard:

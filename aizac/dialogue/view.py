@@ -12,6 +12,7 @@ from aizac.continuity.report import ContinuityReport
 from aizac.dialogue.cards import PairVoice, VoiceCard, card_of, level_name, pair_of, pair_text
 from aizac.memory.facts import ADDRESS, VOICE
 from aizac.text import t
+from aizac.text.joining import bare, joined
 
 SEVERITY_KEYS: dict[str, str] = {"error": "ui.severity.error", "warning": "ui.severity.warning"}
 
@@ -50,10 +51,11 @@ def voice_rows(memory: Any, language: str) -> tuple[list[list[str]], list[list[s
     """The rows of the two tables: cards, pairs (the earlier voices of a pair in its last
     column, newest first)."""
     cards, pairs = voices(memory)
-    card_rows = [[c.name, c.register, ", ".join(c.tics), ", ".join(c.catchphrases), c.dialect]
-                 for c in cards]
-    pair_rows = [[p.speaker, p.listener, level_name(p.level, language) if p.level else "-",
-                  p.address or "-", str(p.chapter or "-"),
+    card_rows = [[bare(c.name), bare(c.register), joined(c.tics, ", "),
+                  joined(c.catchphrases, ", "), bare(c.dialect)] for c in cards]
+    pair_rows = [[bare(p.speaker), bare(p.listener),
+                  level_name(p.level, language) if p.level else "-",
+                  bare(p.address) or "-", str(p.chapter or "-"),
                   " / ".join(_before(o, language) for o in reversed(p.older)) or "-"]
                  for p in pairs]
     return card_rows, pair_rows
@@ -61,7 +63,7 @@ def voice_rows(memory: Any, language: str) -> tuple[list[list[str]], list[list[s
 
 def _before(pair: PairVoice, language: str) -> str:
     level = level_name(pair.level, language) if pair.level else ""
-    return " · ".join(x for x in (level, pair.address) if x)
+    return joined((level, pair.address), " · ")
 
 
 def history_lines(pair: PairVoice, language: str) -> list[str]:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from aizac.illustration.looks import Fact, Look
 from aizac.llm.images.base import Card
+from aizac.text.joining import bare, joined
 
 Kind = Literal["cover", "scene"]
 KINDS: tuple[str, ...] = ("cover", "scene")
@@ -61,7 +62,7 @@ class ImagePrompt:
 
 
 def _join(values: Sequence[str], sep: str) -> str:
-    return sep.join(v.strip() for v in values if v and v.strip())
+    return joined(values, sep)  # a look written as a sentence: no ".," between two
 
 
 def _cast_lines(looks: Sequence[Look], w: dict[str, str]) -> list[str]:
@@ -87,7 +88,7 @@ def scene_prompt(
     default when empty).
     """
     w = words(language)
-    lines = [f"{style.strip() or w['style']}.", f"{w['scene']}:"]
+    lines = [f"{bare(style) or w['style']}.", f"{w['scene']}:"]
     if beat.location:
         lines.append(f"{w['place']}: {beat.location}")
     if beat.time:
@@ -116,7 +117,7 @@ def cover_prompt(
     """The prompt of the cover: title, genre, the writer's keywords and the main cast's looks
     at the story's opening (never the logline or the acts: they hold the plan's turns)."""
     w = words(language)
-    lines = [f"{style.strip() or w['cover_style']}.", f"{w['cover']}: {title}"]
+    lines = [f"{bare(style) or w['cover_style']}.", f"{w['cover']}: {title}"]
     if genre:
         lines.append(f"{w['genre']}: {genre}")
     if keywords:

@@ -145,3 +145,17 @@ def test_facts_hold_from_where_they_were_established_until_replaced() -> None:
     assert [f.id for f in standing([fact, newer, twin], (6, 0))] == ["c"]
     assert look_at(SEO, [fact, newer], (9, 9)).texts == ["흰 머리"]
     assert look_at(SEO, [fact, newer], (9, 9), limit=0).texts == []
+
+
+def test_looks_and_style_written_as_sentences_join_cleanly(mem: WriterMemory) -> None:
+    """Issue 39 item 12: a look or a style the model or writer closed with a full stop made
+    "..", and ".," between two looks."""
+    _look(mem, "허리까지 오는 검은 머리.", "머리", 1)
+    _look(mem, "회색 눈동자.", "눈", 1)
+    scene = prompt_for_beat(mem, _beat(3), language="ko", style="수채화 풍.")
+    cover = prompt_for_cover(mem, _plot(), language="ko", keywords=["회귀."], style="유화.")
+    for prompt in (scene, cover):
+        assert ".." not in prompt.text and ".," not in prompt.text, prompt.text
+    assert scene.text.startswith("수채화 풍.\n") and cover.text.startswith("유화.\n")
+    looks = next(line for line in cover.text.splitlines() if line.startswith(f"- {SEO}: "))
+    assert sorted(looks.split(": ", 1)[1].split("; ")) == ["허리까지 오는 검은 머리", "회색 눈동자"]
