@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import string
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
@@ -30,12 +31,15 @@ class _Formatter(string.Formatter):
 
     def format_field(self, value: Any, format_spec: str) -> str:
         if format_spec in PARTICLES:
-            return attach(self.convert(value), format_spec)
+            said = self.convert(value)
+            return _isolated(value, said) + attach(said, format_spec)[len(said):]
         if format_spec[:1] == "'" and format_spec[1:] in PARTICLES:  # '{x:'이}' -> 'x'이
-            return attach(f"'{self.convert(value)}'", format_spec[1:])
+            said = self.convert(value)
+            quoted = attach(f"'{said}'", format_spec[1:])
+            return f"'{_isolated(value, said)}'{quoted[len(said) + 2:]}"
         if isinstance(value, Text | Verbatim | Clauses | list | tuple):
-            return format(self.convert(value), format_spec)
-        return super().format_field(value, format_spec)
+            return _isolated(value, format(self.convert(value), format_spec))
+        return _isolated(value, super().format_field(value, format_spec))
 
     def fill(self, template_text: str, params: dict[str, Any]) -> str:
         """``template_text`` filled with ``params``; a full stop right after a value that
@@ -65,6 +69,22 @@ class _Formatter(string.Formatter):
         if isinstance(value, list | tuple):
             return _LIST_SEPARATOR.get(self.language, ", ").join(self.convert(v) for v in value)
         return str(value)
+
+
+_RIGHT_TO_LEFT = ("R", "AL")
+"""Unicode's strong right-to-left classes (Hebrew, Arabic, Syriac ...)."""
+FIRST_STRONG_ISOLATE, POP_ISOLATE = "\u2068", "\u2069"
+
+
+def _isolated(value: Any, said: str) -> str:
+    """``said`` (a value's words) set apart from the line around it when it holds
+    right-to-left letters: the bidirectional algorithm otherwise reorders the whole line
+    around them (a refused Hebrew project name reversed a Korean error). The catalogue's own
+    words (a :class:`Text` parameter) are never isolated: they are the line's language."""
+    if isinstance(value, Text | Clauses) or not any(
+            unicodedata.bidirectional(c) in _RIGHT_TO_LEFT for c in said):
+        return said
+    return f"{FIRST_STRONG_ISOLATE}{said}{POP_ISOLATE}"
 
 
 def render(text: Text | Verbatim | Clauses, language: str) -> str:
