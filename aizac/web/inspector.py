@@ -246,6 +246,15 @@ def settle_pair(
 # --------------------------------------------------------------------- relations / ask
 MATRIX_NAMES = 12
 """Characters the relationship matrix shows at most (a table a writer can still read)."""
+MATRIX_CELL = 24
+"""The characters of a relation a matrix cell shows (the whole text is in the memory table:
+a cell holding a sentence made the matrix too wide to read)."""
+
+
+def relation_label(text: str) -> str:
+    """A relation as a matrix cell shows it: at most :data:`MATRIX_CELL` characters."""
+    said = " ".join(text.split())
+    return said if len(said) <= MATRIX_CELL else said[: MATRIX_CELL - 1].rstrip() + "…"
 
 
 def relation_table(
@@ -270,7 +279,8 @@ def relation_table(
         row = [a]
         for b in shown:
             cell = matrix.get(a, b)
-            row.append("—" if a == b else (cell.text if cell and cell.text else "·"))
+            row.append("—" if a == b else (relation_label(cell.text) if cell and cell.text
+                                           else "·"))
         rows.append(row)
     return ["", *shown], rows
 
@@ -379,12 +389,10 @@ def build(ui: Any) -> tuple[MemoryTab, Callable[[], None]]:
         ui.button("curves", L["ui.curves"])
         ui.button("looks-right", t("ui.memory.looks_right", ui.language))
         ui.button("strike", t("ui.memory.strike", ui.language))
-    with gr.Row():
-        with gr.Column(scale=3):
-            plot = gr.Plot(label=L["ui.curve.plot"], elem_id="aizac-curve-plot")
-        with gr.Column(scale=2):
-            matrix = gr.Dataframe(label=L["ui.relations"], interactive=False, wrap=True,
-                                  type="array", elem_id="aizac-relations")
+    plot = gr.Plot(label=L["ui.curve.plot"], elem_id="aizac-curve-plot")
+    # the whole width: a row per character and a column per character
+    matrix = gr.Dataframe(label=L["ui.relations"], interactive=False, wrap=True,
+                          type="array", max_height=420, elem_id="aizac-relations")
     with gr.Row():
         pair = gr.Dropdown(label=t("ui.memory.conflicts", ui.language), choices=[], scale=3,
                            info=t("ui.memory.no_conflicts", ui.language),

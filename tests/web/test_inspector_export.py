@@ -123,6 +123,21 @@ def test_relation_matrix_and_ask_memory(service: ApplicationService) -> None:
         inspector.ask_memory(service, name, "  ")
 
 
+def test_a_long_relation_is_a_short_matrix_cell(service: ApplicationService) -> None:
+    """Issue 39 item 12: a relation written as a sentence made the matrix too wide to read;
+    a cell shows its first words (the memory table has the whole text)."""
+    name, _ = _written(service)
+    long = ("Mira owes the Duke her post at court and reports on Aren to him every night, "
+            "though she begins to doubt him.")
+    service.agent(name).memory.remember(long, "CharacterRelation", character1="Mira",
+                                        character2="Duke Veil")
+    _, rows = inspector.relation_table(service, name)
+    cell = rows[1][3]
+    assert cell.startswith("Mira owes the Duke") and cell.endswith("…")
+    assert len(cell) <= inspector.MATRIX_CELL
+    assert rows[0][2] == "Wary allies."  # a short one is shown whole
+
+
 def test_cancelled_accept_leaves_memory_unchanged(service: ApplicationService) -> None:
     name = h.create_project(service, "dawn", "fantasy", "regression", "en")
     h.generate_plot(service, name)
