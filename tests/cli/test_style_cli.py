@@ -77,4 +77,5 @@ def test_aizac_beat_shows_the_drafts_dialogue_findings_before_accepting(
     app.command("noop")(lambda: None)
     out = CliRunner().invoke(app, ["beat"])
     assert out.exit_code == 0, out.output
-    assert "Error: 2번 비트: 아렌의 미라에 대한 말투가 반말입니다" in out.output
+    assert ("the check found an error in the draft: 2번 비트: 아렌의 미라에 대한 말투가 반말"
+            in out.output)
