@@ -38,7 +38,12 @@ class Step:
 
 
 def _error(error: BaseException) -> Text | Verbatim:
-    return error.text if isinstance(error, AizacError) else Verbatim(str(error))
+    """What failed, as the run records it for the writer (a refused model reply in the
+    writer's words)."""
+    from aizac.writer.reply_problems import in_writers_words
+
+    return in_writers_words(error).text if isinstance(error, AizacError) else Verbatim(
+        str(error))
 
 
 def provider_fault(error: BaseException) -> bool:

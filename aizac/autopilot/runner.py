@@ -134,7 +134,10 @@ class Autopilot:
                         on_event(event)
                         last = event.id
         except Exception as e:
-            said = e.text if isinstance(e, AizacError) else Verbatim(str(e)[:500])
+            from aizac.writer.reply_problems import in_writers_words
+
+            said = in_writers_words(e).text if isinstance(e, AizacError) else Verbatim(
+                str(e)[:500])
             self.runs.set_status(run_id, "failed", said)
             self.runs.add_event(run_id, 0, "run", "error", said=to_data(said))
             raise

@@ -18,7 +18,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 def fail(error: AizacError) -> NoReturn:
     """Print ``error`` (message, then its hint) to stderr and exit with status 1: English, with
     the hint the catalogue has for the command line (it names commands and flags)."""
-    said = describe(error, "en", surface="cli")
+    from aizac.writer.reply_problems import in_writers_words
+
+    said = describe(in_writers_words(error), "en", surface="cli")
     typer.echo(f"error: {said.message}", err=True)
     if said.hint:
         typer.echo(f"hint: {said.hint}", err=True)

@@ -235,7 +235,11 @@ def _in_project(damage: DamagedError) -> DamagedError:
 
 
 def body_of(error: AizacError, language: str, roots: Sequence[str] = ()) -> dict[str, str]:
-    """The response body of ``error`` for a reader of ``language``."""
+    """The response body of ``error`` for a reader of ``language`` (a refused model reply in
+    the reader's words: :func:`aizac.writer.reply_problems.in_writers_words`)."""
+    from aizac.writer.reply_problems import in_writers_words
+
+    error = in_writers_words(error)
     damage = damage_of(error)
     error = (_in_project(damage) if damage is not None else None) or unavailable(
         error, language) or error

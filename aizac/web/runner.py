@@ -87,7 +87,10 @@ class Ui:
         if isinstance(error, CancelledError):
             return self.L["ui.cancelled"]
         if isinstance(error, AizacError):
-            text = describe(damage_of(error) or error, self.language, "web").line()
+            from aizac.writer.reply_problems import in_writers_words
+
+            text = describe(damage_of(error) or in_writers_words(error), self.language,
+                            "web").line()
         else:
             log.exception("unexpected error in a web handler", exc_info=error)
             text = self.L.t("ui.unexpected", detail=f"{type(error).__name__}: {str(error)[:200]}")
