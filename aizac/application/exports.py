@@ -57,7 +57,7 @@ class ExportService:
         from aizac.export.files import safe_export_name, url_safe_name, write_export
         from aizac.export.manuscript import select_episodes
         from aizac.export.render import check_format
-        from aizac.illustration.book import illustrated
+        from aizac.illustration.book import book_of
 
         checked = check_format(fmt)
         if filename:
@@ -65,7 +65,7 @@ class ExportService:
             filename = url_safe_name(filename)  # served by URL: no '#', '[', spaces...
         agent = self.agent_of(name)
         missing = beats_without_prose(agent, first, last)
-        manuscript = select_episodes(illustrated(agent.manuscript(), agent.store), first, last)
+        manuscript = select_episodes(book_of(agent, checked), first, last)
         folder = self.export_dir / agent.info.name
         path = write_export(manuscript, checked, folder, filename or None)
         agent.store.log_step(
@@ -80,13 +80,13 @@ class ExportService:
         from aizac.export.manuscript import select_episodes
         from aizac.export.render import check_format
         from aizac.export.smtp_config import SmtpConfig
-        from aizac.illustration.book import illustrated
+        from aizac.illustration.book import book_of
 
         to = validate_address(address)
         checked = check_format(fmt)
         agent = self.agent_of(name)
         missing = beats_without_prose(agent, first, last)
-        manuscript = select_episodes(illustrated(agent.manuscript(), agent.store), first, last)
+        manuscript = select_episodes(book_of(agent, checked), first, last)
         settings = SmtpConfig(agent.settings.data_dir).apply(agent.settings)  # the writer's own
         send_export(manuscript, to=to, settings=settings, fmt=checked)
         agent.store.log_step("email", {"format": checked, "to": to, "without_prose": missing})

@@ -225,13 +225,13 @@ def export_command(
     project: ProjectOpt = None,
 ) -> None:
     """Export the accepted prose as txt, md or epub (with the cover and the illustrations
-    placed in the web app's gallery)."""
+    placed in the gallery; an EPUB without a placed cover gets the free typographic one)."""
     from aizac.export.files import export_target, write_export
-    from aizac.illustration.book import illustrated
+    from aizac.illustration.book import book_of
 
     directory, name, kind = export_target(out, fmt)
     agent = make_studio(ctx).open(project)
-    path = write_export(illustrated(agent.manuscript(), agent.store), kind, directory, name)
+    path = write_export(book_of(agent, kind), kind, directory, name)
     agent.store.log_step("export", {"format": kind, "path": str(path)})
     say("cli.story.wrote", path=str(path))
 

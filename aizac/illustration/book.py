@@ -3,16 +3,23 @@
 The cover slot's picture becomes the book's cover; each accepted beat's placed illustration
 stands before the beat's first paragraph in its episode (the prose of an episode is its accepted
 beats' prose in order, as :meth:`~aizac.writer.agent.WriterAgent.manuscript` joins it). The
-author the writer gave in the gallery goes on the book when it has none.
+author the writer gave in the gallery goes on the book when it has none. An EPUB whose writer
+placed no cover gets the typographic one (:func:`book_of`): free, offline, made for the export
+and not kept among the project's pictures.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from typing import Any
 
 from aizac.export.manuscript import EpisodeText, Figure, Manuscript
 from aizac.illustration.store import COVER, ImageRecord, ImageStore, beat_slot
+
+log = logging.getLogger(__name__)
+FREE_COVER = "cover-typographic.png"
+"""The file name of the typographic cover an EPUB gets when the writer placed none."""
 
 
 def _figure(images: ImageStore, record: ImageRecord, alt: str, before: int = 0) -> Figure:
@@ -51,4 +58,36 @@ def illustrated(manuscript: Manuscript, store: Any, title: str = "") -> Manuscri
                    author=manuscript.author or images.author())
 
 
-__all__ = ["illustrated"]
+def free_cover(manuscript: Manuscript, agent: Any) -> Figure | None:
+    """The typographic cover of ``manuscript`` (title, genre, author on the genre's palette;
+    :mod:`aizac.llm.images.typographic`), whatever the image role is: it costs nothing and
+    needs no network. ``None`` when it cannot be set (no font for the story's script here:
+    the book then goes out without a cover, as before, and the log says why)."""
+    from aizac.errors import AizacError
+    from aizac.llm.images.base import Card, ImageRequest, parse_size
+    from aizac.llm.images.typographic import TypographicImages
+
+    settings = agent.settings
+    width, height = parse_size(settings.image_cover_size)
+    card = Card(manuscript.title, "", manuscript.author, agent.info.genre)
+    request = ImageRequest("cover", manuscript.title, width, height, card=card,
+                           language=manuscript.language)
+    try:
+        image = TypographicImages(settings.cover_font).generate(request)
+    except AizacError as e:
+        log.warning("no typographic cover for %s: %s", agent.info.name, e.english())
+        return None
+    return Figure(FREE_COVER, image.media_type, image.data, manuscript.title)
+
+
+def book_of(agent: Any, fmt: str, manuscript: Manuscript | None = None) -> Manuscript:
+    """What an export of ``agent``'s project in ``fmt`` renders: its manuscript (default: all
+    of it) with the pictures placed, and, for an EPUB without a placed cover, the free
+    typographic cover (an e-book without one shows a blank tile in every library)."""
+    book = illustrated(manuscript or agent.manuscript(), agent.store)
+    if fmt != "epub" or book.cover is not None or not book.episodes:
+        return book
+    return replace(book, cover=free_cover(book, agent))
+
+
+__all__ = ["FREE_COVER", "book_of", "free_cover", "illustrated"]

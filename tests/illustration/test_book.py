@@ -77,3 +77,24 @@ def test_a_removed_or_unplaced_picture_is_not_in_the_book(
     ill.place(beat_slot(first), None)
     book = illustrated(agent.manuscript(), agent.store)
     assert book.cover is None and all(not e.figures for e in book.episodes)
+
+
+def test_an_epub_without_a_placed_cover_gets_the_free_typographic_one(
+    make_studio: StudioFactory, written: Written, tmp_path: Path,
+) -> None:
+    """Issue 39 item 13: an EPUB exported before the writer visited the Gallery had no cover
+    at all; the typographic cover is free and offline, so the export makes it. It is not kept
+    among the project's pictures (nothing the writer did not make appears in the Gallery)."""
+    agent, _ = written(make_studio())
+    result = ExportService(lambda _: agent, tmp_path).export("saga", "epub", None, None, None)
+    report = run_epubcheck(Path(result.target))
+    assert problems(report) == []
+    with zipfile.ZipFile(result.target) as book:
+        names = book.namelist()
+        opf = book.read(next(n for n in names if n.endswith(".opf"))).decode()
+        cover = book.read(next(n for n in names if n.endswith("images/cover-typographic.png")))
+    assert 'properties="cover-image"' in opf and cover.startswith(b"\x89PNG")
+    assert any(n.endswith("cover.xhtml") for n in names)
+    assert Illustrator(agent).pictures() == []  # made for the book, not stored
+    text = ExportService(lambda _: agent, tmp_path).export("saga", "txt", None, None, None)
+    assert Path(text.target).read_text(encoding="utf-8").startswith("The Second Life")

@@ -256,6 +256,23 @@ def test_a_finding_of_the_draft_is_no_error_line(tmp_path: Path, cliches: Cliche
                     if line.lower().startswith("error:")], result.output
 
 
+def test_an_epub_from_the_command_line_has_a_cover(cli: tuple[typer.Typer, Path]) -> None:
+    """Issue 39 item 13: ``aizac export`` of an EPUB had no cover unless the writer had placed
+    one in the web app's Gallery; it gets the free typographic one."""
+    import zipfile
+
+    app, tmp = cli
+    runner = CliRunner()
+    for args in (["new", "saga", "-k", "회귀", "--lang", "en"], ["plot"], ["beat"],
+                 ["beat", "--accept"], ["write"], ["export", "--out", str(tmp / "saga.epub")]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+    with zipfile.ZipFile(tmp / "saga.epub") as book:
+        names = book.namelist()
+        opf = book.read(next(n for n in names if n.endswith(".opf"))).decode()
+    assert 'properties="cover-image"' in opf and any(n.endswith("cover.xhtml") for n in names)
+
+
 def test_cli_errors_are_one_line_and_a_hint(cli: tuple[typer.Typer, Path]) -> None:
     app, _ = cli
     runner = CliRunner()
