@@ -576,8 +576,9 @@ class ApplicationService:
 
     def generate_image(self, name: str | None, slot: str, text: str | None) -> ImageRecord:
         """One picture for ``slot``, the writer having confirmed it (the image model runs
-        outside the project's lock; the picture is stored under it)."""
-        return self.illustrator(name).generate(slot, text, confirmed=True)
+        outside the project's lock, in a generation slot; the picture is stored under it)."""
+        with self.slots.generation():
+            return self.illustrator(name).generate(slot, text, confirmed=True)
 
     def set_image_look(self, name: str | None, style: str, author: str, budget: int) -> None:
         """The pictures' style, the cover's author and the project's image budget."""

@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from aizac.server import api_admin, api_content, api_projects, auth, docs, errors, health, pages
 from aizac.server import openapi as openapi_doc
 from aizac.server.accounts import AccountStore, KnownAddresses, LoginLimiter, SessionStore
+from aizac.server.api_pictures import router as pictures_router
 from aizac.server.config import ServerConfig
 from aizac.server.errors import TooLargeError
 from aizac.server.gate import Envelope, Gate, UiSlot, refuse
@@ -162,7 +163,7 @@ def create_app(
     errors.install(app)
     openapi_doc.install(app)
     for router in (auth.router, api_admin.router, api_projects.router, api_content.router,
-                   health.router, pages.router):
+                   pictures_router, health.router, pages.router):
         app.include_router(router)
     docs.install(app)
     secret = config.session_secret(settings.data_dir)

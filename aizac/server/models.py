@@ -355,6 +355,59 @@ class Answer(Body):
     tag: str | None
 
 
+# ------------------------------------------------------------------------------ pictures
+SLOT = r"^(?:cover|beat:[1-9][0-9]{0,8})$"
+"""Where a picture goes: ``cover``, or ``beat:<id>`` of an accepted beat."""
+IMAGE_ID = r"^img-[0-9a-f]{16}$"
+
+
+class PictureIn(Body):
+    slot: str = Field(pattern=SLOT, max_length=16,
+                      description="cover, or beat:<id> (an accepted beat's illustration).")
+    prompt: str | None = Field(
+        default=None, min_length=1, max_length=4000, pattern=r"^[^\x00]*[^\s\x00][^\x00]*$",
+        description="The prompt to send (default: the slot's own, drawn from the story; "
+        "GET .../pictures/prompt shows it and what a picture costs).")
+
+
+class PictureOut(Body):
+    id: str
+    kind: str
+    episode: int
+    beat: int
+    beat_id: int
+    model: str
+    billable: bool
+    media_type: str
+    width: int
+    height: int
+    size: int
+    prompt: str
+    created_at: float
+    placed: str | None = Field(description="The slot it is placed in, if any.")
+
+
+class PicturePromptOut(Body):
+    slot: str
+    prompt: str
+    edited: bool
+    model: str
+    billable: bool
+    left: int
+    budget: int
+
+
+class PlaceIn(Body):
+    slot: str = Field(pattern=SLOT, max_length=16)
+    image_id: str | None = Field(pattern=IMAGE_ID, description="null takes the picture out.")
+
+
+class PlacementOut(Body):
+    slot: str
+    image_id: str | None
+    before: str | None = Field(description="What was placed there before.")
+
+
 # -------------------------------------------------------------------------- export, runs
 class ExportIn(Body):
     format: Literal["txt", "md", "epub"] = "txt"
