@@ -24,6 +24,7 @@ from pydantic_settings import (
 
 from aizac.errors import ConfigError
 from aizac.llm.roles import IMAGE_ROLE, ROLES
+from aizac.settings_fast import default_data_dir
 from aizac.text import Text, Verbatim
 from aizac.text.message import Clauses
 
@@ -47,7 +48,9 @@ class Settings(BaseSettings):
         populate_by_name=True,
     )
 
-    data_dir: Path = Path("aizac-data")
+    # Unset: ./aizac-data when it holds a writer's data (the old default), else the platform's
+    # user data folder (aizac.settings_fast.default_data_dir).
+    data_dir: Path = Field(default_factory=default_data_dir)
     # The trope index (derived from the packaged beats.csv); unset: <data_dir>/cliches. Several
     # server processes sharing one data volume each point it at a folder of their own.
     cliches_dir: Path | None = None

@@ -18,7 +18,7 @@ import typer
 from aizac.cli.episode import BeatsOpt, LengthOpt
 from aizac.cli.errors import friendly
 from aizac.cli.say import cli_language, say
-from aizac.cli.studio import StudioFactory, list_projects, make_studio
+from aizac.cli.studio import StudioFactory, data_home, list_projects, make_studio
 from aizac.errors import InvalidInputError
 from aizac.text import Text, describe, render
 
@@ -65,12 +65,17 @@ def new_command(
 
 @friendly
 def projects_command(ctx: typer.Context) -> None:
-    """List projects (the current one is marked with *)."""
+    """List projects (the current one is marked with *) and say where they are kept."""
+    from aizac.settings_fast import where_data_lives
+
     if callable(ctx.obj):
         studio = make_studio(ctx)
         current, infos = studio.current_name(), studio.projects()
+        data_dir = studio.settings.data_dir
     else:  # the product path reads the project folders only: no models, no Chroma imported
         current, infos = list_projects()
+        data_dir = data_home()
+    typer.echo(render(where_data_lives(data_dir), cli_language()), err=True)
     if not infos:
         say("cli.story.no_projects")
     hints: list[str] = []

@@ -96,3 +96,16 @@ def _embedded_info(directory: Path) -> ProjectInfo:
     if meta is None:
         return project_info(directory.parent, directory.name)
     return info_of(meta, directory)
+
+
+def data_home() -> Path:
+    """The data directory the commands use (read as :func:`list_projects` reads it: without
+    pydantic when nothing else is configured)."""
+    from aizac.settings_fast import quick_data_dir
+
+    found = quick_data_dir()
+    if found is not None:
+        return found
+    from aizac.settings import get_settings
+
+    return get_settings().data_dir

@@ -182,7 +182,9 @@ def _data_dir_of(current: dict[str, Any]) -> Path:
         value = tomllib.loads(toml_path.read_text(encoding="utf-8")).get("data_dir")
     except (OSError, tomllib.TOMLDecodeError):
         value = None
-    return Path(value) if value else Path("aizac-data")
+    from aizac.settings_fast import default_data_dir
+
+    return Path(value) if value else default_data_dir()
 
 
 class StoredModelsSource(PydanticBaseSettingsSource):

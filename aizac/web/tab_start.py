@@ -92,12 +92,15 @@ def length_boxes(ui: Ui, language: str) -> tuple[dict[str, Any], dict[str, Any]]
     )
 
 
-def build(ui: Ui, language: str) -> tuple[StartTab, Callable[[], None]]:
-    """Lay out the tab (inside an open ``gr.Tab``); returns its parts and its wiring."""
+def build(ui: Ui, language: str, data_note: str = "") -> tuple[StartTab, Callable[[], None]]:
+    """Lay out the tab (inside an open ``gr.Tab``); returns its parts and its wiring.
+    ``data_note``: where the projects are kept (the single-writer app says it here)."""
     L = ui.L
     with gr.Row():
         with gr.Column(scale=1, min_width=300):
             gr.Markdown(f"#### {L['ui.new_project']}")
+            if data_note:
+                gr.Markdown(data_note, elem_id="aizac-data-dir", elem_classes="aizac-small")
             new_name = gr.Textbox(label=L["ui.name"], elem_id="aizac-new-name")
             new_genre = gr.Textbox(label=L["ui.genre"], elem_id="aizac-genre")
             new_keywords = gr.Textbox(label=L["ui.keywords"], placeholder=L["ui.keywords_hint"],

@@ -50,6 +50,7 @@ CSS = """
 #aizac-prose textarea {font-family: Georgia, 'Noto Serif KR', serif; font-size: 1.05em;
   line-height: 1.7;}
 .aizac-actions button {min-width: 7em;}
+.aizac-small {font-size: 0.88em; opacity: 0.85;}
 .aizac-note {padding: 0 0.6em; border-left: 3px solid var(--color-accent);}
 .aizac-note:not(:has(p)) {display: none;}
 #aizac-cancel-plot, #aizac-cancel-beat, #aizac-cancel-prose {min-width: 8.5em;
@@ -99,7 +100,8 @@ def build_app(
         first_note = embedded_note(ui) if models_tab else None
         with gr.Tabs() as tabs:
             with gr.Tab(L["ui.tab.start"], id="start"):
-                start, wire_start = tab_start.build(ui, language)
+                start, wire_start = tab_start.build(ui, language, data_note(ui) if models_tab
+                                                    else "")
             with gr.Tab(L["ui.tab.beats"], id="beats"):
                 beats, wire_beats = tab_beats.build(ui)
                 wire_illustration = tab_illustrations.build_beat_panel(ui, beats)
@@ -145,6 +147,17 @@ def embedded_note(ui: Ui) -> Any:
         ui.button("open-models", t("ui.embedded.open_models", ui.language), scale=0,
                   size="sm")
     return row
+
+
+def data_note(ui: Ui) -> str:
+    """Where the single writer's projects are kept, for the first screen (literal Markdown:
+    a path may hold underscores)."""
+    from aizac.export.render import escape_markdown
+    from aizac.settings_fast import where_data_lives
+    from aizac.text import render
+
+    studio: Any = ui.service.studio
+    return escape_markdown(render(where_data_lives(studio.settings.data_dir), ui.language))
 
 
 def hide_gradio_progress(app: gr.Blocks) -> None:
