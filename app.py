@@ -21,8 +21,9 @@ def main(argv: list[str] | None = None) -> None:
         "--port", type=int, default=None, help="Port (default: AIZAC_PORT or 7860)."
     )
     parser.add_argument(
-        "--ui-language", choices=["en", "ko"], default=None,
-        help="Interface language (default: AIZAC_UI_LANGUAGE or English).",
+        "--ui-language", choices=["en", "ko", "zh"], default=None,
+        help="Interface language (default: AIZAC_UI_LANGUAGE, else the one last chosen on the "
+             "first screen, else English).",
     )
     args = parser.parse_args(argv)
     serve(host=args.host, port=args.port, language=args.ui_language)

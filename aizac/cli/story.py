@@ -259,7 +259,8 @@ def demo_command(
     keywords: Annotated[str | None, typer.Option(
         "--keywords", "-k", help="Default: the demo's own (cli/demo.toml).")] = None,
     genre: Annotated[str | None, typer.Option(help="Default: the demo's own.")] = None,
-    lang: Annotated[str, typer.Option("--lang")] = "ko",
+    lang: Annotated[str | None, typer.Option(
+        "--lang", help="ko, en or zh (default: AIZAC_LANGUAGE, ko unless set).")] = None,
     # Two beats by default: the second is designed and written from what the first put in
     # memory, which is the pipeline the demo shows; on the embedded model a third beat added a
     # third to a run's time on a busy 2-core machine (bench/demo.py).
@@ -276,7 +277,9 @@ def demo_command(
     start = time.perf_counter()
     studio = make_studio(ctx, data_dir=out / "aizac-data", beats_per_episode=beats)
     studio.settings = demo_settings(studio.settings, seed)
-    lang, keywords, genre = _demo_language(studio, lang, keywords, genre)
+    # the story language's one rule: AIZAC_LANGUAGE (ko by default), as for `aizac new`
+    lang, keywords, genre = _demo_language(studio, lang or str(studio.settings.language),
+                                           keywords, genre)
     name = time.strftime("demo-%Y%m%d-%H%M%S")
     _progress(f"project {name} in {out / 'aizac-data'}")
     agent = studio.create(name, keywords, genre=genre, language=lang)

@@ -20,7 +20,9 @@ def ui_command(
     ] = None,
     ui_language: Annotated[
         str | None,
-        typer.Option("--ui-language", help="Interface language: en, ko or zh (default: English)."),
+        typer.Option("--ui-language", help="Interface language: en, ko or zh (default: "
+                     "AIZAC_UI_LANGUAGE, else the one last chosen on the first screen, else "
+                     "English)."),
     ] = None,
 ) -> None:
     """Serve the web app (beat editor, memory inspector, export) in the browser."""

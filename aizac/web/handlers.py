@@ -180,7 +180,7 @@ def create_project(
     clean_name = forms.check_length("form.project_name", name, 64).strip()
     if not clean_name:
         raise InvalidInputError("error.project.no_name")
-    lang = language or "en"
+    lang = language or str(service.studio.settings.language)  # AIZAC_LANGUAGE, ko by default
     if lang not in LANGUAGES:
         raise InvalidInputError("error.project.language", language=lang,
                                 choices=", ".join(LANGUAGES))

@@ -220,8 +220,10 @@ def build_beat_panel(ui: Ui, beats: Any) -> Callable[[], None]:
     return wired
 
 
-def build_gallery(ui: Ui) -> Callable[[], None]:
-    """The Gallery tab: the cover's panel, the project's picture settings, every picture."""
+def build_gallery(ui: Ui, tab: Any = None) -> Callable[[], None]:
+    """The Gallery tab: the cover's panel, the project's picture settings, every picture.
+    ``tab``: the Gallery's ``gr.Tab``; each time it is shown it is drawn from the store (a plot
+    generated since the page loaded gives the cover its prompt)."""
     lang, service = ui.language, ui.service
     gr.Markdown(t("ui.illustration.gallery_intro", lang))
     gr.Markdown(f"#### {t('ui.illustration.cover', lang)}")
@@ -266,9 +268,17 @@ def build_gallery(ui: Ui) -> Callable[[], None]:
         service.set_image_look(project, style_v or "", author_v or "", int(budget_v or 0))
         return pictures(project), t("ui.illustration.saved", lang)
 
+    cover_panel, cover_load, _ = _PANELS["img-cover"]  # this app's (built just above)
+
+    def shown(project: str | None) -> list[Any]:
+        return [*cover_load(project, project), *load(project)]
+
     def wire() -> None:
         wire_cover()
         outputs = [style, author, budget, usage, gallery]
+        if tab is not None:
+            tab.select(shown, ui.project, [*cover_panel.outputs, *outputs],
+                       show_progress="hidden")
         ui.project.change(load, ui.project, outputs)
         ui.buttons["refresh"].click(load, ui.project, outputs)
         ui.buttons["img-save"].click(ui.act(save, 5), [ui.project, style, author, budget],

@@ -92,10 +92,20 @@ def length_boxes(ui: Ui, language: str) -> tuple[dict[str, Any], dict[str, Any]]
     )
 
 
+def story_language(ui: Ui) -> str:
+    """The story language a new project gets unless the writer picks another: the one rule
+    of the CLI, the API and the web app alike, ``AIZAC_LANGUAGE`` (``ko`` by default), whatever
+    language the interface speaks."""
+    studio: Any = ui.service.studio
+    language = str(getattr(studio.settings, "language", "ko"))
+    return language if language in ("ko", "en", "zh") else "ko"
+
+
 def build(ui: Ui, language: str, data_note: str = "") -> tuple[StartTab, Callable[[], None]]:
     """Lay out the tab (inside an open ``gr.Tab``); returns its parts and its wiring.
     ``data_note``: where the projects are kept (the single-writer app says it here)."""
     L = ui.L
+    story = story_language(ui)
     with gr.Row():
         with gr.Column(scale=1, min_width=300):
             gr.Markdown(f"#### {L['ui.new_project']}")
@@ -109,10 +119,10 @@ def build(ui: Ui, language: str, data_note: str = "") -> tuple[StartTab, Callabl
                 label=L["ui.language"],
                 choices=[(L["language.native.ko"], "ko"), (L["language.native.en"], "en"),
                          (L["language.native.zh"], "zh")],
-                value=language if language in ("ko", "zh") else "en", elem_id="aizac-language",
+                value=story, elem_id="aizac-language",
             )
             with gr.Row():
-                beats_box, length_box = length_boxes(ui, "ko" if language == "ko" else "en")
+                beats_box, length_box = length_boxes(ui, story)
                 # Text boxes: an empty number box sends 0, and "5,000" is how writers type it.
                 new_beats = gr.Textbox(value="", **beats_box, elem_id="aizac-new-beats")
                 new_length = gr.Textbox(value="", **length_box, elem_id="aizac-new-length")

@@ -74,9 +74,11 @@ def dialogue_findings(service: Any, project: str | None, language: str) -> str:
                                                             language))
 
 
-def build(ui: Ui, beats: Any = None) -> Callable[[], None]:
+def build(ui: Ui, beats: Any = None, tab: Any = None) -> Callable[[], None]:
     """Lay out the tab (inside an open ``gr.Tab``); returns its wiring. ``beats``: the Beat
-    tab, whose history changes re-check the draft's dialogue."""
+    tab, whose history changes re-check the draft's dialogue; ``tab``: this ``gr.Tab``, drawn
+    from the store each time it is shown (it opened with "no text yet" and empty voice
+    tables after the writer's first accepted beats, until Refresh)."""
     lang, service = ui.language, ui.service
     levels = [(t(LEVEL_KEYS[lv], lang), lv) for lv in LEVEL_CHOICES]
     with gr.Row(equal_height=False):
@@ -150,6 +152,8 @@ def build(ui: Ui, beats: Any = None) -> Callable[[], None]:
     everything = [*style_out, *voice_out, findings]
 
     def wire() -> None:
+        if tab is not None:
+            tab.select(load, ui.project, everything, show_progress="hidden")
         ui.project.change(load, ui.project, everything)
         ui.buttons["refresh"].click(load, ui.project, everything)
         ui.buttons["style-refresh"].click(load, ui.project, everything)

@@ -32,7 +32,7 @@ from aizac.web import (
     tab_style,
 )
 from aizac.web.labels import labels
-from aizac.web.runner import Ui
+from aizac.web.runner import SPINNER, Ui
 
 log = logging.getLogger(__name__)
 
@@ -78,12 +78,15 @@ def theme() -> Any:
 
 
 def build_app(
-    service: ApplicationService, *, language: str = "en", models_tab: bool = True
+    service: ApplicationService, *, language: str = "en", models_tab: bool = True,
+    on_language: Callable[[str], None] | None = None,
 ) -> gr.Blocks:
     """The whole app over ``service`` (labels in ``language``: ``en``, ``ko`` or ``zh``).
 
     ``models_tab=False`` leaves out the Models tab (``aizac serve``: the models are the
-    server's, set by its administrator, not by each user)."""
+    server's, set by its administrator, not by each user). ``on_language``: what choosing
+    another interface language on the first screen calls (:class:`aizac.web.app.Served`;
+    ``None``: the choice is not offered)."""
     L = labels(language)
     ui = Ui(service, L, language)
     with gr.Blocks(title=L["ui.title"], fill_width=True) as app:
@@ -91,6 +94,7 @@ def build_app(
             gr.Markdown(f"## {L['ui.title']}", elem_id="aizac-brand")
             ui.project = gr.Dropdown(label=L["ui.project"], choices=[], value=None, scale=1,
                                      allow_custom_value=False, elem_id="aizac-project")
+            interface = interface_choice(ui) if on_language is not None else None
             ui.button("refresh", L["ui.refresh"], scale=0, size="sm")
             ui.button("check", L["ui.check"], scale=0, size="sm")
             ui.button("backup", L["ui.backup"], scale=0, size="sm")
@@ -109,10 +113,10 @@ def build_app(
                 memory, wire_memory = inspector.build(ui)
             with gr.Tab(L["ui.tab.export"], id="export"):
                 wire_export = tab_export.build(ui, smtp_settings=models_tab)
-            with gr.Tab(L["ui.illustration.tab"], id="gallery"):
-                wire_gallery = tab_illustrations.build_gallery(ui)
-            with gr.Tab(L["ui.tab.style"], id="style"):
-                wire_style = tab_style.build(ui, beats)
+            with gr.Tab(L["ui.illustration.tab"], id="gallery") as gallery_tab:
+                wire_gallery = tab_illustrations.build_gallery(ui, gallery_tab)
+            with gr.Tab(L["ui.tab.style"], id="style") as style_tab:
+                wire_style = tab_style.build(ui, beats, style_tab)
             wires = [wire_start, wire_beats, wire_memory, wire_export, wire_illustration,
                      wire_gallery, wire_style]
             with gr.Tab(L["ui.tab.autopilot"], id="autopilot"):
@@ -124,8 +128,13 @@ def build_app(
             wire()
         if first_note is not None:
             ui.buttons["open-models"].click(lambda: gr.Tabs(selected="models"), None, tabs)
+            # drawn from the models in use on every load, not from what they were at start
+            app.load(lambda: gr.Row(visible=embedded_writes(ui)), None, first_note,
+                     show_progress="hidden")
         _wire_project(ui, app, start, beats, memory)
         _wire_keeping(ui, backup_file)
+        if interface is not None and on_language is not None:
+            _wire_interface(ui, interface, on_language)
         memory_tab.select(memory.refresh_fn, memory.refresh_inputs, memory.refresh_outputs)
         hide_gradio_progress(app)  # inside the block: Gradio computes the page config on exit
     app.aizac_language = L.language  # launch() speaks it too
@@ -137,16 +146,64 @@ def embedded_note(ui: Ui) -> Any:
     it can and cannot do, in one sentence, and a button to the Models tab (``None`` when real
     models serve both roles)."""
     from aizac.text import t
-    from aizac.writer.model_policy import NOTE_ROLES, serves_embedded
 
-    studio: Any = ui.service.studio
-    router = studio.router
-    shown = any(serves_embedded(router, role) for role in NOTE_ROLES)
-    with gr.Row(visible=shown, elem_id="aizac-embedded") as row:
+    with gr.Row(visible=embedded_writes(ui), elem_id="aizac-embedded") as row:
         gr.Markdown(t("ui.embedded.note", ui.language), elem_id="aizac-embedded-note")
         ui.button("open-models", t("ui.embedded.open_models", ui.language), scale=0,
                   size="sm")
     return row
+
+
+INTERFACE_LANGUAGES = ("en", "ko", "zh")
+
+
+def interface_choice(ui: Ui) -> Any:
+    """The first screen's choice of the interface language, each named in its own language."""
+    from aizac.text import t
+
+    return gr.Dropdown(
+        label=t("ui.interface_language", ui.language),
+        choices=[(t(f"language.native.{lang}", ui.language), lang)
+                 for lang in INTERFACE_LANGUAGES],
+        value=ui.language, scale=0, min_width=150, allow_custom_value=False,
+        elem_id="aizac-interface")
+
+
+_RELOAD_INTO = """(lang) => {
+  // the app is served anew in the chosen language: wait until the page speaks it, then load it
+  const locale = LOCALES[lang];
+  if (!locale || lang === CURRENT) return;
+  let tries = 0;
+  const look = () => fetch(location.pathname, {cache: 'no-store'})
+    .then((r) => r.text())
+    .then((page) => page.includes(`const locale = "${locale}"`) ? location.reload() : again())
+    .catch(again);
+  const again = () => { if (++tries < 120) setTimeout(look, 500); };
+  setTimeout(look, 800);
+}"""
+
+
+def _wire_interface(ui: Ui, interface: Any, on_language: Callable[[str], None]) -> None:
+    """Choosing another interface language: refused while an operation runs (its progress
+    would be lost to the page), else the app is served anew in it and the page reloads."""
+    from aizac.text import Text, language_name, render, t
+
+    def choose(language: str | None) -> list[Any]:
+        if not language or language == ui.language:
+            return [gr.skip(), gr.skip()]
+        if ui.live:
+            return [gr.Dropdown(value=ui.language), t("ui.interface.busy", ui.language)]
+        try:
+            on_language(language)
+        except Exception as e:
+            return [gr.Dropdown(value=ui.language), ui.message(e)]
+        said = Text("ui.interface.switching", language=language_name(language))
+        return [gr.skip(), f"{SPINNER} {render(said, language)}"]
+
+    script = (_RELOAD_INTO.replace("LOCALES", json.dumps(GRADIO_LOCALES))
+              .replace("CURRENT", json.dumps(ui.language)))
+    interface.input(choose, interface, [interface, ui.status], show_progress="hidden").then(
+        None, interface, None, js=script)
 
 
 def data_note(ui: Ui) -> str:
@@ -158,6 +215,15 @@ def data_note(ui: Ui) -> str:
 
     studio: Any = ui.service.studio
     return escape_markdown(render(where_data_lives(studio.settings.data_dir), ui.language))
+
+
+def embedded_writes(ui: Ui) -> bool:
+    """Whether the embedded demo model serves the planner or the writer now (the router as the
+    Models tab last set it)."""
+    from aizac.writer.model_policy import NOTE_ROLES, serves_embedded
+
+    studio: Any = ui.service.studio
+    return any(serves_embedded(studio.router, role) for role in NOTE_ROLES)
 
 
 def hide_gradio_progress(app: gr.Blocks) -> None:

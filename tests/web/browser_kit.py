@@ -103,10 +103,13 @@ def serve_app(app: Any, export_dir: Path) -> str:
 @contextmanager
 def served(tmp_path: Path, cliche_db: ClicheDB, model: ScriptedChatModel, *,
            language: str = "en") -> Iterator[str]:
-    """The app on a free loopback port over ``model``; yields its URL."""
+    """The app on a free loopback port over ``model``; yields its URL. A Korean or Chinese
+    interface serves a writer whose story language (``AIZAC_LANGUAGE``, the Start tab's
+    default) is the same; an English one, English stories."""
     from aizac.web.app import create_app
 
-    settings = Settings(data_dir=tmp_path / "data", language="en", structured_retries=1,
+    story = language if language in ("ko", "zh") else "en"
+    settings = Settings(data_dir=tmp_path / "data", language=story, structured_retries=1,
                         transient_retries=0)
     studio = Studio(settings, models=dict.fromkeys(ROLES, model),
                     embeddings=HashingEmbeddings(), cliches=cliche_db, beats_per_episode=3)

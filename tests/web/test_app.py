@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from aizac.errors import InvalidInputError, ModelError
+from aizac.settings import Settings
 from aizac.web.app import create_app, serve
 from aizac.writer.service import Studio
 
@@ -113,3 +114,61 @@ def test_creating_a_project_fills_every_tab_in_its_own_event(studio: Studio) -> 
     # the writer's own pick opens a project (one event; another keeps the pick for a reload)
     picked = [d for d in triggered_by("aizac-project", "input") if tables <= set(d["outputs"])]
     assert len(picked) == 1
+
+
+def test_a_new_project_follows_the_one_story_language_rule(
+    tmp_path: Path, studio: Studio
+) -> None:
+    """Issue 39 item 7: the README says the story language defaults to ``ko`` (AIZAC_LANGUAGE),
+    and the first screen's *Story language* said English under an English interface."""
+    from aizac.application.service import ApplicationService
+    from aizac.web import handlers as h
+
+    default = Studio(Settings(data_dir=tmp_path / "d"), router=studio.router,
+                     embeddings=studio.embeddings, cliches=studio.cliches)
+    app, _ = create_app(default, language="en")
+    story = next(b for b in app.blocks.values() if getattr(b, "elem_id", "") == "aizac-language")
+    assert story.value == "ko"
+    service = ApplicationService(default, export_dir=tmp_path / "x")
+    assert service.agent(h.create_project(service, "dawn", "", "회귀", None)).info.language == "ko"
+    english = Studio(Settings(data_dir=tmp_path / "e", language="en"), router=studio.router,
+                     embeddings=studio.embeddings, cliches=studio.cliches)
+    app, _ = create_app(english, language="ko")
+    story = next(b for b in app.blocks.values() if getattr(b, "elem_id", "") == "aizac-language")
+    assert story.value == "en"  # AIZAC_LANGUAGE=en: the rule, whatever the interface speaks
+
+
+def test_the_interface_language_chosen_on_the_first_screen_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aizac.web.app import interface_language
+    from aizac.web.interface import store_language
+
+    settings = Settings(data_dir=tmp_path)
+    assert interface_language(settings) == "en"
+    store_language(tmp_path, "ko")
+    assert interface_language(Settings(data_dir=tmp_path)) == "ko"  # the writer's last choice
+    assert interface_language(Settings(data_dir=tmp_path), "zh") == "zh"  # --ui-language
+    monkeypatch.setenv("AIZAC_UI_LANGUAGE", "en")
+    assert interface_language(Settings(data_dir=tmp_path)) == "en"  # a configured setting wins
+    with pytest.raises(InvalidInputError):
+        interface_language(settings, "fr")
+
+
+def test_serve_says_where_it_is_and_keeps_gradios_hints_to_itself(
+    studio: Studio, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 39 item 11: the first start printed Gradio's developer line ("set share=True in
+    launch()"); it says where the app is, its interface language and where the data lives."""
+    port = _free_port()
+    settings = studio.settings.model_copy(update={"host": "127.0.0.1", "port": port})
+    injected = Studio(settings, router=studio.router, embeddings=studio.embeddings,
+                      cliches=studio.cliches)
+    served = serve(studio=injected, prevent_thread_lock=True, language="ko")
+    try:
+        said = capsys.readouterr().out
+    finally:
+        served.close()
+    assert f"aizac: 웹 앱 주소는 http://127.0.0.1:{port}/입니다(화면 언어: 한국어" in said
+    assert f"프로젝트는 {settings.data_dir.resolve()}에 저장됩니다." in said
+    assert "share=True" not in said and "Running on" not in said

@@ -325,7 +325,8 @@ def test_cli_demo_in_korean_on_the_embedded_model_says_so_and_runs_in_english(
     made: list[Studio] = []
     app = typer.Typer()
     register(app, studio)
-    result = CliRunner().invoke(app, ["demo", "--out", str(tmp_path / "demo"), "--seed", "7"])
+    result = CliRunner().invoke(app, ["demo", "--out", str(tmp_path / "demo"), "--seed", "7",
+                                      "--lang", "ko"])
     assert result.exit_code == 0, result.output
     # The seed reaches the embedded model; its prose keeps a first session's chat budget (the
     # demo once raised it to 1536 tokens, most of a run's time on this machine: bench/demo.py).
