@@ -89,3 +89,36 @@ def test_the_test_command_is_what_ci_runs() -> None:
     assert "bash scripts/test.sh" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     section = README.split("## Test", 1)[1].split("\n## ", 1)[0]
     assert "```bash\nbash scripts/test.sh\n```" in section
+
+
+def _readme_tabs(text: str) -> list[str]:
+    section = text.split("### Every tab", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^- \*\*(.+?)\*\* — ", section, flags=re.MULTILINE)
+
+
+def test_the_readme_names_every_tab_of_the_web_app_and_no_other(tmp_path: Path) -> None:
+    """Issue 39 item 14: the README described a "History" tab that does not exist and said
+    nothing of the Style & voices and Autopilot tabs. Its *Every tab* list is the app's tabs,
+    in the app's order, by the labels an English page shows."""
+    import gradio as gr
+
+    from aizac.cliches import ClicheDB
+    from aizac.llm.embeddings import HashingEmbeddings
+    from aizac.settings import Settings
+    from aizac.web.app import create_app
+    from aizac.writer.service import Studio
+    from tests.fakes import ScriptedChatModel
+
+    model = ScriptedChatModel()
+    studio = Studio(Settings(data_dir=tmp_path), embeddings=HashingEmbeddings(),
+                    models=dict.fromkeys(("planner", "writer", "extractor", "reviewer"), model),
+                    cliches=ClicheDB(embeddings=HashingEmbeddings()))
+    app, _ = create_app(studio, language="en")
+    tabs = [block.label for block in app.blocks.values() if isinstance(block, gr.Tab)]
+    assert len(tabs) >= 8
+    assert _readme_tabs(README) == tabs
+
+
+def test_the_tab_scan_finds_a_tab_the_app_lacks() -> None:
+    text = "### Every tab\n\n- **Start** — a\n- **History** — b\n\n## Next\n"
+    assert _readme_tabs(text) == ["Start", "History"]
