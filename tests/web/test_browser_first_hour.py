@@ -64,8 +64,14 @@ def keep(page: Any, name: str) -> None:
     visible part of the page, a small PNG)."""
     shot(page, f"first-hour-2-{name}")
     if os.environ.get("DOC_SCREENS") == "1":
+        from PIL import Image
+
         SCREENS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENS / f"{name}.png"))
+        path = SCREENS / f"{name}.png"
+        page.screenshot(path=str(path))
+        with Image.open(path) as image:  # a page is a few flat colours: 128 of them is plenty
+            small = image.convert("RGB").quantize(colors=128)
+        small.save(path, optimize=True)
 
 
 def test_the_first_screen_in_korean(tmp_path: Path, cliche_db: ClicheDB) -> None:
