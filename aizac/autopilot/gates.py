@@ -8,7 +8,9 @@ is ``approve``, ``edit`` (with a ``value``) or ``reject``; a bare string is the 
 - rewrite gate (on a rewrite verdict): approve; edit (an instruction for the rewrite); reject
   (keep the draft: the verdict becomes accept).
 - commit gate (before commit, showing the candidate memories): approve; edit (``{index:
-  prose}`` replacing beats' prose); reject (draft the episode again).
+  prose}`` replacing beats' prose); reject (draft the episode again). It waits whether switched
+  on or not while the check's errors are open (``open``: the rewrites did not close them), so
+  an episode with open errors becomes canon only when the writer approves it.
 - batch gate (every N episodes): approve goes on; reject pauses the run.
 """
 
@@ -19,6 +21,7 @@ from typing import Any
 
 from langgraph.types import interrupt
 
+from aizac.autopilot.routing import open_errors
 from aizac.autopilot.state import AutopilotState
 from aizac.errors import InvalidInputError
 from aizac.text import Text
@@ -88,6 +91,9 @@ def payload(gate: str, state: AutopilotState) -> dict[str, Any]:
         base["memory_data"] = memory_items(state.get("candidates", {}))
         base["prose"] = state.get("prose", {})
         base["findings"] = (state.get("report") or {}).get("findings", [])
+        # the errors the rewrites left open: why the gate waits when it was not switched on
+        base["open"] = open_errors(state)
+        base["rewrites"] = int(state.get("rewrites", 0))
     else:
         base["done_episodes"] = state.get("done_episodes", 0)
     return base

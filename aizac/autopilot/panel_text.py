@@ -137,6 +137,9 @@ def gate_markdown(gate: Mapping[str, Any] | None, language: str = "en") -> str:
     if shown:
         out.append(f"**{render(Text('autopilot.memories'), language)}**")
         out += [f"- {line}" for line in shown]
+    if gate.get("open"):  # the errors the rewrites left open, first: why the gate waits
+        out.append(f"**{render(Text('autopilot.open_errors', n=len(gate['open'])), language)}**")
+        out += [f"- {_finding_text(f, language, True)}" for f in gate["open"]]
     if gate.get("verdict"):
         verdict = gate["verdict"]
         reasons = escape_markdown_cell("; ".join(str(r) for r in verdict.get("reasons", [])))
@@ -146,8 +149,12 @@ def gate_markdown(gate: Mapping[str, Any] | None, language: str = "en") -> str:
 
 
 def _finding(f: Mapping[str, Any], language: str, quote: bool) -> str:
+    return "> " + _finding_text(f, language, quote)
+
+
+def _finding_text(f: Mapping[str, Any], language: str, quote: bool) -> str:
     message = escape_markdown_cell(str(f.get("message")))
-    said = (f"> **{render(name(str(f.get('severity'))), language)}** "
+    said = (f"**{render(name(str(f.get('severity'))), language)}** "
             f"({render(name(str(f.get('kind'))), language)}): {message}")
     return f"{said} — “{escape_markdown_cell(str(f.get('quote', '')))}”" if quote else said
 

@@ -2,7 +2,9 @@
 
 :func:`facts_of` reads the facts out of a state; :func:`route` maps facts to the next node.
 Inside an episode the first missing piece of work runs next (plan, draft, extract, check,
-review, a rewrite while the verdict asks for one and fewer than two were made, commit). Between
+review, a rewrite while the verdict asks for one and fewer than two were made, commit; a
+commit with the check's errors still open waits at the commit gate, switched on or not, until
+the writer says so). Between
 episodes the priority is: a pause, then the rewrite queue, then arc-end work (outline the next
 arc), then the end of the run, then the batch gate, then the next episode.
 """
@@ -10,6 +12,7 @@ arc), then the end of the run, then the batch gate, then the next episode.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from aizac.autopilot.state import GATES, MAX_REWRITES, AutopilotState
 
@@ -36,6 +39,7 @@ class Facts:
     rewrites: int = 0
     rewrite_gate: bool = False
     commit_gate: bool = False
+    errors_held: bool = False  # the check's errors are open and the writer has not said commit
     committed: bool = False
     queued_rewrites: bool = False
     arc_end: bool = False
@@ -71,7 +75,8 @@ def _in_episode(f: Facts) -> str:
     if f.verdict == "rewrite" and f.rewrites < MAX_REWRITES and not f.committed:
         return "gate_rewrite" if f.rewrite_gate else "rewrite"
     if not f.committed:
-        return "gate_commit" if f.commit_gate else "commit"
+        # open errors (the rewrites could not close them) wait for the writer, gate or not
+        return "gate_commit" if f.commit_gate or f.errors_held else "commit"
     return "checkpoint"
 
 
@@ -97,6 +102,7 @@ def facts_of(state: AutopilotState) -> Facts:
         rewrites=int(state.get("rewrites", 0)),
         rewrite_gate="rewrite" in gates and not state.get("rewrite_ok"),
         commit_gate="commit" in gates and not state.get("commit_ok"),
+        errors_held=bool(open_errors(state)) and not state.get("commit_ok"),
         committed=bool(state.get("committed")),
         queued_rewrites=bool(state.get("rewrite_queue")),
         arc_end=bool(state.get("arc_end")),
@@ -104,6 +110,12 @@ def facts_of(state: AutopilotState) -> Facts:
         batch_due=every > 0 and done > 0 and done % every == 0
         and int(state.get("last_batch_gate", 0)) != done,
     )
+
+
+def open_errors(state: AutopilotState) -> list[dict[str, Any]]:
+    """The check's findings of the open episode that are errors (pure)."""
+    findings = (state.get("report") or {}).get("findings", [])
+    return [f for f in findings if f.get("severity") == "error"]
 
 
 def next_node(state: AutopilotState) -> str:

@@ -172,6 +172,11 @@ class Autopilot:
             status = "waiting"
             message = Text("autopilot.status.at_gate", gate=gate_name(gate.get("gate")),
                            episode=gate.get("episode"))
+            if gate.get("open"):  # what is open, for every surface that shows the run
+                message = Text("autopilot.status.open_errors", gate=gate_name(gate.get("gate")),
+                               episode=gate.get("episode"), n=len(gate["open"]),
+                               rewrites=gate.get("rewrites", 0),
+                               open=" / ".join(str(f.get("message")) for f in gate["open"]))
         elif values.get("finished"):
             gate, status, message = None, "finished", Verbatim("")
         else:

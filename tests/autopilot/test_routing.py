@@ -34,6 +34,9 @@ TABLE = [
     (replace(OPEN, verdict="rewrite"), "rewrite"),
     (replace(OPEN, verdict="rewrite", rewrites=1), "rewrite"),
     (replace(OPEN, verdict="rewrite", rewrites=2), "commit"),  # at most 2 rewrites
+    # errors the rewrites left open wait for the writer, the commit gate on or not
+    (replace(OPEN, verdict="rewrite", rewrites=2, errors_held=True), "gate_commit"),
+    (replace(OPEN, errors_held=True), "gate_commit"),
     (replace(OPEN, verdict="rewrite", rewrite_gate=True), "gate_rewrite"),
     (replace(OPEN, verdict="rewrite", rewrites=2, commit_gate=True), "gate_commit"),
     (replace(OPEN, committed=True), "checkpoint"),
@@ -59,7 +62,7 @@ def _all_facts() -> list[Facts]:
 
 
 def test_every_combination_of_facts_routes_by_the_rules() -> None:
-    """All 2^14 x 4 x 4 fact combinations: a known node; a pause wins; an open episode never
+    """All 2^15 x 4 x 4 fact combinations: a known node; a pause wins; an open episode never
     jumps to between-episode work; never a third rewrite; never commit before a verdict."""
     between = {"rewrite_queued", "outline", "finish", "gate_batch", "load_context"}
     for f in _all_facts():
