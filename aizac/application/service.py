@@ -392,6 +392,14 @@ class ApplicationService:
         episode = draft.episode if draft else agent.next_position()[0]
         return episode, agent.beats(episode), draft
 
+    def draft_findings(self, name: str | None) -> Any:
+        """What the checks find in the current draft before it is accepted: the dialogue of
+        its beat against the memory's voices (a :class:`~aizac.continuity.ContinuityReport`;
+        no model call, nothing written); ``None`` without a draft."""
+        agent = self.agent(name)
+        draft = agent.current_draft()
+        return None if draft is None else agent.check_dialogue(draft.id)
+
     def accepted(self, name: str | None) -> list[BeatRecord]:
         return self.agent(name).store.beats(status="accepted")
 

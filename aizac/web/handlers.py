@@ -9,6 +9,7 @@ layer shows them in the status area. Nothing here imports Gradio.
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,8 @@ from aizac.web.labels import Labels
 from aizac.writer.project import BeatRecord
 from aizac.writer.prompts import LANGUAGES
 from aizac.writer.schemas import STAGES
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[Text], None]
 BEAT_HEADERS = ["#", "Status", "Place", "Time", "What happens"]
@@ -82,6 +85,7 @@ class EditorView:
     edited: list[str] = field(default_factory=list)
     has_plot: bool = True
     reused_draft: bool = False  # Next beat found a draft waiting and designed nothing
+    findings: Any = None  # what the checks find in the draft (shown beside Accept)
 
     def history_text(self, L: Labels | None = None) -> str:
         """The path from the first step to the current one, as a numbered Markdown list."""
@@ -291,7 +295,24 @@ def editor_view(service: ApplicationService, project: str | None) -> EditorView:
         accepted=accepted,
         edited=edited,
         has_plot=service.plot(project) is not None,
+        findings=_draft_findings(service, project) if draft is not None else None,
     )
+
+
+def _draft_findings(service: ApplicationService, project: str | None) -> Any:
+    try:
+        return service.draft_findings(project)
+    except Exception:  # the editor is drawn all the same; the Style tab says what failed
+        log.exception("could not check the draft of %s", project)
+        return None
+
+
+def beat_fields(service: ApplicationService, project: str | None,
+                beat_id: int) -> dict[str, str] | None:
+    """The stored fields of draft ``beat_id`` as the form shows them; ``None`` when it is no
+    longer a draft."""
+    record = service.beat(project, beat_id)
+    return forms.beat_to_fields(record.beat) if record.status == "draft" else None
 
 
 def _beat_row(b: BeatRecord) -> list[str]:

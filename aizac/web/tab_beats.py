@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
 
-from aizac.errors import InvalidInputError
+from aizac.errors import ConflictError, InvalidInputError
+from aizac.export.render import escape_markdown_cell
 from aizac.web import episodes
 from aizac.web import handlers as h
 from aizac.web.forms import BEAT_FIELDS, BEAT_LABELS
@@ -42,24 +43,32 @@ class BeatsTab:
     ep_beats: Any = None
     ep_length: Any = None
     ep_note: Any = None
+    drawn: Any = None  # the fields as last drawn from the store (the form's base)
+    checks: Any = None  # what the checks found in the draft, beside Accept
+    conflict: Any = None  # both versions of a draft two tabs saved, and the choice
+    conflict_box: Any = None
 
     @property
     def outputs(self) -> list[Any]:
         return [self.episode, self.draft, self.beats, *self.fields, self.locked, self.beat_id,
-                self.version, self.history, self.branches, self.prose_beat]
+                self.version, self.history, self.branches, self.prose_beat, self.drawn,
+                self.conflict, self.conflict_box, self.checks]
 
 
 def values(ui: Ui, view: h.EditorView | None, *, shown: tuple[Any, Any] | None = None,
-           prose_pick: str | None = None) -> list[Any]:
+           prose_pick: str | None = None, typing: bool = False) -> list[Any]:
     """The editor's outputs for ``view`` (blank without a project).
 
     ``shown`` is the (draft id, version) the page holds: when the view's draft is the same,
     its fields and boxes are left as the page has them (what the writer is typing is not the
-    store's yet). ``prose_pick`` is the accepted beat the prose box shows: kept while it is
+    store's yet). ``typing``: the page's form differs from what was drawn in it; when the
+    same draft changed elsewhere (another tab saved it), the form and the version it was made
+    from stay as they are, so its save meets the other tab's as a conflict, never silently
+    over it. ``prose_pick`` is the accepted beat the prose box shows: kept while it is
     still accepted."""
     L = ui.L
     if view is None:
-        return [gr.skip()] * (3 + len(BEAT_FIELDS) + 6)
+        return [gr.skip()] * (3 + len(BEAT_FIELDS) + 10)
     status = {"draft": L["beat.status.draft"], "accepted": L["beat.status.accepted"],
               "rejected": L["beat.status.rejected"]}
     rows = [[r[0], status.get(r[1], r[1]), *r[2:]] for r in view.beats]
@@ -71,15 +80,67 @@ def values(ui: Ui, view: h.EditorView | None, *, shown: tuple[Any, Any] | None =
     accepted = [(label, str(i)) for label, i in view.accepted]
     siblings = [(L.say(label), nid) for label, nid in view.history.siblings]
     same = shown is not None and (view.beat_id, view.version) == shown
-    fields = ([gr.skip()] * (len(BEAT_FIELDS) + 1) if same else
+    held = (typing and shown is not None and view.beat_id is not None
+            and view.beat_id == shown[0] and not same)
+    fields = ([gr.skip()] * (len(BEAT_FIELDS) + 1) if same or held else
               [*[view.fields[f] for f in BEAT_FIELDS], gr.CheckboxGroup(value=view.edited)])
+    base = ([gr.skip()] * 3 if held else
+            [view.beat_id, view.version, gr.skip() if same else _drawn(view)])
+    if held:
+        draft = L.t("ui.draft_changed_elsewhere", where=view.draft_position,
+                    version=view.draft_revision)
     kept = prose_pick if prose_pick in {i for _, i in accepted} else None
+    conflict = [gr.skip(), gr.skip()] if same or held else ["", gr.Column(visible=False)]
     return [
         f"### {L.t('ui.episode', n=view.episode)}", draft, rows, *fields,
-        view.beat_id, view.version, history,
+        *base[:2], history,
         gr.Dropdown(choices=siblings, value=None),
         gr.Dropdown(choices=accepted, value=kept or (accepted[-1][1] if accepted else None)),
+        base[2], *conflict, checks_markdown(ui, view),
     ]
+
+
+def checks_markdown(ui: Ui, view: h.EditorView) -> str:
+    """What the checks found in the draft, shown beside Accept before it becomes canon
+    (Markdown; empty without a draft)."""
+    from aizac.dialogue.view import finding_lines
+
+    if view.beat_id is None or view.findings is None:
+        return ""
+    lines = finding_lines(view.findings, ui.language)
+    if not view.findings.findings:
+        return lines[0]
+    # the messages quote the model's names: literal
+    said = [f"- {escape_markdown_cell(line)}" for line in lines]
+    return "\n".join([f"**{ui.L['ui.accept_checks']}**", *said])
+
+
+def _drawn(view: h.EditorView) -> list[str]:
+    """The draft's fields as the form is drawn with them (what the page compares its form to:
+    a difference is the writer's typing)."""
+    return [view.fields[f] for f in BEAT_FIELDS] if view.beat_id is not None else []
+
+
+def typing(fields: Sequence[Any], drawn: Any) -> bool:
+    """Whether the form's ``fields`` differ from the ``drawn`` ones (the writer typed)."""
+    return bool(drawn) and [str(v or "").strip() for v in fields] != [
+        str(v or "").strip() for v in drawn]
+
+
+def conflict_markdown(ui: Ui, stored: dict[str, str], mine: dict[str, str | None]) -> str:
+    """Both versions of a draft two tabs saved, field by field where they differ (pure)."""
+    L = ui.L
+    head = f"| {L['ui.conflict.field']} | {L['ui.conflict.theirs']} | {L['ui.conflict.mine']} |"
+    rows = [head, "|---|---|---|"]
+    for f in BEAT_FIELDS:
+        theirs, own = stored.get(f, ""), str(mine.get(f) or "")
+        if theirs.strip() != own.strip():
+            rows.append(f"| {L[BEAT_LABELS[f]]} | {_cell(theirs)} | {_cell(own)} |")
+    return "\n".join([f"**{L['ui.conflict.head']}**", "", *rows])
+
+
+def _cell(text: str) -> str:
+    return escape_markdown_cell(text).replace("\n", "<br>") or "—"
 
 
 def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
@@ -129,6 +190,13 @@ def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
                 ui.button("save-edit", L["ui.save_edit"])
                 ui.button("accept", L["ui.accept"], variant="primary")
                 ui.button("cancel-beat", L["ui.cancel"], variant="stop", scale=0)
+            checks = gr.Markdown("", elem_id="aizac-accept-checks")
+            # a save another tab's save made stale: both versions, and the writer keeps one
+            with gr.Column(visible=False, elem_id="aizac-conflict-box") as conflict_box:
+                conflict = gr.Markdown("", elem_id="aizac-conflict")
+                with gr.Row():
+                    ui.button("keep-mine", L["ui.conflict.keep_mine"], variant="primary")
+                    ui.button("keep-theirs", L["ui.conflict.keep_theirs"])
             with gr.Row(elem_classes="aizac-actions"):
                 instruction = gr.Textbox(label=L["ui.instruction"],
                                          placeholder=L["ui.instruction_hint"],
@@ -157,7 +225,9 @@ def build(ui: Ui) -> tuple[BeatsTab, Callable[[], None]]:
                        buttons=["copy"])
     tab = BeatsTab(episode, draft, beats, [boxes[f] for f in BEAT_FIELDS], locked, history,
                    branches, prose_beat, instruction, suggestions, suggestion_pick, prose,
-                   gr.State(None), gr.State(None), gr.State([]), ep_beats, ep_length, ep_note)
+                   gr.State(None), gr.State(None), gr.State([]), ep_beats, ep_length, ep_note,
+                   drawn=gr.State([]), conflict=conflict, conflict_box=conflict_box,
+                   checks=checks)
     return tab, lambda: _wire(ui, tab)
 
 
@@ -184,7 +254,32 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
 
     def save_edit(project: str | None, bid: int | None, ver: int | None,
                   *fields: str) -> tuple[list[Any], str]:
-        return view_of(h.save_edit(service, project, bid, ver, _fields(fields)), "ui.edit_saved")
+        try:
+            return view_of(h.save_edit(service, project, bid, ver, _fields(fields)),
+                           "ui.edit_saved")
+        except ConflictError:  # another tab saved first: show both, nothing written
+            if bid is None:
+                raise
+            stored = h.beat_fields(service, project, int(bid))
+            if stored is None:  # no longer a draft: the error says what it is now
+                raise
+            said = conflict_markdown(ui, stored, _fields(fields))
+            drawn: list[Any] = [gr.skip()] * n  # only the conflict is drawn
+            drawn[n - 3:n - 1] = [said, gr.Column(visible=True)]  # (conflict, its box)
+            return drawn, L["ui.conflict.said"]
+
+    def keep_mine(project: str | None, bid: int | None, _ver: int | None,
+                  *fields: str) -> tuple[list[Any], str]:
+        """The form's version over the one another tab saved (at the stored version)."""
+        if bid is None:
+            raise InvalidInputError("error.beat.no_draft")
+        now = service.beat(project, int(bid)).version
+        return view_of(h.save_edit(service, project, bid, now, _fields(fields)),
+                       "ui.conflict.kept_mine")
+
+    def keep_theirs(project: str | None) -> tuple[list[Any], str]:
+        """The stored version (another tab's) drawn in the form; the form's edits dropped."""
+        return view_of(h.editor_view(service, project), "ui.conflict.kept_theirs")
 
     def accept(project: str | None, bid: int | None, ver: int | None, *fields: str,
                progress: Any) -> Any:
@@ -225,6 +320,8 @@ def _wire(ui: Ui, tab: BeatsTab) -> None:
     beat = "beat"
     b["next-beat"].click(ui.long(next_beat, n, "ui.busy.next", beat), ui.project, out, **hidden)
     b["save-edit"].click(ui.act(save_edit, n, beat), draft_in, out)
+    b["keep-mine"].click(ui.act(keep_mine, n, beat), draft_in, out)
+    b["keep-theirs"].click(ui.act(keep_theirs, n, beat), ui.project, out)
     b["accept"].click(ui.long(accept, n, "ui.busy.accept", beat), draft_in, out, **hidden)
     b["regenerate"].click(ui.long(regenerate, n, "ui.busy.regen", beat),
                           [*draft_in, tab.instruction], out, **hidden)

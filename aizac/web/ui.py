@@ -298,7 +298,8 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
     seen = gr.State(None)  # the (project, revision, what runs) this page's views show
     look = watch(ui, start, beats)
     gr.Timer(WATCH_SECONDS).tick(
-        look, [ui.project, seen, beats.beat_id, beats.version, start.version, beats.prose_beat],
+        look, [ui.project, seen, beats.beat_id, beats.version, start.version, beats.prose_beat,
+               beats.drawn, *beats.fields],
         [*out, seen], show_progress="hidden")
 
     # The browser state is written by the handlers that open a project, as one of their outputs:
@@ -341,12 +342,14 @@ def watch(ui: Ui, start: tab_start.StartTab, beats: tab_beats.BeatsTab) -> Calla
     Beat tabs here. While a long operation runs on the project (started by this page or
     before a reload) the status shows it running and the action buttons wait; when it ends
     the status says how it ended. What the writer is typing is kept: a draft or plot whose
-    version the page already shows is not drawn again."""
+    version the page already shows is not drawn again, and a draft form the writer changed
+    keeps the version it was made from when another tab saves the draft (its save is then
+    a conflict that shows both)."""
     service = ui.service
     n = len(start.outputs) + len(beats.outputs)
 
     def look(project: str | None, seen: Any, beat_id: Any, version: Any, plot_version: Any,
-             prose_pick: Any) -> list[Any]:
+             prose_pick: Any, drawn: Any, *form: Any) -> list[Any]:
         nothing = [*[gr.skip()] * (n + 1), *ui.skip_buttons(), gr.skip()]
         if not project:
             return nothing
@@ -363,7 +366,8 @@ def watch(ui: Ui, start: tab_start.StartTab, beats: tab_beats.BeatsTab) -> Calla
             first = ([gr.skip()] * len(start.outputs) if start_view.plot_version == plot_version
                      else tab_start.values(ui, start_view))
             editor = tab_beats.values(ui, h.editor_view(service, project),
-                                      shown=(beat_id, version), prose_pick=prose_pick)
+                                      shown=(beat_id, version), prose_pick=prose_pick,
+                                      typing=tab_beats.typing(form, drawn))
         except Exception:  # a look that fails says nothing: the writer's own actions report
             log.exception("could not look at project %s", project)
             return nothing
