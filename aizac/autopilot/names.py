@@ -33,6 +33,11 @@ NAME_KEYS: dict[str, str] = {
     "superseded_relation": "autopilot.name.superseded_relation",
     "world_rule": "autopilot.name.world_rule", "wrong_location": "autopilot.name.wrong_location",
     "unsettled_memory": "continuity.kind.unsettled_memory",
+    "speaker_absent": "autopilot.name.speaker_absent",
+    "dead_speaker": "autopilot.name.dead_speaker",
+    "wrong_speaker": "autopilot.name.wrong_speaker",
+    "address_form": "autopilot.name.address_form", "catchphrase": "autopilot.name.catchphrase",
+    "speech_level": "autopilot.name.speech_level",
     # memory tags of a candidate memory
     "story": "autopilot.name.story", "characters": "autopilot.name.characters",
     "relations": "autopilot.name.relations", "settings": "autopilot.name.settings",

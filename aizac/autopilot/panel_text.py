@@ -121,31 +121,35 @@ def gate_markdown(gate: Mapping[str, Any] | None, language: str = "en") -> str:
         return ""
     head = render(Text("autopilot.gate_head", gate=gate_name(gate.get("gate")),
                        episode=gate.get("episode")), language)
+    # blocks apart (a bold line right under a list item would continue that item); the errors
+    # the rewrites left open come first: they are why the gate waits
     out = [f"### {head}"]
+    if gate.get("open"):
+        title = render(Text("autopilot.open_errors", n=len(gate["open"])), language)
+        out.append("\n".join([f"**{title}**",
+                              *(f"- {_finding_text(f, language, True)}" for f in gate["open"])]))
     beats = gate.get("beat_data")
     if beats is None:
         beats = [str(b).splitlines() for b in gate.get("beats", []) or []]
         beat_lines = [[escape_markdown_cell(line) for line in b] for b in beats]
     else:
         beat_lines = [_beat_lines(b, language) for b in beats]
-    for lines in beat_lines:
-        out.append("\n".join(f"- {line}" if n == 0 else f"  {line}"
-                             for n, line in enumerate(lines)))
+    if beat_lines:
+        out.append("\n".join("\n".join(f"- {line}" if n == 0 else f"  {line}"
+                                       for n, line in enumerate(lines))
+                             for lines in beat_lines))
     memories = gate.get("memory_data")
     shown = ([_memory_line(m, language) for m in memories] if memories is not None
              else [escape_markdown_cell(str(line)) for line in gate.get("memories") or []])
     if shown:
-        out.append(f"**{render(Text('autopilot.memories'), language)}**")
-        out += [f"- {line}" for line in shown]
-    if gate.get("open"):  # the errors the rewrites left open, first: why the gate waits
-        out.append(f"**{render(Text('autopilot.open_errors', n=len(gate['open'])), language)}**")
-        out += [f"- {_finding_text(f, language, True)}" for f in gate["open"]]
+        out.append("\n".join([f"**{render(Text('autopilot.memories'), language)}**",
+                              *(f"- {line}" for line in shown)]))
     if gate.get("verdict"):
         verdict = gate["verdict"]
         reasons = escape_markdown_cell("; ".join(str(r) for r in verdict.get("reasons", [])))
         decision = render(name(str(verdict.get("decision"))), language)
         out.append(f"**{render(Text('autopilot.verdict'), language)}**: {decision}: {reasons}")
-    return "\n".join(out)
+    return "\n\n".join(out)
 
 
 def _finding(f: Mapping[str, Any], language: str, quote: bool) -> str:

@@ -4,6 +4,7 @@ events, approve, and the run finishes."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -96,3 +97,52 @@ def test_the_autopilot_tab_reads_in_korean(tmp_path: Path) -> None:
         page.wait_for_function("document.querySelector('#aizac-ap-status').innerText"
                                ".includes('완료')", timeout=600_000)
         assert _english_on_page(page, run_id) == set()
+
+
+def _absent_in_korean(memory: Any, *, beats: Any, **_: Any) -> Any:
+    """A check that finds the same error in every draft (a rewrite never closes it)."""
+    from aizac.continuity.report import ContinuityReport, Finding
+
+    return ContinuityReport(findings=(Finding(
+        "speaker_absent", "error", "미라가 1번 비트에서 말하지만 장면에 없습니다", None,
+        "미라의 말", beats[0].index),))
+
+
+def test_open_errors_wait_for_the_writer_in_the_korean_tab(tmp_path: Path) -> None:
+    """Issue 39 item 3 in chromium: an episode whose check error outlasted two rewrites waits
+    at the commit gate (no gate switched on); the Korean panel lists the open error first, and
+    the episode becomes canon only once the writer approves it there."""
+    from aizac.autopilot.runner import Autopilot
+    from aizac.autopilot.state import Options
+    from tests.autopilot.test_panel_text import KoreanJudge
+
+    model = KoreanJudge()
+    model.speak_korean()
+    studio = make_studio(tmp_path / "data", model)
+    agent = studio.create("새벽", "회귀, 복수", genre="판타지", language="ko")
+    agent.plan()
+    autopilot = Autopilot(agent, checker=_absent_in_korean)
+    result = autopilot.start(Options(episodes=1))
+    autopilot.close()
+    assert result.status == "waiting" and not agent.store.beats(status="accepted")
+    release_project(agent.store.directory)
+    cliche_db = ClicheDB(tmp_path / "data" / "cliches", embeddings=HashingEmbeddings())
+    with served(tmp_path, cliche_db, model, language="ko") as url, \
+            browser_page(url, locale="ko-KR") as page:
+        page.wait_for_function("document.querySelector('#aizac-project input')"
+                               ".value === '새벽'")
+        page.get_by_role("tab", name="자동 연재").click()
+        page.wait_for_function("document.querySelector('#aizac-ap-gate').innerText"
+                               ".includes('고쳐 쓴 뒤에도 남은 오류 1건')", timeout=600_000)
+        gate = page.locator("#aizac-ap-gate").inner_text()
+        assert "미라가 1번 비트에서 말하지만 장면에 없습니다" in gate
+        assert gate.index("남은 오류") < gate.index("후보 기억")  # the open error first
+        assert _english_on_page(page, result.run_id) == set()
+        if os.environ.get("DOC_SCREENS") == "1":
+            page.screenshot(path=str(Path(__file__).resolve().parents[2] / "docs" / "screens"
+                                     / "first-hour-2" / "8-autopilot-open-errors.png"))
+        page.locator("#aizac-ap-approve").click()
+        page.wait_for_function("document.querySelector('#aizac-ap-status').innerText"
+                               ".includes('완료')", timeout=600_000)
+    assert [(b.episode, b.index) for b in agent.store.beats(status="accepted")] == [(1, 1),
+                                                                                     (1, 2)]

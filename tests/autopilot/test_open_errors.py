@@ -46,6 +46,11 @@ def test_open_errors_after_two_rewrites_wait_for_the_writer() -> None:
     assert "errors still open after 2 rewrites: 1" in said and ABSENT in said
     panel = render_gate(result.gate, "ko")
     assert "고쳐 쓴 뒤에도 남은 오류 1건" in panel and ABSENT in panel
+    # first, a block of its own (under a list item a bold line would continue the item), and
+    # the finding's kind in the reader's words
+    assert panel.index("남은 오류") < panel.index("후보 기억")
+    assert "\n\n**고쳐 쓴 뒤에도 남은 오류 1건" in panel and "\n\n**후보 기억**" in panel
+    assert "(장면에 없는 화자)" in panel and "speaker_absent" not in panel
     # the command line says it too
     app = typer.Typer()
     cli.register(app, lambda **_: studio)
