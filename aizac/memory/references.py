@@ -393,7 +393,7 @@ def _names_only(text: str, keyword: str, other: str) -> bool:
     return bool(mine) and mine in said and not (theirs and theirs in said)
 
 
-QUESTIONS = frozenset({"pair_as_fact"})
+QUESTIONS = frozenset({"pair_as_fact", "echoes_rule"})
 """Problems that ask what the reply means rather than say it is wrong: asked once per call
 (the same reply again is the model's answer)."""
 
@@ -658,10 +658,15 @@ class _Resolver:
                     or _names_only(note.text, rule.keyword, same.keyword)):
                 self._revise(note, rule)
                 return
-            # its words are another listed rule's: one of the two was a slip; never revised
-            # by it, and set aside as the rule its words restate
-            self.problem("restated", f"{note.path}.revises", value=same.ref,
-                         keyword=same.keyword, text=same.text[:60])
+            # its words are another listed rule's, its id and keyword this one's: a slip, or
+            # this rule revised to what the other says. Asked once (the same reply again is
+            # the model's answer); set aside as the rule its words restate if the turns run out
+            path = f"{note.path}.revises"
+            if ("echoes_rule", path) in self.asked:
+                self._revise(note, rule)
+                return
+            self.problem("echoes_rule", path, value=same.ref, keyword=same.keyword,
+                         text=same.text[:60], ref=rule.ref, own=rule.keyword)
             self._revise(note, same, flag="unplaced")
             return
         if not note.rule and not raw:  # a fact of the world, not a rule: nothing to refer to

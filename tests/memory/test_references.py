@@ -250,9 +250,14 @@ def test_a_revision_whose_words_are_another_listed_rule_is_asked() -> None:
     swapped = Reply(settings=(SettingNote("s", "죽음", "세계 규칙 — 게이트가 사흘에 한 번 열린다",
                                           True, "r2"),))
     asked = resolve(swapped, two)
-    assert [(p.key, p.values["value"]) for p in asked.problems] == [("restated", "r1")]
+    assert [(p.key, p.values["value"]) for p in asked.problems] == [("echoes_rule", "r1")]
     (kept,) = resolve(swapped, two, salvage=True).settings
     assert (kept.lineage, kept.revises) == ("LG", "m-gate")
+    # asked once: the same reply again is the model's answer (the death rule now says it)
+    (question,) = asked.problems
+    answered = resolve(swapped, two, asked=[(question.key, question.path)])
+    assert not answered.problems
+    assert (answered.settings[0].lineage, answered.settings[0].revises) == ("LD", "m-death")
     revised = Reply(settings=(SettingNote("s", "죽음", "죽어도 이름이 남는다", True, "r2"),))
     (rule,) = resolve(revised, two).settings
     assert not resolve(revised, two).problems and rule.lineage == "LD"
