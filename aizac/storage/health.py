@@ -110,17 +110,18 @@ def ask_sqlite(path: Path, *, deep: bool = False) -> Damage | None:
 def _shorter_than_header(path: Path, head: bytes, size: int) -> Damage | None:
     """A file cut short: the header's page count times its page size is past the end (the
     count is valid when the header's change counter matches its "valid for" number; a WAL file
-    beside it may still hold pages, so then nothing is concluded)."""
+    beside it may still hold pages, and a rollback journal beside it puts the pages a failed
+    write changed back at the next open, as after a full disk: then nothing is concluded)."""
     page_size = int.from_bytes(head[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
     pages = int.from_bytes(head[28:32], "big")
     valid = head[24:28] == head[92:96]
     if not valid or not pages or page_size < 512:
         return None
-    wal = path.with_name(path.name + "-wal")
-    with contextlib.suppress(OSError):
-        if wal.stat().st_size > 0:
-            return None
+    for beside in ("-wal", "-journal"):
+        with contextlib.suppress(OSError):
+            if path.with_name(path.name + beside).stat().st_size > 0:
+                return None
     if pages * page_size > size:
         return Damage(path, "truncated", f"{size} of {pages * page_size} bytes")
     return None
