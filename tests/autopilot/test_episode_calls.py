@@ -100,8 +100,8 @@ class IntroducesOnce(JudgingModel):
         reply = super()._combined(title, messages)
         if reply is not None and title == "EpisodeDesign":
             data = json.loads(reply)
-            for beat in data.values():
-                beat["characters"] = ["Aren", "Stranger"]
+            for beat in data.values():  # the scene's cast stays (a speaker not in it waits)
+                beat["characters"] = [*dict.fromkeys([*beat.get("characters", []), "Stranger"])]
             data["beat_1"]["new_characters"] = [
                 {"name": "Stranger", "aliases": [], "role": "guide", "profile": "A hooded guide.",
                  "goal": "To be paid."}]
