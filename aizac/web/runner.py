@@ -51,11 +51,12 @@ class Ui:
     """The last long operation's outcome line per (user, project), shown when it ends."""
 
     def button(self, name: str, label: str, **kwargs: Any) -> Any:
-        """A registered action button (its interactivity follows the project's state; until
-        a project is open only the buttons that need none are enabled)."""
-        from aizac.web.states import ALWAYS
-
-        btn = gr.Button(label, elem_id=f"aizac-{name}", interactive=name in ALWAYS, **kwargs)
+        """A registered action button (its interactivity follows the project's state). None
+        is enabled until the page's load has opened what it opens and set every button: an
+        action clicked before would be undone by that late open (on a busy machine the load's
+        open of no project blanked the project Create had just made, and disabled its
+        buttons)."""
+        btn = gr.Button(label, elem_id=f"aizac-{name}", interactive=False, **kwargs)
         self.buttons[name] = btn
         return btn
 

@@ -207,14 +207,20 @@ def _wire_interface(ui: Ui, interface: Any, on_language: Callable[[str], None]) 
 
 
 def data_note(ui: Ui) -> str:
-    """Where the single writer's projects are kept, for the first screen (literal Markdown:
-    a path may hold underscores)."""
+    """Where the single writer's projects are kept, for the first screen: the sentence as
+    literal Markdown, each folder as code (a path is written as it is, whatever the interface
+    language, and may hold underscores)."""
     from aizac.export.render import escape_markdown
     from aizac.settings_fast import where_data_lives
-    from aizac.text import render
+    from aizac.text import Text, render
 
     studio: Any = ui.service.studio
-    return escape_markdown(render(where_data_lives(studio.settings.data_dir), ui.language))
+    said = where_data_lives(studio.settings.data_dir)
+    marks = {k: f"\x00{n}\x00" for n, k in enumerate(said.params)}
+    text = escape_markdown(render(Text(said.key, marks), ui.language))
+    for k, mark in marks.items():
+        text = text.replace(mark, "`" + str(said.params[k]).replace("`", "'") + "`")
+    return text
 
 
 def embedded_writes(ui: Ui) -> bool:

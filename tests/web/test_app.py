@@ -172,3 +172,29 @@ def test_serve_says_where_it_is_and_keeps_gradios_hints_to_itself(
     assert f"aizac: 웹 앱 주소는 http://127.0.0.1:{port}/입니다(화면 언어: 한국어" in said
     assert f"프로젝트는 {settings.data_dir.resolve()}에 저장됩니다." in said
     assert "share=True" not in said and "Running on" not in said
+
+
+
+def test_no_action_is_offered_before_the_pages_load_has_set_every_button(
+        studio: Studio) -> None:
+    """CI, chromium on a busy machine: Create clicked before the page's load had opened its
+    project (none yet) made the project, then the load's late open of no project blanked the
+    Start tab and disabled Generate plot. Every button the load's chain sets starts disabled
+    (Create among them): nothing can be clicked before the page is what the store says."""
+    app, _ = create_app(studio)
+    config = app.config
+    kinds = {c["id"]: (c.get("type"), c.get("props", {})) for c in config["components"]}
+    deps = config["dependencies"]
+    chain = [d for d in deps if any(t[1] == "load" for t in d["targets"])]
+    while True:  # the events each load event sets off after it (.then)
+        after = [d for d in deps if d not in chain
+                 and d.get("trigger_after") in {deps.index(x) for x in chain}]
+        if not after:
+            break
+        chain += after
+    set_by_load = {i for d in chain for i in d["outputs"] if kinds[i][0] == "button"}
+    named = {kinds[i][1].get("elem_id") for i in set_by_load}
+    assert {"aizac-create", "aizac-generate-plot", "aizac-refresh"} <= named
+    enabled = sorted(str(kinds[i][1].get("elem_id")) for i in set_by_load
+                     if kinds[i][1].get("interactive") is not False)
+    assert enabled == []
