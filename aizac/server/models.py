@@ -73,6 +73,11 @@ USER_NAME = r"^[ \t\r\n]*[^\W_][\w.\-]{1,39}[ \t\r\n]*$"  # spaces, not \s (engi
 USER_NAME_DOC = (r"^[ \t\r\n]*[^\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]"
                  r"[^\x00-\x2c\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]{1,39}[ \t\r\n]*$")
 PROJECT_NAME = r"^[^\W_](?:[\w \-]|\.[\w \-])*\.?$"  # no "..": a dot is never doubled
+# The document's forms of the name patterns, for the same reason as USER_NAME_DOC: a first
+# character is no ASCII sign; a next one is no ASCII sign but space, '-' and '_'.
+_FIRST_DOC = r"[^\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]"
+_NEXT_DOC = r"[^\x00-\x1f\x21-\x2c\x2e\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]"
+PROJECT_NAME_DOC = rf"^{_FIRST_DOC}(?:{_NEXT_DOC}|\.{_NEXT_DOC})*\.?$"
 _SEPARATORS = ",，、;；\n"
 _NOT = _SEPARATORS + "\\x00"  # what a keyword's own characters never are
 KEYWORD = rf"^\s*[^\s{_NOT}](?:[^{_NOT}]{{0,28}}[^\s{_NOT}])?\s*$"
@@ -81,6 +86,7 @@ KEYWORDS_TEXT = (rf"^\s*[^\s{_NOT}](?:[^{_NOT}]{{0,28}}[^\s{_NOT}])?\s*"
                  rf"[^\s{_NOT}])?\s*){{0,11}}$")
 EXPORT_NAME = (r"^(?!(?:[Cc][Oo][Nn]|[Pp][Rr][Nn]|[Aa][Uu][Xx]|[Nn][Uu][Ll]|[Cc][Oo][Mm][1-9]|"
                r"[Ll][Pp][Tt][1-9])$)[^\W_][\w\- ]{0,39}$")
+EXPORT_NAME_DOC = EXPORT_NAME.replace(r"[^\W_][\w\- ]{0,39}$", _FIRST_DOC + _NEXT_DOC + "{0,39}$")
 Keyword = Annotated[str, Field(pattern=KEYWORD, max_length=40)]
 Keywords = Annotated[
     list[Keyword] | Annotated[str, Field(pattern=KEYWORDS_TEXT, max_length=500)],

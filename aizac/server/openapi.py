@@ -67,11 +67,13 @@ def _not_blank(node: Any) -> None:
 def _documented_patterns(node: Any) -> None:
     """Patterns written for the server's Python regex, restated for the document's readers
     (ECMAScript regex: :data:`aizac.server.models.USER_NAME_DOC`)."""
-    from aizac.server.models import USER_NAME, USER_NAME_DOC
+    from aizac.server import models as m
 
+    documented = {m.USER_NAME: m.USER_NAME_DOC, m.PROJECT_NAME: m.PROJECT_NAME_DOC,
+                  m.EXPORT_NAME: m.EXPORT_NAME_DOC}
     if isinstance(node, dict):
-        if node.get("pattern") == USER_NAME:
-            node["pattern"] = USER_NAME_DOC
+        if node.get("pattern") in documented:
+            node["pattern"] = documented[node["pattern"]]
         for value in node.values():
             _documented_patterns(value)
     elif isinstance(node, list):
