@@ -506,19 +506,35 @@ class PageScript:
         await self.app(scope, receive, relay)
 
 
+LAUNCH_TRIES = 3
+
+
 def launch(
     app: gr.Blocks, *, host: str, port: int, allowed_paths: list[str], **kwargs: Any
 ) -> Any:
-    """Serve ``app`` (Gradio 6: theme, CSS, translations and head are launch options)."""
+    """Serve ``app`` (Gradio 6: theme, CSS, translations and head are launch options).
+
+    Gradio's launch checks its own URL with HEAD requests that give up at the first 3 s
+    timeout, and then raises "When localhost is not accessible ..." although the server is up:
+    a busy 2-core machine is enough. Such a launch is closed and tried again; any other error,
+    and the third refusal, are raised.
+    """
     app.queue(default_concurrency_limit=4)
     options = {**page_chrome(getattr(app, "aizac_language", "en")), **kwargs}
-    return app.launch(
-        server_name=host,
-        server_port=port,
-        allowed_paths=allowed_paths,
-        theme=theme(),
-        css=CSS,
-        footer_links=[],
-        show_error=False,
-        **options,
-    )
+    for attempt in range(1, LAUNCH_TRIES + 1):
+        try:
+            return app.launch(
+                server_name=host,
+                server_port=port,
+                allowed_paths=allowed_paths,
+                theme=theme(),
+                css=CSS,
+                footer_links=[],
+                show_error=False,
+                **options,
+            )
+        except ValueError as e:
+            if "localhost is not accessible" not in str(e) or attempt == LAUNCH_TRIES:
+                raise
+            app.close()
+    raise AssertionError("unreachable")  # the loop returns or raises

@@ -73,31 +73,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-LAUNCH_TRIES = 3
-
-
 def serve_app(app: Any, export_dir: Path) -> str:
-    """Serve a built app on a free loopback port; returns its URL.
-
-    Gradio's launch checks its own URL with one HEAD request and a 3 s timeout and raises
-    ("When localhost is not accessible ...") when that times out, which happens on this shared
-    2-core machine under load although the server is up: such a launch is closed and retried on
-    a new port. Any other error is raised at once.
-    """
+    """Serve a built app on a free loopback port; returns its URL."""
     from aizac.web.ui import launch
 
-    for attempt in range(LAUNCH_TRIES):
-        port = free_port()
-        try:
-            launch(app, host="127.0.0.1", port=port, allowed_paths=[str(export_dir)],
-                   prevent_thread_lock=True, quiet=True)
-        except ValueError as e:
-            if "localhost is not accessible" not in str(e) or attempt == LAUNCH_TRIES - 1:
-                raise
-            app.close()
-            continue
-        return f"http://127.0.0.1:{port}/"
-    raise AssertionError("unreachable")  # the loop returns or raises
+    port = free_port()
+    launch(app, host="127.0.0.1", port=port, allowed_paths=[str(export_dir)],
+           prevent_thread_lock=True, quiet=True)
+    return f"http://127.0.0.1:{port}/"
 
 
 @contextmanager
