@@ -66,14 +66,13 @@ class AgentEffects:
         memory = self.agent.memory
         if not batch or summary is None:
             return list(self.agent.accept(beat_id).memory_ids)
-        store = self.agent.store
-        with store.lock():
-            record = store.beat(beat_id)
-            ids = list(memory.redo_commit(batch))
-            memory.short_term.add(summary)
-            memory.advance(1)
-            store.set_status(beat_id, "accepted", expected_version=record.version,
-                             memory_ids=ids, summary=summary, step="redo")
+        store = self.agent.store  # under the project's lock, which the service holds
+        record = store.beat(beat_id)
+        ids = list(memory.redo_commit(batch))
+        memory.short_term.add(summary)
+        memory.advance(1)
+        store.set_status(beat_id, "accepted", expected_version=record.version,
+                         memory_ids=ids, summary=summary, step="redo")
         return ids
 
 

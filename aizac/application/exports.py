@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from aizac.settings import Settings
 from aizac.writer.agent import WriterAgent
 
 
@@ -91,3 +92,9 @@ class ExportService:
         send_export(manuscript, to=to, settings=settings, fmt=checked)
         agent.store.log_step("email", {"format": checked, "to": to, "without_prose": missing})
         return ExportResult(to, missing)
+
+
+def export_dir_for(settings: Settings) -> Path:
+    """Where a data directory's exports are written (the only extra folder the web app lets
+    the browser read)."""
+    return (settings.data_dir / "exports").resolve()

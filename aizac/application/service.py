@@ -20,7 +20,7 @@ import os
 import re
 import shutil
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 from aizac.application import history as hist
 from aizac.application.cancel import CancelToken
 from aizac.application.effects import move
-from aizac.application.exports import ExportResult, ExportService
+from aizac.application.exports import ExportResult, ExportService, export_dir_for
+from aizac.application.planned import PlannedBeat, commit_planned
 from aizac.application.ports import GenerationSlots, Projects, Unlimited
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError
 from aizac.text import Text, Verbatim
@@ -126,6 +127,18 @@ class ApplicationService:
         self._agents: dict[str, WriterAgent] = {}
         self._guard = threading.Lock()
         self._tokens: dict[str, set[CancelToken]] = {}
+
+    @classmethod
+    def for_agent(cls, agent: WriterAgent) -> ApplicationService:
+        """The service over ``agent``'s data directory with ``agent`` already open (a front end
+        handed one project, as the autopilot of a script or a test is)."""
+        from aizac.writer.service import Studio
+
+        studio = Studio(agent.settings, router=agent.router, cliches=agent.cliches,
+                        embeddings=getattr(agent.memory, "embeddings", None))
+        service = cls(studio, export_dir=export_dir_for(agent.settings))
+        service._agents[agent.info.name] = agent
+        return service
 
     # ------------------------------------------------------------------------- projects
     def list_projects(self) -> list[str]:
@@ -325,21 +338,25 @@ class ApplicationService:
     # ----------------------------------------------------------------------- the tree
     def _load_tree(self, agent: WriterAgent, recording: int | None = None
                    ) -> tuple[UndoTree, int]:
-        """The stored tree with every accepted beat in it (but ``recording``, the beat whose
-        own node the caller is adding)."""
+        """The stored tree. Every accept comes through this service and records its node, so
+        the tree holds every accepted beat; a project with beats accepted before that (by an
+        older aizac's CLI or autopilot) has them adopted here (but ``recording``, the beat
+        whose own node the caller is adding), and kept with the caller's next save."""
         from aizac.application.tree import UndoTree
 
         stored = agent.store.kv_get(TREE_KEY)
         tree, version = (UndoTree(), 0) if stored is None else (
             UndoTree.from_dict(json.loads(stored[0])), stored[1])
-        self._adopt(agent, tree, recording)
+        on_path = sum(1 for n in tree.path() if n.kind == hist.ACCEPT)
+        if on_path != agent.store.count_beats("accepted") - (recording is not None):
+            self._adopt(agent, tree, recording)
         return tree, version
 
     def _adopt(self, agent: WriterAgent, tree: UndoTree, skip: int | None = None) -> None:
-        """Make every accepted beat a node of ``tree``: one the editor did not accept (the
-        autopilot's, the CLI's, or from before the tree) is added as its design and its
-        acceptance, in story order, so undo/redo/branch walk across them too. Deterministic
-        (the same nodes with the same ids each time), so a read needs not store it."""
+        """Make every accepted beat a node of ``tree``: one accepted before every accept
+        recorded its node is added as its design and its acceptance, in story order, so
+        undo/redo/branch walk across them too. Deterministic (the same nodes with the same ids
+        each time), so a read needs not store it."""
         path = [(n.kind, hist.Step.from_payload(n.kind, n.payload).beat_id)
                 for n in tree.path() if n.kind in (hist.DRAFT, hist.ACCEPT)]
         on_path = {beat for kind, beat in path if kind == hist.ACCEPT}
@@ -347,15 +364,21 @@ class ApplicationService:
         for record in agent.store.beats(status="accepted"):
             if record.id in on_path or record.id == skip:
                 continue
-            ids = list(record.memory_ids)
-            batch = agent.memory.batch_of(ids) if ids else ""
-            if record.id not in drafted:  # a draft the editor designed keeps its own node
-                tree.add(hist.payload(record.id, record.beat, cast=record.new_characters,
-                                      written=record.written),
-                         hist.DRAFT, **_step_meta(record))
+            self._add_accepted(agent, tree, record, drafted=record.id in drafted)
+
+    def _add_accepted(self, agent: WriterAgent, tree: UndoTree, record: BeatRecord, *,
+                      drafted: bool) -> None:
+        """The nodes of a beat accepted without the editor: its design (unless the editor
+        designed it: ``drafted``) and its acceptance."""
+        ids = list(record.memory_ids)
+        batch = agent.memory.batch_of(ids) if ids else ""
+        if not drafted:
             tree.add(hist.payload(record.id, record.beat, cast=record.new_characters,
-                                  summary=record.summary, batch=batch, written=record.written),
-                     hist.ACCEPT, commit_ids=ids, **_step_meta(record))
+                                  written=record.written),
+                     hist.DRAFT, **_step_meta(record))
+        tree.add(hist.payload(record.id, record.beat, cast=record.new_characters,
+                              summary=record.summary, batch=batch, written=record.written),
+                 hist.ACCEPT, commit_ids=ids, **_step_meta(record))
 
     def _save_tree(self, agent: WriterAgent, tree: UndoTree, version: int) -> None:
         agent.store.kv_set(
@@ -411,15 +434,17 @@ class ApplicationService:
         """
         return self.agent(name).store.beat(beat_id)
 
-    def next_beat(self, name: str | None, progress: Progress | None = None) -> BeatRecord:
-        """A new draft at the next position, or the pending one (see :meth:`pending_draft`)."""
+    def next_beat(self, name: str | None, progress: Progress | None = None, *,
+                  instruction: str = "") -> BeatRecord:
+        """A new draft at the next position (designed following ``instruction``), or the
+        pending one (see :meth:`pending_draft`)."""
         with self.slots.generation(), self.operation(name) as token, \
                 self._locked(name) as agent:
             existing = agent.current_draft()
             if existing is not None:
                 return existing
             agent.require_plot()
-            record = agent.next_beat(progress=token.progress(progress))
+            record = agent.next_beat(instruction, progress=token.progress(progress))
             if token.cancelled:  # cancelled after the model's last word: not kept at all
                 agent.reject(record.id)
                 token.check()
@@ -517,6 +542,13 @@ class ApplicationService:
             self._record(agent, hist.REGENERATE, record, before=old)
             return record
 
+    def reject(self, name: str | None, beat_id: int | None, version: int | None) -> BeatRecord:
+        """Throw the draft away (the command line's ``--reject``; the editor undoes instead).
+        Its design stays in the history: undo to before it and redo bring it back."""
+        with self._locked(name) as agent:
+            old = self._draft(agent, beat_id, version)
+            return agent.reject(old.id, expected_version=old.version)
+
     def suggest(self, name: str | None, beat_id: int | None) -> list[Any]:
         return self.agent(name).suggest(beat_id)
 
@@ -538,6 +570,20 @@ class ApplicationService:
                 token.check()
             self._record(agent, hist.ACCEPT, record)
             return record
+
+    def commit_planned(
+        self, name: str | None, planned: Sequence[PlannedBeat],
+        held_voices: Collection[str] = (),
+    ) -> list[BeatRecord]:
+        """Beats designed and extracted elsewhere (the autopilot's episode) become canon in
+        order, with their prose (:func:`aizac.application.planned.commit_planned`; safe to run
+        again after a kill); each acceptance is a node of the history, as the editor's are."""
+        with self._locked(name) as agent:
+            committed = commit_planned(agent, planned, held_voices)
+            if any(c.new for c in committed):  # their nodes are adopted, then kept
+                tree, version = self._load_tree(agent)
+                self._save_tree(agent, tree, version)
+            return [c.record for c in committed]
 
     # ----------------------------------------------------------------- undo / redo / switch
     def undo(self, name: str | None) -> HistoryView:

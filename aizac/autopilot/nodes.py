@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from aizac.application.service import ApplicationService
 from aizac.autopilot import committing, drafting, episode_extract
 from aizac.autopilot.events import RunStore
 from aizac.autopilot.state import AutopilotState, after_rewrite, closed_episode
@@ -52,6 +53,8 @@ class Deps:
 
     agent: Any
     runs: RunStore
+    door: ApplicationService
+    """The one way in: the commit goes through it (lock, journal, history)."""
     usage: Any = None  # the router's UsageLog (token deltas per node)
     checker: Callable[..., Any] = field(default_factory=_default_checker)
     reviewer: Callable[..., Any] = field(default_factory=_default_reviewer)
@@ -126,7 +129,7 @@ def _designed_together(deps: Deps, episode: int, indices: range, goal: str,
     if len(missing) < 2 or not episode_design.designs_episodes(agent):
         return {}
     deps.say(f"designing beats {episode}-{missing[0]}..{missing[-1]}")
-    return episode_design.design_episode(agent, episode, missing, goal, memories=memories)
+    return episode_design.design_episode(agent, episode, missing, goal, memories=memories).beats
 
 
 def _outlined_goal(deps: Deps, episode: int) -> str:
@@ -303,7 +306,7 @@ def commit(state: AutopilotState, deps: Deps) -> Update:
     held = {str(f["memory_id"]) for f in findings
             if f.get("kind") in VOICE_FINDINGS and f.get("memory_id")}
     committing.commit_episode(
-        deps.agent, beats, list(state.get("profiles", [])),
+        deps.door, deps.agent.info.name, beats, list(state.get("profiles", [])),
         state.get("prose", {}), state.get("candidates", {}), held_voices=held,
         written=list(state.get("written", [])),
     )

@@ -14,6 +14,7 @@ from typing import Any
 
 from langgraph.types import Command
 
+from aizac.application.service import ApplicationService
 from aizac.autopilot.checkpointer import (
     checkpointer_spec,
     close_checkpointer,
@@ -50,16 +51,21 @@ class Autopilot:
 
     Args:
         agent: the project's writer agent (its store, memory, router and prompts are used).
+        door: the application service the episode is committed through (the web app's and
+            the CLI's own, so the lock, the history and cancellation are theirs; default: one
+            over ``agent``'s data directory).
         checkpointer: a LangGraph saver; default from ``settings.autopilot_checkpointer``.
         deps: extra :class:`~aizac.autopilot.nodes.Deps` fields (``checker=``, ``reviewer=``,
             ``outliner=``, ``say=``), e.g. fakes in tests.
     """
 
-    def __init__(self, agent: Any, *, checkpointer: Any = None, **deps: Any) -> None:
+    def __init__(self, agent: Any, *, door: ApplicationService | None = None,
+                 checkpointer: Any = None, **deps: Any) -> None:
         self.agent = agent
         self.runs = RunStore(agent.store)
         usage = getattr(agent.router, "usage", None)
-        self.deps = Deps(agent=agent, runs=self.runs, usage=usage, **deps)
+        self.door = door or ApplicationService.for_agent(agent)
+        self.deps = Deps(agent=agent, runs=self.runs, door=self.door, usage=usage, **deps)
         settings = agent.settings
         spec = checkpointer_spec(getattr(settings, "autopilot_checkpointer", "auto"),
                                  getattr(settings, "database", None))

@@ -139,11 +139,12 @@ def autopilot_command(
 ) -> None:
     """Write episodes on their own: plan, draft, check, review, rewrite, commit."""
     from aizac.autopilot.runner import Autopilot
-    from aizac.cli.studio import make_studio
+    from aizac.cli.studio import story_service
 
     rest = list(args or [])
-    agent = make_studio(ctx).open(project)
-    autopilot = Autopilot(agent)
+    service, name = story_service(ctx, project)
+    agent = service.agent(name)
+    autopilot = Autopilot(agent, door=service)
     progress: dict[int, set[str]] = {}
 
     def on_event(event: Event) -> None:

@@ -16,8 +16,8 @@ import typer
 
 from aizac.cli.errors import friendly
 from aizac.cli.say import say, text
-from aizac.cli.studio import make_studio
-from aizac.errors import InvalidInputError, NotFoundError
+from aizac.cli.studio import story_service
+from aizac.errors import InvalidInputError
 
 if TYPE_CHECKING:  # the service (Chroma, LangChain) is imported only by the commands
     from aizac.application.service import ApplicationService
@@ -35,18 +35,6 @@ pictures_app = typer.Typer(
     invoke_without_command=True,
     no_args_is_help=False,
 )
-
-
-def _service(ctx: typer.Context, project: str | None) -> tuple[ApplicationService, str]:
-    """The application service over the command's studio, and the project it acts on."""
-    from aizac.application.service import ApplicationService
-
-    studio = make_studio(ctx)
-    name = project or studio.current_name()
-    if not name:
-        raise NotFoundError("error.project.none_selected")
-    service = ApplicationService(studio, export_dir=studio.settings.data_dir / "exports")
-    return service, name
 
 
 def _slot(cover: bool, beat: int | None) -> str:
@@ -74,7 +62,7 @@ def pictures_command(ctx: typer.Context, project: ProjectOpt = None) -> None:
     """List the project's pictures, newest first (* placed in the book, and where)."""
     if ctx.invoked_subcommand is not None:
         return
-    service, name = _service(ctx, project)
+    service, name = story_service(ctx, project)
     ill = service.illustrator(name)
     records = ill.pictures()
     if not records:
@@ -103,7 +91,7 @@ def make_command(
 ) -> None:
     """Make one picture for the cover (--cover) or an accepted beat (--beat ID): shows the
     prompt and what it costs, then makes it once you confirm (not placed: see `place`)."""
-    service, name = _service(ctx, project)
+    service, name = story_service(ctx, project)
     slot = _slot(cover, beat)
     ill = service.illustrator(name)
     wording = prompt if prompt is not None else ill.prompt(slot).text
@@ -132,7 +120,7 @@ def place_command(
 ) -> None:
     """Put a picture in the book: on the cover (--cover) or before an accepted beat
     (--beat ID); a step of the undo history (the web app's Undo takes it back)."""
-    service, name = _service(ctx, project)
+    service, name = story_service(ctx, project)
     slot = _slot(cover, beat)
     before = service.place_image(name, slot, image)
     say("cli.pictures.placed", id=image, where=_where(slot, service, name))
@@ -149,7 +137,7 @@ def remove_command(
     project: ProjectOpt = None,
 ) -> None:
     """Take the picture out of the cover (--cover) or a beat (--beat ID); it stays listed."""
-    service, name = _service(ctx, project)
+    service, name = story_service(ctx, project)
     slot = _slot(cover, beat)
     before = service.place_image(name, slot, None)
     if before is None:

@@ -9,7 +9,7 @@ to an app with the Studio factory in the click context (tests pass one that inje
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -18,11 +18,12 @@ import typer
 from aizac.cli.episode import BeatsOpt, LengthOpt
 from aizac.cli.errors import friendly
 from aizac.cli.say import cli_language, say
-from aizac.cli.studio import StudioFactory, data_home, list_projects, make_studio
+from aizac.cli.studio import StudioFactory, data_home, list_projects, make_studio, story_service
 from aizac.errors import InvalidInputError
 from aizac.text import Text, describe, render
 
 if TYPE_CHECKING:  # the writer (Chroma, LangChain) is imported only by commands that use it
+    from aizac.application.service import ApplicationService
     from aizac.settings import Settings
     from aizac.writer.project import BeatRecord
     from aizac.writer.service import Studio
@@ -100,9 +101,11 @@ def plot_command(
     force: Annotated[bool, typer.Option(help="Replace the existing plot.")] = False,
 ) -> None:
     """Generate the plot from the project's keywords (or show it)."""
-    agent = make_studio(ctx).open(project)
-    _notices(agent)
-    record = agent.plan(force=force, progress=_progress)
+    service, name = story_service(ctx, project)
+    _notices(service.agent(name))
+    record = service.plot(name)
+    if record is None or force:
+        record = service.generate_plot(name, _progress, replace=True)
     p = record.plot
     say("cli.story.plot_head", title=p.title, logline=p.logline, genre=p.genre,
         keywords=", ".join(p.keywords))
@@ -121,11 +124,11 @@ FINDING_KEYS = {"error": "cli.story.finding.error", "warning": "cli.story.findin
 failure of the command (an ``error:`` line always comes with a non-zero exit)."""
 
 
-def _show_dialogue_findings(agent: Any, draft: Any) -> None:
+def _show_dialogue_findings(service: ApplicationService, name: str) -> None:
     """The draft's dialogue findings (a flipped speech level, a swapped form of address ...)."""
-    report = agent.check_dialogue(draft.id)
-    language = str(getattr(agent.settings, "ui_language", "en"))
-    for finding in report.findings:
+    report = service.draft_findings(name)
+    language = str(service.studio.settings.ui_language)
+    for finding in report.findings if report is not None else []:
         say(FINDING_KEYS.get(finding.severity, FINDING_KEYS["warning"]), language=language,
             message=finding.message)
 
@@ -148,31 +151,32 @@ def beat_command(
     before (it never designs one: a beat becomes canon only after the writer has read it)."""
     if accept and (plan_episode or regenerate is not None):
         raise InvalidInputError("error.beat.accept_unread")
-    agent = make_studio(ctx).open(project)
+    service, name = story_service(ctx, project)
+    agent = service.agent(name)
     agent.require_plot()
     _notices(agent)
-    draft = agent.current_draft()
+    draft = service.pending_draft(name)
     if accept and draft is None:
         raise InvalidInputError("error.beat.no_draft")
     if reject:
         if draft is None:
             say("cli.story.no_draft")
             return
-        agent.reject(draft.id)
+        service.reject(name, draft.id, draft.version)
         say("cli.story.rejected", id=draft.id)
         return
     if plan_episode:
-        drafts = agent.plan_episode(regenerate or "", progress=_progress)
+        drafts = service.plan_episode(name, regenerate or "", _progress)
         for later in drafts[1:]:
             _show_beat(later)
         draft = drafts[0]
     elif regenerate is not None and draft is not None:
-        draft = agent.regenerate(draft.id, regenerate, progress=_progress)
+        draft = service.regenerate(name, draft.id, draft.version, regenerate, _progress)
     elif draft is None:
-        draft = agent.next_beat(regenerate or "", progress=_progress)
-    _show_dialogue_findings(agent, draft)  # before it is accepted: the writer decides
+        draft = service.next_beat(name, _progress, instruction=regenerate or "")
+    _show_dialogue_findings(service, name)  # before it is accepted: the writer decides
     if accept:
-        draft = agent.accept(draft.id, progress=_progress)
+        draft = service.accept(name, draft.id, draft.version, _progress)
     _show_beat(draft)
     if draft.status == "accepted":
         say("cli.story.summary_next", summary=draft.summary)
@@ -190,12 +194,11 @@ def write_command(
     """Write (stream) the prose of the last accepted beat, or of an episode (--episode)."""
     if episode is not None and beat_id is not None:
         raise InvalidInputError("error.prose.beat_or_episode")
-    agent = make_studio(ctx).open(project)
-    _notices(agent)
-    chunks = agent.write_prose(beat_id) if episode is None else agent.write_episode(episode)
-    for chunk in chunks:
-        typer.echo(chunk, nl=False)
-    typer.echo("")
+    service, name = story_service(ctx, project)
+    _notices(service.agent(name))
+    texts = (service.write_prose(name, beat_id) if episode is None
+             else service.write_episode(name, episode))
+    _echo_stream(texts)
 
 
 @friendly
@@ -282,16 +285,20 @@ def demo_command(
                                            keywords, genre)
     name = time.strftime("demo-%Y%m%d-%H%M%S")
     _progress(f"project {name} in {out / 'aizac-data'}")
-    agent = studio.create(name, keywords, genre=genre, language=lang)
-    record = agent.plan(progress=_progress)
+    from aizac.application.exports import export_dir_for
+    from aizac.application.service import ApplicationService
+    from aizac.writer.service import parse_keywords
+
+    service = ApplicationService(studio, export_dir=export_dir_for(studio.settings))
+    agent = service.create_project(name, genre=genre, language=lang,
+                                   keywords=parse_keywords(keywords))
+    record = service.generate_plot(name, _progress)
     _progress(f"plot: {record.plot.title} — {record.plot.logline}")
     for i in range(beats):
-        draft = agent.next_beat(progress=_progress)
-        agent.accept(draft.id, progress=_progress)
+        draft = service.next_beat(name, _progress)
+        service.accept(name, draft.id, draft.version, _progress)
         _progress(f"beat {i + 1}/{beats} accepted; writing prose (writer)")
-        for chunk in agent.write_prose(draft.id):
-            typer.echo(chunk, nl=False)
-        typer.echo("")
+        _echo_stream(service.write_prose(name, draft.id))
     paths = [agent.export(f, out) for f in ("txt", "md")]
     elapsed = time.perf_counter() - start
     usage = getattr(studio.router, "usage", None)
@@ -353,6 +360,15 @@ def _demo_language(
     if specs:  # at most the search's time limit, once, before a run of minutes
         say("cli.demo.found_server", err=True, language=lang, spec=specs[0])
     return "en", keywords, genre or english_genre
+
+
+def _echo_stream(texts: Iterator[str]) -> None:
+    """Print a streamed generation as it comes (the service yields the text so far)."""
+    shown = ""
+    for text in texts:
+        typer.echo(text[len(shown):], nl=False)
+        shown = text
+    typer.echo("")
 
 
 def _progress(message: Text | str) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 if TYPE_CHECKING:  # the writer (Chroma, LangChain) is imported only by commands that use it
+    from aizac.application.service import ApplicationService
     from aizac.writer.project_rows import ProjectInfo
     from aizac.writer.service import Studio
 
@@ -37,6 +38,22 @@ def make_studio(ctx: typer.Context, **options: Any) -> Studio:
     factory = ctx.obj if callable(ctx.obj) else default_studio
     studio: Studio = factory(**options)
     return studio
+
+
+def story_service(ctx: typer.Context, project: str | None, **options: Any
+                  ) -> tuple[ApplicationService, str]:
+    """The one way in for a command that changes a story: the application service over the
+    command's Studio (the web app and the REST API call the same one), and the project it acts
+    on (``project``, else the current one)."""
+    from aizac.application.exports import export_dir_for
+    from aizac.application.service import ApplicationService
+    from aizac.errors import NotFoundError
+
+    studio = make_studio(ctx, **options)
+    name = project or studio.current_name()
+    if not name:
+        raise NotFoundError("error.project.none_selected")
+    return ApplicationService(studio, export_dir=export_dir_for(studio.settings)), name
 
 
 def list_projects() -> tuple[str | None, list[ProjectInfo]]:

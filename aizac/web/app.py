@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from aizac.application.exports import export_dir_for
 from aizac.errors import InvalidInputError
 from aizac.settings import Settings, get_settings
 from aizac.text import LANGUAGES
@@ -24,11 +25,6 @@ from aizac.writer.service import Studio
 log = logging.getLogger(__name__)
 SWITCH_PAUSE_S = 0.5
 """How long the old app goes on after a language change, so its answer reaches the page."""
-
-
-def export_dir_for(settings: Settings) -> Path:
-    """Where the web app writes exports (the only extra folder the browser may read)."""
-    return (settings.data_dir / "exports").resolve()
 
 
 def interface_language(settings: Settings, language: str | None = None) -> str:

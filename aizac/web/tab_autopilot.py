@@ -15,6 +15,7 @@ import gradio as gr
 
 from aizac.autopilot.names import gate_name
 from aizac.autopilot.panel import AutopilotPanel, View
+from aizac.autopilot.runner import Autopilot
 from aizac.web.runner import Ui
 
 GATE_CHOICES = ("plan", "rewrite", "commit")
@@ -33,7 +34,9 @@ def _safe(ui: Ui, work: Callable[..., str]) -> Callable[..., str]:
 def build(ui: Ui, panel: AutopilotPanel | None = None) -> Callable[[], None]:
     """Lay out the tab (inside an open ``gr.Tab``); returns its wiring."""
     L = ui.L
-    pilot = panel or AutopilotPanel(ui.service.agent, language=L.language)
+    pilot = panel or AutopilotPanel(
+        ui.service.agent, make=lambda agent: Autopilot(agent, door=ui.service),
+        language=L.language)
     with gr.Row():
         episodes = gr.Number(label=L["ui.ap.episodes"], value=5, precision=0, minimum=1,
                              elem_id="aizac-ap-episodes")

@@ -8,11 +8,11 @@ and the context pack; the prose writer gets the beat, the context pack and the p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from aizac.errors import InvalidInputError
+from aizac.errors import ConflictError, InvalidInputError
 from aizac.llm.runtime import run_sync
 from aizac.memory.references import Offer
 from aizac.settings import Settings
@@ -21,6 +21,7 @@ from aizac.text import Text
 from aizac.writer import accepting, combined, extraction
 from aizac.writer import characters as dyn
 from aizac.writer.context import ContextBuilder, OnePackPerBeat, default_context
+from aizac.writer.designed import Designed, DesignPrompt
 from aizac.writer.episode import ProjectEpisodes
 from aizac.writer.extraction import newcomers
 from aizac.writer.killpoints import checkpoint
@@ -45,7 +46,12 @@ Progress = Callable[[Text], None]
 
 
 class WriterAgent:
-    """Everything a writer does on one project (the CLI and the web app drive this).
+    """Everything a writer does on one project: the story's own rules, no front end's.
+
+    Its writes run under the project's lock, which the caller holds: every front end (CLI,
+    web, REST, autopilot) comes in through :class:`aizac.application.ApplicationService`,
+    which takes the lock once, checks versions, cancels and records the undo history; a
+    single-threaded script (a bench, a test) may call it directly.
 
     Args:
         store: the project's SQLite store.
@@ -101,7 +107,6 @@ class WriterAgent:
         self.context_builder = OnePackPerBeat(context_builder or default_context,
                                               lambda: self.info.language)
         self.concurrent_extraction = concurrent_extraction
-        self._used_context = ""
         self.combined_extraction, self._prose_words = combined_extraction, prose_words
         info = store.info()
         self.style = style or WriterStyle.open(
@@ -157,76 +162,73 @@ class WriterAgent:
         The plot's main characters and settings become the first memories.
         """
         say = progress or _quiet
-        with self.store.lock():
-            accepting.recover(self.store, self.memory)
-            existing = self.store.plot()
-            if existing is not None and not force:
-                return existing
-            if existing is not None and self.store.count_beats("accepted"):
-                raise InvalidInputError("error.plot.accepted_beats")
-            info = self.info
-            say(Text("progress.cliches", keywords=", ".join(info.keywords)))
-            tropes = plot_tropes(
-                self.cliches, info.keywords, info.genre, max_tokens=self.trope_tokens
-            )
-            messages = self.prompts.render(
-                "plot",
-                info.language,
-                genre=info.genre or "-",
-                keywords=", ".join(info.keywords),
-                tropes=tropes or "-",
-            )
-            say(Text("progress.plot"))
-            plot = self.router.structured("planner", NovelPlot, messages)
-            # The writer's genre and keywords are theirs: the model's never replace them.
-            plot = plot.model_copy(update={
-                "genre": info.genre or plot.genre, "keywords": info.keywords[:8] or plot.keywords,
-            })
-            checkpoint("plot:planned")
-            self.store.log_step("planning")  # recover() takes back seeds of an unsaved plot
-            ids = extraction.seed_plot(
-                self.memory, plot, old_ids=existing.memory_ids if existing else []
-            )
-            checkpoint("plot:memory-seeded")
-            self.store.save_plot(plot, tropes=tropes, memory_ids=ids)
-            return self.require_plot()
+        accepting.recover(self.store, self.memory)
+        existing = self.store.plot()
+        if existing is not None and not force:
+            return existing
+        if existing is not None and self.store.count_beats("accepted"):
+            raise InvalidInputError("error.plot.accepted_beats")
+        info = self.info
+        say(Text("progress.cliches", keywords=", ".join(info.keywords)))
+        tropes = plot_tropes(
+            self.cliches, info.keywords, info.genre, max_tokens=self.trope_tokens
+        )
+        messages = self.prompts.render(
+            "plot",
+            info.language,
+            genre=info.genre or "-",
+            keywords=", ".join(info.keywords),
+            tropes=tropes or "-",
+        )
+        say(Text("progress.plot"))
+        plot = self.router.structured("planner", NovelPlot, messages)
+        # The writer's genre and keywords are theirs: the model's never replace them.
+        plot = plot.model_copy(update={
+            "genre": info.genre or plot.genre, "keywords": info.keywords[:8] or plot.keywords,
+        })
+        checkpoint("plot:planned")
+        self.store.log_step("planning")  # recover() takes back seeds of an unsaved plot
+        ids = extraction.seed_plot(
+            self.memory, plot, old_ids=existing.memory_ids if existing else []
+        )
+        checkpoint("plot:memory-seeded")
+        self.store.save_plot(plot, tropes=tropes, memory_ids=ids)
+        return self.require_plot()
 
     def update_plot(self, plot: NovelPlot, *, expected_version: int | None = None) -> PlotRecord:
         """Store a writer's edit of the plot (or a plot written by hand before any was
         generated); its characters and settings are re-seeded."""
-        with self.store.lock():
-            if self.store.plot() is None and expected_version is None:
-                ids = extraction.seed_plot(self.memory, plot, old_ids=[])
-                self.store.save_plot(plot, memory_ids=ids, expected_version=0, step="plot-edit")
-                return self.require_plot()
-            old = self.require_plot()
-            check_version(Text("thing.plot"), old.version, expected_version)
-            self.store.log_step("planning")
-            ids = extraction.seed_plot(self.memory, plot, old_ids=old.memory_ids)
-            self.store.save_plot(
-                plot, tropes=old.tropes, memory_ids=ids, expected_version=old.version,
-                step="plot-edit",
-            )
+        if self.store.plot() is None and expected_version is None:
+            ids = extraction.seed_plot(self.memory, plot, old_ids=[])
+            self.store.save_plot(plot, memory_ids=ids, expected_version=0, step="plot-edit")
             return self.require_plot()
+        old = self.require_plot()
+        check_version(Text("thing.plot"), old.version, expected_version)
+        self.store.log_step("planning")
+        ids = extraction.seed_plot(self.memory, plot, old_ids=old.memory_ids)
+        self.store.save_plot(
+            plot, tropes=old.tropes, memory_ids=ids, expected_version=old.version,
+            step="plot-edit",
+        )
+        return self.require_plot()
 
     # ------------------------------------------------------------------------------ beats
     def next_beat(self, instruction: str = "", *, progress: Progress | None = None) -> BeatRecord:
         """The draft at the next position: the existing one, or a newly designed one."""
-        with self.store.lock():
-            accepting.recover(self.store, self.memory)
-            return self._next_beat(instruction, progress)
+        accepting.recover(self.store, self.memory)
+        return self._next_beat(instruction, progress)
 
     def _next_beat(self, instruction: str, progress: Progress | None) -> BeatRecord:
         draft = self.current_draft()
         if draft is not None:
             return draft
         episode, index = self.next_position()
-        beat, profiles = self._design(episode, index, instruction, progress or _quiet)
+        beat, profiles, context = self._design(episode, index, instruction, progress or _quiet)
         if index == 1:
             record = self.require_plot()
             self.store.set_episode_title(episode, record.plot.episode_plan(episode)[:80])
         stored = self.store.add_draft(beat, new_characters=profiles, instruction=instruction)
-        accepting.keep_context(self.store, stored.id, self._used_context)
+        accepting.keep_context(self.store, stored.id, context)
         self._drafted_beat(stored)
         return stored
 
@@ -246,45 +248,44 @@ class WriterAgent:
         from aizac.writer.locks import locked_values
 
         say = progress or _quiet
-        with self.store.lock():
-            accepting.recover(self.store, self.memory)
-            episode, first = self.next_position()
-            indices = list(range(first, self.episodes.current().beats + 1))
-            old = {i: self.store.draft_at(episode, i) for i in indices}
-            locked = {i: locked_values(d.beat, d.written) for i, d in old.items()
-                      if d is not None and d.written}
-            span = {"first": f"{episode}-{first}", "last": f"{episode}-{indices[-1]}"}
-            together = len(indices) > 1 and episode_design.designs_episodes(self)
-            designed: dict[int, Any] = {}
-            if together:
-                say(Text("progress.plan_episode", **span))
-                designed = episode_design.design_episode(self, episode, indices, instruction,
-                                                         locked=locked)
-            for index in indices:  # every design first: a cancel stores none of them
-                if index not in designed:
-                    designed[index] = self._design(episode, index, instruction, say,
-                                                   locked.get(index))
-            out = []
-            for index in indices:
-                beat, profiles = designed[index]
-                draft = old[index]
-                if draft is None:
-                    stored = self.store.add_draft(beat, new_characters=profiles,
-                                                  instruction=instruction)
-                else:
-                    stored = self.store.update_draft(
-                        draft.id, beat, expected_version=draft.version,
-                        new_characters=profiles, instruction=instruction, step="regenerate",
-                        written=list(locked.get(index, {})),
-                    )
-                accepting.keep_context(self.store, stored.id, self._used_context)
-                self._drafted_beat(stored)
-                out.append(stored)
-            if first == 1:
-                plot = self.require_plot().plot
-                self.store.set_episode_title(episode, plot.episode_plan(episode)[:80])
-            say(Text("progress.planned_episode", **span))
-            return out
+        accepting.recover(self.store, self.memory)
+        episode, first = self.next_position()
+        indices = list(range(first, self.episodes.current().beats + 1))
+        old = {i: self.store.draft_at(episode, i) for i in indices}
+        locked = {i: locked_values(d.beat, d.written) for i, d in old.items()
+                  if d is not None and d.written}
+        span = {"first": f"{episode}-{first}", "last": f"{episode}-{indices[-1]}"}
+        together = len(indices) > 1 and episode_design.designs_episodes(self)
+        designed: dict[int, Designed] = {}
+        if together:
+            say(Text("progress.plan_episode", **span))
+            designed = episode_design.design_episode(self, episode, indices, instruction,
+                                                     locked=locked).designs()
+        for index in indices:  # every design first: a cancel stores none of them
+            if index not in designed:
+                designed[index] = self._design(episode, index, instruction, say,
+                                               locked.get(index))
+        out = []
+        for index in indices:
+            beat, profiles, context = designed[index]
+            draft = old[index]
+            if draft is None:
+                stored = self.store.add_draft(beat, new_characters=profiles,
+                                              instruction=instruction)
+            else:
+                stored = self.store.update_draft(
+                    draft.id, beat, expected_version=draft.version,
+                    new_characters=profiles, instruction=instruction, step="regenerate",
+                    written=list(locked.get(index, {})),
+                )
+            accepting.keep_context(self.store, stored.id, context)
+            self._drafted_beat(stored)
+            out.append(stored)
+        if first == 1:
+            plot = self.require_plot().plot
+            self.store.set_episode_title(episode, plot.episode_plan(episode)[:80])
+        say(Text("progress.planned_episode", **span))
+        return out
 
     def _drafted_beat(self, record: BeatRecord) -> None:
         self.style.drafted(record.id, "beat", beat_text(record.beat), episode=record.episode,
@@ -302,18 +303,18 @@ class WriterAgent:
         are the new draft's written ones."""
         from aizac.writer.locks import locked_values
 
-        self._recover()
+        accepting.recover(self.store, self.memory)
         old = self._draft(beat_id, expected_version)
         fields = list(old.written if locked is None else locked)
         values = locked_values(old.beat, fields)
-        beat, profiles = self._design(
+        beat, profiles, context = self._design(
             old.episode, old.index, instruction, progress or _quiet, values
         )
         stored = self.store.update_draft(
             beat_id, beat, expected_version=old.version, new_characters=profiles,
             instruction=instruction, step="regenerate", written=list(values),
         )
-        accepting.keep_context(self.store, beat_id, self._used_context)  # replaces the old one
+        accepting.keep_context(self.store, beat_id, context)  # replaces the old one
         self._drafted_beat(stored)
         return stored
 
@@ -364,31 +365,33 @@ class WriterAgent:
         self, episode: int, index: int, instruction: str = ""
     ) -> tuple[NovelBeat, list[Any]]:
         """Design the beat at ``(episode, index)`` without storing it (the autopilot's plan)."""
-        return self._design(episode, index, instruction, _quiet)
+        designed = self._design(episode, index, instruction, _quiet)
+        return designed.beat, designed.profiles
 
     def _design(
         self, episode: int, index: int, instruction: str, say: Progress,
         locked: dict[str, Any] | None = None,
-    ) -> tuple[NovelBeat, list[Any]]:
+    ) -> Designed:
         from aizac.writer.locks import apply_locks
-        messages = self.design_messages(episode, index, instruction, locked)
+        prompt = self.design_prompt(episode, index, instruction, locked)
         say(Text("progress.design", where=f"{episode}-{index}"))
-        design, given = combined.design_beat(self.router, messages, known=self.memory.characters(),
+        design, given = combined.design_beat(self.router, prompt.messages,
+                                             known=self.memory.characters(),
                                              with_cast=self.combined_extraction, fixed=locked)
         beat = apply_locks(NovelBeat.place(design, episode, index), locked or {})
         profiles = self._new_characters(beat, given, say)
         # a cancelled design stops here, before storing
         say(Text("progress.designed", where=f"{episode}-{index}"))
-        return beat, profiles
+        return Designed(beat, profiles, prompt.context)
 
-    def design_messages(
+    def design_prompt(
         self, episode: int, index: int, instruction: str = "",
         locked: dict[str, Any] | None = None, kind: str = "beat", request: str | None = None,
         **values: Any,
-    ) -> list[Any]:
+    ) -> DesignPrompt:
         """The planner's prompt for a beat (``episode_beats``: an episode's beats at once;
         ``request``: the ``$instruction`` block when the caller built it, as for the fixed
-        fields of several beats)."""
+        fields of several beats), with the context pack it holds."""
         from aizac.writer.locks import render_request
 
         plot = self.require_plot().plot
@@ -400,10 +403,9 @@ class WriterAgent:
             self.memory, characters=present, query=f"{plan_line} {act.goal}",
             act_goal=act.goal, location=None, budget=self.context_tokens,
         )
-        self._used_context = context  # reinforced only if this design is stored and accepted
         info = self.info
         words = prompt_words(info.language)
-        return self.prompts.render(
+        messages = self.prompts.render(
             kind,
             info.language,
             genre=self._genre(),
@@ -420,6 +422,7 @@ class WriterAgent:
             else render_request(instruction, locked or {}, words),
             **values,
         )
+        return DesignPrompt(messages, context)
 
     def _new_characters(self, beat: NovelBeat, pending: list[Any], say: Progress) -> list[Any]:
         known = {k: list(v) for k, v in self.memory.characters().items()}
@@ -512,37 +515,66 @@ class WriterAgent:
         recovery check that starts every write operation.
         """
         say = progress or _quiet
-        with self.store.lock():
-            accepting.recover(self.store, self.memory)
-            record = self._draft(beat_id, expected_version)
-            if (record.episode, record.index) != self.next_position():
-                raise InvalidInputError("error.beat.not_next", id=beat_id)
-            profiles = self._new_characters(record.beat, record.new_characters, say)
-            findings = self.check_dialogue(record.beat).findings
-            if findings:  # shown to the writer before the acceptance; they decide, not a rule
-                cited = [[f.kind, f.memory_id, f.quote] for f in findings]
-                self.store.log_step("dialogue-check", {"id": record.id, "findings": cited})
-            say(Text("progress.extract", where=f"{record.episode}-{record.index}"))
-            found = run_sync(  # one model loop per process
-                combined.extract_beat(
-                    self.router, record.beat, offer=self.offer_for(record.beat, profiles),
-                    language=self.info.language, prompts=self.prompts,
-                    concurrent_calls=self.concurrent_extraction,
-                    combined=self.combined_extraction,
-                )
+        accepting.recover(self.store, self.memory)
+        record = self._draft(beat_id, expected_version)
+        if (record.episode, record.index) != self.next_position():
+            raise InvalidInputError("error.beat.not_next", id=beat_id)
+        profiles = self._new_characters(record.beat, record.new_characters, say)
+        findings = self.check_dialogue(record.beat).findings
+        if findings:  # shown to the writer before the acceptance; they decide, not a rule
+            cited = [[f.kind, f.memory_id, f.quote] for f in findings]
+            self.store.log_step("dialogue-check", {"id": record.id, "findings": cited})
+        say(Text("progress.extract", where=f"{record.episode}-{record.index}"))
+        found = run_sync(  # one model loop per process
+            combined.extract_beat(
+                self.router, record.beat, offer=self.offer_for(record.beat, profiles),
+                language=self.info.language, prompts=self.prompts,
+                concurrent_calls=self.concurrent_extraction,
+                combined=self.combined_extraction,
             )
-            checkpoint("accept:extracted")
-            batch, future = extraction.stage(
-                self.memory, found, record.beat, new_characters=profiles,
-                language=self.info.language,
-            )
-            together = accepting.reinforce_with_commit(self.store, batch, record.id)
-            done = accepting.commit_accept(
-                self.store, self.memory, record, batch, future, found.summary
-            )
-            if not together:
-                accepting.reinforce_kept(self.store, self.memory, record.id)
-            return done
+        )
+        checkpoint("accept:extracted")
+        return self.commit_extracted(record, found, profiles)
+
+    def place_planned(
+        self, beat: NovelBeat, cast: Sequence[CharacterProfile], *, instruction: str,
+        written: list[str] | None = None,
+    ) -> BeatRecord:
+        """The draft of a beat designed elsewhere (the autopilot's plan) at its position: the
+        stored draft there, made to hold ``beat`` if it differs, or a new one."""
+        if (beat.episode, beat.index) != self.next_position():
+            raise ConflictError("error.autopilot.not_next", where=f"{beat.episode}-{beat.index}",
+                                story=str(self.next_position()))
+        record = self.store.draft_at(beat.episode, beat.index)
+        if record is None:
+            return self.store.add_draft(beat, new_characters=list(cast), instruction=instruction,
+                                        written=written)
+        if record.beat != beat or (written is not None and record.written != written):
+            return self.store.update_draft(record.id, beat, expected_version=record.version,
+                                           new_characters=list(cast), instruction=instruction,
+                                           written=written)
+        return record
+
+    def commit_extracted(
+        self, record: BeatRecord, found: extraction.Extracted,
+        profiles: Sequence[CharacterProfile], *, held_voices: Collection[str] = (),
+    ) -> BeatRecord:
+        """The second half of an accept, for an extraction already made (by :meth:`accept`
+        or by the autopilot's drafting): stage ``found`` against the memory and commit it with
+        the summary, the turn and the beat's status as one unit of work
+        (:func:`accepting.commit_accept`); the memories the design used are reinforced.
+        ``held_voices``: pair voices this commit must not supersede."""
+        batch, future = extraction.stage(
+            self.memory, found, record.beat, new_characters=list(profiles),
+            language=self.info.language, held_voices=held_voices,
+        )
+        together = accepting.reinforce_with_commit(self.store, batch, record.id)
+        done = accepting.commit_accept(
+            self.store, self.memory, record, batch, future, found.summary
+        )
+        if not together:
+            accepting.reinforce_kept(self.store, self.memory, record.id)
+        return done
 
     def present_cast(self) -> list[str]:
         """Who is on stage when the next beat is designed: the last accepted beat's cast (the
@@ -581,25 +613,26 @@ class WriterAgent:
     def unaccept(self, beat_id: int, *, expected_version: int | None = None) -> BeatRecord:
         """Undo the acceptance of the last accepted beat: its memory commit is reverted and
         it becomes a draft again (the web app's undo)."""
-        with self.store.lock():
-            accepting.recover(self.store, self.memory)
-            record = self.store.beat(beat_id)
-            last = self.store.last_accepted()
-            if record.status != "accepted" or last is None or last.id != beat_id:
-                raise InvalidInputError("error.beat.not_last", id=beat_id)
-            check_version(beat_thing(record.episode, record.index), record.version,
-                          expected_version)
-            self.memory.undo_commit(record.memory_ids)
-            self.memory.short_term.pop()
-            self.memory.set_turn(max(0, int(self.memory.turn) - 1))
-            return self.store.set_status(
-                beat_id, "draft", expected_version=record.version,
-                memory_ids=[], summary="", step="unaccept",
-            )
+        accepting.recover(self.store, self.memory)
+        record = self.store.beat(beat_id)
+        last = self.store.last_accepted()
+        if record.status != "accepted" or last is None or last.id != beat_id:
+            raise InvalidInputError("error.beat.not_last", id=beat_id)
+        check_version(beat_thing(record.episode, record.index), record.version,
+                      expected_version)
+        self.memory.undo_commit(record.memory_ids)
+        self.memory.short_term.pop()
+        self.memory.set_turn(max(0, int(self.memory.turn) - 1))
+        return self.store.set_status(
+            beat_id, "draft", expected_version=record.version,
+            memory_ids=[], summary="", step="unaccept",
+        )
 
     def reconcile(self) -> None:
         """Finish or undo what a killed or failed write left half done (see
-        :func:`accepting.recover`); every write operation runs it first."""
+        :func:`accepting.recover`), under the project's lock: for a step that runs outside it
+        (opening the project, a prose stream, the autopilot's next episode); a write under the
+        lock runs :func:`accepting.recover` itself first."""
         with self.store.lock():
             accepting.recover(self.store, self.memory)
 

@@ -22,6 +22,7 @@ episode is not a degenerate repeat).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -33,6 +34,7 @@ from aizac.writer import combined
 from aizac.writer.characters import keep_plausible_names
 from aizac.writer.checked import accepts_keyword
 from aizac.writer.combined import refers
+from aizac.writer.designed import Designed
 from aizac.writer.extraction import ReferenceCheck, extracted_of, notes_of, offer_block
 from aizac.writer.schemas import BeatDesign, CharacterProfile, NovelBeat
 
@@ -131,11 +133,25 @@ def episode_request(
     return "\n" + text + "\n" if text else ""
 
 
+@dataclass(frozen=True)
+class EpisodeDesign:
+    """An episode's beats designed in one call: by index, each beat with the profiles of the
+    characters it introduces, and the one context pack the prompt held."""
+
+    beats: dict[int, tuple[NovelBeat, list[CharacterProfile]]]
+    context: str
+
+    def designs(self) -> dict[int, Designed]:
+        """Each beat as a single design is (the same context for all)."""
+        return {i: Designed(beat, profiles, self.context)
+                for i, (beat, profiles) in self.beats.items()}
+
+
 def design_episode(
     agent: Any, episode: int, indices: Sequence[int], instruction: str = "",
     locked: Mapping[int, Mapping[str, Any]] | None = None,
     memories: dict[int, Any] | None = None,
-) -> dict[int, tuple[NovelBeat, list[CharacterProfile]]]:
+) -> EpisodeDesign:
     """Design the beats at ``indices`` of ``episode`` in one planner call.
 
     Returns the beats by index with the profiles of the characters each introduces (profiles
@@ -151,13 +167,13 @@ def design_episode(
 
     wanted = sorted(indices)
     if not wanted or len(wanted) > MAX_BEATS:
-        return {}
+        return EpisodeDesign({}, "")
     fixed = {i: dict(v) for i, v in (locked or {}).items() if v and i in wanted}
     request = episode_request(instruction, episode, fixed,
                               prompt_words(agent.info.language)) if fixed else None
     asked = memories is not None
     offer = agent.memory.offer(agent.present_cast()) if asked else None
-    messages = agent.design_messages(
+    prompt = agent.design_prompt(
         episode, wanted[0], instruction, kind="episode_beats",
         first=wanted[0], last=wanted[-1], count=len(wanted),
         request=request,
@@ -165,7 +181,8 @@ def design_episode(
     )
     check = (ReferenceCheck(offer, agent.info.language, notes=_memory_notes(len(wanted)))
              if offer is not None else None)
-    reply, salvaged = _designed(agent, episode_schema(len(wanted), asked), messages, check)
+    reply, salvaged = _designed(agent, episode_schema(len(wanted), asked), prompt.messages,
+                                check)
     known = {k: list(v) for k, v in agent.memory.characters().items()}
     earlier: dict[str, CharacterProfile] = {}  # introduced by an earlier beat of the episode
     out: dict[int, tuple[NovelBeat, list[CharacterProfile]]] = {}
@@ -189,12 +206,20 @@ def design_episode(
             part = check.resolution_of(notes_of(memory, prefix), salvage=salvaged)
             memories[index] = extracted_of(memory, part, str(memory.summary), prefix=prefix,
                                            referred=refers(agent.router, "planner"))
-    return out
+    return EpisodeDesign(out, prompt.context)
 
 
 def _quiet(_: str) -> None:
     return None
 
 
-__all__ = ["MAX_BEATS", "BeatDesignWithMemory", "design_episode", "designs_episodes",
-           "episode_schema", "items_of", "memory_request"]
+__all__ = [
+    "MAX_BEATS",
+    "BeatDesignWithMemory",
+    "EpisodeDesign",
+    "design_episode",
+    "designs_episodes",
+    "episode_schema",
+    "items_of",
+    "memory_request",
+]

@@ -113,7 +113,7 @@ def test_a_line_that_flips_a_pairs_speech_level_is_a_dialogue_finding_of_the_che
     beat = NovelBeat(episode=2, index=1, location="Eastwall gate", time="dawn",
                      characters=["Aren", "Mira"], events=["They meet"],
                      dialogue=[{"speaker": "Mira", "line": "Aren, you're late."}])  # type: ignore[list-item]
-    deps = nodes.Deps(agent=agent, runs=autopilot.runs,
+    deps = nodes.Deps(agent=agent, runs=autopilot.runs, door=autopilot.door,
                       checker=lambda *_a, **_k: ContinuityReport())
     report = nodes.check({"episode": 2, "beats": [beat.model_dump()],  # type: ignore[typeddict-item]
                           "prose": {"1": '"Hey, you gonna stand there?" Mira said.'}}, deps)

@@ -110,8 +110,8 @@ def test_commit_replayed_never_duplicates(project: Any) -> None:
     assert report.problems == [] and report.memories == memories and report.accepted == 2
     # and the commit function itself, called again with the same episode
     state = before.values
-    again = commit_episode(agent, state["beats"], state["profiles"], state["prose"],
-                           state["candidates"])
+    again = commit_episode(autopilot.door, agent.info.name, state["beats"],
+                           state["profiles"], state["prose"], state["candidates"])
     assert again == [i for i, _ in ids]
     _clean(agent)
     autopilot.close()
