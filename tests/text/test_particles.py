@@ -1,10 +1,19 @@
-"""Korean particles chosen by the sound the word ends in."""
+"""Korean particles: chosen by the sound the word ends in, read from one home."""
 
 from __future__ import annotations
 
 import pytest
 
-from aizac.text.particles import attach, final_consonant
+from aizac.text.particles import (
+    NAME_PARTICLES,
+    NAME_TITLES,
+    NOUN_PARTICLES,
+    SUBJECT_PARTICLES,
+    VOCATIVE_PARTICLES,
+    attach,
+    final_consonant,
+    name_stems,
+)
 
 
 @pytest.mark.parametrize(("word", "particle", "expected"), [
@@ -28,3 +37,25 @@ def test_an_unknown_particle_is_refused() -> None:
 def test_punctuation_and_empty_values() -> None:
     assert final_consonant("") is None
     assert final_consonant("검.)") == 16
+
+
+@pytest.mark.parametrize(("word", "stem"), [
+    ("진도준님이", "진도준"), ("이영민과", "이영민"), ("도준이가", "도준"), ("미라 씨", "미라"),
+    ("미라야", "미라"), ("할머니께서는", "할머니"), ("서울까지", "서울"), ("수아 선배에게", "수아"),
+])
+def test_a_name_is_found_without_what_it_carries(word: str, stem: str) -> None:
+    assert stem in name_stems(word)
+
+
+def test_a_stem_is_never_the_word_or_empty() -> None:
+    assert name_stems("수아") == ["수"]  # the caller keeps "수아" when it names someone
+    assert name_stems("이") == [] and name_stems("") == []
+    assert name_stems("Mira") == []
+
+
+def test_the_particle_sets_are_read_longest_first() -> None:
+    for words in (NOUN_PARTICLES, NAME_PARTICLES, SUBJECT_PARTICLES, NAME_TITLES,
+                  VOCATIVE_PARTICLES):
+        assert [len(w) for w in words] == sorted((len(w) for w in words), reverse=True)
+        assert len(set(words)) == len(words)
+    assert set(NAME_PARTICLES) == {*NOUN_PARTICLES, *VOCATIVE_PARTICLES}
