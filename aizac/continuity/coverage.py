@@ -17,15 +17,15 @@ from collections.abc import Mapping, Sequence
 
 from aizac.continuity.claims import BeatLike
 from aizac.continuity.report import NameResolution
-from aizac.continuity.text import containment, mentions, words
+from aizac.continuity.text import containment, mentions
 from aizac.memory.facts import name_key
+from aizac.text.particles import name_stems
 
 COVERED = 0.3
 CERTAIN = 0.9
 NEW = 0.5
 """Below this confidence a name is a new character, not a known one misspelled."""
 _THREE_SYLLABLES = re.compile(r"[\uac00-\ud7a3]{3}")
-_SUFFIX = re.compile("(" + "|".join(map(re.escape, words()["name_suffixes"])) + ")$")
 
 
 def _beat_prose(prose: Mapping[int, str], index: int) -> str:
@@ -64,12 +64,16 @@ def short_name(name: str) -> str:
     return key
 
 
-def _bare(name: str) -> str:
-    return _SUFFIX.sub("", name.strip()) or name.strip()
-
-
 def _score(name: str, canonical: str, aliases: Sequence[str]) -> float:
-    raw, bare = name_key(name), name_key(_bare(name))
+    """How surely ``name`` is ``canonical``: the best of the name as written and of each stem
+    without the particle or title it may carry ("미라님이" is "미라"; "수아" stays "수아",
+    its stem "수" scores lower)."""
+    return max(_score_bare(name, bare, canonical, aliases)
+               for bare in (name.strip(), *name_stems(name.strip())))
+
+
+def _score_bare(name: str, stem: str, canonical: str, aliases: Sequence[str]) -> float:
+    raw, bare = name_key(name), name_key(stem)
     best = 0.0
     for known in (canonical, *aliases):
         k = name_key(known)

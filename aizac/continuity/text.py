@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 
 from aizac.memory.facts import name_key, text_key
+from aizac.text.particles import NOUN_PARTICLES, SUBJECT_PARTICLES
 
 
 @functools.cache
@@ -42,8 +43,7 @@ RELATION_LABELS: dict[str, tuple[str, ...]] = {
     label: tuple(words) for label, words in _WORDS["relations"].items()
 }
 _NEGATED_DEATH: tuple[str, ...] = tuple(_WORDS["negated_death"])
-_PARTICLES = re.compile("(" + "|".join(map(re.escape, _WORDS["place_particles"])) + ")$")
-_SUBJECT_KO: tuple[str, ...] = tuple(_WORDS["subject_particles"])
+_PARTICLES = re.compile("(" + "|".join(map(re.escape, NOUN_PARTICLES)) + ")$")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _SPLIT = re.compile(r"[\s,./·()\[\]{}'\"“”‘’:;!?~\-]+")
 _STOP = {"the", "and", "of", "in", "at", "on", "a", "an", "to", "near", "inside", "outside"}
@@ -167,7 +167,9 @@ def acts_as_subject(text: str, name: str) -> bool:
         return False
     rest = t[len(n):]
     if _HANGUL.match(n[-1:]):
-        return rest.startswith(_SUBJECT_KO)
+        # The particle ends the word ("박철수가 문을", "박철수는, 결국"), not "박철수가문".
+        return any(rest.startswith(p) and not _HANGUL.match(rest[len(p):len(p) + 1])
+                   for p in SUBJECT_PARTICLES)
     return rest.startswith(" ") and not rest.startswith(("'s", "’s"))
 
 

@@ -17,6 +17,7 @@ from aizac.continuity.claims import BeatLike
 from aizac.continuity.text import FLASHBACK, has_any
 from aizac.dialogue.speech import lexicon, quoted
 from aizac.memory.facts import name_key
+from aizac.text.particles import SUBJECT_PARTICLES
 
 __all__ = ["SpokenLine", "attributed", "beat_speakers", "spoken_lines"]
 
@@ -84,7 +85,7 @@ def _subjects(narration: str, language: str, cast: Mapping[str, Sequence[str]]) 
     taken = narration
     for form, canonical in _called(cast):
         if lex.language == "ko":
-            pattern = rf"{re.escape(form)}(?:{'|'.join(map(re.escape, lex.subject_particles))})"
+            pattern = rf"{re.escape(form)}(?:{'|'.join(map(re.escape, SUBJECT_PARTICLES))})"
             pattern += r"(?![\uac00-\ud7a3])"
         elif lex.language == "zh":
             verbs = "|".join(map(re.escape, lex.speech_verbs))

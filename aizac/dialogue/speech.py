@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from aizac.memory.facts import name_key
+from aizac.text.particles import VOCATIVE_PARTICLES
 
 Level = Literal["formal", "polite", "plain"]
 LEVELS: tuple[str, ...] = ("formal", "polite", "plain")
@@ -55,7 +56,6 @@ class Lexicon:
     bare_name: tuple[str, ...] = ()
     trailing_letters: tuple[str, ...] = ()
     speech_verbs: tuple[str, ...] = ()
-    subject_particles: tuple[str, ...] = ()
     interjections: tuple[str, ...] = ()
     not_calls: tuple[str, ...] = ()
     same_form: tuple[tuple[str, ...], ...] = ()
@@ -76,6 +76,9 @@ def lexicon(language: str) -> Lexicon:
     lang = language if language in data else "en"
     table = dict(data[lang])
     groups = tuple(tuple(g) for g in table.pop("same_form", ()))
+    if lang == "ko":  # the vocative particles call the bare name ("수아야")
+        table["name_suffixes"] = [*VOCATIVE_PARTICLES, *table["name_suffixes"]]
+        table["bare_name_suffixes"] = list(VOCATIVE_PARTICLES)
     fields = {k: tuple(sorted(v, key=len, reverse=True)) for k, v in table.items()}
     return Lexicon(language=lang, same_form=groups, **fields)
 

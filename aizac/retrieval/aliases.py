@@ -17,13 +17,10 @@ from typing import Protocol
 
 from aizac.errors import UnknownCharacterError
 from aizac.memory.facts import name_key
-from aizac.retrieval.words import retrieval_words
+from aizac.text.particles import name_stems
 
 _HANGUL_NAME = re.compile(r"^[\uac00-\ud7af]{3,4}$")
 _HANGUL_LAST = re.compile(r"[\uac00-\ud7af]\Z")
-# What a name may carry when copied out of a sentence ("이영민과", "진도준님"): words.toml.
-_PARTICLES: tuple[str, ...] = tuple(retrieval_words()["name_particles"])
-_HONORIFICS: tuple[str, ...] = tuple(retrieval_words()["honorifics"])
 
 
 class _HasCharacters(Protocol):
@@ -92,8 +89,9 @@ class AliasResolver:
     def candidates(self, name: str) -> set[str]:
         """Every canonical name ``name`` could denote (empty when unknown).
 
-        A Hangul name that matches nobody is tried again without a trailing particle
-        ("이영민과" -> "이영민").
+        A Hangul name that matches nobody is tried again without what a name copied out of a
+        sentence carries (:func:`aizac.text.particles.name_stems`: "이영민과" -> "이영민",
+        "진도준님이" -> "진도준").
         """
         key = normalize_name(name)
         if not key:
@@ -101,14 +99,11 @@ class AliasResolver:
         found = self._lookup(key)
         if found or not _HANGUL_LAST.search(key):
             return found
-        for particle in _PARTICLES:
-            stem = key.removesuffix(particle) if particle else key
-            for honorific in _HONORIFICS:
-                name = stem.removesuffix(honorific) if honorific else stem
-                if name != key and len(name) >= 2:
-                    found = self._lookup(name)
-                    if found:
-                        return found
+        for name in name_stems(key):
+            if len(name) >= 2:
+                found = self._lookup(name)
+                if found:
+                    return found
         return set()
 
     def _lookup(self, key: str) -> set[str]:

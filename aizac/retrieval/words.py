@@ -11,7 +11,7 @@ from typing import Any
 
 @functools.cache
 def retrieval_words() -> dict[str, Any]:
-    """Name particles, honorifics, "who is" patterns and the hint words per memory tag."""
+    """The "who is" patterns and the hint words per memory tag."""
     with (resources.files("aizac.retrieval") / "words.toml").open("rb") as handle:
         return tomllib.load(handle)
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from aizac.dialogue.speech import HONORIFIC, level_of, quoted, sentence_level, sentences
+from aizac.text.particles import NOUN_PARTICLES
 
 _DATA = Path(__file__).with_name("lexicon.toml")
 LONG_SENTENCE = {"ko": 35, "zh": 30, "en": 25}
@@ -52,6 +53,7 @@ class StyleLexicon:
     ending_da: tuple[str, ...] = ()
     ending_eo: tuple[str, ...] = ()
     particles: tuple[str, ...] = ()
+    """Stripped from a word before it is counted (Korean: :data:`NOUN_PARTICLES`)."""
     onomatopoeia: frozenset[str] = frozenset()
     sound_suffixes: tuple[str, ...] = ()
 
@@ -65,7 +67,7 @@ def style_lexicon(language: str) -> StyleLexicon:
         lang,
         tuple(sorted(table["ending_da"], key=len, reverse=True)),
         tuple(sorted(table["ending_eo"], key=len, reverse=True)),
-        tuple(sorted(table["particles"], key=len, reverse=True)),
+        NOUN_PARTICLES if lang == "ko" else (),
         frozenset(table["onomatopoeia"]),
         tuple(table.get("sound_suffixes", ())),
     )

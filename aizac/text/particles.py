@@ -7,6 +7,12 @@ form that fits the value as it will be read aloud: Hangul by its last syllable, 
 Sino-Korean numerals (3 -> 삼, 10 -> 십), Latin names by how Korean writes them (Dohyun -> 도현,
 Jiwoo -> 지우). Where the reading cannot be known (Chinese characters, symbols), both forms are
 written as Korean style guides do (``이(가)``).
+
+The same file is the one home of the particles the code reads text with (``[after]``):
+:data:`NOUN_PARTICLES` (stripped from a place word or a counted word), :data:`NAME_PARTICLES`
+and :data:`NAME_TITLES` (what a name copied out of a sentence may carry, see
+:func:`name_stems`), :data:`SUBJECT_PARTICLES` (what makes the name before them a subject),
+:data:`VOCATIVE_PARTICLES` (what calls a person by name).
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 _HANGUL_FIRST, _HANGUL_LAST = 0xAC00, 0xD7A3
 _RIEUL = 8  # the index of ㄹ among the final consonants
@@ -35,10 +42,17 @@ class Particle:
         return f"{self.consonant}({self.vowel})"
 
 
-def _load() -> dict[str, Particle]:
-    """The particles of ``particles.toml`` (beside this module), by either form."""
+def _read() -> dict[str, Any]:
+    """``particles.toml`` beside this module."""
     with (resources.files("aizac.text") / "particles.toml").open("rb") as handle:
-        data = tomllib.load(handle)
+        return tomllib.load(handle)
+
+
+_DATA = _read()
+
+
+def _load(data: dict[str, Any]) -> dict[str, Particle]:
+    """The particle pairs of ``data``, by either form."""
     found: dict[str, Particle] = {}
     for consonant, vowel, *flags in data["pairs"]:
         pair = Particle(consonant, vowel, rieul_as_vowel="rieul_as_vowel" in flags)
@@ -49,7 +63,24 @@ def _load() -> dict[str, Particle]:
     return found
 
 
-PARTICLES: dict[str, Particle] = _load()
+def _longest_first(*names: str) -> tuple[str, ...]:
+    """The ``[after]`` lists ``names`` as one tuple, each word once, longest first (so "에서부터"
+    is tried before "에서", and "에서" before "에")."""
+    words = dict.fromkeys(w for name in names for w in _DATA["after"][name])
+    return tuple(sorted(words, key=len, reverse=True))
+
+
+PARTICLES: dict[str, Particle] = _load(_DATA)
+NOUN_PARTICLES: tuple[str, ...] = _longest_first("noun")
+"""The particles a noun may carry ("예배당에서", "서울까지"), longest first."""
+VOCATIVE_PARTICLES: tuple[str, ...] = _longest_first("vocative")
+"""The particles that call a person by name ("미라야", "도준아")."""
+NAME_PARTICLES: tuple[str, ...] = _longest_first("noun", "vocative")
+"""The particles a name may carry ("이영민과", "미라야"), longest first."""
+SUBJECT_PARTICLES: tuple[str, ...] = _longest_first("subject")
+"""The particles that make the name before them a subject ("박철수가", "할머니께서는")."""
+NAME_TITLES: tuple[str, ...] = _longest_first("name_titles")
+"""What may stand between a name and its particle ("미라님이", "도준이가"), longest first."""
 
 # The last sound of a Sino-Korean numeral: 영 일 이 삼 사 오 육 칠 팔 구 (0 = none, 8 = ㄹ,
 # other positive = some other final consonant).
@@ -111,4 +142,24 @@ def attach(word: str, particle: str) -> str:
     return word + (pair.vowel if vowel else pair.consonant)
 
 
-__all__ = ["PARTICLES", "Particle", "attach", "final_consonant"]
+def name_stems(word: str) -> list[str]:
+    """``word`` without what a Korean name may carry after it, most likely first: a particle
+    (:data:`NAME_PARTICLES`), a title (:data:`NAME_TITLES`) or a title and a particle
+    ("진도준님이" -> "진도준", "이영민과" -> "이영민", "도준이가" -> "도준", "미라 씨" -> "미라").
+    ``word`` itself is not among them; a stem is never empty. Which stem is the name is the
+    caller's to decide (the one that names someone): "수아" gives "수" too."""
+    stems: dict[str, None] = {}
+    for particle in (*NAME_PARTICLES, ""):
+        if not word.endswith(particle):
+            continue
+        stem = word[: len(word) - len(particle)]
+        for title in (*NAME_TITLES, ""):
+            if stem.endswith(title):
+                name = stem[: len(stem) - len(title)].rstrip()
+                if name and name != word:
+                    stems.setdefault(name)
+    return list(stems)
+
+
+__all__ = ["NAME_PARTICLES", "NAME_TITLES", "NOUN_PARTICLES", "PARTICLES", "SUBJECT_PARTICLES",
+           "VOCATIVE_PARTICLES", "Particle", "attach", "final_consonant", "name_stems"]

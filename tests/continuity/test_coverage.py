@@ -33,3 +33,13 @@ def test_names_resolve_with_confidence() -> None:
     assert (got["미라"].resolved, got["미라"].certain) == ("강미라", False)  # ask the writer
     assert (got["박철수"].resolved, got["박철수"].certain) == (None, True)  # a new character
     assert got["진도중"].certain is False and set(got["진도중"].options) == {"진도준", "진도하"}
+
+
+def test_a_name_with_a_title_and_a_particle_is_certain() -> None:
+    cast = {"진도준": ["도준이"], "윤수아": [], "강미라": []}
+    got = {r.name: r for r in resolve_names(["진도준님이", "미라야", "수아"], cast)}
+    # The name without its title and particle (the old list took one of them off).
+    assert (got["진도준님이"].resolved, got["진도준님이"].certain) == ("진도준", True)
+    assert (got["미라야"].resolved, got["미라야"].confidence) == ("강미라", 0.85)
+    # A name that ends like a particle ("수아": 아) is not cut to "수".
+    assert (got["수아"].resolved, got["수아"].confidence) == ("윤수아", 0.85)

@@ -66,3 +66,13 @@ def test_a_stored_address_parses_to_the_same_key_as_the_call() -> None:
 
 def test_the_dot_of_mr_does_not_end_a_sentence() -> None:
     assert sentences("Mr. Kang, please. Now.") == ["Mr Kang, please.", "Now."]
+
+
+def test_a_quote_is_given_to_a_subject_with_an_honorific_particle() -> None:
+    from aizac.dialogue.lines import attributed
+
+    cast = {"최동수": (), "윤수아": ()}
+    # 께서는 was missing from the subject particles the dialogue check kept of its own.
+    assert attributed('동수께서는 "가자."라고 말했다.', "ko", cast) == [("최동수", "가자.")]
+    assert attributed('수아가 "가자."라고 말했다.', "ko", cast) == [("윤수아", "가자.")]
+    assert attributed('수아의 동생이 "가자."라고 말했다.', "ko", cast) == []

@@ -73,3 +73,12 @@ def test_particle_is_only_stripped_when_the_whole_name_is_unknown() -> None:
     assert resolver.resolve("한가을") == "한가을"  # a name ending in a particle-like syllable
     assert resolver.resolve("한가을의") == "한가을"
     assert resolver.resolve("박서준과") is None
+
+
+@pytest.mark.parametrize("name",
+                         ["이영민까지", "영민으로", "이영민에서", "강미라 후배가", "미라야"])
+def test_a_particle_or_title_of_the_one_home_is_ignored(resolver: AliasResolver,
+                                                         name: str) -> None:
+    # aizac/text/particles.toml: 까지, (으)로, 에서 and the title 후배 were missing from the
+    # list retrieval kept of its own.
+    assert resolver.resolve(name) == ("Kang Mira" if "미라" in name else "Lee Youngmin")

@@ -73,3 +73,11 @@ def test_drift_is_zero_for_the_writers_own_text_and_grows_with_the_models() -> N
     row = next(r for r in far.rows if r.metric == "sentence_len")
     assert row.drafted > row.writer and 0 < row.gap <= 1
     assert dataclasses.replace(far, rows=()).score == 0.0
+
+
+def test_a_counted_word_loses_every_particle_a_noun_carries() -> None:
+    from aizac.style.metrics import words
+
+    # 하고 and 랑 were missing from the list the style profile kept of its own.
+    assert words("민수하고 영희랑 서울까지 갔다", "ko") == ["민수", "영희", "서울", "갔다"]
+    assert words("사랑 노래", "ko") == ["사랑", "노래"]  # too short to be a word and 랑
