@@ -62,7 +62,8 @@ PASSWORD = "correct horse battery staple"
 ROWS = [
     ("database commits (writes)", "commits"), ("hops to a commit", "to_commit"),
     ("  aizac frames at that commit", "frames_to_commit"),
-    ("cross-module edges", "edges"), ("max aizac call depth", "depth"),
+    ("cross-module edges", "edges"), ("max module hops, one stack", "hops"),
+    ("max aizac call depth", "depth"),
     ("aizac files entered", "files"), ("aizac calls", "calls"),
     ("lock acquisitions", "acquired"), ("  thread locks", "thread"),
     ("  file locks", "file"), ("max nesting, one lock", "same"),
@@ -70,16 +71,21 @@ ROWS = [
     ("objects whose state changed", "objects"), ("  their classes", "classes"),
 ]
 DEFINITIONS = """\
+setup   each operation runs once, on a project (ko, loopback model server) with a plot whose
+        first beat was accepted already: first use (lazy imports, caches) is not counted.
+        The REST request counts the server's middleware (session, gate) on its event-loop
+        thread and the route on its worker thread; the web accept is the handler alone.
 hops    sys.setprofile (and threading.setprofile for threads started during the operation)
         records every call into a function whose code is in the measured aizac package
-        (comprehensions, lambdas and module bodies are skipped). hops to a commit: at each
-        database commit that wrote (SQLAlchemy's, under every project store) the aizac frames on the
-        committing thread's stack, outermost first; the count of caller -> callee steps
-        between different aizac modules, for the commit where it is largest (--edges prints
-        that stack). cross-module edges: distinct
-        (caller module -> callee module.function) pairs where the caller, the nearest aizac
-        frame up the same thread's stack, is another aizac module; max aizac call depth:
-        the most aizac frames on one thread's stack; aizac files entered: distinct files.
+        (comprehensions, lambdas and module bodies are skipped); a hop is a call from one
+        aizac module into a function of another, the caller being the nearest aizac frame
+        up the same thread's stack (a call back through a library counts too).
+        hops to a commit: at each database commit that wrote (SQLAlchemy's, under every
+        project store), the hops down the committing thread's aizac stack; the most of any
+        commit (--edges prints that stack). cross-module edges: distinct (caller module ->
+        callee module.function) hops. max module hops, one stack: the hops down one aizac
+        stack, the most of any (a recursion is no hop). max aizac call depth: the most aizac
+        frames on one thread's stack. aizac files entered: distinct files.
 locks   threading.Lock/RLock made by aizac code (wrapped in a counting proxy when made) and
         every filelock.FileLock (aizac's cross-process project lock; nothing else here takes
         one): acquisitions during the operation; max nesting, one lock: the most times one
@@ -255,7 +261,9 @@ class Calls:
     depth: int = 0
     edges: set[tuple[str, str]] = field(default_factory=set)
     files: set[str] = field(default_factory=set)
-    live: dict[FrameType, tuple[int, str]] = field(default_factory=dict)
+    hops: int = 0
+    live: dict[FrameType, tuple[int, str, int]] = field(default_factory=dict)
+    deepest: list[str] = field(default_factory=list)
 
     def profile(self, frame: FrameType, event: str, arg: object) -> None:
         code = frame.f_code
@@ -267,17 +275,21 @@ class Calls:
         if event != "call":
             return
         module = _module(code.co_filename)
-        depth, caller = 1, None
+        depth, caller, hops = 1, None, 0
         up = frame.f_back
         while up is not None:
             found = self.live.get(up)
             if found is not None:
                 depth, caller = found[0] + 1, found[1]
+                hops = found[2] + (caller != module)
                 break
             up = up.f_back
-        self.live[frame] = (depth, module)
+        self.live[frame] = (depth, module, hops)
+        self.hops = max(self.hops, hops)
         self.calls += 1
-        self.depth = max(self.depth, depth)
+        if depth > self.depth:
+            self.depth = depth
+            self.deepest = [f"{m}.{q}" for m, q in _aizac_stack(frame)]
         self.files.add(code.co_filename)
         if caller is not None and caller != module:
             self.edges.add((caller, f"{module}.{code.co_qualname}"))
@@ -382,6 +394,7 @@ class Figures:
     frames_to_commit: int
     commit_chain: list[str]
     calls: int
+    hops: int
     depth: int
     edges: int
     files: int
@@ -397,6 +410,8 @@ class Figures:
     objects: int
     classes: int
     edge_list: list[str]
+    deepest: list[str]
+    state_classes: list[str]
     lock_sites: dict[str, int]
 
 
@@ -421,12 +436,14 @@ def traced() -> Iterator[dict[str, Figures]]:
     switches, frames, chain = commits.deepest()
     out["figures"] = Figures(
         commits=commits.count, to_commit=switches, frames_to_commit=frames, commit_chain=chain,
-        calls=calls.calls, depth=calls.depth, edges=len(calls.edges), files=len(calls.files),
+        calls=calls.calls, hops=calls.hops, depth=calls.depth, edges=len(calls.edges),
+        files=len(calls.files),
         acquired=sum(ledger.counts.values()), thread=ledger.counts["thread"],
         file=ledger.counts["file"], same=ledger.same, same_site=ledger.same_site,
         same_stack=ledger.same_stack, same_outer=ledger.same_outer,
         project_same=ledger.project_same, held=ledger.held_max, objects=len(changed),
         classes=len(set(changed)), edge_list=sorted(f"{a} -> {b}" for a, b in calls.edges),
+        deepest=calls.deepest, state_classes=sorted(Counter(changed)),
         lock_sites=dict(ledger.sites.most_common()),
     )
 
@@ -461,11 +478,10 @@ def _web_accept(
     handlers: Any, service: Any, project: str, beat_id: int | None, version: int | None
 ) -> Any:
     """The Accept button's handler on an unedited draft. Tree shape: ``accept(service,
-    project, beat_id, version, progress, *, fields)`` (the form's unsaved edits; none here)."""
-    params = inspect.signature(handlers.accept).parameters
-    if "fields" in params:
-        return handlers.accept(service, project, beat_id, version, None, fields=None)
-    return handlers.accept(service, project, beat_id, version)
+    project, beat_id, version, progress=None, *, fields=None)`` (``fields``: the form's unsaved
+    edits, none here; a tree whose handler takes none is called without)."""
+    edits = {"fields": None} if "fields" in inspect.signature(handlers.accept).parameters else {}
+    return handlers.accept(service, project, beat_id, version, **edits)
 
 
 def web_accept(base_url: str, data_dir: Path) -> tuple[Figures, bool]:
@@ -581,6 +597,10 @@ def table(columns: list[tuple[str, dict[str, Any]]], edges: bool) -> None:
                       "\n    " + "\n    ".join(c[op]["same_outer"]))
                 print(f"\n  {name}: the aizac stack where it was taken again\n    "
                       + "\n    ".join(c[op]["same_stack"]))
+                print(f"\n  {name}: the deepest aizac stack\n    "
+                      + "\n    ".join(c[op]["deepest"]))
+                print(f"\n  {name}: classes of the objects whose state changed\n    "
+                      + "\n    ".join(c[op]["state_classes"]))
                 print(f"\n  {name}: cross-module edges\n    " + "\n    ".join(c[op]["edge_list"]))
                 print(f"  {name}: lock acquisitions by site\n    " + "\n    ".join(
                     f"{n:>4}  {site}" for site, n in c[op]["lock_sites"].items()))
