@@ -9,8 +9,9 @@ first-use work, lazy imports and caches, is not what is counted):
   ``TestClient``, signed in as a user.
 
 The models are the loopback OpenAI-compatible server of ``bench/pipeline_http.py`` (in a child
-process: real SDK, real HTTP; its calls are not aizac's). ``--before DIR`` measures the aizac
-package in DIR too (a child process with ``PYTHONPATH=DIR``) and prints both side by side::
+process: real SDK, real HTTP; its calls are not aizac's), a fresh one for each tree. Each tree
+is measured in a child process of its own (``PYTHONPATH=DIR``); ``--before DIR`` measures the
+aizac package in DIR too and prints both side by side::
 
     python bench/call_trace.py --before /work/wt-b40
     python bench/call_trace.py --edges          # + the cross-module edges of each operation
@@ -564,11 +565,13 @@ def model_server() -> Iterator[str]:
             server.kill()
 
 
-def measure_tree(directory: str, base_url: str) -> dict[str, Any]:
-    """The figures of the aizac package in ``directory``, measured in a child process."""
+def measure_tree(directory: str) -> dict[str, Any]:
+    """The figures of the aizac package in ``directory``, measured in a child process with a
+    model server of its own (the scripted story moves on with every call: a shared server
+    would answer the second tree differently)."""
     env = {**os.environ, "PYTHONPATH": str(Path(directory).resolve())}
     out = subprocess.run(
-        [sys.executable, __file__, "--code", directory, "--base-url", base_url, "--json"],
+        [sys.executable, __file__, "--code", directory, "--json"],
         capture_output=True, text=True, env=env, check=False,
     )
     if out.returncode != 0:
@@ -611,21 +614,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", metavar="DIR", help="also measure the aizac package in DIR")
     ap.add_argument("--code", help="measure the aizac package in this directory")
-    ap.add_argument("--base-url", help="a running loopback model server (else one is started)")
+    ap.add_argument("--base-url", help="with --json: a running model server (else one is started)")
     ap.add_argument("--edges", action="store_true", help="list the edges and lock sites")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     from smoke import parse_args  # bench/smoke.py: the --smoke size
 
     args = parse_args(ap)  # one operation of each kind: the smoke run is the full run
-    with counting_locks(), contextlib.ExitStack() as stack:  # before aizac is imported
-        base_url = args.base_url or stack.enter_context(model_server())
-        if args.json:
-            print(json.dumps(measure(base_url)))
-            return
-        columns = []
-        if args.before:
-            columns.append(("before", measure_tree(args.before, base_url)))
-        columns.append(("this tree", measure(base_url)))
+    if args.json:
+        with counting_locks(), contextlib.ExitStack() as stack:  # before aizac is imported
+            print(json.dumps(measure(args.base_url or stack.enter_context(model_server()))))
+        return
+    # this tree in a child too: both columns measured alike, each in a fresh process
+    columns = [("before", measure_tree(args.before))] if args.before else []
+    columns.append(("this tree", measure_tree(str(ROOT))))
     table(columns, args.edges)
 
 
