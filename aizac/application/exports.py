@@ -53,8 +53,11 @@ class ExportService:
 
     def export(
         self, name: str | None, fmt: str, first: int | None, last: int | None,
-        filename: str | None,
+        filename: str | None, *, directory: Path | None = None,
     ) -> ExportResult:
+        """Write the accepted prose of episodes ``first``..``last``: under the export folder
+        (served to the browser: the name made safe in a URL), or in ``directory`` with
+        ``filename`` as given (the command line's ``--out``)."""
         from aizac.export.files import safe_export_name, url_safe_name, write_export
         from aizac.export.manuscript import select_episodes
         from aizac.export.render import check_format
@@ -63,11 +66,12 @@ class ExportService:
         checked = check_format(fmt)
         if filename:
             safe_export_name(filename, checked)
-            filename = url_safe_name(filename)  # served by URL: no '#', '[', spaces...
+            if directory is None:
+                filename = url_safe_name(filename)  # served by URL: no '#', '[', spaces...
         agent = self.agent_of(name)
         missing = beats_without_prose(agent, first, last)
         manuscript = select_episodes(book_of(agent, checked), first, last)
-        folder = self.export_dir / agent.info.name
+        folder = directory if directory is not None else self.export_dir / agent.info.name
         path = write_export(manuscript, checked, folder, filename or None)
         agent.store.log_step(
             "export", {"format": checked, "path": str(path), "without_prose": missing}

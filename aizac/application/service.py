@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aizac.application import history as hist
 from aizac.application.cancel import CancelToken
@@ -51,7 +51,9 @@ if TYPE_CHECKING:
     from aizac.memory.records import MemoryHit
     from aizac.style.store import Scope
     from aizac.upkeep.check import CheckReport
+    from aizac.writer.ports import ProjectMemory
 
+T = TypeVar("T")
 TREE_KEY = "web.undo_tree"
 Progress = Callable[[Text], None]
 PLOT_EXISTS = "error.plot.exists"
@@ -707,6 +709,12 @@ class ApplicationService:
         return Text(key, project=project, rows=result.rows, embedded=result.embedded,
                     target=embedding_label(result.target))
 
+    def change_memory(self, name: str | None, change: Callable[[ProjectMemory], T]) -> T:
+        """Run a front end's own change of the project's memory (the autopilot's steering of
+        canon) under the project's lock; returns what ``change`` returns."""
+        with self._locked(name) as agent:
+            return change(agent.memory)
+
     def set_pinned(self, name: str | None, ids: Sequence[str], pinned: bool) -> None:
         with self._locked(name) as agent:
             for memory_id in ids:
@@ -789,18 +797,26 @@ class ApplicationService:
         agent = self.agent(name)
         yield from self._streamed(name, lambda: agent.write_episode(episode))
 
-    def save_prose(self, name: str | None, beat_id: int | None, prose: str) -> BeatRecord:
+    def save_prose(
+        self, name: str | None, beat_id: int | None, prose: str, *, version: int | None = None,
+        drafted: bool = False,
+    ) -> BeatRecord:
+        """Store a beat's prose: the writer's edit (style evidence: their own text against the
+        model's draft), or with ``drafted`` a model's rewrite (the autopilot's; no evidence).
+        ``version``: the beat's version the prose was made from (a stale one is refused)."""
         if beat_id is None:
             raise InvalidInputError("error.prose.pick_beat")
         with self._locked(name) as agent:
-            return agent.save_prose(beat_id, prose)
+            if drafted:
+                return agent.store.save_prose(beat_id, prose, expected_version=version)
+            return agent.save_prose(beat_id, prose, expected_version=version)
 
     # --------------------------------------------------------------------------- export
     def export(
         self, name: str | None, fmt: str, first: int | None, last: int | None,
-        filename: str | None,
+        filename: str | None, *, directory: Path | None = None,
     ) -> ExportResult:
-        return self.exports.export(name, fmt, first, last, filename)
+        return self.exports.export(name, fmt, first, last, filename, directory=directory)
 
     def email(
         self, name: str | None, address: str, fmt: str, first: int | None, last: int | None

@@ -112,8 +112,9 @@ def _apply_canon(deps: Deps, actions: list[Any], written: int, source: str) -> l
     if not any(isinstance(a, steering.ChangeCharacter | steering.ChangeSetting)
                for a in actions):
         return []
-    with deps.agent.store.lock():
-        ids = steering.apply_canon_changes(memory, actions, chapter=written, source=source)
+    ids = deps.door.change_memory(
+        deps.agent.info.name,
+        lambda held: steering.apply_canon_changes(held, actions, chapter=written, source=source))
     if not ids:  # applied before a kill: the memories carry the note's provenance
         ids = [h.id for h in memory.get_where({CANON_CHANGE_KEY: source},
                                               include_superseded=True)]
@@ -133,7 +134,8 @@ def rewrite_queued(state: AutopilotState, deps: Deps) -> Update:
         previous = drafting.previous_prose(agent, prose, record.beat)
         text = drafting.draft_prose(agent, record.beat, previous, str(item["instruction"]))
         prose[str(record.index)] = text
-        agent.store.save_prose(record.id, text, expected_version=record.version)
+        deps.door.save_prose(agent.info.name, record.id, text, version=record.version,
+                             drafted=True)
     return {"rewrite_queue": rest}
 
 

@@ -234,14 +234,12 @@ def export_command(
 ) -> None:
     """Export the accepted prose as txt, md or epub (with the cover and the illustrations
     placed in the gallery; an EPUB without a placed cover gets the free typographic one)."""
-    from aizac.export.files import export_target, write_export
-    from aizac.illustration.book import book_of
+    from aizac.export.files import export_target
 
-    directory, name, kind = export_target(out, fmt)
-    agent = make_studio(ctx).open(project)
-    path = write_export(book_of(agent, kind), kind, directory, name)
-    agent.store.log_step("export", {"format": kind, "path": str(path)})
-    say("cli.story.wrote", path=str(path))
+    directory, filename, kind = export_target(out, fmt)
+    service, name = story_service(ctx, project)
+    result = service.export(name, kind, None, None, filename, directory=directory)
+    say("cli.story.wrote", path=result.target)
 
 
 def demo_defaults(language: str) -> tuple[str, str]:

@@ -66,3 +66,51 @@ def test_the_check_finds_each_way_past_the_service(tmp_path: Path) -> None:
         "front/handler.py:4 .store",
         "front/handler.py:7 .images",
     ]
+
+
+STORY_WRITES = ("add_draft", "update_draft", "set_status", "save_prose", "save_plot", "log_step",
+                "set_episode_title")
+"""The project store's writes of story: a front end asks the application service for them."""
+WRITERS = ("cli", "autopilot", "web", "server")
+
+
+def writes_past_the_service(package: Path) -> list[str]:
+    """``file:line what`` for every lock taken and every story write on a project's store."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        where = path.relative_to(package.parent)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            owner = node.func.value
+            if node.func.attr == "lock":
+                found.append(f"{where}:{node.lineno} .lock()")
+            elif (node.func.attr in STORY_WRITES and isinstance(owner, ast.Attribute)
+                  and owner.attr == "store"):
+                found.append(f"{where}:{node.lineno} .store.{node.func.attr}()")
+    return found
+
+
+def test_every_front_end_changes_a_story_through_the_service() -> None:
+    for front_end in WRITERS:
+        assert any((PACKAGE / front_end).rglob("*.py"))
+        assert writes_past_the_service(PACKAGE / front_end) == [], (
+            f"aizac.{front_end} changes a story past the application service (its lock, "
+            "history and checks): call an ApplicationService method")
+
+
+def test_the_check_finds_each_story_write_past_the_service(tmp_path: Path) -> None:
+    package = tmp_path / "front"
+    package.mkdir()
+    (package / "node.py").write_text(
+        "def rewrite(agent, record, text):\n"
+        "    with agent.store.lock():\n"
+        "        agent.store.save_prose(record.id, text)\n"
+        "    agent.store.log_step('export', {})\n"
+        "    agent.store.beats()\n"
+        "    service.save_prose('p', record.id, text)\n", encoding="utf-8")
+    assert writes_past_the_service(package) == [
+        "front/node.py:2 .lock()",
+        "front/node.py:3 .store.save_prose()",
+        "front/node.py:4 .store.log_step()",
+    ]
