@@ -9,7 +9,7 @@ the agent stays decoupled. mypy holds the real classes to them where
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -19,6 +19,7 @@ from pydantic import BaseModel
 if TYPE_CHECKING:
     from aizac.cliches.models import BeatHit, TropeArc
     from aizac.memory.journal import CommitSnapshot
+    from aizac.memory.lookups import Lookups
     from aizac.memory.records import MemoryHit, Where
     from aizac.memory.references import Offer
     from aizac.memory.slot_sense import SlotSense
@@ -32,7 +33,20 @@ class Router(Protocol):
     async def astructured(
         self, role: str, schema: type[M], messages: list[BaseMessage]
     ) -> M: ...
-    def stream(self, role: str, messages: list[BaseMessage]) -> Iterator[str]: ...
+    def stream(self, role: str, messages: list[BaseMessage]) -> Generator[str, None, None]: ...
+
+
+class Composer(Protocol):
+    """A writer whose one-call-for-many replies can be forced either way
+    (:class:`aizac.writer.agent.WriterAgent`)."""
+
+    @property
+    def router(self) -> Router: ...
+    @property
+    def combined_extraction(self) -> bool | None:
+        """``True``/``False`` forces one large reply (or not); ``None``: as the model
+        declares."""
+        ...
 
 
 class Batch(Protocol):
@@ -75,6 +89,8 @@ class Memory(Protocol):
     def turn(self) -> int: ...
     @property
     def short_term(self) -> ShortTerm: ...
+    @property
+    def lookups(self) -> Lookups: ...
 
     def stage(self) -> Batch: ...
     def advance(self, turns: int = 1) -> int: ...
@@ -88,6 +104,7 @@ class Memory(Protocol):
     def slot_sense(self) -> SlotSense | None: ...
     def forget(self, memory_id: str) -> None: ...
     def get(self, memory_id: str) -> MemoryHit: ...
+    def history(self, memory_id: str) -> list[MemoryHit]: ...
     def get_where(
         self, where: Where | None, limit: int | None = None, *,
         include_forgotten: bool = False, include_superseded: bool = False,
