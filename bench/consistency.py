@@ -845,7 +845,8 @@ class ScriptedModel(FakeListChatModel):
 class NoCliches:
     """The cliché database's slice the pipeline calls, with no tropes (not measured here)."""
 
-    def expand_keywords(self, keywords: list[str], k_tropes: int = 3) -> list[Any]:
+    def expand_keywords(self, keywords: list[str], k_tropes: int = 3, *,
+                        genre: str | None = None) -> list[Any]:
         return []
 
     def suggest_next(self, current_beat: str, stage: str, *, trope: str | None = None,

@@ -19,6 +19,7 @@ from aizac.continuity.secrets import SecretsRegistry, learned_in
 
 if TYPE_CHECKING:
     from aizac.memory.store import WriterMemory
+    from aizac.storage.database import ProjectPlace
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Books:
     secrets: SecretsRegistry
 
 
-def open_books(where: Any) -> Books:
+def open_books(where: ProjectPlace) -> Books:
     """The ledger and the registry of a project (its store, or an embedded project's folder)."""
     return Books(ForeshadowingLedger(where), SecretsRegistry(where))
 

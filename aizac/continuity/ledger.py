@@ -29,7 +29,7 @@ from aizac.continuity.report import Finding, message
 from aizac.continuity.text import containment
 from aizac.errors import NotFoundError, StorageError
 from aizac.memory.facts import name_key, text_key
-from aizac.storage.database import EMBEDDED_FILES, Scope, scope_of
+from aizac.storage.database import EMBEDDED_FILES, ProjectPlace, Scope, scope_of
 from aizac.storage.tables import threads
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ def overdue_findings(threads: Iterable[Thread], episode: int, language: str) -> 
 class ForeshadowingLedger:
     """The threads of one project (its store, or an embedded project's folder)."""
 
-    def __init__(self, where: Any, *, due_after: int = DUE_AFTER) -> None:
+    def __init__(self, where: ProjectPlace, *, due_after: int = DUE_AFTER) -> None:
         self.scope = scope_of(where, "continuity")
         self.key = self.scope.project
         self.due_after = due_after

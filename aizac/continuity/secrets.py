@@ -26,7 +26,7 @@ from aizac.continuity.report import Finding, message
 from aizac.continuity.text import LEARN, has_any, mentions
 from aizac.errors import InvalidInputError
 from aizac.memory.facts import name_key
-from aizac.storage.database import scope_of
+from aizac.storage.database import ProjectPlace, scope_of
 from aizac.storage.tables import knowers, secrets
 
 
@@ -95,7 +95,7 @@ def leak_findings(secrets: Iterable[Secret], appear: Sequence[Appearance],
 class SecretsRegistry:
     """The secrets of one project (its store, or an embedded project's folder)."""
 
-    def __init__(self, where: Any) -> None:
+    def __init__(self, where: ProjectPlace) -> None:
         self.scope = scope_of(where, "continuity")
         self.key = self.scope.project
 

@@ -9,9 +9,9 @@ with aliases. :mod:`aizac.dialogue.checks` works on the :class:`VoiceCanon` it r
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aizac.continuity.canon import Canon
 from aizac.dialogue.cards import PairVoice, VoiceCard, card_of, pair_of
@@ -19,9 +19,24 @@ from aizac.errors import AizacError
 from aizac.memory.facts import ADDRESS, LISTENER_KEY, SPEAKER_KEY, VOICE, name_key
 
 if TYPE_CHECKING:
-    from aizac.memory.store import WriterMemory
+    from aizac.memory.records import MemoryHit
 
-__all__ = ["Death", "VoiceCanon", "pair_meta", "read_voices", "voice_meta"]
+__all__ = ["Death", "VoiceCanon", "VoiceMemory", "pair_meta", "read_voices", "voice_meta"]
+
+
+class SlotReads(Protocol):
+    """The keyed reads :func:`read_voices` asks (:class:`aizac.memory.lookups.Lookups`)."""
+
+    def slot_holders(self, meta: Mapping[str, Any]) -> list[MemoryHit]: ...
+
+
+class VoiceMemory(Protocol):
+    """What :func:`read_voices` reads of a memory (:class:`aizac.memory.WriterMemory`)."""
+
+    @property
+    def lookups(self) -> SlotReads: ...
+    def characters(self) -> Mapping[str, Sequence[str]]: ...
+    def history(self, memory_id: str) -> list[MemoryHit]: ...
 
 
 @dataclass(frozen=True)
@@ -77,12 +92,12 @@ def pair_meta(speaker: str, listener: str) -> dict[str, Any]:
             "aspect": ADDRESS, SPEAKER_KEY: speaker, LISTENER_KEY: listener}
 
 
-def _current(memory: WriterMemory, meta: Mapping[str, Any]) -> Any:
+def _current(memory: VoiceMemory, meta: Mapping[str, Any]) -> MemoryHit | None:
     held = memory.lookups.slot_holders(meta)
     return held[0] if held else None
 
 
-def read_voices(memory: WriterMemory, names: Iterable[str]) -> VoiceCanon:
+def read_voices(memory: VoiceMemory, names: Iterable[str]) -> VoiceCanon:
     """The voice canon of the characters ``names`` (aliases resolved; keyed reads only):
     their deaths and pair voices, and the voice cards of the whole cast (a catchphrase is
     someone's wherever its owner is)."""

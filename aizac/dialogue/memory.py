@@ -10,10 +10,10 @@ writer's own edits (the CLI and the web panel), committed at once.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
-from typing import Any
+from collections.abc import Collection, Iterable
+from typing import Any, Protocol, TypedDict, Unpack
 
-from aizac.dialogue.canon import read_voices
+from aizac.dialogue.canon import VoiceMemory, read_voices
 from aizac.dialogue.cards import PairVoice, VoiceCard, card_text, pair_text
 from aizac.dialogue.infer import merge_cards, merge_pairs, observe
 from aizac.dialogue.lines import beat_speakers, spoken_lines
@@ -21,7 +21,22 @@ from aizac.dialogue.speech import LEVELS, language_of
 from aizac.errors import InvalidInputError
 from aizac.memory.facts import ADDRESS, VOICE, name_key
 
-__all__ = ["beat_language", "note_card", "note_pair", "set_card", "set_voice", "stage_voices"]
+__all__ = ["NoteBatch", "Place", "beat_language", "note_card", "note_pair", "set_card", "set_voice",
+           "stage_voices"]
+
+
+class Place(TypedDict, total=False):
+    """Where in the story a fact was stated (memory fields ``chapter`` and ``beat``)."""
+
+    chapter: int
+    beat: int
+
+
+class NoteBatch(Protocol):
+    """A batch the voice facts are staged in (:class:`aizac.memory.staging.CandidateBatch`)."""
+
+    def note(self, text: str, tag: str, *, outdates: Iterable[str] = (),
+             **fields: object) -> str | None: ...
 
 
 def beat_language(beat: Any, default: str = "en") -> str:
@@ -30,7 +45,8 @@ def beat_language(beat: Any, default: str = "en") -> str:
     return language_of(text, default)
 
 
-def note_pair(batch: Any, pair: PairVoice, language: str, **where: int) -> str | None:
+def note_pair(batch: NoteBatch, pair: PairVoice, language: str,
+              **where: Unpack[Place]) -> str | None:
     """Stage one pair voice (``where``: ``chapter``, ``beat``)."""
     return batch.note(
         pair_text(pair, language), "CharacterRelation", character1=pair.speaker,
@@ -38,7 +54,8 @@ def note_pair(batch: Any, pair: PairVoice, language: str, **where: int) -> str |
     )
 
 
-def note_card(batch: Any, card: VoiceCard, language: str, **where: int) -> str | None:
+def note_card(batch: NoteBatch, card: VoiceCard, language: str,
+              **where: Unpack[Place]) -> str | None:
     """Stage one voice card."""
     return batch.note(
         card_text(card, language), "Character", character_name=card.name, aspect=VOICE,
@@ -47,14 +64,14 @@ def note_card(batch: Any, card: VoiceCard, language: str, **where: int) -> str |
 
 
 def stage_voices(
-    memory: Any,
-    batch: Any,
+    memory: VoiceMemory,
+    batch: NoteBatch,
     beat: Any,
     *,
     language: str | None = None,
     reported_pairs: Iterable[PairVoice] = (),
     reported_cards: Iterable[VoiceCard] = (),
-    where: Mapping[str, int] | None = None,
+    where: Place | None = None,
     hold: Collection[str] = (),
 ) -> list[str]:
     """Stage the voice facts of an accepted ``beat``; the ids of the new memories.
@@ -63,7 +80,7 @@ def stage_voices(
     resolved to canonical names); the beat's own lines win over them for a pair they decide.
     ``hold``: pair-voice memories to keep as they are (see :func:`merge_pairs`)."""
     lang = language or beat_language(beat)
-    place = dict(where or {"chapter": beat.episode, "beat": beat.index})
+    place: Place = where or {"chapter": beat.episode, "beat": beat.index}
     canon = read_voices(memory, [*beat.characters, *beat_speakers(beat)])
     lines = spoken_lines([beat], None, language=lang, cast=canon.cast)
     pairs = merge_pairs(canon, [*reported_pairs, *observe(lines, canon, lang)], lang, hold)

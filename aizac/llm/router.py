@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -256,7 +256,9 @@ class ModelRouter:
             "max_tokens_cap": self.settings.structured_max_tokens_cap,
         }
 
-    def stream(self, role: str, messages: list[BaseMessage] | str) -> Iterator[str]:
+    def stream(
+        self, role: str, messages: list[BaseMessage] | str
+    ) -> Generator[str, None, None]:
         """The role's reply, text piece by text piece."""
         msgs = [HumanMessage(content=messages)] if isinstance(messages, str) else messages
         for chunk in self.model(role).stream(msgs):

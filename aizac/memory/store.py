@@ -26,7 +26,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 
@@ -62,6 +62,9 @@ from aizac.memory.staging import CandidateBatch
 from aizac.settings import Settings, get_settings
 from aizac.storage.database import Scope
 from aizac.storage.health import sqlite_damage
+
+if TYPE_CHECKING:
+    from aizac.memory.slot_sense import SlotSense, VectorCache
 
 STATE_KEY = "aizac_state"
 _COLLECTION_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,490}[a-zA-Z0-9]")
@@ -122,7 +125,7 @@ class WriterMemory:
 
             embeddings = embeddings_from_spec(self.settings.embedding, self.settings)
         self.embeddings = embeddings
-        self._slot_vectors: Any = None
+        self._slot_vectors: VectorCache | None = None
         self._held = True
         self.clock = clock
         self.path = Path(path) if path is not None else None
@@ -189,7 +192,7 @@ class WriterMemory:
     def _lock(self) -> Any:
         return self.rows.lock
 
-    def slot_sense(self) -> Any:
+    def slot_sense(self) -> SlotSense | None:
         """The :class:`~aizac.memory.slot_sense.SlotSense` that places the facts of a model
         that cannot answer with references (the embedded model), or ``None`` when the
         embeddings are lexical (the hash: nearness by shared characters says nothing of a

@@ -36,6 +36,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel, BaseLanguageModel
 from langchain_core.runnables import Runnable, RunnableBinding
+from langchain_core.structured_query import FilterDirective, Operation, StructuredQuery
 from langchain_core.vectorstores import VectorStore
 from pydantic import Field
 
@@ -71,12 +72,12 @@ MAX_FILTER_DEPTH = 16
 """Deeper model-written filters are refused (whatever the interpreter's recursion limit)."""
 
 
-def filter_depth(node: Any) -> int:
+def filter_depth(node: FilterDirective | None) -> int:
     """Levels of a filter tree, counted without recursion; stops counting past the limit."""
     depth, level = 0, [node] if node is not None else []
     while level and depth <= MAX_FILTER_DEPTH:
         depth += 1
-        level = [arg for n in level for arg in (getattr(n, "arguments", None) or [])]
+        level = [arg for n in level if isinstance(n, Operation) for arg in n.arguments]
     return depth
 
 class MemoryVectorStore(VectorStore):
@@ -195,7 +196,8 @@ class MemorySelfQueryRetriever(SelfQueryRetriever):
     resolver: Any = None
     """Alias resolver for "who is X?" questions (answered without the model)."""
 
-    def _run(self, question: str, structured: Any, error: Exception | None) -> list[Document]:
+    def _run(self, question: str, structured: StructuredQuery | None,
+             error: Exception | None) -> list[Document]:
         self.last_fallback_reason = None
         history = asks_for_history(question)
         if isinstance(error, OutputParserException | StructuredOutputError):
@@ -204,9 +206,9 @@ class MemorySelfQueryRetriever(SelfQueryRetriever):
             raise ModelError("error.retrieval.key_refused") from error
         if isinstance(error, RecursionError):
             return self._fallback(question, "parse", "the filter is nested too deeply", None)
-        if error is not None:
+        if error is not None or structured is None:  # (no error: the constructor answered)
             return self._fallback(question, "model", f"{type(error).__name__}: {error}", None)
-        if filter_depth(getattr(structured, "filter", None)) > MAX_FILTER_DEPTH:
+        if filter_depth(structured.filter) > MAX_FILTER_DEPTH:
             return self._fallback(question, "filter", "the filter is nested too deeply", None)
         try:
             new_query, kwargs = self._prepare_query(question, structured)

@@ -92,7 +92,7 @@ NO_STORE = {"Cache-Control": "no-store"}
 
 def page_language(request: Request) -> str:
     user = caller_of(request).user
-    chosen = getattr(user, "language", None)
+    chosen = user.language if user is not None else None
     if chosen:
         return str(chosen)
     return negotiate(request.headers.get("accept-language"),

@@ -28,7 +28,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Connection, Engine, Table, create_engine, event, func, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -345,12 +345,20 @@ def forget_server(url: str) -> None:
         db.dispose()
 
 
-def scope_of(where: Any, concern: str) -> Scope:
-    """Where a project's rows of ``concern`` live: ``where`` is its store (anything with a
-    ``scope(concern)`` method: the server database or its folder's file) or, embedded, its
-    folder."""
-    scope = getattr(where, "scope", None)
-    if callable(scope):
-        found: Scope = scope(concern)
-        return found
-    return Scope(sqlite_file(Path(where) / EMBEDDED_FILES[concern], concern))
+class Scoped(Protocol):
+    """A project's store as :func:`scope_of` asks it
+    (:class:`aizac.writer.project.ProjectStore`)."""
+
+    def scope(self, concern: str) -> Scope: ...
+
+
+ProjectPlace = Scoped | str | os.PathLike[str]
+"""A project's store, or the folder of an embedded project."""
+
+
+def scope_of(where: ProjectPlace, concern: str) -> Scope:
+    """Where a project's rows of ``concern`` live: ``where`` is its store (its ``scope``: the
+    server database or its folder's file) or, embedded, its folder."""
+    if isinstance(where, str | os.PathLike):
+        return Scope(sqlite_file(Path(where) / EMBEDDED_FILES[concern], concern))
+    return where.scope(concern)

@@ -288,7 +288,7 @@ def _dressed(wrapper: Callable[..., Any], fn: Callable[..., Any]) -> Callable[..
     classes (not ``functools.wraps``: Gradio reads the annotations to fill ``request``)."""
     wrapper.__name__ = getattr(fn, "__name__", "event")
     wrapper.__qualname__ = getattr(fn, "__qualname__", wrapper.__name__)
-    wrapper.__doc__ = getattr(fn, "__doc__", None)
+    wrapper.__doc__ = fn.__doc__
     wrapper.__annotations__ = {"request": gr.Request}
     return wrapper
 

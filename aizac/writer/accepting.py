@@ -23,11 +23,10 @@ import contextlib
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
 
 from aizac.errors import AizacError, StorageError
 from aizac.writer.killpoints import checkpoint
-from aizac.writer.ports import Memory
+from aizac.writer.ports import Batch, Memory
 from aizac.writer.project import BeatRecord, ProjectStore, Step
 
 RECENT_STEPS = 20
@@ -49,7 +48,7 @@ def storage_error(where: str, error: BaseException) -> StorageError | None:
 
 
 def commit_accept(
-    store: ProjectStore, memory: Memory, record: BeatRecord, batch: Any, future: list[str],
+    store: ProjectStore, memory: Memory, record: BeatRecord, batch: Batch, future: list[str],
     summary: str,
 ) -> BeatRecord:
     """Commit an accept's memories, summary, turn and beat status as one unit of work."""
@@ -93,12 +92,7 @@ def finish_accept(
     # Summary and turn are ONE write (WriterMemory.finish_beat): a kill leaves both or neither,
     # so an advanced turn means the summary is in, and replaying adds it once.
     if int(memory.turn) <= turn:
-        finish = getattr(memory, "finish_beat", None)
-        if finish is not None:
-            finish(summary, turns=1, ids=ids)
-        else:  # a memory without the one-write method (a test double): summary, then turn
-            memory.short_term.add(summary)
-            memory.advance(1)
+        memory.finish_beat(summary, turns=1, ids=ids)
     checkpoint("accept:summarised")
     return store.set_status(
         record.id, "accepted", expected_version=record.version, memory_ids=ids, summary=summary,
@@ -172,10 +166,7 @@ def _drop_unsaved_plot_memories(
         return
     record = store.plot()
     owned = set(record.memory_ids if record else [])
-    get_where = getattr(memory, "get_where", None)
-    if get_where is None:
-        return
-    seeds = [h.id for h in get_where({"chapter": {"$eq": 0}}) if h.id not in owned]
+    seeds = [h.id for h in memory.get_where({"chapter": {"$eq": 0}}) if h.id not in owned]
     if seeds:
         memory.undo_commit(seeds)
     store.log_step("plan-undone", {"ids": seeds})
@@ -232,13 +223,11 @@ def kept_context(store: ProjectStore, beat_id: int) -> list[str]:
     return [str(i) for i in json.loads(kept[0])] if kept else []
 
 
-def reinforce_with_commit(store: ProjectStore, batch: Any, beat_id: int) -> bool:
+def reinforce_with_commit(store: ProjectStore, batch: Batch, beat_id: int) -> bool:
     """Let the accept's memory commit reinforce what the accepted design used, in the same
-    single update (no second write per accept). ``False`` when ``batch`` cannot (then call
-    :func:`reinforce_kept` after the commit)."""
-    reinforced = getattr(batch, "reinforced", None)
-    if not isinstance(reinforced, list):
-        return False
+    single update (no second write per accept). Returns ``True``: every :class:`Batch` can
+    (callers that still fall back to :func:`reinforce_kept` on ``False`` never do)."""
+    reinforced = batch.reinforced
     reinforced.extend(i for i in kept_context(store, beat_id) if i not in reinforced)
     return True
 
@@ -250,8 +239,7 @@ def reinforce_kept(store: ProjectStore, memory: Memory, beat_id: int) -> None:
 
 def reinforce(memory: Memory, ids: Sequence[str]) -> None:
     """Reinforce ``ids`` now that the generation using them is stored (best effort)."""
-    method = getattr(memory, "reinforce", None)
-    if ids and method is not None:
+    if ids:
         with contextlib.suppress(AizacError, KeyError):
-            method(list(dict.fromkeys(ids)))
+            memory.reinforce(list(dict.fromkeys(ids)))
 

@@ -19,9 +19,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aizac.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from aizac.settings import Settings
+    from aizac.writer.project import ProjectStore
 
 DEFAULT_BEATS = 4
 DEFAULT_LENGTH: dict[str, int] = {"ko": 5000, "zh": 3000, "en": 2000}
@@ -78,7 +82,7 @@ def resolve(
     return EpisodeLength(beats, length, UNITS.get(language, "words"))
 
 
-def load(store: Any) -> dict[str, Any]:
+def load(store: ProjectStore) -> dict[str, Any]:
     """The project's override (``{}`` if none) from its key-value table."""
     entry = store.kv_get(STORE_KEY)
     if entry is None:
@@ -90,7 +94,7 @@ def load(store: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def save(store: Any, *, beats: int | None, length: int | None) -> None:
+def save(store: ProjectStore, *, beats: int | None, length: int | None) -> None:
     """Store the project's override (``None`` clears that part: the defaults apply again)."""
     check(beats, length)
     store.kv_set(STORE_KEY, json.dumps({"beats": beats, "length": length}))
@@ -109,7 +113,8 @@ class ProjectEpisodes:
     """
 
     def __init__(
-        self, store: Any, settings: Any, *, beats: int | None = None, length: int | None = None
+        self, store: ProjectStore, settings: Settings, *, beats: int | None = None,
+        length: int | None = None,
     ) -> None:
         check(beats, length)
         self.store = store
@@ -124,8 +129,8 @@ class ProjectEpisodes:
             project=load(self.store),
             service_beats=self.beats,
             service_length=self.length,
-            settings_beats=getattr(self.settings, "beats_per_episode", None),
-            settings_length=getattr(self.settings, "episode_length", None),
+            settings_beats=self.settings.beats_per_episode,
+            settings_length=self.settings.episode_length,
         )
 
     def own(self) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from aizac.writer.checked import accepts_keyword
 from aizac.writer.combined import refers
 from aizac.writer.designed import Designed
 from aizac.writer.extraction import ReferenceCheck, extracted_of, notes_of, offer_block
+from aizac.writer.ports import Composer
 from aizac.writer.schemas import BeatDesign, CharacterProfile, NovelBeat
 
 MAX_BEATS = 12
@@ -108,12 +109,11 @@ def items_of(reply: BaseModel, count: int) -> list[Any]:
     return [getattr(reply, f"beat_{n}") for n in range(1, count + 1)]
 
 
-def designs_episodes(agent: Any) -> bool:
+def designs_episodes(agent: Composer) -> bool:
     """Whether ``agent``'s planner designs an episode's beats in one call (its declared
     capability; ``agent.combined_extraction`` True/False forces it, as for the extraction)."""
-    forced = getattr(agent, "combined_extraction", None)
-    if forced is not None:
-        return bool(forced)
+    if agent.combined_extraction is not None:
+        return agent.combined_extraction
     return combined.combined_extraction_ok(agent.router, role="planner")
 
 

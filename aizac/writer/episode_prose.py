@@ -16,22 +16,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aizac.writer.ports import Composer
 
 MARK = re.compile(r"^[ \t]*#{1,4}[ \t]*[^\d\n]{0,12}?(\d{1,3})(?!\d)[^\n]*$", re.MULTILINE)
 """A scene's heading line: ``### 2``, also ``## Scene 2`` or ``### Scene 2: The gate`` (a model
 may add a word or a title)."""
 
 
-def writes_episodes(agent: Any) -> bool:
+def writes_episodes(agent: Composer) -> bool:
     """Whether ``agent``'s writer writes an episode's scenes in one call (its declared
     capability: the API models yes, the small embedded model no; ``agent.combined_extraction``
     True/False forces it, as for the extraction and the episode design)."""
     from aizac.writer.combined import combined_extraction_ok
 
-    forced = getattr(agent, "combined_extraction", None)
-    if forced is not None:
-        return bool(forced)
+    if agent.combined_extraction is not None:
+        return agent.combined_extraction
     return combined_extraction_ok(agent.router, role="writer")
 
 

@@ -23,12 +23,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Collection, Coroutine, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
 from aizac.dialogue.cards import PairVoice, VoiceCard
-from aizac.dialogue.memory import stage_voices
+from aizac.dialogue.memory import Place, stage_voices
 from aizac.errors import StructuredOutputError
 from aizac.llm.runtime import run_sync as run_sync  # one model loop per process
 from aizac.memory import facts
@@ -54,7 +54,7 @@ from aizac.memory.references import (
     resolve,
 )
 from aizac.writer.checked import accepts_keyword
-from aizac.writer.ports import Memory, Router
+from aizac.writer.ports import Batch, Memory, Router
 from aizac.writer.prompt_words import PromptWords, prompt_words
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import (
@@ -67,6 +67,9 @@ from aizac.writer.schemas import (
     SettingExtraction,
     StoryExtraction,
 )
+
+if TYPE_CHECKING:
+    from aizac.memory.slot_sense import SlotSense
 
 T = TypeVar("T")
 PARTS: dict[str, tuple[str, ...]] = {
@@ -430,14 +433,14 @@ def _canonical_beat(beat: NovelBeat, canon: Mapping[str, str]) -> NovelBeat:
 
 
 def stage(
-    memory: Any,
+    memory: Memory,
     extracted: Extracted,
     beat: NovelBeat,
     *,
     new_characters: Sequence[CharacterProfile] = (),
     language: str | None = None,
     held_voices: Collection[str] = (),
-) -> tuple[Any, list[str]]:
+) -> tuple[Batch, list[str]]:
     """A candidate batch holding the beat's new characters and extracted facts (not committed),
     and the ids its new memories will have once committed.
 
@@ -450,7 +453,7 @@ def stage(
     extractor reported are staged like relations (``held_voices``: pair voices a check flagged,
     kept as they are). The caller commits (atomic) or discards the batch.
     """
-    where = {"chapter": beat.episode, "beat": beat.index}
+    where: Place = {"chapter": beat.episode, "beat": beat.index}
     found = extracted.resolution
     known = dict(memory.characters())
     canon = canonical_names(known)
@@ -508,8 +511,9 @@ def stage(
     return batch, ids
 
 
-def _note_character(memory: Any, batch: Any, fact: PlacedCharacter, sense: Any,
-                    where: Mapping[str, int]) -> str | None:
+def _note_character(memory: Memory, batch: Batch, fact: PlacedCharacter,
+                    sense: SlotSense | None,
+                    where: Place) -> str | None:
     aspect = "" if fact.aspect == facts.OTHER else fact.aspect
     outdates: Sequence[str] = fact.outdates
     conflicts: list[str] = []
@@ -526,8 +530,8 @@ def _note_character(memory: Any, batch: Any, fact: PlacedCharacter, sense: Any,
                       flag=fact.flag, **where)
 
 
-def _note_setting(memory: Any, batch: Any, fact: PlacedSetting, sense: Any,
-                  where: Mapping[str, int]) -> str | None:
+def _note_setting(memory: Memory, batch: Batch, fact: PlacedSetting, sense: SlotSense | None,
+                  where: Place) -> str | None:
     if not fact.rule:
         return batch.note(fact.text, "NovelSetting", keyword=fact.keyword, flag=fact.flag,
                           **where)

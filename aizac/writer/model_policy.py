@@ -15,12 +15,15 @@ the web app shows it).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aizac.errors import AizacError
 from aizac.llm.profiles import GENERIC, ModelProfile, profile_of
 from aizac.text import Text, language_name
 from aizac.writer import quality
+
+if TYPE_CHECKING:
+    from aizac.writer.ports import Router
 
 
 @dataclass(frozen=True)
@@ -63,14 +66,12 @@ def small_retries_of(router: Any) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def role_profile(router: Any, role: str) -> ModelProfile:
+def role_profile(router: Router, role: str) -> ModelProfile:
     """The declared profile of the model serving ``role`` (:data:`GENERIC` when the router
-    cannot say: a fake router, or a role whose model cannot be built)."""
-    model_of = getattr(router, "model", None)
-    if model_of is None:
-        return GENERIC
+    cannot say: a router without models (a test's: AttributeError), or a role whose model
+    cannot be built)."""
     try:
-        return profile_of(model_of(role))
+        return profile_of(router.model(role))
     except (AizacError, KeyError, AttributeError):
         return GENERIC
 

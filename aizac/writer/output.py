@@ -16,6 +16,7 @@ from aizac.errors import AizacError, IncompleteReplyError, InvalidInputError, No
 from aizac.llm.profiles import profile_of
 from aizac.tokens import count_tokens
 from aizac.writer.accepting import context_ids, reinforce
+from aizac.writer.combined import combined_extraction_ok
 from aizac.writer.context import (
     ContextBuilder,
     default_context,
@@ -24,7 +25,7 @@ from aizac.writer.context import (
     scene_brief,
     tail_tokens,
 )
-from aizac.writer.episode_prose import scenes_block, split_scenes, writes_episodes
+from aizac.writer.episode_prose import scenes_block, split_scenes
 from aizac.writer.killpoints import checkpoint
 from aizac.writer.ports import Memory, Router
 from aizac.writer.project import BeatRecord, ProjectStore
@@ -195,9 +196,7 @@ class ProseWriter:
         except IncompleteReplyError as error:
             text = self._kept_at_the_limit(text, error)
         finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()
+            stream.close()
         text = text.strip()
         if not text:
             raise AizacError("error.prose.empty")
@@ -321,9 +320,7 @@ class ProseWriter:
                 raise
             return _without_last_scene(text)
         finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()
+            stream.close()
         return text
 
     def write_episode(self, episode: int, *, instruction: str = "",
@@ -338,8 +335,8 @@ class ProseWriter:
         if not records:
             raise NotFoundError("error.prose.episode_written", episode=episode)
         missing = records
-        if together is None:
-            together = writes_episodes(self)
+        if together is None:  # this writer forces neither way: as the writer model declares
+            together = combined_extraction_ok(self.router, role="writer")
         if len(records) > 1 and together:
             last = self.store.last_accepted(before=(episode, records[0].index))
             previous = (last.prose or last.summary or "") if last is not None else ""
@@ -374,9 +371,9 @@ class ProseWriter:
         from aizac.dialogue.prompt import dialogue_block, plan_lines, voice_lines
 
         speakers = beat_speakers(beat)
-        if not speakers or getattr(self.memory, "lookups", None) is None:
+        if not speakers:
             return "", None
-        canon = read_voices(self.memory, [*beat.characters, *speakers])  # type: ignore[arg-type]
+        canon = read_voices(self.memory, [*beat.characters, *speakers])
         voices = voice_lines(canon, speakers, language, beat.characters)
         plan = self.plan_for(beat, language, scene, voices) if needs_plan(beat) else None
         return dialogue_block(voices, plan_lines(plan, language), language, budget), plan

@@ -7,8 +7,6 @@ the project's language): its ``language`` names the language the tropes are rend
 
 from __future__ import annotations
 
-from typing import Any
-
 from aizac.errors import AizacError, InvalidInputError
 from aizac.writer.ports import Cliches
 from aizac.writer.prompt_words import prompt_words
@@ -23,10 +21,9 @@ def plot_tropes(
         return ""
     from aizac.cliches import render_tropes_for_prompt
 
-    arcs: Any
     try:
-        arcs = cliches.expand_keywords(keywords, 3, genre=genre or None)  # type: ignore[call-arg]
-    except (InvalidInputError, TypeError):
+        arcs = cliches.expand_keywords(keywords, 3, genre=genre or None)
+    except InvalidInputError:  # a genre the database does not know
         arcs = cliches.expand_keywords(keywords, 3)
     language = str(getattr(cliches, "language", "en"))
     words = prompt_words(language)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import copy
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aizac.memory.facts import ADDRESS, VOICE, fact_slot
+from aizac.memory.facts import ADDRESS, RULE, VOICE, fact_slot
 
 
 @dataclass
@@ -47,6 +48,8 @@ class ShortTerm:
 class Batch:
     memory: DictMemory
     ops: list[tuple[str, Any]] = field(default_factory=list)
+    reinforced: list[str] = field(default_factory=list)
+    """Committed memories the commit reinforces (this fake keeps no strengths: recorded)."""
 
     def remember(self, text: str, tag: str, **fields: Any) -> str:
         if not text.strip():
@@ -86,10 +89,15 @@ class Batch:
         return new_id
 
     def commit(self) -> list[str]:
-        return self.memory._apply(self.ops)
+        ids = self.memory._apply(self.ops)
+        # a memory to reinforce may be gone (an undone commit): skipped, as WriterMemory does
+        self.memory.reinforce([i for i in dict.fromkeys(self.reinforced)
+                               if i in self.memory.items])
+        return ids
 
     def discard(self) -> None:
         self.ops.clear()
+        self.reinforced.clear()
 
 
 def _flat(fields: dict[str, Any]) -> dict[str, Any]:
@@ -122,6 +130,8 @@ class DictMemory:
         self._ids = itertools.count(1)
         self.lookups = Lookups(self)
         self.aliases: dict[str, list[str]] = {}
+        self.reinforced: list[str] = []
+        """Every id reinforced, in order (WriterMemory changes their strength instead)."""
 
     def hit(self, item: Item) -> Any:
         """An item as a memory hit (id, text, tag, metadata, superseded)."""
@@ -169,8 +179,35 @@ class DictMemory:
             ids.append(new.id)
         return ids
 
-    def advance(self, n: int = 1) -> None:
-        self.turn += n
+    def advance(self, turns: int = 1) -> int:
+        self.turn += turns
+        return self.turn
+
+    def finish_beat(self, summary: str, *, turns: int = 1, ids: Sequence[str] = ()) -> int:
+        """A beat's summary and the turn moved on, together (one write in WriterMemory)."""
+        self.short_term.add(summary)
+        return self.advance(turns)
+
+    def get_where(self, where: dict[str, Any] | None, limit: int | None = None, *,
+                  include_forgotten: bool = False,
+                  include_superseded: bool = False) -> list[Any]:
+        """Exact lookup on the fields (``{"field": value}`` or ``{"field": {"$eq": value}}``),
+        newest first, served memories only unless asked."""
+        def wanted(value: Any) -> Any:
+            return value.get("$eq") if isinstance(value, dict) else value
+
+        found = [i for i in reversed(self.items.values())
+                 if (include_forgotten or not i.forgotten)
+                 and (include_superseded or not i.superseded_by)
+                 and all({"tag": i.tag, **_flat(i.fields)}.get(k) == wanted(v)
+                         for k, v in (where or {}).items())]
+        return [self.hit(i) for i in found[:limit]]
+
+    def reinforce(self, ids: Sequence[str]) -> list[Any]:
+        """The hits of ``ids`` (this fake keeps no strengths: they are only recorded)."""
+        hits = [self.hit(self.items[i]) for i in ids]
+        self.reinforced.extend(ids)
+        return hits
 
     def live(self) -> list[Item]:
         return [i for i in self.items.values() if not i.superseded_by and not i.forgotten]
@@ -198,6 +235,19 @@ class DictMemory:
     def slot_sense(self) -> None:
         return None
 
+    def current_states(self, name: str) -> list[Any]:
+        """The newest live memory of each aspect of character ``name``."""
+        found: dict[object, Item] = {}
+        for i in reversed(self.live()):
+            if i.tag == "Character" and i.fields.get("character_name") == self.resolve_name(name):
+                found.setdefault(i.fields.get("aspect"), i)
+        return [self.hit(i) for i in found.values()]
+
+    def world_rules(self) -> list[Any]:
+        """The live world rules, newest first."""
+        return [self.hit(i) for i in reversed(self.live())
+                if i.tag == "NovelSetting" and i.fields.get("aspect") == RULE]
+
     def relation(self, a: str, b: str) -> Item | None:
         pair = {a, b}
         found = [i for i in self.live() if i.tag == "CharacterRelation"
@@ -221,8 +271,9 @@ class DictMemory:
             if old:
                 self.items[old].superseded_by = ""
 
-    def set_turn(self, turn: int) -> None:
+    def set_turn(self, turn: int) -> int:
         self.turn = turn
+        return turn
 
     def forget(self, memory_id: str) -> None:
         self.items[memory_id].forgotten = True

@@ -102,6 +102,56 @@ def test_turns_and_short_term_summaries(memory: Any) -> None:
     assert memory.short_term.items() == ["Kang Jun entered the gate."]
 
 
+def test_finishing_a_beat_adds_its_summary_and_moves_the_turn_on_together(memory: Any) -> None:
+    hero, _ = _seed(memory)
+    assert memory.finish_beat("Kang Jun entered the gate.", turns=1, ids=[hero]) == 1
+    assert memory.turn == 1
+    assert memory.short_term.items() == ["Kang Jun entered the gate."]
+
+
+def test_an_exact_lookup_finds_the_served_memories_of_a_chapter(memory: Any) -> None:
+    hero, pair = _seed(memory)
+    assert [h.id for h in memory.get_where({"chapter": {"$eq": 0}})] == [hero]
+    assert [h.id for h in memory.get_where({"chapter": 1})] == [pair]
+    memory.forget(hero)
+    assert memory.get_where({"chapter": {"$eq": 0}}) == []
+    assert [h.id for h in memory.get_where({"chapter": 0}, include_forgotten=True)] == [hero]
+
+
+def test_reinforcing_returns_the_memories_and_a_batch_reinforces_what_it_holds(
+    memory: Any,
+) -> None:
+    hero, pair = _seed(memory)
+    assert [h.id for h in memory.reinforce([hero])] == [hero]
+    batch = memory.stage()
+    batch.reinforced.append(pair)  # what the accepting code adds (the design's context)
+    assert batch.commit() == []
+    assert memory.get(pair).text == "They trust each other."
+
+
+def test_the_world_rules_and_a_characters_current_states(memory: Any) -> None:
+    _seed(memory)
+    batch = memory.stage()
+    rule = batch.remember("Gates open at dusk.", "NovelSetting", keyword="gate", aspect="rule",
+                          chapter=1)
+    hurt = batch.remember("Kang Jun is wounded.", "Character", character_name="Kang Jun",
+                          aspect="condition", chapter=1, beat=2)
+    batch.commit()
+    assert [h.id for h in memory.world_rules()] == [rule]
+    assert hurt in [h.id for h in memory.current_states("Kang Jun")]
+    assert memory.current_states("Nobody") == []
+
+
+def test_the_fake_has_every_member_of_the_writers_memory_port() -> None:
+    from aizac.writer.ports import Memory
+
+    members = [name for name in vars(Memory) if not name.startswith("_") or name == "__len__"]
+    assert "finish_beat" in members
+    assert [name for name in members if not hasattr(DictMemory(), name)] == []
+    batch = DictMemory().stage()
+    assert isinstance(batch.reinforced, list)
+
+
 def test_a_voice_fact_keeps_its_slot_and_its_history(memory: Any) -> None:
     from aizac.dialogue.canon import read_voices
     from aizac.dialogue.cards import PairVoice

@@ -40,7 +40,8 @@ def extractor(*replies: dict[str, Any]) -> Extractor:
 
 
 class NoCliches:
-    def expand_keywords(self, keywords: list[str], k_tropes: int = 3) -> list[Any]:
+    def expand_keywords(self, keywords: list[str], k_tropes: int = 3, *,
+                        genre: str | None = None) -> list[Any]:
         return []
 
     def suggest_next(self, current_beat: str, stage: str, *, trope: str | None = None,
