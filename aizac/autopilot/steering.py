@@ -30,7 +30,7 @@ from aizac.llm.structured import generate_structured
 from aizac.memory.facts import Aspect, fact_slot, name_key
 
 if TYPE_CHECKING:
-    from aizac.memory.store import WriterMemory
+    from aizac.writer.ports import ProjectMemory
 
 Note = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=240)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
@@ -181,7 +181,7 @@ def interpret(
 
 
 def apply_canon_changes(
-    memory: WriterMemory,
+    memory: ProjectMemory,
     actions: Sequence[object],
     *,
     chapter: int,
