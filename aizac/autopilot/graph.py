@@ -1,16 +1,18 @@
 """The autopilot's LangGraph: every node reached through one pure route, each wrapped by the
 failure ladder, the budget fuse, the no-progress detector and the event log.
 
-``START`` and every node lead to :func:`~aizac.autopilot.routing.next_node`, so a run resumed
-from any checkpoint continues with whatever the stored facts say is next; ``pause`` and
-``finish`` end an invocation.
+``START`` and every node have a conditional edge whose path map lists only the nodes the pure
+route (:func:`~aizac.autopilot.routing.route`) can name after it
+(:data:`~aizac.autopilot.routing.SUCCESSORS`; ``START``: any node but ``pause``, so a run resumed
+from any checkpoint continues with whatever the stored facts say is next); ``pause`` and
+``finish`` lead to the end of an invocation.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.config import get_config
@@ -20,7 +22,7 @@ from aizac.autopilot import between, gates, ladder, nodes
 from aizac.autopilot.budget import UNFUSED, Spent, over_budget
 from aizac.autopilot.names import name as node_name
 from aizac.autopilot.nodes import Deps, Update
-from aizac.autopilot.routing import NODES, facts_of, next_node
+from aizac.autopilot.routing import ENTRIES, NODES, SUCCESSORS, facts_of, from_node
 from aizac.autopilot.state import AutopilotState, Options
 from aizac.errors import AizacError
 from aizac.text import Text, render
@@ -198,11 +200,14 @@ def build_graph(deps: Deps, checkpointer: Any) -> Any:
         graph.add_node(name, gate)
     graph.add_node("pause", _pause)
     graph.add_node("finish", _finish)
-    targets: dict[Hashable, str] = {n: n for n in NODES}
-    graph.add_conditional_edges(START, next_node, targets)
+    # a path map per source: what the graph draws, and the only nodes its router may name
+    graph.add_conditional_edges(START, from_node(None), list(ENTRIES))
     for name in NODES:
-        if name in ("pause", "finish"):
+        successors = SUCCESSORS[name]
+        if not successors:  # pause, finish
             graph.add_edge(name, END)
+        elif len(successors) == 1:
+            graph.add_edge(name, successors[0])
         else:
-            graph.add_conditional_edges(name, next_node, targets)
+            graph.add_conditional_edges(name, from_node(name), list(successors))
     return graph.compile(checkpointer=checkpointer)
