@@ -172,13 +172,13 @@ def _note(update: Update) -> dict[str, Any]:
 
 def _facts(name: str, update: Update) -> dict[str, Any]:
     """What a surface renders in its own language: the check's counts, the verdict."""
-    if name == "check" and update.get("report"):
-        findings = update["report"]["findings"]
-        return {"findings": len(findings), "missed": list(update["report"]["missed"]),
+    report, verdict = update.get("report"), update.get("verdict")
+    if name == "check" and report:
+        findings = report["findings"]
+        return {"findings": len(findings), "missed": list(report["missed"]),
                 "kinds": list(dict.fromkeys(f["kind"] for f in findings))}
-    if name == "review" and update.get("verdict"):
-        return {"decision": update["verdict"]["decision"],
-                "reasons": list(update["verdict"].get("reasons", []))}
+    if name == "review" and verdict:
+        return {"decision": verdict["decision"], "reasons": list(verdict.get("reasons", []))}
     return {}
 
 

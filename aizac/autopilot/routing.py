@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
-from aizac.autopilot.state import GATES, MAX_REWRITES, AutopilotState
+from aizac.autopilot.state import GATES, MAX_REWRITES, AutopilotState, FindingData, findings
 from aizac.errors import AizacError
 
 Node = Literal[
@@ -131,7 +131,7 @@ def facts_of(state: AutopilotState) -> Facts:
     beats = state.get("beats", [])
     prose = state.get("prose", {})
     candidates = state.get("candidates", {})
-    verdict = state.get("verdict") or {}
+    verdict = state.get("verdict")
     done = int(state.get("done_episodes", 0))
     every = int(options.get("every", 0))
     return Facts(
@@ -142,7 +142,7 @@ def facts_of(state: AutopilotState) -> Facts:
         has_prose=bool(beats) and all(str(b["index"]) in prose for b in beats),
         has_candidates=bool(beats) and all(str(b["index"]) in candidates for b in beats),
         checked=state.get("report") is not None,
-        verdict=str(verdict.get("decision", "")),
+        verdict=str(verdict.get("decision", "")) if verdict else "",
         rewrites=int(state.get("rewrites", 0)),
         rewrite_gate="rewrite" in gates and not state.get("rewrite_ok"),
         commit_gate="commit" in gates and not state.get("commit_ok"),
@@ -156,10 +156,9 @@ def facts_of(state: AutopilotState) -> Facts:
     )
 
 
-def open_errors(state: AutopilotState) -> list[dict[str, Any]]:
+def open_errors(state: AutopilotState) -> list[FindingData]:
     """The check's findings of the open episode that are errors (pure)."""
-    findings = (state.get("report") or {}).get("findings", [])
-    return [f for f in findings if f.get("severity") == "error"]
+    return [f for f in findings(state) if f.get("severity") == "error"]
 
 
 def next_node(state: AutopilotState) -> Node:
