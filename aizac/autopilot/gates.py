@@ -40,7 +40,7 @@ CHOICES = ("approve", "edit", "reject")
 Update = AutopilotState
 
 
-def parse_answer(answer: Any) -> tuple[str, Any]:
+def parse_answer(answer: object) -> tuple[str, object]:
     """``(choice, value)`` from a gate's resume value; a bad one is an InvalidInputError."""
     if isinstance(answer, str):
         choice, value = answer.strip().lower(), None
@@ -77,7 +77,7 @@ def memory_lines(candidates: Mapping[str, ExtractedData]) -> list[str]:
     return [f"[{m['beat']}] {m['tag']}: {m['text']}" for m in memory_items(candidates)]
 
 
-def _flat(fact: Mapping[str, Any]) -> str:
+def _flat(fact: Mapping[str, object]) -> str:
     return "; ".join(f"{k}={v}" for k, v in fact.items() if v not in (None, "", []))
 
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Checkpointer
 
 from aizac.autopilot import between, gates, ladder, nodes
 from aizac.autopilot.budget import UNFUSED, Spent, over_budget
@@ -27,6 +29,9 @@ from aizac.autopilot.state import AutopilotState, Options
 from aizac.errors import AizacError
 from aizac.text import Text, render
 from aizac.text.message import to_data
+
+if TYPE_CHECKING:
+    from aizac.llm.usage import UsageLog
 
 NodeFn = Callable[[AutopilotState, Deps], Update]
 GATE_NODES = {"gate_plan": gates.gate_plan, "gate_rewrite": gates.gate_rewrite,
@@ -65,7 +70,7 @@ class UsageMeter:
     every call), so a long run spent more of aizac's CPU per episode as it went; the meter adds
     only the records logged since its last read."""
 
-    def __init__(self, usage: Any) -> None:
+    def __init__(self, usage: UsageLog | None) -> None:
         self.usage = usage
         self._seen, self._sums = 0, (0, 0, 0)
         self._lock = threading.Lock()
@@ -190,7 +195,11 @@ def _finish(state: AutopilotState) -> Update:
     return {"finished": True}
 
 
-def build_graph(deps: Deps, checkpointer: Any) -> Any:
+Graph = CompiledStateGraph[AutopilotState, None, AutopilotState, AutopilotState]
+"""The compiled autopilot graph."""
+
+
+def build_graph(deps: Deps, checkpointer: Checkpointer) -> Graph:
     """The compiled graph for ``deps`` with ``checkpointer`` (see :mod:`.checkpointer`)."""
     graph = StateGraph(AutopilotState)
     meter = UsageMeter(deps.usage)
