@@ -8,8 +8,6 @@ validated paths apply them (the rewrite queue, the outline, the memory's batch r
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import TypeAdapter
 
 from aizac.autopilot import drafting, steering
@@ -19,11 +17,12 @@ from aizac.autopilot.state import AutopilotState, closed_episode
 from aizac.errors import AizacError
 from aizac.text import Text, Verbatim
 from aizac.text.message import to_data
+from aizac.writer.schemas import NovelPlot
 
-_ACTION: TypeAdapter[Any] = TypeAdapter(steering.Action)
+_ACTION: TypeAdapter[steering.Action] = TypeAdapter(steering.Action)
 
 
-def arc_ends_at(plot: Any, episode: int, outlined: int) -> bool:
+def arc_ends_at(plot: NovelPlot, episode: int, outlined: int) -> bool:
     """Whether ``episode`` closes an arc: the last outlined episode, or the last of its act
     when nothing past it is outlined (pure)."""
     if outlined > episode:
@@ -84,7 +83,7 @@ def apply_steering(state: AutopilotState, deps: Deps, written: int) -> Update:
 
 
 def _actions_of(note: SteeringNote, state: AutopilotState, deps: Deps, written: int,
-                boundary: int) -> list[Any]:
+                boundary: int) -> list[steering.Action]:
     """The note's actions: recorded ones, or the arbiter's (recorded before use)."""
     if note.status != "new":
         return [_ACTION.validate_python(a) for a in note.actions]
@@ -106,7 +105,8 @@ def _actions_of(note: SteeringNote, state: AutopilotState, deps: Deps, written: 
     return list(actions)
 
 
-def _apply_canon(deps: Deps, actions: list[Any], written: int, source: str) -> list[str]:
+def _apply_canon(deps: Deps, actions: list[steering.Action], written: int,
+                 source: str) -> list[str]:
     """Apply the canon changes; their memory ids (found again when a replay restated them)."""
     memory = deps.agent.memory
     if not any(isinstance(a, steering.ChangeCharacter | steering.ChangeSetting)

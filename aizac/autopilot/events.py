@@ -92,7 +92,7 @@ class RunStore:
         return self.scope.db.read(self.scope.db.where)
 
     # ------------------------------------------------------------------------------ runs
-    def create(self, options: dict[str, Any]) -> str:
+    def create(self, options: Mapping[str, object]) -> str:
         run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         now = time.time()
         with self._tx() as db:
@@ -131,7 +131,7 @@ class RunStore:
             db.execute(self._update_run(run_id).values(status=status, message=said,
                                                         updated_at=time.time()))
 
-    def set_options(self, run_id: str, options: dict[str, Any]) -> None:
+    def set_options(self, run_id: str, options: Mapping[str, object]) -> None:
         with self._tx() as db:
             db.execute(self._update_run(run_id).values(options=json.dumps(options)))
 

@@ -22,7 +22,14 @@ from typing import Any
 from langgraph.types import interrupt
 
 from aizac.autopilot.routing import open_errors
-from aizac.autopilot.state import AutopilotState
+from aizac.autopilot.state import (
+    MEMORY_TAGS,
+    AutopilotState,
+    ExtractedData,
+    beat_data,
+    findings,
+    reasons,
+)
 from aizac.errors import InvalidInputError
 from aizac.text import Text
 from aizac.text.message import to_data
@@ -30,10 +37,10 @@ from aizac.writer.locks import changed_fields, check_fields
 from aizac.writer.schemas import NovelBeat
 
 CHOICES = ("approve", "edit", "reject")
-Update = dict[str, Any]
+Update = AutopilotState
 
 
-def parse_answer(answer: Any) -> tuple[str, Any]:
+def parse_answer(answer: object) -> tuple[str, object]:
     """``(choice, value)`` from a gate's resume value; a bad one is an InvalidInputError."""
     if isinstance(answer, str):
         choice, value = answer.strip().lower(), None
@@ -48,11 +55,11 @@ def parse_answer(answer: Any) -> tuple[str, Any]:
     return choice, value
 
 
-def memory_items(candidates: Mapping[str, Mapping[str, Any]]) -> list[dict[str, str]]:
+def memory_items(candidates: Mapping[str, ExtractedData]) -> list[dict[str, str]]:
     """The candidate memories of an episode as data: beat, tag, text (pure)."""
     items: list[dict[str, str]] = []
     for index, found in sorted(candidates.items(), key=lambda kv: int(kv[0])):
-        for tag in ("story", "characters", "relations", "settings"):
+        for tag in MEMORY_TAGS:
             listed = found.get(tag) or []
             # (a run checkpointed before references kept each tag as {"facts": [...]})
             facts = listed.get("facts", []) if isinstance(listed, Mapping) else listed
@@ -65,12 +72,12 @@ def memory_items(candidates: Mapping[str, Mapping[str, Any]]) -> list[dict[str, 
     return items
 
 
-def memory_lines(candidates: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def memory_lines(candidates: Mapping[str, ExtractedData]) -> list[str]:
     """The candidate memories as lines for the command line (``[1] story: ...``)."""
     return [f"[{m['beat']}] {m['tag']}: {m['text']}" for m in memory_items(candidates)]
 
 
-def _flat(fact: Mapping[str, Any]) -> str:
+def _flat(fact: Mapping[str, object]) -> str:
     return "; ".join(f"{k}={v}" for k, v in fact.items() if v not in (None, "", []))
 
 
@@ -85,12 +92,12 @@ def payload(gate: str, state: AutopilotState) -> dict[str, Any]:
         base["written"] = [list(w) for w in state.get("written", [])]  # the writer's fields
     elif gate == "rewrite":
         base["verdict"] = state.get("verdict")
-        base["findings"] = (state.get("report") or {}).get("findings", [])
+        base["findings"] = findings(state)
     elif gate == "commit":
         base["memories"] = memory_lines(state.get("candidates", {}))
         base["memory_data"] = memory_items(state.get("candidates", {}))
         base["prose"] = state.get("prose", {})
-        base["findings"] = (state.get("report") or {}).get("findings", [])
+        base["findings"] = findings(state)
         # the errors the rewrites left open: why the gate waits when it was not switched on
         base["open"] = open_errors(state)
         base["rewrites"] = int(state.get("rewrites", 0))
@@ -114,7 +121,7 @@ def gate_plan(state: AutopilotState) -> Update:
     mine = list(state.get("written", [])) or [[] for _ in old]
     written = [check_fields([*w, *changed_fields(NovelBeat.model_validate(o), b)])
                for w, o, b in zip(mine, old, beats, strict=False)]
-    return {"beats": [b.model_dump() for b in beats], "written": written, "plan_ok": True}
+    return {"beats": [beat_data(b) for b in beats], "written": written, "plan_ok": True}
 
 
 def gate_rewrite(state: AutopilotState) -> Update:
@@ -123,8 +130,8 @@ def gate_rewrite(state: AutopilotState) -> Update:
         return {"rewrite_ok": True}
     if choice == "edit":
         return {"rewrite_ok": True, "rewrite_note": str(value)[:500]}
-    reasons = list((state.get("verdict") or {}).get("reasons", []))
-    return {"verdict": {"decision": "accept", "reasons": [*reasons, "the writer kept the draft"]}}
+    kept = [*reasons(state), "the writer kept the draft"]
+    return {"verdict": {"decision": "accept", "reasons": kept}}
 
 
 def gate_commit(state: AutopilotState) -> Update:

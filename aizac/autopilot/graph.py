@@ -1,30 +1,37 @@
 """The autopilot's LangGraph: every node reached through one pure route, each wrapped by the
 failure ladder, the budget fuse, the no-progress detector and the event log.
 
-``START`` and every node lead to :func:`~aizac.autopilot.routing.next_node`, so a run resumed
-from any checkpoint continues with whatever the stored facts say is next; ``pause`` and
-``finish`` end an invocation.
+``START`` and every node have a conditional edge whose path map lists only the nodes the pure
+route (:func:`~aizac.autopilot.routing.route`) can name after it
+(:data:`~aizac.autopilot.routing.SUCCESSORS`; ``START``: any node but ``pause``, so a run resumed
+from any checkpoint continues with whatever the stored facts say is next); ``pause`` and
+``finish`` lead to the end of an invocation.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Hashable
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Checkpointer
 
 from aizac.autopilot import between, gates, ladder, nodes
 from aizac.autopilot.budget import UNFUSED, Spent, over_budget
 from aizac.autopilot.names import name as node_name
 from aizac.autopilot.nodes import Deps, Update
-from aizac.autopilot.routing import NODES, facts_of, next_node
+from aizac.autopilot.routing import ENTRIES, NODES, SUCCESSORS, facts_of, from_node
 from aizac.autopilot.state import AutopilotState, Options
 from aizac.errors import AizacError
 from aizac.text import Text, render
 from aizac.text.message import to_data
+
+if TYPE_CHECKING:
+    from aizac.llm.usage import UsageLog
 
 NodeFn = Callable[[AutopilotState, Deps], Update]
 GATE_NODES = {"gate_plan": gates.gate_plan, "gate_rewrite": gates.gate_rewrite,
@@ -63,7 +70,7 @@ class UsageMeter:
     every call), so a long run spent more of aizac's CPU per episode as it went; the meter adds
     only the records logged since its last read."""
 
-    def __init__(self, usage: Any) -> None:
+    def __init__(self, usage: UsageLog | None) -> None:
         self.usage = usage
         self._seen, self._sums = 0, (0, 0, 0)
         self._lock = threading.Lock()
@@ -170,13 +177,13 @@ def _note(update: Update) -> dict[str, Any]:
 
 def _facts(name: str, update: Update) -> dict[str, Any]:
     """What a surface renders in its own language: the check's counts, the verdict."""
-    if name == "check" and update.get("report"):
-        findings = update["report"]["findings"]
-        return {"findings": len(findings), "missed": list(update["report"]["missed"]),
+    report, verdict = update.get("report"), update.get("verdict")
+    if name == "check" and report:
+        findings = report["findings"]
+        return {"findings": len(findings), "missed": list(report["missed"]),
                 "kinds": list(dict.fromkeys(f["kind"] for f in findings))}
-    if name == "review" and update.get("verdict"):
-        return {"decision": update["verdict"]["decision"],
-                "reasons": list(update["verdict"].get("reasons", []))}
+    if name == "review" and verdict:
+        return {"decision": verdict["decision"], "reasons": list(verdict.get("reasons", []))}
     return {}
 
 
@@ -188,7 +195,11 @@ def _finish(state: AutopilotState) -> Update:
     return {"finished": True}
 
 
-def build_graph(deps: Deps, checkpointer: Any) -> Any:
+Graph = CompiledStateGraph[AutopilotState, None, AutopilotState, AutopilotState]
+"""The compiled autopilot graph."""
+
+
+def build_graph(deps: Deps, checkpointer: Checkpointer) -> Graph:
     """The compiled graph for ``deps`` with ``checkpointer`` (see :mod:`.checkpointer`)."""
     graph = StateGraph(AutopilotState)
     meter = UsageMeter(deps.usage)
@@ -198,11 +209,14 @@ def build_graph(deps: Deps, checkpointer: Any) -> Any:
         graph.add_node(name, gate)
     graph.add_node("pause", _pause)
     graph.add_node("finish", _finish)
-    targets: dict[Hashable, str] = {n: n for n in NODES}
-    graph.add_conditional_edges(START, next_node, targets)
+    # a path map per source: what the graph draws, and the only nodes its router may name
+    graph.add_conditional_edges(START, from_node(None), list(ENTRIES))
     for name in NODES:
-        if name in ("pause", "finish"):
+        successors = SUCCESSORS[name]
+        if not successors:  # pause, finish
             graph.add_edge(name, END)
+        elif len(successors) == 1:
+            graph.add_edge(name, successors[0])
         else:
-            graph.add_conditional_edges(name, next_node, targets)
+            graph.add_conditional_edges(name, from_node(name), list(successors))
     return graph.compile(checkpointer=checkpointer)

@@ -10,17 +10,44 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from aizac.application.service import ApplicationService
 from aizac.autopilot import committing, drafting, episode_extract
 from aizac.autopilot.events import RunStore
-from aizac.autopilot.state import AutopilotState, after_rewrite, closed_episode
+from aizac.autopilot.state import (
+    AutopilotState,
+    BeatData,
+    ExtractedData,
+    FactData,
+    FindingData,
+    NameData,
+    ProfileData,
+    ReportData,
+    after_rewrite,
+    beat_data,
+    closed_episode,
+    findings,
+    profile_data,
+    reasons,
+)
 from aizac.llm.runtime import run_sync
 from aizac.writer import combined, episode_design, episode_prose
+from aizac.writer.extraction import Extracted
 from aizac.writer.schemas import CharacterProfile, NovelBeat
 
-Update = dict[str, Any]
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from aizac.autopilot.outline import OutlineStore
+    from aizac.continuity import ContinuityReport
+    from aizac.continuity.books import Books
+    from aizac.continuity.canon import Fact
+    from aizac.continuity.report import NameResolution
+    from aizac.llm.usage import UsageLog
+
+Update = AutopilotState
+"""What a node returns: the state's fields it changes."""
 
 
 def _default_checker() -> Callable[..., Any]:
@@ -55,7 +82,7 @@ class Deps:
     runs: RunStore
     door: ApplicationService
     """The one way in: the commit goes through it (lock, journal, history)."""
-    usage: Any = None  # the router's UsageLog (token deltas per node)
+    usage: UsageLog | None = None  # the router's (token deltas per node)
     checker: Callable[..., Any] = field(default_factory=_default_checker)
     reviewer: Callable[..., Any] = field(default_factory=_default_reviewer)
     outliner: Callable[..., Any] = field(default_factory=_default_outliner)
@@ -71,12 +98,12 @@ class Deps:
     def language(self) -> str:
         return str(self.agent.info.language)
 
-    def outlines(self) -> Any:
+    def outlines(self) -> OutlineStore:
         from aizac.autopilot.outline import OutlineStore
 
         return OutlineStore(self.agent.store)
 
-    def books(self) -> Any:
+    def books(self) -> Books:
         """The project's foreshadowing ledger and secrets registry (``continuity.sqlite``)."""
         from aizac.continuity import open_books
 
@@ -99,28 +126,36 @@ def plan(state: AutopilotState, deps: Deps) -> Update:
     """Design the open episode's remaining beats (a draft the beat editor left is reused)."""
     agent, episode = deps.agent, int(state["episode"])
     goal = _outlined_goal(deps, episode)
-    beats, profiles, written = [], [], []
+    beats: list[BeatData] = []
+    profiles: list[list[ProfileData]] = []
+    written: list[list[str]] = []
     indices = range(int(state["start_index"]), agent.episodes.current().beats + 1)
-    memories: dict[int, Any] = {}
+    memories: dict[int, Extracted] = {}
     designed = _designed_together(deps, episode, indices, goal, memories)
     for index in indices:
         existing = agent.store.draft_at(episode, index)
         written.append(list(existing.written) if existing is not None else [])
         if existing is not None:
-            beat, cast = existing.beat, list(existing.new_characters)
+            beat, newcomers = existing.beat, list(existing.new_characters)
         elif index in designed:
-            beat, cast = designed[index]
+            beat, newcomers = designed[index]
         else:
             deps.say(f"designing beat {episode}-{index}")
-            beat, cast = agent.design(episode, index, goal)
-        beats.append(beat.model_dump())
-        profiles.append([p.model_dump() for p in cast])
+            beat, newcomers = agent.design(episode, index, goal)
+        beats.append(beat_data(beat))
+        profiles.append([profile_data(p) for p in newcomers])
     return {"beats": beats, "profiles": profiles, "written": written,
-            "designed_memory": {str(i): committing.dump_extracted(m) for i, m in memories.items()}}
+            "designed_memory": {str(i): extracted_data(m) for i, m in memories.items()}}
 
 
-def _designed_together(deps: Deps, episode: int, indices: range, goal: str,
-                       memories: dict[int, Any]) -> dict[int, Any]:
+def extracted_data(found: Extracted) -> ExtractedData:
+    """A beat's candidate memories as the state keeps them."""
+    return cast(ExtractedData, committing.dump_extracted(found))
+
+
+def _designed_together(
+    deps: Deps, episode: int, indices: range, goal: str, memories: dict[int, Extracted]
+) -> dict[int, tuple[NovelBeat, list[CharacterProfile]]]:
     """The beats without a draft, designed in one call when the planner declares it can
     (:mod:`aizac.writer.episode_design`), with what each adds to memory (into ``memories``);
     empty otherwise (one call per beat)."""
@@ -168,29 +203,29 @@ def extract(state: AutopilotState, deps: Deps) -> Update:
     found = {**state.get("designed_memory", {}), **state.get("candidates", {})}
     profiles = state.get("profiles", [])
     beats = _beats(state)
-    newcomers = [CharacterProfile.model_validate(p) for cast in profiles for p in cast]
+    newcomers = [CharacterProfile.model_validate(p) for new in profiles for p in new]
     together = _extracted_together(deps, [b for b in beats if str(b.index) not in found],
                                    newcomers)
     for n, beat in enumerate(beats):
         if str(beat.index) in found:
             continue
         if beat.index in together:
-            found[str(beat.index)] = committing.dump_extracted(together[beat.index])
+            found[str(beat.index)] = extracted_data(together[beat.index])
             continue
-        cast = [CharacterProfile.model_validate(p)
-                for p in (profiles[n] if n < len(profiles) else [])]
+        new = [CharacterProfile.model_validate(p)
+               for p in (profiles[n] if n < len(profiles) else [])]
         result = run_sync(combined.extract_beat(
-            agent.router, beat, offer=agent.offer_for(beat, cast), language=deps.language,
+            agent.router, beat, offer=agent.offer_for(beat, new), language=deps.language,
             prompts=agent.prompts, concurrent_calls=agent.concurrent_extraction,
             combined=agent.combined_extraction,
         ))
-        found[str(beat.index)] = committing.dump_extracted(result)
+        found[str(beat.index)] = extracted_data(result)
     return {"candidates": found}
 
 
 def _extracted_together(
     deps: Deps, beats: list[NovelBeat], newcomers: list[CharacterProfile]
-) -> dict[int, Any]:
+) -> dict[int, Extracted]:
     """The candidates of ``beats`` from one call when the extractor declares it can
     (:mod:`aizac.autopilot.episode_extract`); empty otherwise (per-beat calls)."""
     agent = deps.agent
@@ -227,7 +262,7 @@ def check(state: AutopilotState, deps: Deps) -> Update:
     books.ledger.sync(deps.agent.memory, episode)
     beats = _beats(state)
     once = _reviews_once(deps)
-    shown: list[Any] = []
+    shown: list[Fact] = []
     report = deps.checker(
         deps.agent.memory, episode=episode, beats=beats, prose=prose,
         candidates=dict(state.get("candidates", {})),
@@ -244,7 +279,7 @@ def check(state: AutopilotState, deps: Deps) -> Update:
                               plans=plans)
         report = merge_reports(report, found)
     # No canon to show: the verdict alone, as the model check makes no call then either.
-    canon = [asdict(f) for f in shown] or None
+    canon = [cast(FactData, asdict(f)) for f in shown] or None
     return {"report": dump_report(report), "canon": canon}
 
 
@@ -254,18 +289,15 @@ def review(state: AutopilotState, deps: Deps) -> Update:
     prose = {int(k): v for k, v in state.get("prose", {}).items()}
     if state.get("canon"):
         from aizac.autopilot.review import review_with_canon
-        from aizac.continuity.canon import Fact
-
-        facts = [Fact(**{**f, "pair": tuple(f.get("pair", ("", "")))})
-                 for f in state.get("canon") or []]
+        facts = [load_fact(f) for f in state.get("canon") or []]
         judged, report = review_with_canon(
             _model(deps, "reviewer"), prose=prose,
-            report=load_report(state.get("report") or {}), canon=facts, language=deps.language,
+            report=load_report(state.get("report")), canon=facts, language=deps.language,
         )
         return {"verdict": {"decision": judged.decision, "reasons": list(judged.reasons)},
                 "report": dump_report(report)}
     verdict = deps.reviewer(
-        _model(deps, "reviewer"), prose=prose, report=load_report(state.get("report") or {}),
+        _model(deps, "reviewer"), prose=prose, report=load_report(state.get("report")),
         language=deps.language,
     )
     data = verdict.model_dump() if hasattr(verdict, "model_dump") else dict(verdict)
@@ -274,15 +306,14 @@ def review(state: AutopilotState, deps: Deps) -> Update:
 
 def rewrite(state: AutopilotState, deps: Deps) -> Update:
     """Draft again the beats the findings cite (all beats when none is cited)."""
-    verdict = state.get("verdict") or {}
-    findings = (state.get("report") or {}).get("findings", [])
-    cited = {f.get("beat") for f in findings if f.get("beat") is not None}
+    found = findings(state)
+    cited = {f.get("beat") for f in found if f.get("beat") is not None}
     prose = dict(state.get("prose", {}))
     for beat in _beats(state):
         if cited and beat.index not in cited:
             continue
-        notes = [*verdict.get("reasons", []),
-                 *(f["message"] for f in findings if f.get("beat") in (None, beat.index))]
+        notes = [*reasons(state),
+                 *(f["message"] for f in found if f.get("beat") in (None, beat.index))]
         if state.get("rewrite_note"):
             notes.insert(0, str(state["rewrite_note"]))
         previous = drafting.previous_prose(deps.agent, prose, beat)
@@ -301,12 +332,13 @@ def commit(state: AutopilotState, deps: Deps) -> Update:
     from aizac.continuity import record_episode
     from aizac.dialogue import VOICE_FINDINGS
 
-    beats = list(state.get("beats", []))
-    findings = (state.get("report") or {}).get("findings", [])
-    held = {str(f["memory_id"]) for f in findings
+    # (committing takes the beats and profiles as plain dictionaries)
+    beats: list[dict[str, Any]] = [dict(b) for b in state.get("beats", [])]
+    profiles = [[dict(p) for p in new] for new in state.get("profiles", [])]
+    held = {str(f["memory_id"]) for f in findings(state)
             if f.get("kind") in VOICE_FINDINGS and f.get("memory_id")}
     committing.commit_episode(
-        deps.door, deps.agent.info.name, beats, list(state.get("profiles", [])),
+        deps.door, deps.agent.info.name, beats, profiles,
         state.get("prose", {}), state.get("candidates", {}), held_voices=held,
         written=list(state.get("written", [])),
     )
@@ -315,29 +347,45 @@ def commit(state: AutopilotState, deps: Deps) -> Update:
     return {"committed": True}
 
 
-def _model(deps: Deps, role: str) -> Any:
-    return deps.agent.router.model(role)
+def _model(deps: Deps, role: str) -> BaseChatModel:
+    return cast("BaseChatModel", deps.agent.router.model(role))
 
 
 # ----------------------------------------------------------------------------- reports
-def dump_report(report: Any) -> dict[str, Any]:
-    """A continuity report as plain data for the checkpointed state."""
+def dump_report(report: ContinuityReport) -> ReportData:
+    """A continuity report as plain data for the checkpointed state (read by attribute, so a
+    checker passed in may return its own report)."""
     return {
-        "findings": [asdict(f) for f in getattr(report, "findings", ())],
+        "findings": [cast(FindingData, asdict(f)) for f in getattr(report, "findings", ())],
         "covered": list(getattr(report, "covered", ())),
         "missed": list(getattr(report, "missed", ())),
-        "names": [asdict(n) for n in getattr(report, "names", ())],
+        "names": [cast(NameData, asdict(n)) for n in getattr(report, "names", ())],
         "blocking": bool(getattr(report, "blocking", False)),
     }
 
 
-def load_report(data: dict[str, Any]) -> Any:
-    """The report back as :class:`~aizac.continuity.ContinuityReport` (for the reviewer)."""
+def load_report(data: ReportData | None) -> ContinuityReport:
+    """The report back as :class:`~aizac.continuity.ContinuityReport` (for the reviewer; an
+    empty one before the check)."""
     from aizac.continuity.report import ContinuityReport, Finding, NameResolution
 
+    if data is None:
+        return ContinuityReport()
     return ContinuityReport(
         findings=tuple(Finding(**f) for f in data.get("findings", [])),
         covered=tuple(data.get("covered", ())), missed=tuple(data.get("missed", ())),
-        names=tuple(NameResolution(**{**n, "options": tuple(n.get("options", ()))})
-                    for n in data.get("names", [])),
+        names=tuple(_name(NameResolution, n) for n in data.get("names", [])),
     )
+
+
+def _name(kind: type[NameResolution], data: NameData) -> NameResolution:
+    values: dict[str, Any] = {**data, "options": tuple(data.get("options", ()))}
+    return kind(**values)
+
+
+def load_fact(data: FactData) -> Fact:
+    """A canon fact the check left for the review, back as :class:`Fact`."""
+    from aizac.continuity.canon import Fact
+
+    values: dict[str, Any] = {**data, "pair": tuple(data.get("pair", ("", "")))}
+    return Fact(**values)

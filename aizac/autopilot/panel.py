@@ -15,7 +15,7 @@ from typing import Any
 
 from aizac.autopilot import panel_text as pt
 from aizac.autopilot.runner import Autopilot, RunResult
-from aizac.autopilot.state import GATES, Options
+from aizac.autopilot.state import GATES, AutopilotState, Options
 from aizac.errors import AizacError, ConflictError, InvalidInputError
 from aizac.text import Text, Verbatim, render
 
@@ -96,7 +96,7 @@ class AutopilotPanel:
         self.pilot(project).pause()
         return self._say(Text("autopilot.said.pause_asked"))
 
-    def resume(self, project: str | None, answer: Any = None) -> str:
+    def resume(self, project: str | None, answer: object = None) -> str:
         pilot = self.pilot(project)
         self._launch(str(project), lambda: pilot.resume(answer=answer))
         return self._say(Text("autopilot.said.resumed"))
@@ -143,6 +143,6 @@ def render_gate(gate: dict[str, Any] | None, language: str = "en") -> str:
     return pt.gate_markdown(gate, language)
 
 
-def render_prose(state: dict[str, Any], language: str = "en") -> str:
+def render_prose(state: AutopilotState, language: str = "en") -> str:
     """The open episode's drafted prose, each beat followed by the findings about it (pure)."""
     return pt.prose_markdown(state, language)

@@ -8,10 +8,11 @@ needs the writer's answer; after a pause it goes on from the stored facts.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
 from aizac.application.service import ApplicationService
@@ -25,7 +26,7 @@ from aizac.autopilot.events import Event, RunStore
 from aizac.autopilot.graph import build_graph
 from aizac.autopilot.names import gate_name
 from aizac.autopilot.nodes import Deps
-from aizac.autopilot.state import AutopilotState, Options, new_state
+from aizac.autopilot.state import AutopilotState, Options, OptionsData, new_state
 from aizac.errors import AizacError, InvalidInputError
 from aizac.text import Text, Verbatim
 from aizac.text.message import Clauses, from_data, to_data
@@ -43,7 +44,7 @@ class RunResult:
     # where it stands, said by each surface
     message: Text | Verbatim | Clauses = field(default_factory=lambda: Verbatim(""))
     gate: dict[str, Any] | None = None
-    state: dict[str, Any] = field(default_factory=dict)
+    state: AutopilotState = field(default_factory=lambda: AutopilotState())
 
 
 class Autopilot:
@@ -78,7 +79,7 @@ class Autopilot:
         if self._own_saver:
             close_checkpointer(self.saver)
 
-    def config(self, run_id: str) -> dict[str, Any]:
+    def config(self, run_id: str) -> RunnableConfig:
         return {"configurable": {"thread_id": thread_id(run_id, self.project_key)},
                 "recursion_limit": RECURSION_LIMIT}
 
@@ -92,8 +93,8 @@ class Autopilot:
         return self._drive(run_id, new_state(run_id, options), on_event)
 
     def resume(
-        self, run_id: str | None = None, *, answer: Any = None,
-        options: dict[str, Any] | None = None, on_event: OnEvent | None = None,
+        self, run_id: str | None = None, *, answer: object = None,
+        options: Mapping[str, object] | None = None, on_event: OnEvent | None = None,
     ) -> RunResult:
         """Go on with ``run_id`` (default: the latest unfinished run).
 
@@ -101,7 +102,7 @@ class Autopilot:
         (a larger budget) when it was paused."""
         run = self.runs.run(run_id)
         snap = self.graph.get_state(self.config(run.id))
-        values: AutopilotState = snap.values
+        values = cast(AutopilotState, snap.values)
         if snap.interrupts:
             if answer is None:
                 return self._result(run.id)
@@ -110,10 +111,11 @@ class Autopilot:
             return self._drive(run.id, None, on_event)
         if values.get("finished"):
             return self._result(run.id)
-        merged = {**values.get("options", {}), **(options or {})}
+        merged: dict[str, object] = {**values.get("options", {}), **(options or {})}
         if options:
             self.runs.set_options(run.id, merged)
-        update = {"pause_reason": "", "options": merged, "repeats": {}, "failures": {}}
+        update = AutopilotState(pause_reason="", options=cast(OptionsData, merged), repeats={},
+                                failures={})
         return self._drive(run.id, update, on_event)
 
     def pause(self, run_id: str | None = None) -> None:
@@ -130,7 +132,8 @@ class Autopilot:
         return self.runs.add_steering(run.id, text)
 
     # ----------------------------------------------------------------------------- drive
-    def _drive(self, run_id: str, inp: Any, on_event: OnEvent | None) -> RunResult:
+    def _drive(self, run_id: str, inp: AutopilotState | Command[object] | None,
+               on_event: OnEvent | None) -> RunResult:
         self.runs.set_status(run_id, "running")
         last = self._last_event(run_id)
         try:
@@ -166,7 +169,7 @@ class Autopilot:
 
     def _result(self, run_id: str, *, record: bool = True) -> RunResult:
         snap = self.graph.get_state(self.config(run_id))
-        values = dict(snap.values)
+        values = cast(AutopilotState, dict(snap.values))
         if snap.next and not snap.interrupts:  # running elsewhere, or killed mid-node
             run = self.runs.run(run_id)
             said = run.message if _said(run.message) else Text("autopilot.status.resume")
