@@ -250,24 +250,18 @@ def prompt_part(args: argparse.Namespace) -> None:
 
 
 def _no_voices(writer: ProseWriter, beat: NovelBeat) -> tuple[list[Any], str]:
-    """The prompt as it was before this issue: no voices, no plan, no style."""
-    memory, writer.memory = writer.memory, _NoLookups(writer.memory)  # type: ignore[assignment]
+    """The prompt as it was before voices: no voice is read and no dialogue is planned (the
+    writer asks ``aizac.dialogue`` for both when it builds the prompt)."""
+    import aizac.dialogue as dialogue
+    from aizac.dialogue.canon import VoiceCanon
+
+    read, plans = dialogue.read_voices, dialogue.needs_plan
+    dialogue.read_voices = lambda *_a, **_k: VoiceCanon()
+    dialogue.needs_plan = lambda *_a, **_k: False
     try:
         return writer.prose_messages(beat, "")
     finally:
-        writer.memory = memory
-
-
-class _NoLookups:
-    """The memory without its keyed lookups: no voices are read (the prompt before voices)."""
-
-    lookups = None
-
-    def __init__(self, memory: Any) -> None:
-        self._memory = memory
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._memory, name)
+        dialogue.read_voices, dialogue.needs_plan = read, plans
 
 
 def real_part(args: argparse.Namespace) -> None:

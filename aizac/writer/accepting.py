@@ -223,18 +223,11 @@ def kept_context(store: ProjectStore, beat_id: int) -> list[str]:
     return [str(i) for i in json.loads(kept[0])] if kept else []
 
 
-def reinforce_with_commit(store: ProjectStore, batch: Batch, beat_id: int) -> bool:
+def reinforce_with_commit(store: ProjectStore, batch: Batch, beat_id: int) -> None:
     """Let the accept's memory commit reinforce what the accepted design used, in the same
-    single update (no second write per accept). Returns ``True``: every :class:`Batch` can
-    (callers that still fall back to :func:`reinforce_kept` on ``False`` never do)."""
+    single update (no second write per accept)."""
     reinforced = batch.reinforced
     reinforced.extend(i for i in kept_context(store, beat_id) if i not in reinforced)
-    return True
-
-
-def reinforce_kept(store: ProjectStore, memory: Memory, beat_id: int) -> None:
-    """Reinforce the memories the accepted design used (best effort: never fails an accept)."""
-    reinforce(memory, kept_context(store, beat_id))
 
 
 def reinforce(memory: Memory, ids: Sequence[str]) -> None:

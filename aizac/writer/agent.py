@@ -454,8 +454,7 @@ class WriterAgent:
         return list(self.cliches.suggest_next(text, stage, k=k))
 
     def _short_term(self) -> str:
-        short = getattr(self.memory, "short_term", None)
-        return short.text() if short is not None else ""
+        return self.memory.short_term.text()
 
     # ---------------------------------------------------------------- prose, export, ask
     def write_prose(self, beat_id: int | None = None, *, instruction: str = "") -> Iterator[str]:
@@ -568,13 +567,10 @@ class WriterAgent:
             self.memory, found, record.beat, new_characters=list(profiles),
             language=self.info.language, held_voices=held_voices,
         )
-        together = accepting.reinforce_with_commit(self.store, batch, record.id)
-        done = accepting.commit_accept(
+        accepting.reinforce_with_commit(self.store, batch, record.id)
+        return accepting.commit_accept(
             self.store, self.memory, record, batch, future, found.summary
         )
-        if not together:
-            accepting.reinforce_kept(self.store, self.memory, record.id)
-        return done
 
     def present_cast(self) -> list[str]:
         """Who is on stage when the next beat is designed: the last accepted beat's cast (the
@@ -595,16 +591,12 @@ class WriterAgent:
     def check_dialogue(self, beat: NovelBeat | int, prose: str | None = None) -> Any:
         """The dialogue findings of a beat (a beat or its id) and optionally its prose, against
         the memory's voices (:func:`aizac.dialogue.check_dialogue`; nothing is written)."""
-        from aizac.continuity.report import ContinuityReport
         from aizac.dialogue import check_dialogue
 
         if isinstance(beat, int):
             record = self.store.beat(beat)
             beat, prose = record.beat, prose if prose is not None else record.prose
-        if getattr(self.memory, "lookups", None) is None:
-            return ContinuityReport()
-        planned = getattr(self.prose_writer, "plan_for", None)
-        plan = planned(beat) if planned is not None else None
+        plan = self.prose_writer.plan_for(beat)
         return check_dialogue(
             self.memory, [beat], {beat.index: prose} if prose else None,
             language=self.info.language, plans={beat.index: plan} if plan else None,
@@ -642,12 +634,11 @@ class WriterAgent:
         """Another process wrote the project: reload the memory's turn and summaries (and,
         under the step lock, ``full``: finish what a killed process left half written);
         forget the context pack kept for the next prose call."""
-        method = getattr(self.memory, "refresh" if full else "reload", None)
-        if method is not None:
-            method()
-        forget = getattr(self.context_builder, "forget", None)
-        if forget is not None:
-            forget()
+        if full:
+            self.memory.refresh()
+        else:
+            self.memory.reload()
+        self.context_builder.forget()
 
 
 def _quiet(_: Text) -> None:

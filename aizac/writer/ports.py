@@ -140,6 +140,10 @@ class ProjectMemory(Memory, Protocol):
         self, include_forgotten: bool = True, include_superseded: bool = True
     ) -> list[MemoryHit]: ...
     def release(self) -> None: ...
+    def reload(self) -> None:
+        """Read the turn and the summaries again (another process wrote them)."""
+    def refresh(self) -> None:
+        """Reload, and finish what a killed process left half written."""
 
 
 class Cliches(Protocol):

@@ -42,7 +42,7 @@ EDGES: dict[str, set[str]] = {
 
 
 def test_each_node_leads_only_where_its_route_can_go() -> None:
-    deps = Deps(agent=None, runs=cast(Any, None))
+    deps = Deps(agent=None, runs=cast(Any, None), door=cast(Any, None))
     graph = build_graph(deps, InMemorySaver()).get_graph()
     drawn: dict[str, set[str]] = {}
     for edge in graph.edges:

@@ -133,6 +133,12 @@ class DictMemory:
         self.reinforced: list[str] = []
         """Every id reinforced, in order (WriterMemory changes their strength instead)."""
 
+    def reload(self) -> None:
+        """Nothing to read again: this memory lives in one process."""
+
+    def refresh(self) -> None:
+        """Nothing half written to finish: this memory lives in one process."""
+
     def hit(self, item: Item) -> Any:
         """An item as a memory hit (id, text, tag, metadata, superseded)."""
         meta = {"tag": item.tag, **_flat(item.fields), "superseded_by": item.superseded_by}
