@@ -445,7 +445,6 @@ class ApplicationService:
             existing = agent.current_draft()
             if existing is not None:
                 return existing
-            agent.require_plot()
             record = agent.next_beat(instruction, progress=token.progress(progress))
             if token.cancelled:  # cancelled after the model's last word: not kept at all
                 agent.reject(record.id)
@@ -462,7 +461,6 @@ class ApplicationService:
         node of the history (a new one ``generate``, a redesigned one ``regenerate``)."""
         with self.slots.generation(), self.operation(name) as token, \
                 self._locked(name) as agent:
-            agent.require_plot()
             episode, first = agent.next_position()
             before = {d.index: d for d in agent.beats(episode)
                       if d.status == "draft" and d.index >= first}

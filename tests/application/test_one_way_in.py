@@ -113,3 +113,16 @@ def test_an_autopilot_episode_is_committed_through_the_service_into_the_history(
     assert depth.deepest == 1  # the commit's lock is the service's, never taken inside it
     view = autopilot.door.history(agent.info.name)
     assert [s.kind for s in view.path] == [hist.DRAFT, hist.ACCEPT] * 2
+
+
+@pytest.mark.parametrize("operation", ["next_beat", "plan_episode"])
+def test_a_beat_without_a_plot_is_refused_before_any_model_call(
+    service: ApplicationService, model: Any, operation: str
+) -> None:
+    from aizac.errors import InvalidInputError
+
+    service.create_project("dawn", genre="fantasy", keywords=["regression"], language="en")
+    with pytest.raises(InvalidInputError) as refused:
+        getattr(service, operation)("dawn")
+    assert refused.value.key == "error.plot.none"
+    assert model.calls == [] and service.beats("dawn")[1] == []
