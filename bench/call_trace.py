@@ -51,14 +51,6 @@ assert _SPEC is not None and _SPEC.origin is not None
 AIZAC = str(Path(_SPEC.origin).parent) + os.sep
 """The measured package's folder: a frame or a lock is aizac's when its code lives here."""
 
-SERVE = (
-    "import sys; sys.path[:0] = [{root!r}, {tests!r}]\n"
-    "from acceptance.openai_server import OpenAIServer\n"
-    "from acceptance.story import KoreanStory\n"
-    "server = OpenAIServer(KoreanStory()).start()\n"
-    "print(server.base_url, flush=True)\n"
-    "sys.stdin.read()\n"
-)
 PASSWORD = "correct horse battery staple"
 ROWS = [
     ("database commits (writes)", "commits"), ("hops to a commit", "to_commit"),
@@ -546,25 +538,6 @@ def measure(base_url: str) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------- printing
-@contextlib.contextmanager
-def model_server() -> Iterator[str]:
-    """The loopback OpenAI-compatible server in a child process; yields its base URL."""
-    server = subprocess.Popen(
-        [sys.executable, "-c", SERVE.format(root=str(ROOT), tests=str(ROOT / "tests"))],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )
-    try:
-        assert server.stdout is not None
-        yield server.stdout.readline().strip()
-    finally:
-        if server.stdin is not None:
-            server.stdin.close()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-
-
 def measure_tree(directory: str) -> dict[str, Any]:
     """The figures of the aizac package in ``directory``, measured in a child process with a
     model server of its own (the scripted story moves on with every call: a shared server
@@ -621,8 +594,10 @@ def main() -> None:
 
     args = parse_args(ap)  # one operation of each kind: the smoke run is the full run
     if args.json:
+        from story_server import story_server  # bench/story_server.py
+
         with counting_locks(), contextlib.ExitStack() as stack:  # before aizac is imported
-            print(json.dumps(measure(args.base_url or stack.enter_context(model_server()))))
+            print(json.dumps(measure(args.base_url or stack.enter_context(story_server()))))
         return
     # this tree in a child too: both columns measured alike, each in a fresh process
     columns = [("before", measure_tree(args.before))] if args.before else []

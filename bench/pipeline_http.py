@@ -39,15 +39,6 @@ from aizac.llm.embeddings import HashingEmbeddings  # noqa: E402
 from aizac.settings import Settings  # noqa: E402
 from aizac.writer.service import Studio  # noqa: E402
 
-SERVE = (
-    "import sys; sys.path[:0] = [{root!r}, {tests!r}]\n"
-    "from acceptance.openai_server import OpenAIServer\n"
-    "from acceptance.story import KoreanStory\n"
-    "server = OpenAIServer(KoreanStory()).start()\n"
-    "print(server.base_url, flush=True)\n"
-    "sys.stdin.read()\n"
-)
-
 
 def _studio(base_url: str, data_dir: Path, **settings: Any) -> Studio:
     spec = f"openai-compatible:{base_url}:test-model"
@@ -59,13 +50,9 @@ def _studio(base_url: str, data_dir: Path, **settings: Any) -> Studio:
 
 def cpu_per_beat(beats: int, data_dir: Path) -> list[float]:
     """CPU seconds of this process for each beat (design, accept, prose) of one session."""
-    server = subprocess.Popen(
-        [sys.executable, "-c", SERVE.format(root=str(ROOT), tests=str(ROOT / "tests"))],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )
-    try:
-        assert server.stdout is not None
-        base_url = server.stdout.readline().strip()
+    from story_server import story_server  # bench/story_server.py
+
+    with story_server() as base_url:
         agent = _studio(base_url, data_dir).create("벤치", "회귀, 복수", language="ko")
         agent.plan()
         cpu: list[float] = []
@@ -76,13 +63,6 @@ def cpu_per_beat(beats: int, data_dir: Path) -> list[float]:
             "".join(agent.write_prose(draft.id))
             cpu.append(time.process_time() - start)
         return cpu
-    finally:
-        if server.stdin is not None:
-            server.stdin.close()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
 
 
 def embedding_requests(beats: int, data_dir: Path) -> dict[str, float]:

@@ -10,6 +10,7 @@ the memory or the project is imported.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 import aizac
@@ -21,22 +22,34 @@ ROW_MODULES = ("aizac.memory.store", "aizac.memory.rows", "aizac.memory.key_inde
                "aizac.memory.journal", "aizac.memory.commits", "aizac.writer.project_rows")
 
 
+def nodes(package: Path) -> Iterator[tuple[str, ast.AST]]:
+    """``(file, node)`` for every syntax node of every module of ``package``."""
+    for path in sorted(package.rglob("*.py")):
+        where = str(path.relative_to(package.parent))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            yield where, node
+
+
+def called(node: ast.AST) -> ast.Attribute | None:
+    """The attribute a call calls (``x.lock()``: ``x.lock``), else ``None``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func
+    return None
+
+
 def reaches(package: Path) -> list[str]:
     """``file:line what`` for every store read, lock taken or row module imported."""
     found = []
-    for path in sorted(package.rglob("*.py")):
-        where = path.relative_to(package.parent)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
-            if isinstance(node, ast.Attribute) and node.attr in STORES:
-                found.append(f"{where}:{node.lineno} .{node.attr}")
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                  and node.func.attr == "lock"):
-                found.append(f"{where}:{node.lineno} .lock()")
-            elif isinstance(node, ast.Import | ast.ImportFrom):
-                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                         else [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names])
-                found += [f"{where}:{node.lineno} import {n}" for n in names
-                          if n in ROW_MODULES]
+    for where, node in nodes(package):
+        if isinstance(node, ast.Attribute) and node.attr in STORES:
+            found.append(f"{where}:{node.lineno} .{node.attr}")
+        elif (call := called(node)) is not None and call.attr == "lock":
+            found.append(f"{where}:{call.lineno} .lock()")
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names])
+            found += [f"{where}:{node.lineno} import {n}" for n in names
+                      if n in ROW_MODULES]
     return found
 
 
@@ -77,17 +90,15 @@ WRITERS = ("cli", "autopilot", "web", "server")
 def writes_past_the_service(package: Path) -> list[str]:
     """``file:line what`` for every lock taken and every story write on a project's store."""
     found = []
-    for path in sorted(package.rglob("*.py")):
-        where = path.relative_to(package.parent)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-                continue
-            owner = node.func.value
-            if node.func.attr == "lock":
-                found.append(f"{where}:{node.lineno} .lock()")
-            elif (node.func.attr in STORY_WRITES and isinstance(owner, ast.Attribute)
-                  and owner.attr == "store"):
-                found.append(f"{where}:{node.lineno} .store.{node.func.attr}()")
+    for where, node in nodes(package):
+        call = called(node)
+        if call is None:
+            continue
+        if call.attr == "lock":
+            found.append(f"{where}:{call.lineno} .lock()")
+        elif (call.attr in STORY_WRITES and isinstance(call.value, ast.Attribute)
+              and call.value.attr == "store"):
+            found.append(f"{where}:{call.lineno} .store.{call.attr}()")
     return found
 
 
