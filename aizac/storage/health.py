@@ -163,3 +163,30 @@ def sqlite_code(error: BaseException | None) -> int | None:
 def is_damage_code(error: BaseException | None) -> bool:
     """Whether ``error`` is SQLite saying the file is damaged (corrupt, or not a database)."""
     return sqlite_code(error) in (SQLITE_CORRUPT, SQLITE_NOTADB)
+
+
+def copy_sqlite(source: Path, target: Path) -> None:
+    """A consistent copy of the SQLite file ``source`` at ``target`` (the online backup API:
+    one snapshot, whatever another connection writes meanwhile)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=60)
+        try:
+            dst = sqlite3.connect(target)
+            try:
+                src.backup(dst)
+                dst.execute("PRAGMA journal_mode=DELETE")  # one file, no write-ahead log
+                # the backup API copies pages as they are: a damaged page is found in the copy
+                # (never the "newest backup" a damaged project's message points to)
+                said = [str(r[0]) for r in dst.execute("PRAGMA quick_check").fetchmany(5)]
+            finally:
+                dst.close()
+        finally:
+            src.close()
+    except sqlite3.DatabaseError as e:
+        if not is_damage_code(e):
+            raise
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise damaged(source, "malformed", first) from e
+    if said != ["ok"]:
+        raise damaged(source, "malformed", "; ".join(said)[:300])

@@ -163,6 +163,8 @@ def keep_before_migrating(db: Database, stamped: set[str]) -> Path | None:
     import sqlite3
     import time
 
+    from aizac.storage.health import copy_sqlite
+
     if db.server or db.where == ":memory:":
         return None
     source = Path(db.where)
@@ -170,21 +172,14 @@ def keep_before_migrating(db: Database, stamped: set[str]) -> Path | None:
     target = source.with_name(
         f"{source.name}.before-{revision}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
     try:
-        src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=60)
-        try:
-            dst = sqlite3.connect(target)
-            try:
-                src.backup(dst)
-                dst.execute("PRAGMA journal_mode=DELETE")
-            finally:
-                dst.close()
-        finally:
-            src.close()
-    except (OSError, sqlite3.Error) as e:
+        copy_sqlite(source, target)
+    except BaseException as e:
         with contextlib.suppress(OSError):
-            target.unlink()
-        raise StorageError("error.db.migration_backup", where=str(source),
-                           cause=str(e)) from e
+            target.unlink()  # no half copy beside the file (a damaged one is said as such)
+        if isinstance(e, OSError | sqlite3.Error):
+            raise StorageError("error.db.migration_backup", where=str(source),
+                               cause=str(e)) from e
+        raise
     return target
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +38,7 @@ from aizac.errors import DamagedError, StorageError
 from aizac.memory.chroma_health import CHROMA_FILE
 from aizac.settings import Settings
 from aizac.storage.database import EMBEDDED_FILES, forget_file, sqlite_file
-from aizac.storage.health import damaged, is_damage_code
+from aizac.storage.health import copy_sqlite
 from aizac.storage.leftovers import remove_stale, temporary_name
 from aizac.storage.tables import CONCERNS, PROJECT_CONCERNS
 from aizac.upkeep.archive import Manifest, write_archive
@@ -81,33 +80,6 @@ class BackupReport:
     files: int
     size: int
     seconds: float
-
-
-def copy_sqlite(source: Path, target: Path) -> None:
-    """A consistent copy of the SQLite file ``source`` at ``target`` (the online backup API:
-    one snapshot, whatever another connection writes meanwhile)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=60)
-        try:
-            dst = sqlite3.connect(target)
-            try:
-                src.backup(dst)
-                dst.execute("PRAGMA journal_mode=DELETE")  # one file, no write-ahead log
-                # the backup API copies pages as they are: a damaged page is found in the copy
-                # (never the "newest backup" a damaged project's message points to)
-                said = [str(r[0]) for r in dst.execute("PRAGMA quick_check").fetchmany(5)]
-            finally:
-                dst.close()
-        finally:
-            src.close()
-    except sqlite3.DatabaseError as e:
-        if not is_damage_code(e):
-            raise
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise damaged(source, "malformed", first) from e
-    if said != ["ok"]:
-        raise damaged(source, "malformed", "; ".join(said)[:300])
 
 
 def _stats(folder: Path) -> dict[str, tuple[int, int]]:
