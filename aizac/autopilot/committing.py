@@ -13,8 +13,8 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from aizac.errors import ConflictError
+from aizac.storage.killpoints import checkpoint
 from aizac.writer import accepting, extraction
-from aizac.writer.killpoints import checkpoint
 from aizac.writer.project import BeatRecord
 from aizac.writer.schemas import CharacterProfile, NovelBeat
 

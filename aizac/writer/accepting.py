@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from aizac.errors import AizacError, StorageError
-from aizac.writer.killpoints import checkpoint
+from aizac.storage.killpoints import checkpoint
 from aizac.writer.ports import Memory
 from aizac.writer.project import BeatRecord, ProjectStore, Step
 

@@ -9,7 +9,9 @@
 - prose only on accepted beats, and never cut (``complete_prose`` tells a whole answer).
 
 Memory is read in a fresh Chroma system, so what another (killed) process wrote is what is seen.
-The tests, the load bench and ``aizac db import`` (which checks every project it moved) run it.
+The tests, the load bench, ``aizac check`` and ``aizac db import`` (which checks every project it
+moved) run it. It reads the autopilot's steering notes, so it sits with upkeep, above autopilot
+and writer (``aizac.layers``).
 """
 
 from __future__ import annotations
