@@ -2,7 +2,7 @@
 
 Precedence (highest first): constructor arguments, environment variables, ``.env``, the model
 specs and keys stored in the data directory (``aizac models set/key``, the Models panel; see
-:mod:`aizac.llm.model_config`), the TOML file (``AIZAC_CONFIG`` or ``./aizac.toml``), defaults.
+:mod:`aizac.stored_models`), the TOML file (``AIZAC_CONFIG`` or ``./aizac.toml``), defaults.
 Provider keys are ``SecretStr`` so they are never printed; they also accept the providers' usual
 variable names (``OPENAI_API_KEY`` ...).
 """
@@ -23,8 +23,8 @@ from pydantic_settings import (
 )
 
 from aizac.errors import ConfigError
-from aizac.llm.roles import IMAGE_ROLE, ROLES
 from aizac.settings_fast import default_data_dir
+from aizac.settings_values import IMAGE_ROLE, ROLES, parse_size, port_numbers
 from aizac.text import Text, Verbatim
 from aizac.text.message import Clauses
 
@@ -219,9 +219,7 @@ class Settings(BaseSettings):
     @field_validator("discover_ports")
     @classmethod
     def _ports(cls, value: str) -> str:
-        from aizac.llm.discovery import parse_ports
-
-        parse_ports(value)  # raises ValueError naming the bad entry
+        port_numbers(value)  # raises ValueError naming the bad entry
         return value.strip()
 
     @field_validator("database_url")
@@ -243,8 +241,6 @@ class Settings(BaseSettings):
     @field_validator("image_cover_size", "image_scene_size")
     @classmethod
     def _image_size(cls, value: str) -> str:
-        from aizac.llm.images.base import parse_size
-
         width, height = parse_size(value.strip())  # ValueError names the rule
         return f"{width}x{height}"
 
@@ -265,7 +261,7 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        from aizac.llm.model_config import StoredModelsSource
+        from aizac.stored_models import StoredModelsSource
 
         toml_path = Path(os.environ.get("AIZAC_CONFIG", "aizac.toml"))
         return (

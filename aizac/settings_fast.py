@@ -28,7 +28,7 @@ LEGACY_DATA_DIR = Path("aizac-data")
 """Where aizac kept everything before: a folder beside wherever it was run."""
 APP_NAME = "aizac"
 _ALLOWED = {"AIZAC_DATA_DIR", "AIZAC_CONFIG"}
-_STORED = ("models.json", "keys.json")  # aizac.llm.model_config.MODELS_FILE, KEYS_FILE
+_STORED = ("models.json", "keys.json")  # aizac.stored_models.MODELS_FILE, KEYS_FILE
 
 
 def platform_data_dir() -> Path:

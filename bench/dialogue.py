@@ -44,11 +44,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from aizac.dialogue import check_dialogue
 from aizac.dialogue.cards import PairVoice, VoiceCard
 from aizac.dialogue.memory import note_card, note_pair
+from aizac.dialogue.plan import DialoguePlan, PlanTurn
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.memory import WriterMemory
 from aizac.settings import Settings
 from aizac.text.particles import attach
-from aizac.writer.schemas import DialogueLine, DialoguePlan, NovelBeat, PlanTurn
+from aizac.writer.schemas import DialogueLine, NovelBeat
 
 KINDS = ("speech_level", "dead_speaker", "wrong_speaker", "address_form")
 

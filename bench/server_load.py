@@ -586,7 +586,7 @@ def check_database(result: Result, settings: Settings) -> None:
     the Chroma server with its key rows on the database."""
     from aizac.storage.catalog import Catalog, owners
     from aizac.storage.database import server_database
-    from aizac.writer.invariants import check_project as check_store
+    from aizac.upkeep.invariants import check_project as check_store
 
     db = server_database(str(settings.database))
     clients = ChromaClients(settings)

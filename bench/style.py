@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from aizac.dialogue.canon import read_voices
 from aizac.dialogue.cards import PairVoice, VoiceCard
 from aizac.dialogue.memory import note_card, note_pair
+from aizac.dialogue.plan import DialoguePlan, PlanTurn
 from aizac.dialogue.prompt import voice_lines
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.memory import WriterMemory
@@ -54,7 +55,7 @@ from aizac.writer.context import scene_brief
 from aizac.writer.output import ProseWriter
 from aizac.writer.project import ProjectStore
 from aizac.writer.prompts import PromptLibrary
-from aizac.writer.schemas import DialogueLine, DialoguePlan, NovelBeat, PlanTurn
+from aizac.writer.schemas import DialogueLine, NovelBeat
 
 # Clauses: (chained form, final form). A model sentence chains three; the writer's split
 # habit makes each its own sentence; the eo habit turns the final 했다 into 했어.

@@ -97,7 +97,7 @@ class PostgresCluster:
             conn.execute(sql)
 
     def _template(self) -> None:
-        from aizac.autopilot.checkpointer import setup_postgres_saver
+        from aizac.storage.checkpointer import setup_postgres_saver
         from aizac.storage.database import Database
         from aizac.storage.schema import upgrade_server
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from aizac.storage.killpoints import checkpoint
 from aizac.writer import accepting
 from aizac.writer.agent import WriterAgent
 from aizac.writer.extraction import Extracted
-from aizac.writer.killpoints import checkpoint
 from aizac.writer.project import BeatRecord
 from aizac.writer.schemas import CharacterProfile, NovelBeat
 

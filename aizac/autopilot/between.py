@@ -11,10 +11,11 @@ from __future__ import annotations
 from pydantic import TypeAdapter
 
 from aizac.autopilot import drafting, steering
-from aizac.autopilot.events import CANON_CHANGE_KEY, SteeringNote, canon_change_source
+from aizac.autopilot.events import SteeringNote
 from aizac.autopilot.nodes import Deps, Update
 from aizac.autopilot.state import AutopilotState, closed_episode
 from aizac.errors import AizacError
+from aizac.storage.steering import CANON_CHANGE_KEY, canon_change_source
 from aizac.text import Text, Verbatim
 from aizac.text.message import to_data
 from aizac.writer.schemas import NovelPlot

@@ -17,7 +17,6 @@ import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, func, or_, select, update
@@ -258,15 +257,6 @@ class RunStore:
                 status="applied", actions=json.dumps(actions, ensure_ascii=False),
                 memory_ids=json.dumps(memory_ids or [])))
 
-    def steered_sources(self) -> set[str]:
-        """Provenances (:func:`canon_change_source`) of this project's steering notes whose
-        canon changes are recorded."""
-        with self._read() as db:
-            rows = db.execute(select(steering.c.run_id, steering.c.id).where(
-                steering.c.project == self.key,
-                steering.c.status.in_(("interpreted", "applied")))).all()
-        return {canon_change_source(str(run), int(note)) for run, note in rows}
-
     def thread_runs(self) -> list[str]:
         """Every run id of the project (whose checkpoints a deletion drops)."""
         with self._read() as db:
@@ -280,27 +270,6 @@ class SteeringNote:
     text: str
     status: str  # new, interpreted (actions recorded), applied
     actions: list[dict[str, Any]]
-
-
-def canon_change_source(run_id: str, note_id: int) -> str:
-    """The provenance a steering note's canon changes carry in their memory metadata."""
-    return f"steer:{run_id}:{note_id}"
-
-
-CANON_CHANGE_KEY = "canon_change"
-"""Metadata key of a memory a steering note changed canon with (see :func:`steered_sources`)."""
-
-
-def steered_sources(where: Any) -> set[str]:
-    """Provenances (:func:`canon_change_source`) of the steering notes of a project (its store,
-    or an embedded project's folder) whose canon changes are recorded (read only; empty for an
-    embedded project without a runs store).
-
-    A memory whose ``canon_change`` metadata is one of these is owned by that note, as a
-    memory from an accepted beat is owned by the beat."""
-    if not hasattr(where, "scope") and not (Path(where) / RUNS_FILE).exists():
-        return set()
-    return RunStore(where).steered_sources()
 
 
 def _event(r: Mapping[Any, Any]) -> Event:

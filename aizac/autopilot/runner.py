@@ -16,18 +16,18 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
 from aizac.application.service import ApplicationService
-from aizac.autopilot.checkpointer import (
-    checkpointer_spec,
-    close_checkpointer,
-    open_checkpointer,
-    thread_id,
-)
 from aizac.autopilot.events import Event, RunStore
 from aizac.autopilot.graph import build_graph
 from aizac.autopilot.names import gate_name
 from aizac.autopilot.nodes import Deps
 from aizac.autopilot.state import AutopilotState, Options, OptionsData, new_state
 from aizac.errors import AizacError, InvalidInputError
+from aizac.storage.checkpointer import (
+    checkpointer_spec,
+    close_checkpointer,
+    open_checkpointer,
+    thread_id,
+)
 from aizac.text import Text, Verbatim
 from aizac.text.message import Clauses, from_data, to_data
 

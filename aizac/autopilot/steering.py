@@ -193,10 +193,10 @@ def apply_canon_changes(
     Each goes through :meth:`CandidateBatch.note` (validated; a changing fact supersedes the
     current one). Returns the ids of new memories (a restated fact adds none). All or nothing.
     ``source`` (the steering note's provenance, see
-    :func:`~aizac.autopilot.events.canon_change_source`) is stored in each new memory's
+    :func:`~aizac.storage.steering.canon_change_source`) is stored in each new memory's
     ``canon_change`` metadata, in the same write: a canon change always names what made it.
     """
-    from aizac.autopilot.events import CANON_CHANGE_KEY
+    from aizac.storage.steering import CANON_CHANGE_KEY
 
     extra = {CANON_CHANGE_KEY: source} if source else None
     batch = memory.stage()

@@ -2,7 +2,7 @@
 
 ``aizac db upgrade`` creates or migrates its tables (and the autopilot's checkpoint tables);
 ``aizac db import DATA_DIR`` moves an embedded installation's accounts and projects into it
-(:mod:`aizac.writer.importing`): run again after an interruption, it finishes the job.
+(:mod:`aizac.upkeep.importing`): run again after an interruption, it finishes the job.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ def upgrade(
     """Create or migrate the database's tables to this aizac's schema (safe to run again, and
     from several replicas at once). A database that holds data and needs migrating is dumped
     first with pg_dump, into <data>/backups/database/."""
-    from aizac.autopilot.checkpointer import setup_postgres_saver
     from aizac.settings import get_settings
+    from aizac.storage.checkpointer import setup_postgres_saver
     from aizac.storage.database import Database, redact
     from aizac.storage.schema import upgrade_server
 
@@ -84,7 +84,7 @@ def import_command(
     is counted and checked afterwards. Interrupted, run it again: it finishes the job."""
     from aizac.settings import get_settings
     from aizac.text import Text, render
-    from aizac.writer.importing import import_installation
+    from aizac.upkeep.importing import import_installation
 
     _database_url()
 

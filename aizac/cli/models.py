@@ -257,8 +257,8 @@ def unset_command(
 ) -> None:
     """Forget ROLE's stored spec (the environment, aizac.toml or the default applies again)."""
     from aizac.llm.model_config import ModelConfig
-    from aizac.llm.roles import MODEL_ROLES
     from aizac.settings import load_settings
+    from aizac.settings_values import MODEL_ROLES
 
     if role not in MODEL_ROLES:  # every role `aizac models set` takes, the image role too
         raise InvalidInputError("error.model.role", role=role, roles=", ".join(MODEL_ROLES))
@@ -273,8 +273,9 @@ def key_command(
     delete: Annotated[bool, typer.Option("--delete", help="Forget the stored key.")] = False,
 ) -> None:
     """Store PROVIDER's API key, typed at a hidden prompt or piped on stdin; never printed."""
-    from aizac.llm.model_config import KEY_FIELDS, ModelConfig
+    from aizac.llm.model_config import ModelConfig
     from aizac.settings import load_settings
+    from aizac.stored_models import KEY_FIELDS
 
     if provider not in KEY_FIELDS:
         raise InvalidInputError("error.model.no_key_provider", provider=provider,

@@ -13,13 +13,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import Field
+
 from aizac.dialogue.lines import beat_speakers
+from aizac.llm.closed_schema import ClosedSchema, Name, Short
 from aizac.memory.facts import name_key
-from aizac.writer.schemas import MAX_PLAN_TURNS as MAX_TURNS
-from aizac.writer.schemas import DialoguePlan, PlanTurn
 
 MIN_SPEAKERS = 3
 """Speakers from which a beat's dialogue is planned as its own step."""
+MAX_TURNS = 8
+"""Turns a plan may have (the schema's bound, so a small model's answer ends)."""
+
+
+class PlanTurn(ClosedSchema):
+    """One turn of a planned exchange."""
+
+    speaker: Name
+    to: Name = Field(description="who the line is said to (a speaker of the scene)")
+    wants: Short = Field(description="what the speaker wants from the exchange")
+    gist: Short = Field(description="what the line says, in a few words")
+
+
+class DialoguePlan(ClosedSchema):
+    """The exchange of a scene with three or more speakers, turn by turn."""
+
+    turns: list[PlanTurn] = Field(min_length=1, max_length=MAX_TURNS)
 
 __all__ = [
     "MIN_SPEAKERS",

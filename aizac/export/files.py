@@ -12,7 +12,7 @@ from pathlib import Path
 from aizac.errors import InvalidInputError, StorageError
 from aizac.export.manuscript import Manuscript
 from aizac.export.render import IMAGE_DIR, check_format, figures, render
-from aizac.writer.killpoints import checkpoint
+from aizac.storage.killpoints import checkpoint
 
 #: Longest accepted file name in UTF-8 bytes, extension included (file systems allow 255).
 MAX_NAME_BYTES = 200

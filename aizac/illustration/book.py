@@ -64,8 +64,9 @@ def free_cover(manuscript: Manuscript, agent: Any) -> Figure | None:
     needs no network. ``None`` when it cannot be set (no font for the story's script here:
     the book then goes out without a cover, as before, and the log says why)."""
     from aizac.errors import AizacError
-    from aizac.llm.images.base import Card, ImageRequest, parse_size
+    from aizac.llm.images.base import Card, ImageRequest
     from aizac.llm.images.typographic import TypographicImages
+    from aizac.settings_values import parse_size
 
     settings = agent.settings
     width, height = parse_size(settings.image_cover_size)

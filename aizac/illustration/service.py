@@ -17,7 +17,8 @@ from aizac.errors import InvalidInputError, LimitError, NotFoundError
 from aizac.illustration.drafting import prompt_for_beat, prompt_for_cover
 from aizac.illustration.prompts import MAX_PROMPT_CHARS, ImagePrompt
 from aizac.illustration.store import COVER, ImageRecord, ImageStore, beat_slot, check_slot
-from aizac.llm.images.base import ImageRequest, parse_size
+from aizac.llm.images.base import ImageRequest
+from aizac.settings_values import parse_size
 
 
 @dataclass(frozen=True)

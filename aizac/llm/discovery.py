@@ -27,6 +27,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal
 
+from aizac.settings_values import port_numbers
+
 LOOPBACK = "127.0.0.1"
 OLLAMA_TAGS = "/api/tags"
 OPENAI_MODELS = "/v1/models"
@@ -61,14 +63,7 @@ def parse_ports(text: str) -> tuple[int, ...]:
     """
     if not text.strip():
         return tuple(k.port for k in known_ports())
-    ports = []
-    for part in text.replace(";", ",").split(","):
-        if part.strip():
-            port = int(part.strip())
-            if not 0 < port < 65536:
-                raise ValueError(f"{port} is not a port number")
-            ports.append(port)
-    return tuple(dict.fromkeys(ports))
+    return port_numbers(text)
 
 
 def names_at(port: int) -> str:

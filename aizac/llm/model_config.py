@@ -3,8 +3,9 @@
 ``models.json`` holds the spec of each role set with ``aizac models set`` or the web app's Models
 panel; ``keys.json`` holds provider API keys. Both are written atomically (temp file + rename)
 with mode 0600, and a key is never returned for display: :meth:`ModelConfig.keys_set` says only
-which providers have one. :class:`StoredModelsSource` lays both under the environment when
-:class:`~aizac.settings.Settings` is built (environment, ``.env`` and constructor arguments win).
+which providers have one. :class:`aizac.stored_models.StoredModelsSource` lays both under the
+environment when :class:`~aizac.settings.Settings` is built (environment, ``.env`` and constructor
+arguments win); the files are read there, below the settings, and written here.
 
 Pure read/write: no network, no model building. :func:`redact` hides credentials embedded in a
 spec or URL (``user:pass@``, ``?key=...``) for anything shown or logged.
@@ -12,31 +13,21 @@ spec or URL (``user:pass@``, ``?key=...``) for anything shown or logged.
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import tomllib
 from pathlib import Path
-from typing import Any
 
-from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
-
-from aizac.errors import ConfigError, InvalidInputError
-from aizac.llm.roles import IMAGE_ROLE, MODEL_ROLES, ROLES
+from aizac.errors import InvalidInputError
 from aizac.private_files import write_private_json
+from aizac.settings_values import IMAGE_ROLE, MODEL_ROLES, ROLES
+from aizac.stored_models import (
+    KEY_FIELDS,
+    KEYS_FILE,
+    MODELS_FILE,
+    read_stored,
+    stored_settings,
+    stored_specs,
+)
 
-# Provider -> the Settings field its key fills.
-KEY_FIELDS: dict[str, str] = {
-    "openai": "openai_api_key",
-    "anthropic": "anthropic_api_key",
-    "clova": "clova_api_key",
-    "openai-compatible": "openai_compatible_api_key",
-    "sdwebui": "sdwebui_auth",  # user:password of --api-auth
-    "comfyui": "comfyui_api_key",
-}
-MODELS_FILE = "models.json"
-KEYS_FILE = "keys.json"
 MAX_KEY_CHARS = 400
 
 _USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
@@ -59,20 +50,6 @@ def _write_private(path: Path, data: dict[str, str]) -> None:
     write_private_json(path, data, "error.model.config_write", folder=str(path.parent))
 
 
-def _read(path: Path) -> dict[str, str]:
-    """The JSON object in ``path`` as str -> str ({} when the file does not exist)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as e:
-        raise ConfigError("error.model.config_read", file=path.name, type=type(e).__name__,
-                          path=str(path)) from e
-    if not isinstance(data, dict):
-        return {}
-    return {str(k): str(v) for k, v in data.items() if isinstance(v, str)}
-
-
 class ModelConfig:
     """Role specs and provider keys stored under ``data_dir``."""
 
@@ -82,7 +59,7 @@ class ModelConfig:
 
     def specs(self) -> dict[str, str]:
         """The stored spec of each role that has one."""
-        return {r: s for r, s in _read(self.models_path).items() if r in MODEL_ROLES}
+        return stored_specs(self.models_path)
 
     def set_spec(self, role: str, spec: str) -> str:
         """Store ``spec`` for ``role`` after checking that it parses; returns the clean spec.
@@ -149,55 +126,20 @@ class ModelConfig:
         value = key.strip()
         if not value or len(value) > MAX_KEY_CHARS or any(c.isspace() for c in value):
             raise InvalidInputError("error.model.bad_key")
-        _write_private(self.keys_path, {**_read(self.keys_path), provider: value})
+        _write_private(self.keys_path, {**read_stored(self.keys_path), provider: value})
 
     def delete_key(self, provider: str) -> None:
         """Forget ``provider``'s stored key."""
-        keys = _read(self.keys_path)
+        keys = read_stored(self.keys_path)
         if provider in keys:
             del keys[provider]
             _write_private(self.keys_path, keys)
 
     def keys_set(self) -> list[str]:
         """Providers that have a stored key (never the keys themselves)."""
-        stored = _read(self.keys_path)
+        stored = read_stored(self.keys_path)
         return [p for p in KEY_FIELDS if p in stored]
 
     def settings_values(self) -> dict[str, str]:
         """The stored choices as Settings field values (``planner_model``, ``openai_api_key``)."""
-        values = {f"{role}_model": spec for role, spec in self.specs().items()}
-        for provider, key in _read(self.keys_path).items():
-            if provider in KEY_FIELDS:
-                values[KEY_FIELDS[provider]] = key
-        return values
-
-
-def _data_dir_of(current: dict[str, Any]) -> Path:
-    """The data directory the settings being built will have, as far as it is known here:
-    the higher-priority sources' value, else ``data_dir`` in the TOML file, else the default."""
-    if current.get("data_dir"):
-        return Path(current["data_dir"])
-    toml_path = Path(os.environ.get("AIZAC_CONFIG", "aizac.toml"))
-    try:
-        value = tomllib.loads(toml_path.read_text(encoding="utf-8")).get("data_dir")
-    except (OSError, tomllib.TOMLDecodeError):
-        value = None
-    from aizac.settings_fast import default_data_dir
-
-    return Path(value) if value else default_data_dir()
-
-
-class StoredModelsSource(PydanticBaseSettingsSource):
-    """A pydantic-settings source with the specs and keys stored in the data directory.
-
-    Placed after the environment and ``.env``, so an exported variable always wins.
-    """
-
-    def __init__(self, settings_cls: type[BaseSettings]) -> None:
-        super().__init__(settings_cls)
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        return None, field_name, False  # __call__ reads both files at once
-
-    def __call__(self) -> dict[str, Any]:
-        return ModelConfig(_data_dir_of(self.current_state)).settings_values()
+        return stored_settings(self.models_path, self.keys_path)

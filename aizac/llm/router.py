@@ -27,11 +27,11 @@ from aizac.errors import ConfigError, InvalidInputError
 from aizac.llm.profiles import attach, profile_of
 from aizac.llm.providers import build, check_usable
 from aizac.llm.resilient import Candidate, ResilientChatModel
-from aizac.llm.roles import IMAGE_ROLE, ROLES
 from aizac.llm.specs import parse_spec
 from aizac.llm.structured import Check, agenerate_structured, generate_structured
 from aizac.llm.usage import UsageCallback, UsageLog
 from aizac.settings import Settings, get_settings
+from aizac.settings_values import IMAGE_ROLE, ROLES
 from aizac.text import Text, Verbatim
 
 if TYPE_CHECKING:

@@ -39,6 +39,7 @@ from aizac.memory.chroma_health import CHROMA_FILE
 from aizac.settings import Settings
 from aizac.storage.database import EMBEDDED_FILES, forget_file, sqlite_file
 from aizac.storage.health import copy_sqlite
+from aizac.storage.killpoints import checkpoint
 from aizac.storage.leftovers import remove_stale, temporary_name
 from aizac.storage.tables import CONCERNS, PROJECT_CONCERNS
 from aizac.upkeep.archive import Manifest, write_archive
@@ -53,7 +54,6 @@ from aizac.upkeep.layout import (
     project_files,
     reason_of,
 )
-from aizac.writer.killpoints import checkpoint
 from aizac.writer.project import ProjectStore
 
 KEEP_AUTOMATIC = 5
@@ -181,7 +181,7 @@ def _copy_checkpoints(store: ProjectStore, settings: Settings, staging: Path) ->
     """The project's autopilot checkpoints on the database's saver into the backup's
     ``autopilot_checkpoints.sqlite3``, under their bare run ids (as an embedded project keeps
     them)."""
-    from aizac.autopilot.checkpointer import (
+    from aizac.storage.checkpointer import (
         close_checkpointer,
         copy_checkpoints,
         open_checkpointer,

@@ -14,7 +14,7 @@ In the order a writer needs the answers:
    commit journal agrees with the rows (a finished commit's memories are there, an undone
    one's are not; on the database, a commit cut off by a kill is named: the next step
    finishes it);
-3. **the invariant checker** (:mod:`aizac.writer.invariants`): the turn equals the accepted
+3. **the invariant checker** (:mod:`aizac.upkeep.invariants`): the turn equals the accepted
    beats, no duplicate or orphan memory, one current relation per pair, the short-term
    summaries, prose only on accepted beats.
 
@@ -203,7 +203,7 @@ def _check_memory(memory: Any, report: CheckReport) -> None:
 
 def _check_invariants(store: ProjectStore, memory: Any, report: CheckReport) -> None:
     """Step 3: the invariant checker over the memory opened here."""
-    from aizac.writer.invariants import check_project as invariants
+    from aizac.upkeep.invariants import check_project as invariants
 
     found = invariants(store, open_memory=lambda _: _Kept(memory))
     for problem in found.problems:

@@ -43,11 +43,11 @@ from sqlalchemy import delete, select
 from aizac.errors import ConflictError, InvalidInputError, StorageError
 from aizac.settings import Settings
 from aizac.storage.database import EMBEDDED_FILES, forget_file, forget_folder, sqlite_file
+from aizac.storage.killpoints import checkpoint
 from aizac.storage.leftovers import fsync_dir, remove_stale, temporary_name
 from aizac.storage.tables import CONCERNS, PROJECT_CONCERNS, projects
 from aizac.upkeep.archive import Manifest, extract, verify
 from aizac.upkeep.layout import backups_dir
-from aizac.writer.killpoints import checkpoint
 from aizac.writer.project import ProjectStore, validate_project_name
 from aizac.writer.project_dirs import claim_project, release_project
 

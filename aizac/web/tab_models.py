@@ -21,9 +21,10 @@ from pydantic import SecretStr
 from aizac.export.render import escape_markdown_cell
 from aizac.llm.discovery import Discovery, FoundServer, usable_specs
 from aizac.llm.errors import role_name
-from aizac.llm.model_config import KEY_FIELDS, ModelConfig
-from aizac.llm.roles import IMAGE_ROLE, ROLES
+from aizac.llm.model_config import ModelConfig
 from aizac.settings import Settings
+from aizac.settings_values import IMAGE_ROLE, ROLES
+from aizac.stored_models import KEY_FIELDS
 from aizac.text import language_name
 from aizac.text import t as text
 from aizac.web.labels import Labels

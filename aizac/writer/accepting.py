@@ -25,7 +25,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from aizac.errors import AizacError, StorageError
-from aizac.writer.killpoints import checkpoint
+from aizac.storage.killpoints import checkpoint
 from aizac.writer.ports import Batch, Memory
 from aizac.writer.project import BeatRecord, ProjectStore, Step
 

@@ -16,6 +16,7 @@ from aizac.errors import ConflictError, InvalidInputError
 from aizac.llm.runtime import run_sync
 from aizac.memory.references import Offer
 from aizac.settings import Settings
+from aizac.storage.killpoints import checkpoint
 from aizac.style import WriterStyle
 from aizac.text import Text
 from aizac.writer import accepting, combined, extraction
@@ -24,7 +25,6 @@ from aizac.writer.context import ContextBuilder, OnePackPerBeat, default_context
 from aizac.writer.designed import Designed, DesignPrompt
 from aizac.writer.episode import ProjectEpisodes
 from aizac.writer.extraction import newcomers
-from aizac.writer.killpoints import checkpoint
 from aizac.writer.output import ProseWriter
 from aizac.writer.ports import Cliches, ProjectMemory, Router
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore

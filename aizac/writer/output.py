@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from aizac.errors import AizacError, IncompleteReplyError, InvalidInputError, NotFoundError
 from aizac.llm.profiles import profile_of
+from aizac.storage.killpoints import checkpoint
 from aizac.tokens import count_tokens
 from aizac.writer.accepting import context_ids, reinforce
 from aizac.writer.combined import combined_extraction_ok
@@ -26,7 +27,6 @@ from aizac.writer.context import (
     tail_tokens,
 )
 from aizac.writer.episode_prose import scenes_block, split_scenes
-from aizac.writer.killpoints import checkpoint
 from aizac.writer.ports import Memory, Router
 from aizac.writer.project import BeatRecord, ProjectStore
 from aizac.writer.prompt_words import instruction_line, prompt_words

@@ -32,6 +32,7 @@ from sqlalchemy.exc import IntegrityError
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError
 from aizac.storage.database import EMBEDDED_FILES, Database, Scope, forget_file, sqlite_file
 from aizac.storage.health import sqlite_damage
+from aizac.storage.killpoints import checkpoint as _checkpoint
 from aizac.storage.tables import beats as t_beats
 from aizac.storage.tables import episodes as t_episodes
 from aizac.storage.tables import kv as t_kv
@@ -40,7 +41,6 @@ from aizac.storage.tables import next_id
 from aizac.storage.tables import plot as t_plot
 from aizac.storage.tables import steps as t_steps
 from aizac.text import Text
-from aizac.writer.killpoints import checkpoint as _checkpoint
 from aizac.writer.project_dirs import (
     DB_NAME,
     create_staged,

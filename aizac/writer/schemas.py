@@ -11,47 +11,29 @@ from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
-    BaseModel,
     BeforeValidator,
-    ConfigDict,
     Field,
     StringConstraints,
     model_validator,
 )
 
-from aizac.llm.grammar import KIND, VERBATIM
+from aizac.llm.closed_schema import ClosedSchema, Name, Short
+from aizac.llm.closed_schema import string_kind as _kind
+from aizac.llm.grammar import VERBATIM
 from aizac.memory.facts import Aspect
 
 Stage = Literal["exposition", "development", "crisis", "climax", "resolution"]
 STAGES: tuple[Stage, ...] = ("exposition", "development", "crisis", "climax", "resolution")
 
 
-def _kind(kind: str) -> Any:
-    # What a string holds, for the small model's grammar (aizac.llm.grammar: a name is a name).
-    return Field(json_schema_extra={KIND: kind})
-
-
-Name = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40), _kind("name")
-]
 ThingName = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40), _kind("place")
 ]
 """The name of a place, object or world rule (a setting)."""
-Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=60)]
 Place = Annotated[str, StringConstraints(strip_whitespace=True, max_length=60), _kind("place")]
 Time = Annotated[str, StringConstraints(strip_whitespace=True, max_length=60), _kind("time")]
 Line = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=160)]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=240)]
-
-
-def _drop_description(schema: dict[str, Any], _cls: type) -> None:
-    # Class docstrings are for readers of the code; small models copy them into answers.
-    schema.pop("description", None)
-
-
-class _Schema(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra=_drop_description)
 
 
 T = TypeVar("T")
@@ -69,7 +51,7 @@ def _unique(items: list[T], key: Callable[[T], object]) -> list[T]:
 
 
 # --------------------------------------------------------------------------------------- plot
-class PlotCharacter(_Schema):
+class PlotCharacter(ClosedSchema):
     """A main character as the plan introduces them."""
 
     name: Name
@@ -77,7 +59,7 @@ class PlotCharacter(_Schema):
     profile: Text = Field(description="who they are, what they want")
 
 
-class PlotSetting(_Schema):
+class PlotSetting(ClosedSchema):
     """A place, object, era or world rule the story relies on."""
 
     name: ThingName
@@ -94,7 +76,7 @@ def _clamp_episodes(value: Any) -> Any:
     return value
 
 
-class Act(_Schema):
+class Act(ClosedSchema):
     """One of the five acts: its goal, how many episodes it spans and its key events."""
 
     stage: Stage
@@ -105,7 +87,7 @@ class Act(_Schema):
     key_events: list[Line] = Field(min_length=1, max_length=3, description="in story order")
 
 
-class NovelPlot(_Schema):
+class NovelPlot(ClosedSchema):
     """The whole plan. Only the planner ever sees all of it."""
 
     title: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
@@ -154,12 +136,12 @@ class NovelPlot(_Schema):
 
 
 # -------------------------------------------------------------------------------------- beats
-class DialogueLine(_Schema):
+class DialogueLine(ClosedSchema):
     speaker: Name
     line: Line
 
 
-class BeatDesign(_Schema):
+class BeatDesign(ClosedSchema):
     """What the planner designs for one beat (position is assigned by the pipeline)."""
 
     @model_validator(mode="after")
@@ -215,24 +197,6 @@ class NovelBeat(BeatDesign):
         return "\n".join(lines)
 
 
-MAX_PLAN_TURNS = 8
-
-
-class PlanTurn(_Schema):
-    """One turn of a planned exchange."""
-
-    speaker: Name
-    to: Name = Field(description="who the line is said to (a speaker of the scene)")
-    wants: Short = Field(description="what the speaker wants from the exchange")
-    gist: Short = Field(description="what the line says, in a few words")
-
-
-class DialoguePlan(_Schema):
-    """The exchange of a scene with three or more speakers, turn by turn."""
-
-    turns: list[PlanTurn] = Field(min_length=1, max_length=MAX_PLAN_TURNS)
-
-
 # --------------------------------------------------------------------------------- extraction
 # An extraction refers to what the store knows by the ids its prompt lists (cast c1, facts f1,
 # rules r1, threads t1: aizac.memory.references); the store decides what a reference means.
@@ -256,13 +220,13 @@ Refs = Annotated[str, StringConstraints(strip_whitespace=True, max_length=12), _
 NameForm = Annotated[str, StringConstraints(strip_whitespace=True, max_length=40), _kind("name")]
 
 
-class StoryFact(_Schema):
+class StoryFact(ClosedSchema):
     text: Line
     keyword: Keyword = ""
     foreshadow: bool = False
 
 
-class CharacterFact(_Schema):
+class CharacterFact(ClosedSchema):
     # The prompt says what each field is (the schema is sent with every extraction): who is
     # a cast id or "new"; name the name form the beat uses (required with "new"); aspect the
     # slot it fills; feature the part of a look; replaces the ids of listed facts it makes
@@ -275,7 +239,7 @@ class CharacterFact(_Schema):
     replaces: list[Refs] = Field(default_factory=list, max_length=3)
 
 
-class RelationFact(_Schema):
+class RelationFact(ClosedSchema):
     # a and b: cast ids (or "new"); replaces: the listed relation it changes
     a: Ref
     b: Ref
@@ -283,7 +247,7 @@ class RelationFact(_Schema):
     replaces: list[Refs] = Field(default_factory=list, max_length=2)
 
 
-class SettingFact(_Schema):
+class SettingFact(ClosedSchema):
     # rule: a rule of the world; revises: the id of the listed rule it revises, or "new"
     # (left out of a rule: the repair turn asks)
     keyword: Keyword
@@ -295,7 +259,7 @@ class SettingFact(_Schema):
 SpeechLevel = Literal["formal", "polite", "plain", ""]
 
 
-class VoiceFact(_Schema):
+class VoiceFact(ClosedSchema):
     """How a character speaks (their voice card; the prompt says what each field is: the
     schema stays small, it is sent with every combined extraction)."""
 
@@ -306,7 +270,7 @@ class VoiceFact(_Schema):
     dialect: Short = ""
 
 
-class AddressFact(_Schema):
+class AddressFact(ClosedSchema):
     """How one character speaks to another (one direction): formal (hasipsio-che), polite
     (haeyo-che) or plain (banmal), and what the speaker calls the listener."""
 
@@ -316,39 +280,39 @@ class AddressFact(_Schema):
     address: Short = ""
 
 
-class PaidThread(_Schema):
+class PaidThread(ClosedSchema):
     # a listed thread the beat pays off: its id, and its keyword as the list shows it (what
     # the reply means, so a slip of the id is caught)
     thread: Refs
     keyword: Keyword = ""
 
 
-class StoryExtraction(_Schema):
+class StoryExtraction(ClosedSchema):
     """What happened in the beat that later episodes must remember."""
 
     facts: list[StoryFact] = Field(default_factory=list, max_length=4)
     pays_off: list[PaidThread] = Field(default_factory=list, max_length=3)
 
 
-class CharacterExtraction(_Schema):
+class CharacterExtraction(ClosedSchema):
     """Changes of a character's state, psychology or status."""
 
     facts: list[CharacterFact] = Field(default_factory=list, max_length=4)
 
 
-class RelationExtraction(_Schema):
+class RelationExtraction(ClosedSchema):
     """How two characters stand with each other after the beat."""
 
     facts: list[RelationFact] = Field(default_factory=list, max_length=4)
 
 
-class SettingExtraction(_Schema):
+class SettingExtraction(ClosedSchema):
     """Objects, places, era, culture and world rules the beat establishes."""
 
     facts: list[SettingFact] = Field(default_factory=list, max_length=4)
 
 
-EXTRACTION_SCHEMAS: dict[str, type[_Schema]] = {
+EXTRACTION_SCHEMAS: dict[str, type[ClosedSchema]] = {
     "Story": StoryExtraction,
     "Character": CharacterExtraction,
     "CharacterRelation": RelationExtraction,
@@ -356,14 +320,14 @@ EXTRACTION_SCHEMAS: dict[str, type[_Schema]] = {
 }
 
 
-class BeatSummary(_Schema):
+class BeatSummary(ClosedSchema):
     """A one or two sentence summary of an accepted beat for short-term memory."""
 
     summary: Text
 
 
 # ---------------------------------------------------------------------------------- characters
-class CharacterProfile(_Schema):
+class CharacterProfile(ClosedSchema):
     """A character introduced during writing (dynamic character).
 
     ``same_as``: the model says the name is another name of a listed character (its id, as the

@@ -27,7 +27,7 @@ live under ``memory/``, which an export gives as ``memories.json`` instead)."""
 
 def saver_url(settings: Settings) -> str | None:
     """The PostgreSQL URL of the autopilot's checkpoints, when they live on a server."""
-    from aizac.autopilot.checkpointer import checkpointer_spec
+    from aizac.storage.checkpointer import checkpointer_spec
 
     spec = checkpointer_spec(settings.autopilot_checkpointer, settings.database)
     kind, _, rest = spec.partition(":")
@@ -46,7 +46,7 @@ def drop_project(store: ProjectStore, settings: Settings) -> None:
     """Delete the server project ``store``: its checkpoints, then every row of it in one
     transaction (a failure between the two leaves the project, and deleting again finishes).
     The caller holds the project's step lock and has dropped its memory."""
-    from aizac.autopilot.checkpointer import (
+    from aizac.storage.checkpointer import (
         close_checkpointer,
         delete_threads,
         open_checkpointer,
@@ -72,7 +72,7 @@ def write_embedded(store: ProjectStore, settings: Settings, folder: Path) -> lis
     the embedded key ``""``, and ``autopilot_checkpoints.sqlite3`` with its runs' threads under
     their bare run ids); returns the files written. The caller holds the project's step lock,
     so the copy is of one moment."""
-    from aizac.autopilot.checkpointer import (
+    from aizac.storage.checkpointer import (
         CHECKPOINTS_FILE,
         close_checkpointer,
         copy_checkpoints,

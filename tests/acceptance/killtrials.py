@@ -2,7 +2,7 @@
 
 Each command of the story (``new``, ``plot``, ``beat --accept``, ``write``) runs as a child
 process against the loopback OpenAI-compatible server, with ``AIZAC_KILL_AT`` naming one step
-(:data:`aizac.writer.killpoints.STEPS`): the child kills itself with SIGKILL exactly there. Then
+(:data:`aizac.storage.killpoints.STEPS`): the child kills itself with SIGKILL exactly there. Then
 the command the writer would type next runs to completion and the project is checked
 (:func:`acceptance.invariants.check_project`). A trial counts as *lost* when the command's result
 is missing afterwards (no project, no plot, the beat not accepted once, no whole prose) or an
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from aizac.writer.killpoints import KILL_ENV, STEPS
+from aizac.storage.killpoints import KILL_ENV, STEPS
 from aizac.writer.project import ProjectStore
 
 from .invariants import Report, check_project

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from aizac.autopilot.checkpointer import close_checkpointer, open_checkpointer, thread_id
 from aizac.autopilot.runner import Autopilot
 from aizac.autopilot.state import Options
+from aizac.storage.checkpointer import close_checkpointer, open_checkpointer, thread_id
 from aizac.storage.database import sqlite_file
 from aizac.storage.tables import runs
 from aizac.writer.project import ProjectStore

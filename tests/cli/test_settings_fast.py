@@ -71,7 +71,7 @@ def test_it_steps_aside_when_anything_else_is_configured(
 
 
 def test_the_stored_file_names_are_the_model_config_s() -> None:
-    from aizac.llm.model_config import KEYS_FILE, MODELS_FILE
     from aizac.settings_fast import _STORED
+    from aizac.stored_models import KEYS_FILE, MODELS_FILE
 
     assert set(_STORED) == {MODELS_FILE, KEYS_FILE}

@@ -16,8 +16,8 @@ from pydantic import SecretStr
 
 from aizac.cliches import ClicheDB
 from aizac.llm.embeddings import HashingEmbeddings
-from aizac.llm.roles import ROLES
 from aizac.settings import Settings
+from aizac.settings_values import ROLES
 from aizac.writer.service import Studio
 
 CAST = ["강준", "서유나"]

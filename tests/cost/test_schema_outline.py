@@ -28,6 +28,7 @@ def _schemas() -> list[type[BaseModel]]:
     from aizac.autopilot.review import EpisodeReview, Verdict
     from aizac.autopilot.steering import SteeringPlan
     from aizac.continuity.model_check import ModelReview
+    from aizac.dialogue.plan import DialoguePlan
     from aizac.retrieval.question import MemoryQuestion
     from aizac.writer import schemas
     from aizac.writer.combined import BeatDesignWithCast, BeatExtraction
@@ -37,7 +38,7 @@ def _schemas() -> list[type[BaseModel]]:
         schemas.NovelPlot, schemas.BeatDesign, BeatDesignWithCast, BeatExtraction,
         schemas.StoryExtraction, schemas.CharacterExtraction, schemas.RelationExtraction,
         schemas.SettingExtraction, schemas.BeatSummary, schemas.CharacterProfile,
-        schemas.DialoguePlan, episode_schema(4), extraction_schema(3), ArcOutline,
+        DialoguePlan, episode_schema(4), extraction_schema(3), ArcOutline,
         EpisodeReview, Verdict, SteeringPlan, ModelReview, MemoryQuestion,
     ]
 

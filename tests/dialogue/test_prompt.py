@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from aizac.dialogue.canon import VoiceCanon
 from aizac.dialogue.cards import PairVoice, VoiceCard
-from aizac.dialogue.plan import settle_plan
+from aizac.dialogue.plan import DialoguePlan, PlanTurn, settle_plan
 from aizac.dialogue.prompt import dialogue_block, plan_lines, voice_lines
 from aizac.tokens import count_tokens
-from aizac.writer.schemas import DialoguePlan, PlanTurn
 
 CANON = VoiceCanon(
     cards={"박지훈": VoiceCard("박지훈", "무뚝뚝함", catchphrases=("귀찮게 하네",)),

@@ -30,8 +30,8 @@ from aizac.server.accounts import AccountStore
 from aizac.settings import Settings
 from aizac.storage.catalog import Catalog
 from aizac.storage.database import server_database
-from aizac.writer.invariants import check_project
-from aizac.writer.killpoints import KILL_ENV, STEPS
+from aizac.storage.killpoints import KILL_ENV, STEPS
+from aizac.upkeep.invariants import check_project
 from aizac.writer.project import ProjectStore
 from aizac.writer.service import Studio
 from tests.fakes import ScriptedChatModel

@@ -18,8 +18,8 @@ from aizac.llm.embeddings import HashingEmbeddings
 from aizac.settings import Settings
 from aizac.storage.catalog import Catalog
 from aizac.storage.database import server_database
-from aizac.writer import importing
-from aizac.writer.importing import import_installation
+from aizac.upkeep import importing
+from aizac.upkeep.importing import import_installation
 from aizac.writer.service import Studio
 from tests.autopilot.fakes import JudgingModel, make_studio, planned_project
 from tests.fakes import ScriptedChatModel

@@ -15,6 +15,7 @@ import pytest
 from pydantic import BaseModel
 
 from aizac.cliches import TropeArc, load_beats, render_tropes_for_prompt
+from aizac.dialogue import plan as dialogue_plan
 from aizac.memory.references import WORDS
 from aizac.retrieval.pack import SECTIONS, ContextPack, PackItem
 from aizac.writer import combined, schemas
@@ -78,7 +79,8 @@ def json_vocabulary() -> set[str]:
     """Field names and enum values of every model-facing schema, JSON literals, and the word
     a reply refers with (``new``, ``id``)."""
     words = {"JSON", "json", "true", "false", "null", *WORDS}
-    for obj in [*vars(schemas).values(), *vars(combined).values()]:
+    for obj in [*vars(schemas).values(), *vars(combined).values(),
+                *vars(dialogue_plan).values()]:
         if isinstance(obj, type) and issubclass(obj, BaseModel) and obj is not BaseModel:
             words |= _schema_words(obj.model_json_schema())
     return words

@@ -120,17 +120,6 @@ def sniff_media_type(data: bytes) -> str | None:
     return None
 
 
-def parse_size(text: str) -> tuple[int, int]:
-    """``"1024x1536"`` -> ``(1024, 1536)`` (ValueError for anything else)."""
-    w, sep, h = text.lower().partition("x")
-    if not sep:
-        raise ValueError(f"{text!r} is not WIDTHxHEIGHT")
-    width, height = int(w), int(h)
-    if not (64 <= width <= 4096 and 64 <= height <= 4096):
-        raise ValueError(f"{text!r}: each side must be 64-4096 pixels")
-    return width, height
-
-
 __all__ = [
     "JPEG",
     "PNG",
@@ -142,6 +131,5 @@ __all__ = [
     "ImageRefusedError",
     "ImageRequest",
     "TransientImageError",
-    "parse_size",
     "sniff_media_type",
 ]

@@ -25,7 +25,7 @@ class ImageProviderRow:
         form: ``none`` (``NAME``), ``model`` (``NAME:MODEL``), ``url`` (``NAME:URL:MODEL``),
             ``url_optional`` (``NAME:URL`` or ``NAME:URL:MODEL``).
         example: a spec shown in hints.
-        key: the stored key it reads (:data:`aizac.llm.model_config.KEY_FIELDS`), if any.
+        key: the stored key it reads (:data:`aizac.stored_models.KEY_FIELDS`), if any.
     """
 
     name: str

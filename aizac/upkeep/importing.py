@@ -20,7 +20,7 @@ What moves, for every project of the installation (``DATA_DIR/projects/*`` of a 
 **Resumable:** a project's key is derived from its owner, name and creation time, and every step
 before its one transaction is idempotent, so a run killed anywhere is simply run again: projects
 already moved are verified and skipped. **Verified:** after the move, the rows of every table
-are counted on both sides, and the invariant checker (:mod:`aizac.writer.invariants`) runs on
+are counted on both sides, and the invariant checker (:mod:`aizac.upkeep.invariants`) runs on
 the moved project as this installation opens it. The source is only read.
 """
 
@@ -221,7 +221,7 @@ def _import_project(
     moved.rows, wrong = _compare_counts(tables, db, key)
     moved.problems += wrong
     store = ProjectStore(target_dir, catalog=catalog, key=key)
-    from aizac.writer.invariants import check_project
+    from aizac.upkeep.invariants import check_project
 
     checked = check_project(store, open_memory=lambda s: open_memory(s, owner))
     moved.problems += checked.problems
@@ -300,7 +300,7 @@ def _copy_files(folder: Path, target: Path) -> None:
 def _copy_checkpoints(folder: Path, key: str, settings: Settings) -> int:
     """The autopilot's checkpoints of the project, under its key's thread names (put twice is
     put once: the saver upserts by checkpoint id)."""
-    from aizac.autopilot.checkpointer import (
+    from aizac.storage.checkpointer import (
         CHECKPOINTS_FILE,
         close_checkpointer,
         copy_checkpoints,

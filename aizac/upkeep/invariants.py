@@ -9,7 +9,9 @@
 - prose only on accepted beats, and never cut (``complete_prose`` tells a whole answer).
 
 Memory is read in a fresh Chroma system, so what another (killed) process wrote is what is seen.
-The tests, the load bench and ``aizac db import`` (which checks every project it moved) run it.
+The tests, the load bench, ``aizac check`` and ``aizac db import`` (which checks every project it
+moved) run it. It reads the autopilot's steering notes, so it sits with upkeep, above autopilot
+and writer (``aizac.layers``).
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aizac.autopilot.events import CANON_CHANGE_KEY, steered_sources
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.memory.short_term import ShortTermMemory
 from aizac.settings import Settings
+from aizac.storage.steering import CANON_CHANGE_KEY, steered_sources
 from aizac.writer.project import ProjectStore
 
 
