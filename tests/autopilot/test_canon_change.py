@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from aizac.autopilot.events import RunStore, canon_change_source
+from aizac.autopilot.events import RunStore
 from aizac.autopilot.runner import Autopilot
 from aizac.autopilot.state import Options
 from aizac.continuity import check_episode
+from aizac.storage.steering import canon_change_source
 from tests.acceptance.invariants import check_project
 from tests.autopilot.fakes import JudgingModel, planned_project
 

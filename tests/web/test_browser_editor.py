@@ -113,6 +113,12 @@ def test_regenerate_keeps_saved_edits_and_follows_the_instruction(
     click(page, "aizac-save-edit")
     status_says(page, "Saved your edit")
     locked = page.locator("#aizac-locked input[type=checkbox]")
+    # the saved locks are drawn with the edit's answer; a busy page may draw them a moment
+    # after the status
+    page.wait_for_function("() => { const b = document.querySelectorAll("
+                           "'#aizac-locked input[type=checkbox]');"
+                           " return b.length > 1 && b[0].checked && b[1].checked; }",
+                           timeout=30_000)
     ticked = [locked.nth(i).is_checked() for i in range(locked.count())]
     assert ticked[:2] == [True, True] and not any(ticked[2:])
     field(page, "aizac-instruction").fill("more tension")

@@ -71,6 +71,9 @@ def _second_tab(page: Any) -> Any:
     tab(other, say("ui.tab.beats"))
     try:
         other.wait_for_function(f"() => document.querySelector('{LOCATION}')?.value")
+        # the page's load chain ends by offering the buttons: a field typed before that may
+        # still be drawn over by the load
+        wait_enabled(other, "aizac-save-edit")
     except Exception:
         shot(other, "39-two-tabs-failure")
         raise
