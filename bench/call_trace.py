@@ -13,7 +13,8 @@ process: real SDK, real HTTP; its calls are not aizac's), a fresh one for each t
 is measured in a child process of its own (``PYTHONPATH=DIR``); ``--before DIR`` measures the
 aizac package in DIR too and prints both side by side::
 
-    python bench/call_trace.py --before /work/wt-b40
+    git worktree add --detach ../aizac-before 6920d11
+    python bench/call_trace.py --before ../aizac-before
     python bench/call_trace.py --edges          # + the cross-module edges of each operation
 
 What is counted (printed under the table) is in :data:`DEFINITIONS`.
