@@ -395,7 +395,9 @@ class ApplicationService:
         self, agent: WriterAgent, kind: str, record: BeatRecord,
         before: BeatRecord | None = None,
     ) -> None:
-        tree, version = self._load_tree(agent, recording=record.id)
+        # only an acceptance's own beat is accepted before its node is added
+        tree, version = self._load_tree(
+            agent, recording=record.id if kind == hist.ACCEPT else None)
         ids = list(record.memory_ids) if kind == hist.ACCEPT else []
         batch = agent.memory.batch_of(ids) if ids else ""
         tree.add(

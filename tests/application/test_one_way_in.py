@@ -126,3 +126,20 @@ def test_a_beat_without_a_plot_is_refused_before_any_model_call(
         getattr(service, operation)("dawn")
     assert refused.value.key == "error.plot.none"
     assert model.calls == [] and service.beats("dawn")[1] == []
+
+
+def test_the_history_is_not_rebuilt_while_every_accept_is_in_it(
+    service: ApplicationService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service.create_project("dawn", genre="fantasy", keywords=["regression"], language="en")
+    service.generate_plot("dawn")
+    adopted: list[object] = []
+    real = service._adopt
+    monkeypatch.setattr(service, "_adopt", lambda *a, **k: adopted.append(a) or real(*a, **k))
+    draft = service.next_beat("dawn")
+    draft = service.edit_beat("dawn", draft.id, draft.version,
+                              draft.beat.model_copy(update={"location": "The burned chapel"}))
+    service.accept("dawn", draft.id, draft.version)
+    service.history("dawn")
+    service.undo("dawn")
+    assert adopted == []
