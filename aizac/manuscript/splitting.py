@@ -205,8 +205,9 @@ def merge(current: Split, episode: int, *, first: int = 1) -> Split:
 
 
 def split_at(current: Split, episode: int, paragraph: int, *, first: int = 1) -> Split:
-    """``current`` with a new episode starting at paragraph ``paragraph`` (1-based, counting
-    the episode's non-blank lines) of episode ``episode``."""
+    """``current`` with a new episode starting at paragraph ``paragraph`` (1-based, as
+    :attr:`Episode.paragraphs` counts them: scene-break lines are not paragraphs) of episode
+    ``episode``."""
     episodes = current.episodes(first)
     index = episode - first
     if index < 0 or index >= len(episodes):
@@ -219,7 +220,8 @@ def split_at(current: Split, episode: int, paragraph: int, *, first: int = 1) ->
                                 paragraph=paragraph, last=count)
     seen = 0
     for n in range(chosen.start + (1 if chosen.heading else 0), len(current.lines)):
-        if current.lines[n].text.strip():
+        text = current.lines[n].text.strip()
+        if text and not marks().scene_break.match(text):  # counted as Episode.paragraphs
             seen += 1
             if seen == paragraph:
                 return Split(current.lines, tuple(sorted({*current.starts, n})), current.files)
