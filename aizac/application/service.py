@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from aizac.application.tree import Node, UndoTree
     from aizac.illustration.service import Illustrator, SlotPrompt
     from aizac.illustration.store import ImageRecord
+    from aizac.manuscript.preview import Adjustment, ManuscriptPreview
     from aizac.memory.records import MemoryHit
     from aizac.style.store import Scope
     from aizac.upkeep.check import CheckReport
@@ -810,6 +811,15 @@ class ApplicationService:
             if drafted:
                 return agent.store.save_prose(beat_id, prose, expected_version=version)
             return agent.save_prose(beat_id, prose, expected_version=version)
+
+    # ----------------------------------------------------------------------- manuscript
+    def preview_manuscript(self, paths: Sequence[Path], adjustments: Sequence[Adjustment] = ()
+                           ) -> ManuscriptPreview:
+        """How the manuscript in ``paths`` splits into episodes after the writer's
+        ``adjustments`` (:mod:`aizac.manuscript.preview`); reads the files, changes no project."""
+        from aizac.manuscript.preview import preview
+
+        return preview(paths, adjustments)
 
     # --------------------------------------------------------------------------- export
     def export(

@@ -1,0 +1,87 @@
+"""``aizac import FILE... --preview``: how a manuscript splits into episodes, adjusted by the
+writer, before anything is saved (through :meth:`ApplicationService.preview_manuscript`).
+
+Saving an import is not built yet: without ``--preview`` the command says so and changes
+nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from aizac.cli.errors import friendly
+from aizac.cli.say import text
+from aizac.cli.studio import StudioFactory, make_studio
+from aizac.errors import AizacError, InvalidInputError
+
+if TYPE_CHECKING:
+    from aizac.manuscript.preview import Adjustment, ManuscriptPreview
+
+FIRST_LINE = 40
+"""Characters of an episode's first line the table shows."""
+
+
+def adjustments(merge: list[int], split: list[str]) -> list[Adjustment]:
+    """The writer's adjustments from the options: merges first, then splits, each in the order
+    given (``--split 3:12`` splits episode 3 at its 12th paragraph)."""
+    from aizac.manuscript.preview import Merge, SplitAt
+
+    out: list[Adjustment] = [Merge(n) for n in merge]
+    for value in split:
+        episode, _, paragraph = value.partition(":")
+        if not (episode.strip().isdigit() and paragraph.strip().isdigit()):
+            raise InvalidInputError("error.manuscript.split_option", value=value)
+        out.append(SplitAt(int(episode), int(paragraph)))
+    return out
+
+
+def table(preview: ManuscriptPreview) -> list[str]:
+    """The preview as lines for the terminal: a header, a row per episode, a summary."""
+    lines = [text("cli.import.preview.header")]
+    for e in preview.episodes:
+        first = e.first_line if len(e.first_line) <= FIRST_LINE else e.first_line[:FIRST_LINE] + "…"
+        lines.append(f"{e.number:>7}  {e.characters:>10,}  {e.scenes:>6}  {first}")
+    lines.append(text("cli.import.preview.summary", files=len(preview.files),
+                      episodes=len(preview.episodes), characters=f"{preview.characters:,}"))
+    if preview.skipped_numbers:
+        lines.append(text("cli.import.preview.skipped",
+                          numbers=", ".join(map(str, preview.skipped_numbers))))
+    lines.append(text("cli.import.preview.nothing_saved"))
+    return lines
+
+
+@friendly
+def import_command(
+    ctx: typer.Context,
+    files: Annotated[list[Path], typer.Argument(
+        help="Manuscript files (.txt, .md, .docx, .epub, .hwpx) or folders of them, read in "
+             "natural order as one serial.")],
+    preview: Annotated[bool, typer.Option(
+        "--preview", help="Show the episodes found; save nothing.")] = False,
+    merge: Annotated[list[int] | None, typer.Option(
+        "--merge", metavar="EPISODE", help="Join EPISODE to the one before it (repeatable).")
+    ] = None,
+    split: Annotated[list[str] | None, typer.Option(
+        "--split", metavar="EPISODE:PARAGRAPH",
+        help="Start a new episode at PARAGRAPH of EPISODE (repeatable).")] = None,
+) -> None:
+    """Preview how a manuscript splits into episodes (saving an import is not built yet)."""
+    if not preview:
+        raise AizacError("error.manuscript.import_not_built")
+    steps = adjustments(merge or [], split or [])
+    from aizac.application.exports import export_dir_for
+    from aizac.application.service import ApplicationService
+
+    studio = make_studio(ctx)
+    service = ApplicationService(studio, export_dir=export_dir_for(studio.settings))
+    for line in table(service.preview_manuscript(files, steps)):
+        typer.echo(line)
+
+
+def register(app: typer.Typer, studio_factory: StudioFactory | None = None) -> None:
+    """Add ``aizac import``; tests pass a factory that injects fake models."""
+    settings = {"obj": studio_factory} if studio_factory is not None else {}
+    app.command("import", context_settings=settings)(import_command)
