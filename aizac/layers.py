@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("memory",),
     ("continuity", "retrieval", "cliches"),
     ("dialogue",),
-    ("style", "export"),
+    ("style", "export", "manuscript"),
     ("writer",),
     ("illustration",),
     ("upkeep",),
