@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from aizac.continuity.books import Books, open_books, record_episode
 from aizac.continuity.check import check_draft, check_episode
-from aizac.continuity.ledger import ForeshadowingLedger, Thread, urgency
+from aizac.continuity.ledger import ForeshadowingLedger, Thread, overdue_threads, urgency
 from aizac.continuity.report import KINDS, ContinuityReport, Finding, NameResolution
 from aizac.continuity.secrets import Secret, SecretsRegistry, learned_in
 
@@ -33,6 +33,7 @@ __all__ = [
     "check_episode",
     "learned_in",
     "open_books",
+    "overdue_threads",
     "record_episode",
     "urgency",
 ]

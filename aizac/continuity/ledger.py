@@ -92,14 +92,23 @@ def touched(threads: Iterable[Thread], texts: Sequence[str]) -> list[Thread]:
     return out
 
 
+def overdue_threads(threads: Iterable[Thread], episode: int) -> list[Thread]:
+    """The open threads past their due episode at ``episode``, ranked as the continuity check
+    lists them: oldest planted first (pure). The one ranking of overdue threads: the check's
+    findings and the planner's context (:mod:`aizac.writer.planning`) both take it from here,
+    so the planner is shown first what the check holds it to first."""
+    late = [t for t in threads if t.status in OPEN_STATES and episode > t.due]
+    return sorted(late, key=lambda t: (t.planted, t.memory_id))
+
+
 def overdue_findings(threads: Iterable[Thread], episode: int, language: str) -> list[Finding]:
-    """A warning for every open thread past its due episode (pure)."""
+    """A warning for every open thread past its due episode, in :func:`overdue_threads`'
+    order (pure)."""
     return [
         Finding("foreshadowing_overdue", "warning",
                 message("overdue", language, thread=t.text, due=t.due, planted=t.planted),
                 t.memory_id, "", None)  # nothing in the draft is at fault: it is missing
-        for t in threads
-        if t.status in OPEN_STATES and episode > t.due
+        for t in overdue_threads(threads, episode)
     ]
 
 
@@ -194,7 +203,8 @@ class ForeshadowingLedger:
         return ranked[:k]
 
     def overdue(self, episode: int) -> list[Thread]:
-        return [t for t in self.open_threads() if episode > t.due]
+        """The open threads past due at ``episode`` (:func:`overdue_threads`' order)."""
+        return overdue_threads(self.open_threads(), episode)
 
 
 __all__ = [
@@ -205,6 +215,7 @@ __all__ = [
     "Thread",
     "connect",
     "overdue_findings",
+    "overdue_threads",
     "touched",
     "urgency",
 ]

@@ -95,6 +95,9 @@ def _is_current(hit: Hit) -> bool:
 
 STATE_TIERS = {"condition": 0, "whereabouts": 0, "allegiance": 0, "status": 0}
 """Aspects shown first for every character present (then other aspects, then notes)."""
+HEADLINE = -1
+"""The tier of each present character's first line (their most telling state): above every
+tier, so everyone present is shown before anyone's second state."""
 
 
 def _character_items(
@@ -103,9 +106,10 @@ def _character_items(
     """The current state of every character present, in story order (newest first).
 
     A state of a named aspect is current by construction (a newer one supersedes it); notes
-    without an aspect are the newest ``states_per_character``. Items interleave characters by
+    without an aspect are the newest ``states_per_character``. Each character's most telling
+    line (:data:`HEADLINE`) ranks above everyone's others, then items interleave characters by
     tier, so a tight budget trims the least important states of everyone before anyone's
-    condition or whereabouts.
+    condition or whereabouts, and leaves no one present out.
     """
     items: list[PackItem] = []
     for rank, name in enumerate(present):
@@ -117,6 +121,7 @@ def _character_items(
         states = [h for h in hits if _aspect(h)]
         notes = [h for h in hits if not _aspect(h)][: limits.states_per_character]
         seen: set[str] = set()
+        own: list[tuple[int, int, Hit]] = []
         for n, hit in enumerate([*states, *notes]):
             aspect = _aspect(hit)
             # one current fact per slot (an aspect; a look holds one per feature)
@@ -125,10 +130,15 @@ def _character_items(
                 continue  # a second live holder of one slot (older data): the newest wins
             if held:
                 seen.add(held)
-            tier = STATE_TIERS.get(aspect, 1) if aspect else 2
+            own.append((STATE_TIERS.get(aspect, 1) if aspect else 2, n, hit))
+        # each one's most telling line comes first: a tight budget drops someone's second
+        # state before anyone present is left out altogether
+        head = min(own, key=lambda t: (t[0], t[1]), default=None)
+        for tier, n, hit in own:
+            level = HEADLINE if head is not None and hit is head[2] else tier
             items.append(
                 PackItem(section="characters", text=f"{name}: {hit.text}", memory_id=hit.id,
-                         pinned=hit.pinned, relevance=-(tier * 1000 + rank * 10 + n))
+                         pinned=hit.pinned, relevance=-(level * 1000 + rank * 10 + n))
             )
     return items
 

@@ -391,18 +391,18 @@ class WriterAgent:
     ) -> DesignPrompt:
         """The planner's prompt for a beat (``episode_beats``: an episode's beats at once;
         ``request``: the ``$instruction`` block when the caller built it, as for the fixed
-        fields of several beats), with the context pack it holds."""
+        fields of several beats), with the context pack it holds
+        (:func:`~aizac.writer.planning.planner_context`)."""
         from aizac.writer.locks import render_request
+        from aizac.writer.planning import planner_context
 
         plot = self.require_plot().plot
         act = plot.acts[plot.act_index(episode)]
         plan_line = plot.episode_plan(episode)
         last = self.store.last_accepted()
-        present = self.present_cast()
-        context = self.context_builder(
-            self.memory, characters=present, query=f"{plan_line} {act.goal}",
-            act_goal=act.goal, location=None, budget=self.context_tokens,
-        )
+        # the episode's cast with the protagonist, and the overdue threads (issue 43)
+        context = planner_context(self, episode, plan_line=plan_line, act_goal=act.goal,
+                                  instruction=instruction)
         info = self.info
         words = prompt_words(info.language)
         messages = self.prompts.render(

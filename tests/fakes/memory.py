@@ -140,10 +140,11 @@ class DictMemory:
         """Nothing half written to finish: this memory lives in one process."""
 
     def hit(self, item: Item) -> Any:
-        """An item as a memory hit (id, text, tag, metadata, superseded)."""
+        """An item as a memory hit (id, text, tag, metadata, superseded, chapter)."""
         meta = {"tag": item.tag, **_flat(item.fields), "superseded_by": item.superseded_by}
         return type("Hit", (), {"id": item.id, "text": item.text, "tag": item.tag,
-                                "metadata": meta, "superseded": bool(item.superseded_by)})()
+                                "metadata": meta, "superseded": bool(item.superseded_by),
+                                "chapter": int(meta.get("chapter", 0) or 0)})()
 
     def history(self, memory_id: str) -> list[Any]:
         """Every version of the fact ``memory_id`` belongs to, oldest first."""
