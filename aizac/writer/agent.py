@@ -429,6 +429,11 @@ class WriterAgent:
         for p in pending:
             known.setdefault(p.name, list(p.aliases))
         missing = dyn.unknown_names(beat.characters, known)
+        # one the story holds but whose memories faded is known: never profiled over
+        held = [n for n in missing if extraction.held_character(self.memory, n)]
+        if held:
+            known.update((n, []) for n in held)
+            missing = [n for n in missing if n not in held]
         if not missing:
             return list(pending)
         say(Text("progress.new_characters", names=", ".join(missing)))

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, cast
 
+from pydantic import BaseModel
+
+from aizac.errors import UnusableReplyError
 from aizac.memory.references import build_offer, parse_ref, render_cast
+from aizac.text import Text, Verbatim
 from aizac.writer.extraction import canonical_names, name_key
 from aizac.writer.ports import Router
 from aizac.writer.prompt_words import prompt_words
@@ -92,6 +97,40 @@ def resolved(profile: CharacterProfile, name: str, known: Mapping[str, Sequence[
     return settle_profile(profile, name, known).model_copy(update={"same_as": ""})
 
 
+def profile_name_check(name: str, language: str) -> Callable[..., None]:
+    """The check of a profile reply for ``name`` (the structured call's ``also`` contract):
+    a reply that profiles someone else (a model asked for the antagonist 顾衡 that answered
+    with a bystander named 配角) raises ``ValueError`` telling the model, in the prompt's
+    language, whose profile was asked for; the repair loop asks again, then reports."""
+    def check(value: BaseModel, _problems: object = None) -> None:
+        said = str(getattr(value, "name", ""))
+        if name_key(said) != name_key(name):
+            table = prompt_words(language).reference
+            raise ValueError(table["profile_name"].format(value=said.strip(), name=name))
+
+    return check
+
+
+def _profile_of(router: Router, name: str, messages: list[Any], language: str
+                ) -> CharacterProfile:
+    """The planner's profile of ``name``, refused (asked again, then an error) when it
+    profiles another name. A router without the repair loop's ``also`` gets one call and
+    the same refusal as an error."""
+    from aizac.writer.checked import accepts_keyword
+
+    check = profile_name_check(name, language)
+    call: Any = router.structured  # the checked router's takes ``also``; a plain one does not
+    if accepts_keyword(call, "also"):
+        return cast(CharacterProfile, call("planner", CharacterProfile, messages, also=check))
+    raw = router.structured("planner", CharacterProfile, messages)
+    try:
+        check(raw)
+    except ValueError as e:
+        raise UnusableReplyError("error.model.unusable", schema=Text("schema.character"),
+                                 attempts=1, problems=Verbatim(str(e))) from e
+    return raw
+
+
 def create_profiles(
     router: Router,
     beat: NovelBeat,
@@ -116,7 +155,7 @@ def create_profiles(
             beat=beat.render(labels=prompt_words(language).labels),
             genre=genre,
         )
-        raw = router.structured("planner", CharacterProfile, messages)
+        raw = _profile_of(router, name, messages, language)
         profile = resolved(raw, name, cast)
         if profile.same_as:
             cast[profile.same_as].append(profile.name)

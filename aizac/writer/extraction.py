@@ -412,6 +412,19 @@ def canonical_names(characters: Mapping[str, Sequence[str]]) -> dict[str, str]:
     return out
 
 
+def held_character(memory: Memory, name: str) -> bool:
+    """Whether the story holds a character ``name`` though they may have faded from the live
+    cast (:meth:`characters`): a current state of theirs, faded or not, or any note about
+    them the writer did not forget. Read only for a name the live cast lacks."""
+    if not name.strip():
+        return False
+    if memory.current_states(name):
+        return True
+    notes = memory.get_where({"character_name": " ".join(name.split())},
+                             include_forgotten=True)
+    return any(h.tag == "Character" and not h.metadata.get("forgotten") for h in notes)
+
+
 def newcomers(profiles: Sequence[CharacterProfile]
               ) -> list[tuple[str, Sequence[str], str]]:
     """What the offer is told of a beat's new names: ``(name, aliases, same_as)``; a name the
@@ -477,6 +490,8 @@ def stage(
                 continue
             if name_key(p.name) in canon:
                 continue  # known after all (a name form this accept confirmed): not re-profiled
+            if held_character(memory, p.name):
+                continue  # held though faded from the live cast: only the writer re-profiles
             keep(batch.note(
                 p.render(labels), "Character", character_name=p.name, aliases=list(p.aliases),
                 keyword=p.role[:30], aspect=facts.PROFILE, **where,
@@ -585,6 +600,7 @@ __all__ = [
     "canonical_names",
     "extract",
     "extracted_of",
+    "held_character",
     "newcomers",
     "notes_of",
     "offer_block",

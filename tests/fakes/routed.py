@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -193,8 +194,15 @@ def character_json(name: str = "Stranger", aliases: list[str] | None = None) -> 
     })
 
 
+def asked_profile(prompt: str) -> str:
+    """:func:`character_json` for the name the profile prompt asks for (a model that follows
+    the prompt: a profile of another name is refused, issue 43)."""
+    found = re.search(r'name \(exactly "(.+?)"\)', prompt)
+    return character_json(found[1] if found else "Stranger")
+
+
 def fake_models(**overrides: Any) -> dict[str, RoutedFakeChatModel]:
-    planner = {"plot": plot_json(), "beat": beat_json(), "character": character_json()}
+    planner = {"plot": plot_json(), "beat": beat_json(), "character": asked_profile}
     planner.update(overrides.pop("planner", {}))
     extractor = dict(EXTRACTOR_REPLIES)
     extractor.update(overrides.pop("extractor", {}))
