@@ -723,8 +723,9 @@ def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> 
     sums = {name: summarise(r, episodes) for name, r in results.items()}
     names = list(results)
     print(f"\nper 1,000 prose characters, {language} project, {episodes} episodes, every role on "
-          "a loopback OpenAI-compatible server (aizac.tokens estimate); peer: issue 26\n")
-    print("| per 1,000 prose characters | peer | " + " | ".join(names) + " |")
+          "a loopback OpenAI-compatible server (aizac.tokens estimate); peer: recorded in issue "
+          "26 (its canned-summary run), not run here\n")
+    print("| per 1,000 prose characters | peer (recorded) | " + " | ".join(names) + " |")
     print("| --- | --- |" + " --- |" * len(names))
     for row in LABELS:
         peer = PEER.get(row)
