@@ -17,12 +17,19 @@ share of those tokens (schema first, then the messages, as a provider reads the 
 repeat the start of an earlier request of the same role and schema: what a provider's prompt
 cache can serve (OpenAI caches prefixes from 1,024 tokens on, Anthropic at its breakpoints).
 
-``before`` is the code of ``--before-rev`` (default: the revision this work started from),
-exported with ``git archive`` to a temporary directory and run in a child process with the
-same server and the same scripted model; ``after`` is the working tree. One run prints both
-side by side, with the peer generator's figures from issue 26 as the reference:
+``before`` is the code of ``--before DIR`` (a checkout: ``git worktree add --detach DIR REV``)
+or else of ``--before-rev`` (default: the revision this work started from, exported with ``git
+archive``), run in a child process with the same server and the same scripted model; ``after``
+is the working tree, in its own child process. One run prints both side by side. Per mode, a
+money table puts input (prompt + schemas), output (completion) tokens and US$ per 1M prose
+characters (gpt-4o-mini and claude-sonnet-4 list prices, no cache) beside both peer rows, each
+labelled "recorded" (copied, with its source: :data:`PEERS`) or "run", and says whether issue
+43's goal (money <= 0.9x the canned peer and <= 0.6x the growing one) is met. The scripted
+model answers the schema it is shown: its replies keep only the fields the request asks for, so
+a field a version stops asking for is neither written nor counted.
 
     python bench/cost.py                         # zh, 20 episodes, both modes, before and after
+    python bench/cost.py --before DIR            # before = the checkout in DIR
     python bench/cost.py --episodes 5 --only after --modes autopilot
 
 Co-writing runs "plan this episode" at each episode's first beat (one design call for the
@@ -78,10 +85,47 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-BEFORE_REV = "fda767a"
+BEFORE_REV = "f93f6b0"
 PEER = {"calls": 1.94, "tok": 4558.0, "tok+schema": 4558.0}
 """The peer generator (AI_NovelGenerator, 20 chapters of ``word_number=3000`` in Chinese on the
 same kind of loopback server, one token estimator), per 1,000 prose characters: issue 26."""
+
+
+@dataclass(frozen=True)
+class Peer:
+    """A peer row: its prompt and completion tokens per 1,000 prose characters, and where the
+    figures come from (``how``: "run" when this bench measured them, "recorded" when copied)."""
+
+    name: str
+    input: float
+    output: float
+    how: str
+    source: str
+
+
+# Issue 43 (filed on or before 2026-12-07; this bench's base f93f6b0) measured
+# YILING0013/AI_NovelGenerator on a loopback server (Chinese, 20 chapters of ~3,000 prose
+# characters, the aizac.tokens estimate) and gives ratios, not the peer's own figures: aizac's
+# autopilot sent 2,504 prompt tokens per 1,000 prose characters, 0.55x the peer whose running
+# summary the server kept tiny ("canned") and 0.42x the peer whose summary grew as its prompts
+# ask; the canned peer's output was 956; at gpt-4o-mini list prices the autopilot (1,815
+# output tokens) cost 0.77x the growing peer. Backed out of those (two-digit ratios: a few per
+# cent either way): canned input 2,504 / 0.55 (issue 26 recorded 4,558 for it), growing input
+# 2,504 / 0.42, growing output what is left of the autopilot's money / 0.77 after that input.
+_ISSUE43 = ("recorded: issue 43 (measured on or before 2026-12-07), AI_NovelGenerator on a "
+            "loopback server, zh, 20 x ~3,000 chars; backed out of its ratios")
+_AIZAC_43 = (2504.0, 1815.0)  # the autopilot's input and output in that measurement
+_CANNED_IN = _AIZAC_43[0] / 0.55
+_GROWING_IN = _AIZAC_43[0] / 0.42
+_MINI = (0.15, 0.60)  # gpt-4o-mini input and output, US$ per 1M tokens (aizac/llm/prices.toml)
+_GROWING_OUT = ((_AIZAC_43[0] * _MINI[0] + _AIZAC_43[1] * _MINI[1]) / 0.77
+                - _GROWING_IN * _MINI[0]) / _MINI[1]
+PEERS = (Peer("canned", _CANNED_IN, 956.0, "recorded", _ISSUE43),
+         Peer("growing", _GROWING_IN, _GROWING_OUT, "recorded", _ISSUE43))
+"""Both peer rows. Not run here: the peer needs its own dependencies (LangChain, Chroma, an
+embedding model) that this offline bench does not install."""
+GOALS = {"canned": 0.9, "growing": 0.6}
+"""Issue 43's goal: money (input + output, no cache) at most these multiples of each peer."""
 ROLES = ("planner", "writer", "extractor", "reviewer")
 CAST = ["강준", "서유나", "백호", "민세리", "차도윤"]
 EXTRAS = ["한석", "윤재희", "오만복", "남궁태", "진소하",
@@ -160,6 +204,25 @@ def _schema_fields(body: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
+def _fit(value: Any, schema: dict[str, Any], defs: dict[str, Any] | None = None) -> Any:
+    """``value`` without the object keys ``schema`` does not have: the scripted replies are
+    written once for every version, and a model answers the schema it is shown (a field a
+    version no longer asks for is neither written nor billed)."""
+    defs = schema.get("$defs", defs or {})
+    ref = schema.get("$ref", "")
+    if ref:
+        schema = defs.get(ref.rsplit("/", 1)[-1], {})
+    for branch in schema.get("anyOf", []):  # "X | null": the object branch
+        if isinstance(value, dict) and ("properties" in branch or "$ref" in branch):
+            return _fit(value, branch, defs)
+    if isinstance(value, dict) and "properties" in schema:
+        props = schema["properties"]
+        return {k: _fit(v, props[k], defs) for k, v in value.items() if k in props}
+    if isinstance(value, list) and "items" in schema:
+        return [_fit(v, schema["items"], defs) for v in value]
+    return value
+
+
 def _hanzi(text: str) -> str:
     """``text`` with every Hangul syllable replaced by a fixed Han character (a Chinese
     project's checks refuse Korean values; each syllable maps to one character, so names stay
@@ -232,6 +295,9 @@ class Script:
                 self.designed += 1
             self._body = body
             reply = self._reply(node, prompt, _schema_name(body) or "")
+            if node not in ("prose", "plain"):  # the model writes what it is asked for
+                reply = json.dumps(_fit(json.loads(reply), _requested(body)),
+                                   ensure_ascii=False)
             reply = _hanzi(reply) if self.language == "zh" and node != "prose" else reply
             call.reply = reply
         return reply
@@ -272,11 +338,15 @@ class Script:
         listed = {m.group(2).split(" (", 1)[0].strip(): m.group(1)
                   for m in re.finditer(r"^\s*(c\d+) (.+)$", prompt, re.MULTILINE)}
 
+        # a Chinese prompt lists the names as the reply will spell them (see _hanzi)
+        spelt = _hanzi if self.language == "zh" else str
+
         def who(name: str) -> dict[str, str]:
-            return {"who": listed[name]} if name in listed else {"who": "new", "name": name}
+            found = listed.get(spelt(name))
+            return {"who": found} if found else {"who": "new", "name": name}
 
         def pair(x: str, y: str) -> dict[str, str]:
-            return {"a": listed.get(x, "new"), "b": listed.get(y, "new")}
+            return {"a": listed.get(spelt(x), "new"), "b": listed.get(spelt(y), "new")}
 
         return {
             "story": [{"text": f"{ep}화: {a}이(가) {b}에게서 단서 {n}을(를) 얻었다.",
@@ -574,16 +644,18 @@ def summarise(result: dict[str, Any], episodes: int) -> dict[str, float]:
     }
 
 
-def by_node(result: dict[str, Any]) -> dict[tuple[str, str], tuple[int, int, int]]:
-    """(role, node) -> calls, prompt tokens, schema tokens, cacheable tokens (whole run)."""
-    table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+def by_node(result: dict[str, Any]) -> dict[tuple[str, str], tuple[int, int, int, int, int]]:
+    """(role, node) -> calls, prompt tokens, schema tokens, cacheable tokens, completion
+    tokens (whole run)."""
+    table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
     for c in result["calls"]:
         cell = table[(c["role"], c["node"])]
         cell[0] += 1
         cell[1] += c["prompt"]
         cell[2] += c["schema"]
         cell[3] += c["cached"]
-    return {k: (v[0], v[1], v[2], v[3]) for k, v in table.items()}
+        cell[4] += c.get("output", 0)
+    return {k: (v[0], v[1], v[2], v[3], v[4]) for k, v in table.items()}
 
 
 LABELS = {
@@ -604,12 +676,56 @@ for _name in PRICED:
     LABELS[f"$ {_name} cached"] = f"US$ per 1M prose chars, {_name}, cached prefixes"
 
 
+def peer_money(peer: Peer, name: str) -> float:
+    """US$ per 1M prose characters of ``peer`` at the ``name`` price row, no cache."""
+    from aizac.llm.prices import cost, price_of
+
+    price = price_of(*name.split(":", 1))
+    return 1000 * cost(price, prompt=peer.input, output=peer.output)  # type: ignore[arg-type]
+
+
+def money(sums: dict[str, dict[str, float]]) -> None:
+    """Per mode: input, output and money against both peer rows, and issue 43's goal."""
+    rows = [("input", "est. prompt tokens + schemas", "tok+schema", lambda p: p.input),
+            ("output", "est. completion tokens", "output", lambda p: p.output)]
+    rows += [(name, f"US$ per 1M prose chars, {name.split(':')[1]}, no cache", f"$ {name}",
+              lambda p, name=name: peer_money(p, name)) for name in PRICED]
+    heads = [f"peer {p.name} ({p.how})" for p in PEERS]
+    for mode in ("cowrite", "cowrite-beats", "autopilot"):
+        names = [n for n in (f"before {mode}", f"after {mode}") if n in sums]
+        if not names:
+            continue
+        print(f"\n{mode}, per 1,000 prose characters (ratios: x canned / x growing peer)\n")
+        print(f"| {mode} | " + " | ".join(heads + names) + " |")
+        print("| --- |" + " --- |" * (len(heads) + len(names)))
+        for _, label, key, of_peer in rows:
+            money_row = key.startswith("$")
+            show = (lambda v: f"{v:,.3f}") if money_row else (lambda v: f"{v:,.0f}")
+            cells = [show(of_peer(p)) for p in PEERS]
+            for n in names:
+                v = sums[n][key]
+                cells.append(show(v) + " (" + " / ".join(f"{v / of_peer(p):.2f}x"
+                                                         for p in PEERS) + ")")
+            print(f"| {label} | " + " | ".join(cells) + " |")
+        for n in names:
+            verdicts = []
+            for name in PRICED:
+                for p in PEERS:
+                    r = sums[n][f"$ {name}"] / peer_money(p, name)
+                    ok = "met" if r <= GOALS[p.name] else "NOT met"
+                    verdicts.append(f"{name.split(':')[1]} {r:.2f}x {p.name} "
+                                    f"(<= {GOALS[p.name]}: {ok})")
+            print(f"\n{n}: " + "; ".join(verdicts))
+    print("\npeers: " + "; ".join(f"{p.name}: {p.source}" for p in PEERS))
+
+
 def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> None:
     sums = {name: summarise(r, episodes) for name, r in results.items()}
     names = list(results)
     print(f"\nper 1,000 prose characters, {language} project, {episodes} episodes, every role on "
-          "a loopback OpenAI-compatible server (aizac.tokens estimate); peer: issue 26\n")
-    print("| per 1,000 prose characters | peer | " + " | ".join(names) + " |")
+          "a loopback OpenAI-compatible server (aizac.tokens estimate); peer: recorded in issue "
+          "26 (its canned-summary run), not run here\n")
+    print("| per 1,000 prose characters | peer (recorded) | " + " | ".join(names) + " |")
     print("| --- | --- |" + " --- |" * len(names))
     for row in LABELS:
         peer = PEER.get(row)
@@ -623,6 +739,7 @@ def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> 
                 text += f" ({v / peer:.2f}x)"
             cells.append(text)
         print(f"| {LABELS[row]} | " + " | ".join(cells) + " |")
+    money(sums)
     for mode in ("cowrite", "cowrite-beats", "autopilot"):
         a, b = f"after {mode}", f"before {mode}"
         if a in sums and b in sums:
@@ -633,7 +750,7 @@ def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> 
           "the peer's)")
     for name in names:
         roles: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-        for (role, _), (_, p, sch, hit) in by_node(results[name]).items():
+        for (role, _), (_, p, sch, hit, _) in by_node(results[name]).items():
             roles[role][0] += p + sch
             roles[role][1] += hit
         for c in results[name]["calls"]:
@@ -644,10 +761,11 @@ def report(results: dict[str, dict[str, Any]], episodes: int, language: str) -> 
                                          for r, v in sorted(roles.items())))
     for name in names:
         print(f"\n{name}: by role and node, whole run")
-        print(f"  {'role:node':<36}{'calls':>6}{'prompt':>10}{'schema':>10}{'cacheable':>10}")
-        for (role, node), (n, p, sch, hit) in sorted(by_node(results[name]).items()):
+        print(f"  {'role:node':<36}{'calls':>6}{'prompt':>10}{'schema':>10}{'cacheable':>10}"
+              f"{'output':>10}")
+        for (role, node), (n, p, sch, hit, out) in sorted(by_node(results[name]).items()):
             share = f"{hit / max(p + sch, 1):.0%}"
-            print(f"  {role + ':' + node:<36}{n:>6}{p:>10}{sch:>10}{share:>10}")
+            print(f"  {role + ':' + node:<36}{n:>6}{p:>10}{sch:>10}{share:>10}{out:>10}")
 
 
 # ------------------------------------------------------------------------------ driver
@@ -683,7 +801,11 @@ def main() -> None:
     ap.add_argument("--modes", default="cowrite,autopilot",
                     help="comma-separated: cowrite (with 'plan this episode'), cowrite-beats "
                     "(one design per beat), autopilot")
-    ap.add_argument("--before-rev", default=BEFORE_REV, help="git revision of the before run")
+    ap.add_argument("--before", metavar="DIR", type=Path,
+                    help="a checkout of the before code (e.g. git worktree add --detach DIR "
+                    "REV); its aizac runs in its own child process")
+    ap.add_argument("--before-rev", default=BEFORE_REV,
+                    help="git revision of the before run (git archive), when no --before")
     ap.add_argument("--only", choices=("before", "after"), help="run one side only")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--mode", help=argparse.SUPPRESS)
@@ -699,8 +821,8 @@ def main() -> None:
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        code = tmp / "before"
-        if args.only in (None, "before"):
+        code = args.before.resolve() if args.before else tmp / "before"
+        if args.only in (None, "before") and not args.before:
             code.mkdir()
             git = ["git", "-C", str(ROOT), "archive", args.before_rev, "aizac", "data"]
             archive = subprocess.run(git, check=True, capture_output=True).stdout

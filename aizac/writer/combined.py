@@ -45,9 +45,10 @@ from aizac.writer.schemas import (
 )
 
 
-class BeatExtraction(BaseModel):
-    """Everything one accepted beat adds to memory, in one reply (references to what the
-    prompt listed: :mod:`aizac.memory.references`)."""
+class BeatMemory(BaseModel):
+    """What one beat adds to memory, without a summary: the memory an episode design carries
+    per beat, whose own events already say what happens (a summary there had the model write
+    the beat twice; the summary is made of the events instead)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -57,6 +58,12 @@ class BeatExtraction(BaseModel):
     voices: list[VoiceFact] = Field(default_factory=list, max_length=2)
     speech: list[AddressFact] = Field(default_factory=list, max_length=4)
     settings: SettingExtraction = Field(default_factory=SettingExtraction)
+
+
+class BeatExtraction(BeatMemory):
+    """Everything one accepted beat adds to memory, in one reply (references to what the
+    prompt listed: :mod:`aizac.memory.references`)."""
+
     summary: Text
 
 

@@ -47,11 +47,25 @@ class BeatDesignWithMemory(combined.BeatDesignWithCast):
     of an episode in one planner call (``memory`` may be left out: that beat is then extracted
     on its own)."""
 
-    memory: combined.BeatExtraction | None = None
+    memory: combined.BeatMemory | None = None
 
     def design(self) -> BeatDesign:
         """The design without the profiles and the memory."""
         return BeatDesign(**self.model_dump(exclude={"new_characters", "memory"}))
+
+
+SUMMARY_CHARS = 240
+"""A summary's bound (the extraction's ``summary``, :data:`aizac.writer.schemas.Text`)."""
+
+
+def summary_of(beat: NovelBeat) -> str:
+    """The summary of a beat designed with its memory: its events, as the design says them
+    (the memory asks for no summary of its own), cut to a summary's bound at a word."""
+    text = " ".join(beat.events)
+    if len(text) <= SUMMARY_CHARS:
+        return text
+    cut = text[:SUMMARY_CHARS]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip()
 
 
 @lru_cache(maxsize=2 * MAX_BEATS)
@@ -71,7 +85,9 @@ def memory_request(prompts: Any, language: str, offer: Offer | None = None) -> s
 
     words = prompt_words(language)
     template = prompts.get("extract_combined", language)
-    lines = [line for line in template.user.splitlines() if line.startswith("- ")]
+    # every field line but the summary's: the design's events are the beat's summary
+    lines = [line for line in template.user.splitlines()
+             if line.startswith("- ") and not line.startswith("- summary")]
     shown = ["", offer_block(offer, words)] if offer is not None else []
     return "\n" + "\n".join([words.labels["memory"], *lines, *shown])
 
@@ -204,7 +220,7 @@ def design_episode(
         if memories is not None and memory is not None and check is not None:
             prefix = f"beat_{n}.memory."
             part = check.resolution_of(notes_of(memory, prefix), salvage=salvaged)
-            memories[index] = extracted_of(memory, part, str(memory.summary), prefix=prefix,
+            memories[index] = extracted_of(memory, part, summary_of(beat), prefix=prefix,
                                            referred=refers(agent.router, "planner"))
     return EpisodeDesign(out, prompt.context)
 
@@ -222,4 +238,5 @@ __all__ = [
     "episode_schema",
     "items_of",
     "memory_request",
+    "summary_of",
 ]

@@ -165,8 +165,10 @@ class _Remembers(JudgingModel):
         assert "In each beat's memory" in prompt and "- relations:" in prompt
         items = json.loads(reply)
         for k, key in enumerate(items, start=1):
-            if k not in self._forgets:
-                items[key]["memory"] = _extraction(False, 100 + k)
+            if k not in self._forgets:  # the memory asks for no summary (issue 43)
+                memory = _extraction(False, 100 + k)
+                memory.pop("summary")
+                items[key]["memory"] = memory
         return json.dumps(items)
 
 
@@ -184,6 +186,24 @@ def test_the_design_carries_the_memory_and_a_rewrite_keeps_it(tmp_path: Path) ->
     stories = {h.text for h in agent.memory.get_where({"tag": "Story"}, limit=50)}
     assert stories == {"Aren made choice 101.", "Aren made choice 102.",
                        "Aren made choice 103."}
+
+
+def test_the_designed_memory_asks_for_no_summary_its_events_are_it(tmp_path: Path) -> None:
+    """Issue 43: a beat designed with its memory had the model write what happens twice (the
+    events, then the memory's summary); the memory the model is shown has no summary field, the
+    prompt no summary line, and each beat's summary is its events."""
+    from aizac.writer.episode_design import episode_schema
+
+    shown = json.dumps(episode_schema(3, memory=True).model_json_schema())
+    assert '"memory"' in shown and '"summary"' not in shown
+    model = _Remembers()
+    agent = _run(model, tmp_path, episodes=1)
+    design = next(p for p, c in zip(model.prompts, model.calls, strict=True)
+                  if c == "EpisodeDesign")
+    assert "- relations:" in design and "- summary" not in design
+    beats = agent.store.beats(status="accepted")
+    assert [b.summary for b in beats] == [" ".join(b.beat.events) for b in beats]
+    assert all(b.summary for b in beats)
 
 
 def test_a_beat_the_design_left_without_memory_is_extracted_alone(tmp_path: Path) -> None:
