@@ -1,4 +1,5 @@
-"""Render a :class:`~aizac.export.manuscript.Manuscript` as plain text, Markdown or EPUB 3.
+"""Render a :class:`~aizac.export.manuscript.Manuscript` as plain text, Markdown, EPUB 3, a Word
+document or a zip of one text file per episode (for upload).
 
 Pure functions: no file, network or clock access (``render_epub`` takes the modification time
 as an argument; only when it is omitted is the current time used). Every renderer refuses an
@@ -16,7 +17,7 @@ from aizac.errors import InvalidInputError
 from aizac.export.manuscript import EpisodeText, Figure, Manuscript
 from aizac.text import Verbatim, t
 
-ExportFormat = Literal["txt", "md", "epub"]
+ExportFormat = Literal["txt", "md", "epub", "docx", "zip"]
 FORMATS: tuple[str, ...] = get_args(ExportFormat)
 
 #: MIME type of each format, as sent in email attachments and HTTP downloads.
@@ -24,6 +25,8 @@ MEDIA_TYPES: dict[str, str] = {
     "txt": "text/plain; charset=utf-8",
     "md": "text/markdown; charset=utf-8",
     "epub": "application/epub+zip",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "zip": "application/zip",
 }
 
 IMAGE_DIR = "images"
@@ -183,10 +186,32 @@ def render_epub(manuscript: Manuscript, *, modified: datetime | None = None) -> 
                       headings=headings, pictures=figures(manuscript))
 
 
+def render_docx(manuscript: Manuscript, *, modified: datetime | None = None) -> bytes:
+    """The novel as a Word document (:mod:`aizac.export.word`): the title, a ``Heading 1`` per
+    episode, its paragraphs; the East Asian font named for Korean and Chinese."""
+    from aizac.export.word import write_docx  # imported here: only .docx export needs it
+
+    _require_episodes(manuscript)
+    headings = [episode_heading(e, manuscript.language) for e in manuscript.episodes]
+    return write_docx(manuscript, headings, modified=modified)
+
+
+def render_zip(manuscript: Manuscript, *, modified: datetime | None = None) -> bytes:
+    """One text file per episode, zipped for upload (:mod:`aizac.export.upload`)."""
+    from aizac.export.upload import render_episodes_zip
+
+    _require_episodes(manuscript)
+    return render_episodes_zip(manuscript, modified=modified)
+
+
 def render(manuscript: Manuscript, fmt: str, *, modified: datetime | None = None) -> bytes:
-    """The manuscript rendered in ``fmt`` (``"txt"``, ``"md"`` or ``"epub"``) as bytes."""
+    """The manuscript rendered in ``fmt`` (one of :data:`FORMATS`) as bytes."""
     checked = check_format(fmt)
     if checked == "epub":
         return render_epub(manuscript, modified=modified)
+    if checked == "docx":
+        return render_docx(manuscript, modified=modified)
+    if checked == "zip":
+        return render_zip(manuscript, modified=modified)
     text = render_txt(manuscript) if checked == "txt" else render_md(manuscript)
     return text.encode("utf-8")
