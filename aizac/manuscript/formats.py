@@ -5,8 +5,9 @@ What each format gives:
 - ``.txt``: UTF-8 (with or without a byte-order mark), else the encoding charset-normalizer
   detects (CP949/EUC-KR, what older Korean tools write, and any other it knows); each line.
 - ``.md``: each line; a line opening with ``#`` is a heading (its ``#`` dropped).
-- ``.docx`` (python-docx): the body's paragraphs in order; a paragraph in a Heading or Title
-  style is a heading. Tables, text boxes, footnotes and comments are not read.
+- ``.docx`` (python-docx): the body's paragraphs in order; a paragraph in a Heading style is
+  a heading (one in the Title or Subtitle style is the book's title page, plain text).
+  Tables, text boxes, footnotes and comments are not read.
 - ``.epub`` (zipfile, lxml): container.xml, the package document, its spine's documents in
   reading order (not the navigation document, nor a cover or title page its ``epub:type``
   marks); ``h1``-``h6`` are headings, every other block
@@ -164,7 +165,8 @@ def _docx(path: Path) -> tuple[list[Line], str]:
     out = []
     for paragraph in document.paragraphs:
         style = (paragraph.style.name if paragraph.style is not None else "") or ""
-        heading = style.lower().startswith(("heading", "title"))
+        # a Title or Subtitle is the book's (front matter), not an episode's
+        heading = style.lower().startswith("heading")
         out += [Line(part, heading) for part in (paragraph.text.split("\n") or [""])]
     return out, ""
 

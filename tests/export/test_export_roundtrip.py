@@ -52,3 +52,13 @@ def test_writing_and_reading_an_epub_load_no_ebooklib(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
     assert "lxml" in loaded and "ebooklib" not in loaded
+
+
+def test_an_exported_word_document_previews_as_the_same_episodes(tmp_path: Path) -> None:
+    """The book's title (Word's Title style) and author (Subtitle) are front matter, not an
+    episode: only the Heading 1 paragraphs start one."""
+    path = write_export(_serial(), "docx", tmp_path)
+    seen = preview([path])
+    assert [e.number for e in seen.episodes] == [1, 2, 3, 4]
+    assert [e.title for e in seen.episodes] == ["귀환", "", "재회 & 이별", "끝"]
+    assert [e.paragraphs for e in seen.episodes] == [5, 5, 5, 5]
