@@ -10,9 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aizac.settings import Settings
 from aizac.writer.agent import WriterAgent
+
+if TYPE_CHECKING:
+    from aizac.export.manuscript import Manuscript
+    from aizac.export.upload import LengthReport
 
 
 @dataclass(frozen=True)
@@ -22,10 +27,24 @@ class ExportResult:
     Attributes:
         target: the written file's path, or the address the export was mailed to.
         without_prose: ``"episode-index"`` of each accepted beat in the range that has no prose.
+        lengths: for the upload zip, each episode's length against the project's target
+            episode length (a report: an episode far from it is exported all the same).
     """
 
     target: str
     without_prose: list[str]
+    lengths: LengthReport | None = None
+
+
+def length_report(agent: WriterAgent, manuscript: Manuscript, fmt: str) -> LengthReport | None:
+    """For the upload zip (``fmt == "zip"``), the exported episodes against the project's
+    target length (:meth:`ApplicationService.set_episode_length`); ``None`` otherwise."""
+    if fmt != "zip":
+        return None
+    from aizac.export.upload import check_lengths
+
+    target = agent.episodes.current()
+    return check_lengths(manuscript, target.length, target.unit)
 
 
 def beats_without_prose(agent: WriterAgent, first: int | None, last: int | None) -> list[str]:
@@ -76,7 +95,7 @@ class ExportService:
         agent.store.log_step(
             "export", {"format": checked, "path": str(path), "without_prose": missing}
         )
-        return ExportResult(str(path), missing)
+        return ExportResult(str(path), missing, length_report(agent, manuscript, checked))
 
     def email(
         self, name: str | None, address: str, fmt: str, first: int | None, last: int | None
@@ -95,7 +114,7 @@ class ExportService:
         settings = SmtpConfig(agent.settings.data_dir).apply(agent.settings)  # the writer's own
         send_export(manuscript, to=to, settings=settings, fmt=checked)
         agent.store.log_step("email", {"format": checked, "to": to, "without_prose": missing})
-        return ExportResult(to, missing)
+        return ExportResult(to, missing, length_report(agent, manuscript, checked))
 
 
 def export_dir_for(settings: Settings) -> Path:

@@ -228,18 +228,23 @@ def export_command(
     ],
     fmt: Annotated[
         str | None,
-        typer.Option("--format", "-f", help="txt, md or epub (default: --out's extension)."),
+        typer.Option("--format", "-f", help="txt, md, epub, docx or zip (default: --out's "
+                                          "extension)."),
     ] = None,
     project: ProjectOpt = None,
 ) -> None:
-    """Export the accepted prose as txt, md or epub (with the cover and the illustrations
-    placed in the gallery; an EPUB without a placed cover gets the free typographic one)."""
+    """Export the accepted prose as txt, md, epub, docx (Word) or zip (one text file per episode
+    for upload, each episode's length checked against the project's target). The EPUB has the
+    cover and the illustrations placed in the gallery (the free typographic cover when none is
+    placed)."""
     from aizac.export.files import export_target
 
     directory, filename, kind = export_target(out, fmt)
     service, name = story_service(ctx, project)
     result = service.export(name, kind, None, None, filename, directory=directory)
     say("cli.story.wrote", path=result.target)
+    for note in result.lengths.notes() if result.lengths is not None else []:
+        say(note.key, **note.params)
 
 
 def demo_defaults(language: str) -> tuple[str, str]:

@@ -1,7 +1,9 @@
-"""Export a novel as .txt, .md or EPUB 3, to a file or by email.
+"""Export a novel as .txt, .md, EPUB 3, .docx or a zip of episodes, to a file or by email.
 
 Pure parts: :mod:`aizac.export.manuscript` (what is exported), :mod:`aizac.export.render`
-(formats). Edges: :mod:`aizac.export.files` (atomic writes), :mod:`aizac.export.email` (SMTP).
+(formats; EPUB in :mod:`aizac.export.epub`, Word in :mod:`aizac.export.word`, the upload zip and
+the length check in :mod:`aizac.export.upload`). Edges: :mod:`aizac.export.files` (atomic
+writes), :mod:`aizac.export.email` (SMTP).
 """
 
 from aizac.export.files import default_export_name, safe_export_name, write_export

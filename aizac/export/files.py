@@ -11,7 +11,7 @@ from pathlib import Path
 
 from aizac.errors import InvalidInputError, StorageError
 from aizac.export.manuscript import Manuscript
-from aizac.export.render import IMAGE_DIR, check_format, figures, render
+from aizac.export.render import FORMATS, IMAGE_DIR, check_format, figures, render
 from aizac.storage.killpoints import checkpoint
 
 #: Longest accepted file name in UTF-8 bytes, extension included (file systems allow 255).
@@ -171,7 +171,7 @@ def export_target(out: str, fmt: str | None = None) -> tuple[Path, str | None, s
     if out.endswith(("/", os.sep)) or path.is_dir():
         return path, None, check_format(fmt or "txt")
     suffix = path.suffix.lower().lstrip(".")
-    if suffix in ("txt", "md", "epub"):
+    if suffix in FORMATS:
         if fmt is not None and check_format(fmt) != suffix:
             raise InvalidInputError("error.export.out_format", file=path.name, suffix=suffix,
                                     fmt=fmt, wanted=check_format(fmt))
@@ -195,10 +195,10 @@ def write_export(
 
     Args:
         manuscript: What to export.
-        fmt: ``"txt"``, ``"md"`` or ``"epub"``.
+        fmt: one of :data:`~aizac.export.render.FORMATS`.
         directory: The folder to write into (created if missing).
         name: File name with or without extension; the manuscript's title when omitted.
-        modified: Passed to the EPUB renderer (``dcterms:modified``).
+        modified: Passed to the renderer (EPUB's ``dcterms:modified``, the zip entries' time).
 
     Returns:
         The path of the written file.

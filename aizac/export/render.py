@@ -1,4 +1,5 @@
-"""Render a :class:`~aizac.export.manuscript.Manuscript` as plain text, Markdown or EPUB 3.
+"""Render a :class:`~aizac.export.manuscript.Manuscript` as plain text, Markdown, EPUB 3, a Word
+document or a zip of one text file per episode (for upload).
 
 Pure functions: no file, network or clock access (``render_epub`` takes the modification time
 as an argument; only when it is omitted is the current time used). Every renderer refuses an
@@ -7,18 +8,16 @@ empty manuscript with :class:`~aizac.errors.InvalidInputError` — there is noth
 
 from __future__ import annotations
 
-import io
 import re
 import uuid
 from datetime import UTC, datetime
-from html import escape
 from typing import Literal, get_args
 
 from aizac.errors import InvalidInputError
 from aizac.export.manuscript import EpisodeText, Figure, Manuscript
 from aizac.text import Verbatim, t
 
-ExportFormat = Literal["txt", "md", "epub"]
+ExportFormat = Literal["txt", "md", "epub", "docx", "zip"]
 FORMATS: tuple[str, ...] = get_args(ExportFormat)
 
 #: MIME type of each format, as sent in email attachments and HTTP downloads.
@@ -26,6 +25,8 @@ MEDIA_TYPES: dict[str, str] = {
     "txt": "text/plain; charset=utf-8",
     "md": "text/markdown; charset=utf-8",
     "epub": "application/epub+zip",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "zip": "application/zip",
 }
 
 IMAGE_DIR = "images"
@@ -164,30 +165,8 @@ def figures(manuscript: Manuscript) -> list[Figure]:
 # --- EPUB 3 ----------------------------------------------------------------------------------
 
 
-def _xhtml_body(heading: str, paragraphs: list[str], heading_tag: str = "h1") -> str:
-    parts = [f"<{heading_tag}>{escape(heading, quote=False)}</{heading_tag}>"]
-    parts.extend(f"<p>{escape(p, quote=False)}</p>" for p in paragraphs)
-    return "\n".join(parts)
-
-
-def _xhtml_paragraph(text: str) -> str:
-    return f"<p>{escape(text, quote=False)}</p>"
-
-
-def _xhtml_figure(figure: Figure) -> str:
-    alt = escape(figure.alt, quote=True)
-    return (f'<figure class="illustration"><img src="{IMAGE_DIR}/{figure.name}" alt="{alt}"/>'
-            "</figure>")
-
-
-def _chapter_body(heading: str, episode: EpisodeText) -> str:
-    parts = [f"<h1>{escape(heading, quote=False)}</h1>"]
-    parts += [str(b) for b in _with_figures(episode, _xhtml_paragraph, _xhtml_figure)]
-    return "\n".join(parts)
-
-
 def render_epub(manuscript: Manuscript, *, modified: datetime | None = None) -> bytes:
-    """The novel as an EPUB 3 file (bytes), valid under EPUBCheck.
+    """The novel as an EPUB 3 file (bytes), valid under EPUBCheck (:mod:`aizac.export.epub`).
 
     Contains a title page, a navigation document (also an NCX for old readers) and one XHTML
     content document per episode, all in the manuscript's language; with a cover, the cover
@@ -198,63 +177,41 @@ def render_epub(manuscript: Manuscript, *, modified: datetime | None = None) -> 
         manuscript: What to render.
         modified: The ``dcterms:modified`` time (UTC); the current time when omitted.
     """
-    from ebooklib import epub  # imported here: only EPUB export needs it
+    from aizac.export.epub import write_epub  # imported here: only EPUB export needs lxml
 
     _require_episodes(manuscript)
-    lang = manuscript.language
     when = (modified or datetime.now(UTC)).astimezone(UTC)
+    headings = [episode_heading(e, manuscript.language) for e in manuscript.episodes]
+    return write_epub(manuscript, identifier=book_identifier(manuscript), modified=when,
+                      headings=headings, pictures=figures(manuscript))
 
-    book = epub.EpubBook()
-    book.set_identifier(book_identifier(manuscript))
-    book.set_title(manuscript.title)
-    book.set_language(lang)
-    if manuscript.author:
-        book.add_author(manuscript.author)
 
-    if manuscript.cover is not None:
-        cover = manuscript.cover
-        book.set_cover(f"{IMAGE_DIR}/{cover.name}", cover.data, create_page=True)
-        page = book.get_item_with_id("cover")
-        # ebooklib makes its cover page non-linear; EPUBCheck then wants a link to it (OPF-096):
-        # it is the first page a reader turns to, so it is in the reading order.
-        page.is_linear = True
-        page.title, page.lang = t("book.cover", lang), lang  # ebooklib's is "Cover", in English
-    for figure in figures(manuscript):
-        if manuscript.cover is not None and figure.name == manuscript.cover.name:
-            continue
-        book.add_item(epub.EpubImage(uid=figure.name.rsplit(".", 1)[0],
-                                     file_name=f"{IMAGE_DIR}/{figure.name}",
-                                     media_type=figure.media_type, content=figure.data))
+def render_docx(manuscript: Manuscript, *, modified: datetime | None = None) -> bytes:
+    """The novel as a Word document (:mod:`aizac.export.word`): the title, a ``Heading 1`` per
+    episode, its paragraphs; the East Asian font named for Korean and Chinese."""
+    from aizac.export.word import write_docx  # imported here: only .docx export needs it
 
-    title_page = epub.EpubHtml(title=manuscript.title, file_name="title.xhtml", lang=lang)
-    title_page.content = _xhtml_body(
-        manuscript.title, [manuscript.author] if manuscript.author else []
-    )
-    book.add_item(title_page)
+    _require_episodes(manuscript)
+    headings = [episode_heading(e, manuscript.language) for e in manuscript.episodes]
+    return write_docx(manuscript, headings, modified=modified)
 
-    chapters = []
-    for index, episode in enumerate(manuscript.episodes, start=1):
-        heading = episode_heading(episode, lang)
-        chapter = epub.EpubHtml(title=heading, file_name=f"episode-{index:04d}.xhtml", lang=lang)
-        chapter.content = _chapter_body(heading, episode)
-        book.add_item(chapter)
-        chapters.append(chapter)
 
-    book.toc = chapters
-    book.add_item(epub.EpubNcx())
-    book.add_item(epub.EpubNav(title=t("book.contents", lang)))
-    cover_page = ["cover"] if manuscript.cover is not None else []
-    book.spine = [*cover_page, title_page, "nav", *chapters]
+def render_zip(manuscript: Manuscript, *, modified: datetime | None = None) -> bytes:
+    """One text file per episode, zipped for upload (:mod:`aizac.export.upload`)."""
+    from aizac.export.upload import render_episodes_zip
 
-    buffer = io.BytesIO()
-    epub.write_epub(buffer, book, {"mtime": when, "raise_exceptions": True})
-    return buffer.getvalue()
+    _require_episodes(manuscript)
+    return render_episodes_zip(manuscript, modified=modified)
 
 
 def render(manuscript: Manuscript, fmt: str, *, modified: datetime | None = None) -> bytes:
-    """The manuscript rendered in ``fmt`` (``"txt"``, ``"md"`` or ``"epub"``) as bytes."""
+    """The manuscript rendered in ``fmt`` (one of :data:`FORMATS`) as bytes."""
     checked = check_format(fmt)
     if checked == "epub":
         return render_epub(manuscript, modified=modified)
+    if checked == "docx":
+        return render_docx(manuscript, modified=modified)
+    if checked == "zip":
+        return render_zip(manuscript, modified=modified)
     text = render_txt(manuscript) if checked == "txt" else render_md(manuscript)
     return text.encode("utf-8")

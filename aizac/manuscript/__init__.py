@@ -10,6 +10,6 @@ front end.
 Still to come (issue 42): saving an import as story, the memory built from it (with its cost
 estimate), and the continuity report of the manuscript.
 
-Heavy readers (python-docx, charset-normalizer, ebooklib, python-hwpx) are imported inside the
+Heavy readers (python-docx, charset-normalizer, lxml, python-hwpx) are imported inside the
 functions that use them.
 """

@@ -5,11 +5,13 @@ What each format gives:
 - ``.txt``: UTF-8 (with or without a byte-order mark), else the encoding charset-normalizer
   detects (CP949/EUC-KR, what older Korean tools write, and any other it knows); each line.
 - ``.md``: each line; a line opening with ``#`` is a heading (its ``#`` dropped).
-- ``.docx`` (python-docx): the body's paragraphs in order; a paragraph in a Heading or Title
-  style is a heading. Tables, text boxes, footnotes and comments are not read.
-- ``.epub`` (ebooklib, lxml): the spine's documents in reading order; ``h1``-``h6`` are
-  headings, every other block (``p``, ``div`` without blocks inside) a line. Images are not
-  read.
+- ``.docx`` (python-docx): the body's paragraphs in order; a paragraph in a Heading style is
+  a heading (one in the Title or Subtitle style is the book's title page, plain text).
+  Tables, text boxes, footnotes and comments are not read.
+- ``.epub`` (zipfile, lxml): container.xml, the package document, its spine's documents in
+  reading order (not the navigation document, nor a cover or title page its ``epub:type``
+  marks); ``h1``-``h6`` are headings, every other block
+  (``p``, ``div`` without blocks inside) a line. Images are not read.
 - ``.hwpx`` (python-hwpx): every section's body paragraphs in order. Tables, footnotes, memos,
   text boxes and heading styles are not read (an episode heading is found by its text).
 - ``.hwp`` (the binary format of Hangul): not read. The established reader (pyhwp) is
@@ -21,10 +23,13 @@ none of them).
 
 from __future__ import annotations
 
+import posixpath
 import re
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote
 
 from aizac.errors import InvalidInputError
 
@@ -160,7 +165,8 @@ def _docx(path: Path) -> tuple[list[Line], str]:
     out = []
     for paragraph in document.paragraphs:
         style = (paragraph.style.name if paragraph.style is not None else "") or ""
-        heading = style.lower().startswith(("heading", "title"))
+        # a Title or Subtitle is the book's (front matter), not an episode's
+        heading = style.lower().startswith("heading")
         out += [Line(part, heading) for part in (paragraph.text.split("\n") or [""])]
     return out, ""
 
@@ -168,18 +174,63 @@ def _docx(path: Path) -> tuple[list[Line], str]:
 _BLOCKS = ("p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre")
 
 
+_CONTAINER = "{urn:oasis:names:tc:opendocument:xmlns:container}"
+_OPF = "{http://www.idpf.org/2007/opf}"
+_DOCUMENT_TYPES = ("application/xhtml+xml", "text/html")
+# Pages around the story (EPUB structural semantics): their headings are no episodes.
+_NOT_STORY = {"cover", "titlepage", "halftitlepage", "toc", "landmarks", "copyright-page"}
+
+
+def _zip_entry(archive: zipfile.ZipFile, name: str) -> bytes:
+    """An entry of the EPUB, refused when it unpacks larger than :data:`MAX_BYTES` (a zip bomb
+    is as unreadable as a damaged zip)."""
+    info = archive.getinfo(name)
+    if info.file_size > MAX_BYTES:
+        raise InvalidInputError("error.manuscript.too_large", file=name,
+                                mb=MAX_BYTES // (1024 * 1024))
+    return archive.read(info)
+
+
+def spine_documents(archive: zipfile.ZipFile) -> list[bytes]:
+    """The content documents of the EPUB in ``archive`` in reading order: container.xml names
+    the package document, whose spine orders its manifest's items (the navigation document,
+    a table of contents, is left out)."""
+    from lxml import etree
+
+    # no DTD, no entities, no network: the file is the writer's, but it is still input
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    container = etree.fromstring(_zip_entry(archive, "META-INF/container.xml"), parser)
+    rootfile = container.find(f"{_CONTAINER}rootfiles/{_CONTAINER}rootfile")
+    if rootfile is None or not rootfile.get("full-path"):
+        raise InvalidInputError("error.manuscript.unreadable", file="META-INF/container.xml",
+                                cause="no rootfile")
+    opf_path = str(rootfile.get("full-path"))
+    package = etree.fromstring(_zip_entry(archive, opf_path), parser)
+    folder = posixpath.dirname(opf_path)
+    manifest = {item.get("id"): item for item in package.iter(f"{_OPF}item")}
+    out = []
+    for itemref in package.iter(f"{_OPF}itemref"):
+        item = manifest.get(itemref.get("idref"))
+        if item is None or item.get("media-type") not in _DOCUMENT_TYPES:
+            continue
+        if "nav" in (item.get("properties") or "").split():
+            continue
+        href = unquote(str(item.get("href") or "")).split("#")[0]
+        out.append(_zip_entry(archive, posixpath.normpath(posixpath.join(folder, href))))
+    return out
+
+
 def _epub(path: Path) -> tuple[list[Line], str]:
-    import ebooklib
-    from ebooklib import epub
     from lxml import html
 
-    book = epub.read_epub(str(path), {"ignore_ncx": True})
+    with zipfile.ZipFile(path) as archive:
+        documents = spine_documents(archive)
     out: list[Line] = []
-    for item_id, _ in book.spine:
-        item = book.get_item_with_id(item_id)
-        if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
+    for document in documents:
+        root = html.fromstring(document)
+        body = root.find("body")
+        if body is not None and _NOT_STORY & set((body.get("epub:type") or "").split()):
             continue
-        root = html.fromstring(item.get_content())
         for element in root.iter(*_BLOCKS):
             if any(child.tag in _BLOCKS for child in element.iterdescendants()):
                 continue  # a container: its blocks are read on their own
@@ -206,4 +257,4 @@ _READERS: dict[str, Callable[[Path], tuple[list[Line], str]]] = {
 }
 
 __all__ = ["MAX_BYTES", "SUFFIXES", "Line", "Source", "decode", "expand", "in_order",
-           "natural_key", "read_file"]
+           "natural_key", "read_file", "spine_documents"]

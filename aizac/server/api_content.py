@@ -256,7 +256,12 @@ def export(name: Project, body: ExportIn, request: Request, box: CurrentBox) -> 
     state_of(request).sandboxes.check_storage(box)
     with plot_needed(box, name):
         result = box.service.export(name, body.format, body.first, body.last, body.filename)
-    return ExportOut(file=FilePath(result.target).name, without_prose=result.without_prose)
+    lengths = result.lengths
+    if lengths is None:
+        return ExportOut(file=FilePath(result.target).name, without_prose=result.without_prose)
+    return ExportOut(file=FilePath(result.target).name, without_prose=result.without_prose,
+                     target_length=lengths.target, too_short=[n for n, _ in lengths.too_short],
+                     too_long=[n for n, _ in lengths.too_long])
 
 
 def _export_folder(box: Sandbox, name: str) -> FilePath:

@@ -416,7 +416,8 @@ class PlacementOut(Body):
 
 # -------------------------------------------------------------------------- export, runs
 class ExportIn(Body):
-    format: Literal["txt", "md", "epub"] = "txt"
+    format: Literal["txt", "md", "epub", "docx", "zip"] = Field(
+        default="txt", description="zip: one text file per episode, for upload.")
     # The bounds before the whole-number validator, inside the optional: elsewhere they reach
     # the schema as pydantic's own keys (``ge``), which no JSON Schema reader knows.
     first: Annotated[int, Field(ge=1, le=100_000), BeforeValidator(_whole)] | None = None
@@ -429,6 +430,13 @@ class ExportIn(Body):
 class ExportOut(Body):
     file: str
     without_prose: list[str]
+    target_length: int | None = Field(
+        default=None, description="zip: the project's target length of an episode "
+                                  "(characters in Korean and Chinese, words in English).")
+    too_short: list[int] = Field(
+        default_factory=list, description="zip: episodes more than 20% under the target.")
+    too_long: list[int] = Field(
+        default_factory=list, description="zip: episodes more than 20% over the target.")
 
 
 class RunOut(Body):

@@ -1,4 +1,5 @@
-"""The Export tab: download the novel as txt/md/epub, or send it by email."""
+"""The Export tab: download the novel as txt/md/epub/docx or a zip of its episodes, or send it by
+email."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 import gradio as gr
 
 from aizac.application.exports import ExportResult
+from aizac.export.render import FORMATS
 from aizac.web import handlers as h
 from aizac.web.runner import Ui
 
@@ -17,6 +19,12 @@ def _left_out(ui: Ui, result: ExportResult) -> str:
         return ""
     beats = ", ".join(result.without_prose[:12]) + ("…" if len(result.without_prose) > 12 else "")
     return ui.L.t("ui.without_prose", n=len(result.without_prose), beats=beats)
+
+
+def _lengths(ui: Ui, result: ExportResult) -> str:
+    """The upload zip's length check: the episodes far from the target, or nothing."""
+    notes = result.lengths.notes() if result.lengths is not None else []
+    return "".join(" " + ui.L.t(note.key, **note.params) for note in notes)
 
 
 def smtp_form(ui: Ui) -> list[Any]:
@@ -99,7 +107,7 @@ def build(ui: Ui, *, smtp_settings: bool = True) -> Callable[[], None]:
     L = ui.L
     with gr.Row():
         with gr.Column():
-            fmt = gr.Radio(["txt", "md", "epub"], value="txt", label=L["ui.format"],
+            fmt = gr.Radio(list(FORMATS), value="txt", label=L["ui.format"],
                            elem_id="aizac-format")
             with gr.Row():
                 first = gr.Number(label=L["ui.first"], value=0, precision=0, minimum=0)
@@ -126,11 +134,12 @@ def build(ui: Ui, *, smtp_settings: bool = True) -> Callable[[], None]:
     def export(project: str | None, fmt_v: str, f: float, la: float, fn: str) -> Any:
         result = h.export_file(ui.service, project, fmt_v, f, la, fn)
         said = L.t("ui.exported", file=result.target.rsplit("/", 1)[-1])
-        return [result.target], said + _left_out(ui, result)
+        return [result.target], said + _left_out(ui, result) + _lengths(ui, result)
 
     def email(project: str | None, addr: str, fmt_v: str, f: float, la: float) -> Any:
         result = h.send_email(ui.service, project, addr, fmt_v, f, la)
-        return [], L.t("ui.emailed", fmt=fmt_v, to=result.target) + _left_out(ui, result)
+        return [], (L.t("ui.emailed", fmt=fmt_v, to=result.target) + _left_out(ui, result)
+                    + _lengths(ui, result))
 
     def wire() -> None:
         ui.buttons["download"].click(ui.act(export, 1, "download"),

@@ -71,7 +71,7 @@ def test_help_and_projects_load_nothing_heavy(tmp_path: Path) -> None:
 NOT_FOR_A_BEAT = (
     "gradio",
     "matplotlib",
-    "ebooklib",
+    "docx",  # python-docx: only the .docx export and import
     "langchain_classic",
     "langchain_anthropic",
     "langchain_ollama",

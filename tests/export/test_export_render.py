@@ -204,7 +204,7 @@ class TestDispatch:
         assert render(chinese_manuscript, "txt") == render_txt(chinese_manuscript).encode()
         assert render(chinese_manuscript, ".MD") == render_md(chinese_manuscript).encode()
         assert render(chinese_manuscript, "epub", modified=WHEN)[:2] == b"PK"
-        assert set(MEDIA_TYPES) == {"txt", "md", "epub"}
+        assert set(MEDIA_TYPES) == {"txt", "md", "epub", "docx", "zip"}
 
     @pytest.mark.parametrize("fmt", ["pdf", "", "epub3", "../txt"])
     def test_unknown_format(self, fmt: str) -> None:
@@ -212,7 +212,7 @@ class TestDispatch:
             check_format(fmt)
         assert "txt, md, epub" in info.value.hint
 
-    @pytest.mark.parametrize("fmt", ["txt", "md", "epub"])
+    @pytest.mark.parametrize("fmt", ["txt", "md", "epub", "docx", "zip"])
     def test_empty_manuscript_is_refused(self, fmt: str) -> None:
         with pytest.raises(InvalidInputError, match="no episodes"):
             render(Manuscript("빈 책"), fmt)

@@ -128,6 +128,17 @@ def test_memory_pin_and_export(client: TestClient) -> None:
     assert got.status_code == 200 and len(got.content) > 50
 
 
+def test_an_upload_zip_says_which_episodes_are_short(client: TestClient) -> None:
+    signup(client, "mina")
+    beat = write_one_beat(client, "novel")
+    client.post(f"/api/v1/projects/novel/beats/{beat['id']}/prose")
+    made = client.post("/api/v1/projects/novel/exports", json={"format": "zip"})
+    assert made.status_code == 201, made.text
+    body = made.json()
+    assert body["file"].endswith(".zip") and body["target_length"] == 2000  # words, English
+    assert body["too_short"] == [1] and body["too_long"] == []
+
+
 def test_api_token_for_scripts(app: FastAPI) -> None:
     browser = new_client(app, "mina")
     token = browser.post("/api/v1/auth/tokens", json={"label": "cron"}).json()

@@ -229,7 +229,7 @@ def _model_words() -> set[str]:
     return {w.casefold() for w in re.findall(r"[A-Za-z]+", text)}
 
 
-ALLOWED = {"aizac", "txt", "md", "epub", "id", "ko", "en", "zh", "english", "api",
+ALLOWED = {"aizac", "txt", "md", "epub", "docx", "zip", "id", "ko", "en", "zh", "english", "api",
            "csv", "tsv"}  # file formats (Gradio's own Korean drop hint names CSV and TSV)
 # Visible text without names that stay as they are: model specs written as code
 # (`openai:gpt-4o`), the roles table's model and provider columns, the memories' hex ids.
