@@ -10,7 +10,7 @@ the episode and paragraph the truth gives them (what the continuity report will 
 read + split time per episode (median of ``--repeat`` runs, wall clock).
 
     python bench/manuscript_import.py                     # 100 episodes, the dirty twin
-    python bench/manuscript_import.py --episodes 30 --twin both --out /tmp/serial --keep
+    python bench/manuscript_import.py --episodes 30 --seeds 1,2,3 --twin both --out /tmp/s
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from aizac.manuscript import formats, preview, splitting
 
 @dataclass
 class Row:
+    seed: int
     fmt: str
     twin: str
     heading: str
@@ -80,19 +81,20 @@ def measure(serial: gen.Serial, twin: str, fmt: str, path: Path, repeat: int) ->
                 at += (plant.paragraph <= len(got_paragraphs)
                        and got_paragraphs[plant.paragraph - 1] == plant.quote)
     encoding = ",".join(sorted({f.encoding for f in seen.files})) or "-"
-    return Row(fmt, twin, layout.heading + ("+title" if layout.titled else ""),
+    return Row(serial.seed, fmt, twin, layout.heading + ("+title" if layout.titled else ""),
                layout.scene_break, len(seen.episodes), len(expected), boundaries, first_lines,
                scenes, encoding, at, len(plants), statistics.median(times) * 1000 / len(expected))
 
 
 def table(rows: list[Row]) -> str:
-    head = ("| format | twin | heading | scene break | episodes found / expected | boundaries "
-            "exactly right | first line right | scenes right | read as | plants at their "
-            "paragraph | read + split ms / episode |\n|" + "---|" * 11)
+    head = ("| seed | format | twin | heading | scene break | episodes found / expected "
+            "| boundaries exactly right | first line right | scenes right | read as "
+            "| plants at their paragraph | read + split ms / episode |\n|" + "---|" * 12)
     out = [head]
     for r in rows:
         out.append(
-            f"| {r.fmt} | {r.twin} | {r.heading} | {r.scene_break} | {r.found} / {r.expected} "
+            f"| {r.seed} | {r.fmt} | {r.twin} | {r.heading} | {r.scene_break} "
+            f"| {r.found} / {r.expected} "
             f"| {100 * r.boundaries / r.expected:.0f}% ({r.boundaries}) "
             f"| {100 * r.first_lines / r.expected:.0f}% | {100 * r.scenes / r.expected:.0f}% "
             f"| {r.encoding} | {f'{r.plants_at} / {r.plants}' if r.plants else '-'} "
@@ -103,7 +105,9 @@ def table(rows: list[Row]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--episodes", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--seeds", default="42",
+                        help="comma-separated seeds (each gives each format another heading "
+                        "form and scene break)")
     parser.add_argument("--twin", choices=("dirty", "clean", "both"), default="dirty")
     parser.add_argument("--repeat", type=int, default=3, help="runs per format (median time)")
     parser.add_argument("--formats", default=",".join(gen.FORMATS))
@@ -115,15 +119,16 @@ def main() -> None:
     args = parse_args(parser, episodes=5, repeat=1)
     out = args.out or Path(tempfile.mkdtemp(prefix="aizac-import-"))
     try:
-        serial = gen.generate(args.episodes, args.seed)
-        gen.write_all(serial, out)
         twins = ("dirty", "clean") if args.twin == "both" else (args.twin,)
         rows = []
-        for twin in twins:
-            paths = gen.outputs(out / twin)
-            for fmt in args.formats.split(","):
-                rows.append(measure(serial, twin, fmt, paths[fmt], args.repeat))
-        print(f"{args.episodes} episodes of about {gen.TARGET:,} characters, seed {args.seed} "
+        for seed in (int(s) for s in args.seeds.split(",")):
+            serial = gen.generate(args.episodes, seed)
+            gen.write_all(serial, out / str(seed))
+            for twin in twins:
+                paths = gen.outputs(out / str(seed) / twin)
+                for fmt in args.formats.split(","):
+                    rows.append(measure(serial, twin, fmt, paths[fmt], args.repeat))
+        print(f"{args.episodes} episodes of about {gen.TARGET:,} characters, seeds {args.seeds} "
               f"(written to {out})")
         print(table(rows))
     finally:
