@@ -380,7 +380,7 @@ def events() -> list[Event]:
           "눈을 떼지 못했다."),
         e(SNOW, "source:time_contradiction", "아침부터 첫눈이 내렸다. 북방의 겨울이 시작된 "
           "것이다. 병사들은 성벽 위의 눈을 쓸어 내렸다."),
-        e(SNOW + 0.001, "plant:time_contradiction", "그날 오후, 벚꽃이 흩날리는 봄볕 아래에서 "
+        e(SNOW + 0.0001, "plant:time_contradiction", "그날 오후, 벚꽃이 흩날리는 봄볕 아래에서 "
           "하린은 요새 마당에 약초를 널어 말렸다.",
           "그날 오후, 눈발이 흩날리는 찬바람 속에서 하린은 요새 병영 안에 약초를 널어 말렸다."),
         e(0.64, "plant:skill_power_fluctuation", "서아가 검을 휘두르자 검기가 백 걸음 밖 망루의 "
@@ -404,7 +404,7 @@ def events() -> list[Event]:
           "끄덕였다."),
         e(0.74, "source:geography", "서아는 요새 성벽 위에서 밤새 북쪽 능선을 지켰다. 횃불 "
           "하나 없는 어둠 속에서 그녀는 한 번도 자리를 뜨지 않았다."),
-        e(0.741, "plant:geography", "같은 시각, 서아는 왕도 서문 시장의 국밥집에서 민재와 마주 "
+        e(0.7401, "plant:geography", "같은 시각, 서아는 왕도 서문 시장의 국밥집에서 민재와 마주 "
           "앉아 있었다. 국밥은 식어 가고 있었다.",
           "같은 시각, 왕도 서문 시장의 국밥집에서는 민재가 홀로 국밥을 먹고 있었다. 국밥은 "
           "식어 가고 있었다."),
@@ -428,8 +428,9 @@ def events() -> list[Event]:
 
 
 def place(at: float, n: int) -> int:
-    """The episode (1-based) a fraction of the serial falls in."""
-    return min(n, max(1, math.ceil(at * n)))
+    """The episode (1-based) a fraction of the serial falls in (``[0, 1/n)`` is episode 1);
+    two events a hair apart (``at`` and ``at + 0.0001``) fall in the same one."""
+    return min(n, max(1, math.floor(at * n) + 1))
 
 
 def _swap(event: Event) -> Event:
