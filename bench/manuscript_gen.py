@@ -15,12 +15,15 @@ Everything is templated from the tables below (no data set is copied) and seeded
 The truth (``Serial.truth()``, JSON) holds the cast (names, aliases, appearance, abilities),
 the world's rules, each character's state changes (an injury and its healing, a death, a move
 between cities), the relations and their changes with the speech level each says to the other,
-the threads (planted, touched, paid off), every episode's heading, first line, paragraphs,
-scenes and characters, and each planted contradiction: its subtype and category, its episode
-and paragraph (1-based, counted as the import counts them: text lines, scene breaks left out)
-with its quote, the clean twin's quote, and the episode, paragraph and quote it contradicts.
+the threads (planted, touched, paid off), every episode's title, first line, paragraphs,
+scenes and characters (its heading in each format: ``layout.json``), and each planted
+contradiction: its subtype and category, its episode and paragraph (1-based, counted as the
+import counts them: text lines, scene breaks left out) with its quote, the clean twin's quote,
+and the episode, paragraph and quote it contradicts (the abandoned thread: where the clean twin
+comes back to the thread and the dirty one does not, and where it was planted; the tone: the
+death it mourns; perspective and style break: the serial's opening narration).
 
-``write(serial, folder, layout)`` writes one twin as txt (UTF-8 and CP949), docx (python-docx),
+``write(serial, twin, folder)`` writes one twin as txt (UTF-8 and CP949), docx (python-docx),
 EPUB (a minimal EPUB 3 written here with zipfile: aizac's EPUB writer needs ebooklib) and a
 folder of one txt file per episode, each with its own heading form and scene break
 (:data:`HEADINGS`, :data:`BREAKS`; which one each format gets is seeded too).
