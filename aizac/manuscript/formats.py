@@ -160,11 +160,18 @@ def _md(path: Path) -> tuple[list[Line], str]:
 
 def _docx(path: Path) -> tuple[list[Line], str]:
     import docx  # python-docx, imported only when a .docx is read
+    from docx.enum.style import WD_STYLE_TYPE
 
     document = docx.Document(str(path))
+    # Paragraph.style walks every style of the document for a paragraph in the default style
+    # (6 ms each: 40 s for a 100-episode serial); the names are looked up once instead.
+    names = {style.style_id: style.name or "" for style in document.styles}
+    default = document.styles.default(WD_STYLE_TYPE.PARAGRAPH)
+    plain = (default.name or "") if default is not None else ""
     out = []
     for paragraph in document.paragraphs:
-        style = (paragraph.style.name if paragraph.style is not None else "") or ""
+        style_id = paragraph._p.style  # the w:pStyle id (python-docx has no public accessor)
+        style = names.get(style_id, plain) if style_id is not None else plain
         # a Title or Subtitle is the book's (front matter), not an episode's
         heading = style.lower().startswith("heading")
         out += [Line(part, heading) for part in (paragraph.text.split("\n") or [""])]

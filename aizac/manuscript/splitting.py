@@ -4,9 +4,11 @@ An episode starts at a heading: a line the file marks as one (a docx Heading sty
 ``h1``-``h6``, a Markdown ``#``) or a short line in one of the usual forms (``1화``, ``제1화``,
 ``EP.1``, ``#1``, ``001``, ``第1章``, ``Chapter 1``: ``headings.toml``); a file with no heading
 is one episode. A heading followed by no text before the next one is a part or book title, not
-an episode. Scenes are separated by lines of symbols (``***``, ``◆``) or by a run of blank lines
-longer than the text's usual paragraph gap; a scene shorter than :data:`MIN_SCENE` characters
-joins its neighbour and an episode keeps at most :data:`MAX_SCENES` scenes (each scene becomes
+an episode; so is short text (a title, an author line) opening a file before its first heading,
+under a heading of its own too (a docx Title) if that heading carries no episode number.
+Scenes are separated by lines of symbols (``***``, ``◆``) or by a run of blank lines longer
+than the text's usual paragraph gap; a scene shorter than :data:`MIN_SCENE` characters joins
+its neighbour and an episode keeps at most :data:`MAX_SCENES` scenes (each scene becomes
 one beat of the story).
 
 The split is a list of start lines (:class:`Split`), so what the writer adjusts in the preview
@@ -22,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from itertools import pairwise
+from itertools import pairwise, takewhile
 
 from aizac.errors import InvalidInputError
 from aizac.manuscript.formats import Source
@@ -94,7 +96,8 @@ class Split:
             heading = head.text.strip() if head.heading else ""
             body = self.lines[start + 1:end] if heading else self.lines[start:end]
             scenes = scenes_of([line.text for line in body])
-            if not scenes or (not heading and _front_matter(self.lines, start, end)):
+            if not scenes or (_front_matter(self.lines, start, end) and (
+                    not heading or _title_page(self.lines, start, heading))):
                 continue
             title = heading_title(heading) if heading else ""
             out.append(Episode(first + len(out), title, start, tuple(scenes),
@@ -113,6 +116,16 @@ def _front_matter(lines: Sequence[ManuscriptLine], start: int, end: int) -> bool
     if end >= len(lines) or lines[end].file != lines[start].file:
         return False
     return measure("\n".join(x.text for x in lines[start:end])) < MIN_SCENE
+
+
+def _title_page(lines: Sequence[ManuscriptLine], start: int, heading: str) -> bool:
+    """Whether the heading at ``start`` is a book's title (a docx Title, a Markdown ``#``): it
+    opens its file and carries no episode number (``1화`` with little text stays an episode)."""
+    if heading_number(heading) is not None:
+        return False
+    before = range(start - 1, -1, -1)
+    return not any(lines[n].text.strip() for n in takewhile(
+        lambda n: lines[n].file == lines[start].file, before))
 
 
 # ------------------------------------------------------------------------------ language data
