@@ -49,6 +49,8 @@ def table(preview: ManuscriptPreview) -> list[str]:
     if preview.skipped_numbers:
         lines.append(text("cli.import.preview.skipped",
                           numbers=", ".join(map(str, preview.skipped_numbers))))
+    lines += [text("cli.import.preview.left_out", file=x.file, row=x.row, text=x.text[:60])
+              for x in preview.left_out]
     lines.append(text("cli.import.preview.nothing_saved"))
     return lines
 

@@ -67,6 +67,8 @@ class ManuscriptPreview:
     """Where each boundary lies in the manuscript's lines (what an import replays)."""
     skipped_numbers: tuple[int, ...]
     """Episode numbers the headings skip (a heading the split may have missed)."""
+    left_out: tuple[splitting.LeftOut, ...] = ()
+    """Front matter (a title page, an author line) the import will not keep as an episode."""
 
     @property
     def characters(self) -> int:

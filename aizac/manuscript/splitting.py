@@ -79,6 +79,15 @@ class Episode:
 
 
 @dataclass(frozen=True)
+class LeftOut:
+    """Front matter an import does not keep as an episode: where it stands and what it says."""
+
+    file: str
+    row: int
+    text: str
+
+
+@dataclass(frozen=True)
 class Split:
     """The manuscript's lines and where each episode starts (what the writer adjusts)."""
 
@@ -102,6 +111,22 @@ class Split:
             title = heading_title(heading) if heading else ""
             out.append(Episode(first + len(out), title, start, tuple(scenes),
                                self.files[head.file], head.row, heading))
+        return out
+
+    def left_out(self) -> list[LeftOut]:
+        """The text :meth:`episodes` leaves out as a file's front matter (a title page, an
+        author line), so the preview can show the writer what an import will not keep."""
+        out: list[LeftOut] = []
+        bounds = [*self.starts, len(self.lines)]
+        for start, end in pairwise(bounds):
+            head = self.lines[start]
+            heading = head.text.strip() if head.heading else ""
+            text = " / ".join(x.text.strip() for x in self.lines[start:end] if x.text.strip())
+            body = self.lines[start + 1:end] if heading else self.lines[start:end]
+            if text and scenes_of([line.text for line in body]) and _front_matter(
+                    self.lines, start, end) and (not heading or _title_page(
+                        self.lines, start, heading)):
+                out.append(LeftOut(self.files[head.file], head.row, text))
         return out
 
     def numbers(self) -> list[int | None]:

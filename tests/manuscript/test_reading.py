@@ -208,3 +208,17 @@ def test_a_docx_is_read_without_a_style_lookup_per_paragraph(
     lines = formats.read_file(tmp_path / "long.docx").lines
     assert [line.heading for line in lines[:2]] == [True, False] and len(lines) == 61
     assert len(calls) <= 1
+
+
+def test_front_matter_left_out_is_named_with_its_file_and_line() -> None:
+    """What the split leaves out as front matter is not dropped unseen: the preview names it
+    (the writer sees a short prologue there before importing, and can put it back by hand)."""
+    lines = [Line("검은 달의 서약", True), Line("지은이 한겨울"),
+             *(Line(x, x == f"{n}화") for n in (1, 2) for x in _episode_text(n).splitlines())]
+    current = splitting.split([Source("s.docx", tuple(lines))])
+    assert [(x.file, x.row, x.text) for x in current.left_out()] == [
+        ("s.docx", 1, "검은 달의 서약 / 지은이 한겨울")]
+    assert [e.heading for e in current.episodes()] == ["1화", "2화"]
+    whole = splitting.split([Source("t.txt", tuple(
+        Line(x, x == f"{n}화") for n in (1, 2) for x in _episode_text(n).splitlines()))])
+    assert whole.left_out() == []
