@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 from aizac.writer.schemas import CharacterProfile, NovelBeat
 
+TREE_KEY = "web.undo_tree"
+"""The project's key-value entry holding its undo tree (JSON)."""
 DRAFT = "generate"
 EDIT = "edit"
 REGENERATE = "regenerate"
@@ -24,11 +26,15 @@ PLACE = "illustrate"
 """A picture placed in (or removed from) a slot: the cover, or an accepted beat."""
 COVER_WHERE = "cover"
 """Where a cover's placement happened (a beat's is its position, ``1-2``)."""
+IMPORT = "import"
+"""An imported manuscript saved as the project's story: where its history starts (a node no
+move may leave, as no move goes before a project's creation; see :func:`imported`)."""
 KIND_KEYS = {
     DRAFT: "ui.k.generate",
     EDIT: "ui.k.edit",
     REGENERATE: "ui.k.regenerate",
     ACCEPT: "ui.k.accept",
+    IMPORT: "ui.k.import",
 }
 """What each kind of node did, as the history list says it."""
 Cast = list[CharacterProfile]
@@ -129,6 +135,16 @@ def image_payload(slot: str, image: str | None, before: str | None, beat_id: int
     """The payload of a placement node: undo puts ``before`` back, redo ``image`` (the same
     stored picture: nothing is generated again)."""
     return {**payload(beat_id, None), "slot": slot, "image": image, "before_image": before}
+
+
+def import_payload(beat_ids: Sequence[int]) -> dict[str, Any]:
+    """The payload of an import node: the accepted beats the manuscript became."""
+    return {**payload(0, None), "beat_ids": list(beat_ids)}
+
+
+def imported(nodes: Sequence[Any]) -> set[int]:
+    """The beats imported by the import nodes among ``nodes`` (the tree's path)."""
+    return {int(i) for n in nodes if n.kind == IMPORT for i in n.payload.get("beat_ids", ())}
 
 
 def undo_step(step: Step, commit_ids: Sequence[str], effects: Effects) -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from aizac.settings import Settings
 from aizac.text import Text
 from aizac.writer.agent import WriterAgent
-from aizac.writer.project import ProjectInfo
+from aizac.writer.project import ProjectInfo, Seed
 
 if TYPE_CHECKING:
     from aizac.memory.reindex import ReindexReport
@@ -35,6 +35,7 @@ class Projects(Protocol):
     def create(
         self, name: str, keywords: str | list[str], *, genre: str = "", language: str | None = None,
         beats_per_episode: int | None = None, episode_length: int | None = None,
+        seed: Seed | None = None,
     ) -> WriterAgent: ...
     def open(self, name: str | None = None) -> WriterAgent: ...
     def delete(self, name: str) -> None: ...

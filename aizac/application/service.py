@@ -55,10 +55,10 @@ if TYPE_CHECKING:
     from aizac.writer.ports import ProjectMemory
 
 T = TypeVar("T")
-TREE_KEY = "web.undo_tree"
+TREE_KEY = hist.TREE_KEY
 Progress = Callable[[Text], None]
 PLOT_EXISTS = "error.plot.exists"
-__all__ = ["ApplicationService", "CancelToken", "HistoryStep", "HistoryView"]
+__all__ = ["ApplicationService", "CancelToken", "HistoryStep", "HistoryView", "ImportReport"]
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,17 @@ class HistoryStep:
         if key is None or not self.where:
             return Verbatim(quote(self.first or self.kind))
         return Text("ui.history.step", kind=Text(key), where=self.where, first=first)
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What :meth:`ApplicationService.import_manuscript` saved."""
+
+    project: str
+    files: tuple[str, ...]
+    episodes: int
+    beats: int
+    characters: int
 
 
 @dataclass(frozen=True)
@@ -350,7 +361,8 @@ class ApplicationService:
         stored = agent.store.kv_get(TREE_KEY)
         tree, version = (UndoTree(), 0) if stored is None else (
             UndoTree.from_dict(json.loads(stored[0])), stored[1])
-        on_path = sum(1 for n in tree.path() if n.kind == hist.ACCEPT)
+        path = tree.path()
+        on_path = sum(1 for n in path if n.kind == hist.ACCEPT) + len(hist.imported(path))
         if on_path != agent.store.count_beats("accepted") - (recording is not None):
             self._adopt(agent, tree, recording)
         return tree, version
@@ -362,7 +374,8 @@ class ApplicationService:
         each time), so a read needs not store it."""
         path = [(n.kind, hist.Step.from_payload(n.kind, n.payload).beat_id)
                 for n in tree.path() if n.kind in (hist.DRAFT, hist.ACCEPT)]
-        on_path = {beat for kind, beat in path if kind == hist.ACCEPT}
+        on_path = {beat for kind, beat in path if kind == hist.ACCEPT} | hist.imported(
+            tree.path())
         drafted = {beat for kind, beat in path if kind == hist.DRAFT}
         for record in agent.store.beats(status="accepted"):
             if record.id in on_path or record.id == skip:
@@ -612,6 +625,8 @@ class ApplicationService:
             target = target_of(tree)
             if target is None or target not in tree or target == tree.current.id:
                 raise InvalidInputError(nothing, hint="hint.history")
+            if any(n.kind == hist.IMPORT for n in tree.transition(target).undone):
+                raise InvalidInputError("error.history.import_start")
             move(agent, tree, target)
             self._save_tree(agent, tree, version)
             return _history_view(tree)
@@ -821,6 +836,51 @@ class ApplicationService:
 
         return preview(paths, adjustments)
 
+    def import_manuscript(
+        self, name: str, paths: Sequence[Path], adjustments: Sequence[Adjustment] = (), *,
+        genre: str = "", keywords: Sequence[str] = (), language: str | None = None,
+        beats_per_episode: int | None = None, episode_length: int | None = None,
+    ) -> ImportReport:
+        """A new project ``name`` whose story is the manuscript in ``paths``, split as
+        :meth:`preview_manuscript` shows it after ``adjustments``: each episode an episode,
+        each of its scenes one accepted beat with the scene as its prose
+        (:mod:`aizac.application.importing`), the next beat placed after its last episode.
+
+        All or nothing: the project and its whole story are stored in one unit (a failure or a
+        kill anywhere leaves no project and the name free). The memory does not read the
+        episodes here (no model call); the import record says none is read yet.
+
+        ``language``: the project's (default: the manuscript's script, Hangul ``ko``, Han
+        ``zh``, else the settings'); ``episode_length``: default the manuscript's median
+        episode, so what comes next runs as long.
+
+        Raises:
+            InvalidInputError: a project ``name`` exists (it is left as it was), or the files
+                cannot be read or split (see :meth:`preview_manuscript`).
+        """
+        from aizac.application.importing import seed, typical_length
+        from aizac.dialogue.speech import language_of
+        from aizac.manuscript.preview import read
+        from aizac.writer.episode import UNITS
+        from aizac.writer.project_dirs import validate_project_name
+
+        clean = validate_project_name(name)
+        if clean in self.list_projects():  # before reading: a writer's project is never touched
+            raise InvalidInputError("error.project.exists", name=clean)
+        manuscript = read(paths, adjustments)
+        lang = language or language_of(
+            "".join(e.text for e in manuscript.episodes[:3]), self.studio.settings.language)
+        rows, record = seed(manuscript)
+        if episode_length is None:
+            episode_length = typical_length(manuscript.episodes, UNITS.get(lang, "words"))
+        agent = self.studio.create(clean, list(keywords), genre=genre, language=lang,
+                                   beats_per_episode=beats_per_episode,
+                                   episode_length=episode_length, seed=rows)
+        with self._guard:
+            self._agents[agent.info.name] = agent
+        return ImportReport(agent.info.name, record.files, record.episodes, record.beats,
+                            record.characters)
+
     # --------------------------------------------------------------------------- export
     def export(
         self, name: str | None, fmt: str, first: int | None, last: int | None,
@@ -879,7 +939,7 @@ def _history_view(tree: UndoTree) -> HistoryView:
                  for n in tree.children(current.id)]
     return HistoryView(
         node_id=None if current.is_root else current.id,
-        can_undo=tree.can_undo,
+        can_undo=tree.can_undo and current.kind != hist.IMPORT,  # where the history starts
         can_redo=tree.can_redo,
         path=[_step(n) for n in path],
         siblings=siblings,

@@ -1,8 +1,7 @@
 """``aizac import FILE... --preview``: how a manuscript splits into episodes, adjusted by the
-writer, before anything is saved (through :meth:`ApplicationService.preview_manuscript`).
-
-Saving an import is not built yet: without ``--preview`` the command says so and changes
-nothing.
+writer, before anything is saved (through :meth:`ApplicationService.preview_manuscript`);
+``aizac import FILE... --project NAME``: the same split saved as a new project's story
+(through :meth:`ApplicationService.import_manuscript`).
 """
 
 from __future__ import annotations
@@ -15,9 +14,10 @@ import typer
 from aizac.cli.errors import friendly
 from aizac.cli.say import text
 from aizac.cli.studio import StudioFactory, make_studio
-from aizac.errors import AizacError, InvalidInputError
+from aizac.errors import InvalidInputError
 
 if TYPE_CHECKING:
+    from aizac.application.service import ImportReport
     from aizac.manuscript.preview import Adjustment, ManuscriptPreview
 
 FIRST_LINE = 40
@@ -55,6 +55,14 @@ def table(preview: ManuscriptPreview) -> list[str]:
     return lines
 
 
+def saved(report: ImportReport) -> list[str]:
+    """What an import saved, as lines for the terminal."""
+    return [text("cli.import.saved", project=report.project, files=len(report.files),
+                 episodes=report.episodes, beats=report.beats,
+                 characters=f"{report.characters:,}"),
+            text("cli.import.unread")]
+
+
 @friendly
 def import_command(
     ctx: typer.Context,
@@ -63,6 +71,14 @@ def import_command(
              "natural order as one serial.")],
     preview: Annotated[bool, typer.Option(
         "--preview", help="Show the episodes found; save nothing.")] = False,
+    project: Annotated[str | None, typer.Option(
+        "--project", "-p", help="Save the manuscript as this new project (an existing one is "
+                                "never replaced).")] = None,
+    genre: Annotated[str, typer.Option(help="The new project's genre.")] = "",
+    keywords: Annotated[str, typer.Option(
+        "--keywords", "-k", help="The new project's keywords, comma-separated.")] = "",
+    lang: Annotated[str | None, typer.Option(
+        "--lang", help="ko, en or zh (default: the manuscript's script).")] = None,
     merge: Annotated[list[int] | None, typer.Option(
         "--merge", metavar="EPISODE", help="Join EPISODE to the one before it (repeatable).")
     ] = None,
@@ -70,16 +86,23 @@ def import_command(
         "--split", metavar="EPISODE:PARAGRAPH",
         help="Start a new episode at PARAGRAPH of EPISODE (repeatable).")] = None,
 ) -> None:
-    """Preview how a manuscript splits into episodes (saving an import is not built yet)."""
-    if not preview:
-        raise AizacError("error.manuscript.import_not_built")
+    """Preview how a manuscript splits into episodes, or save it as a new project's story."""
+    if not preview and not project:
+        raise InvalidInputError("error.manuscript.import_project")
     steps = adjustments(merge or [], split or [])
     from aizac.application.exports import export_dir_for
     from aizac.application.service import ApplicationService
+    from aizac.keywords import split_keywords
 
     studio = make_studio(ctx)
     service = ApplicationService(studio, export_dir=export_dir_for(studio.settings))
-    for line in table(service.preview_manuscript(files, steps)):
+    if preview:
+        lines = table(service.preview_manuscript(files, steps))
+    else:
+        words = split_keywords(keywords) if keywords.strip() else []
+        lines = saved(service.import_manuscript(str(project), files, steps, genre=genre,
+                                                keywords=words, language=lang))
+    for line in lines:
         typer.echo(line)
 
 

@@ -2,7 +2,7 @@
 first line and scenes, after the writer's adjustments (pure data; no project is touched).
 
 The adjustments are replayed in order on the split the headings give, so the same files and the
-same adjustments always give the same preview (and, later, the same import).
+same adjustments always give the same preview and the same import (:func:`read`).
 """
 
 from __future__ import annotations
@@ -86,9 +86,18 @@ def adjust(current: splitting.Split, adjustments: Sequence[Adjustment]) -> split
     return current
 
 
-def preview(paths: Sequence[Path], adjustments: Sequence[Adjustment] = ()) -> ManuscriptPreview:
-    """The preview of the manuscript in ``paths`` (files, or folders standing for the
-    manuscript files in them, in natural order) as one serial.
+@dataclass(frozen=True)
+class Manuscript:
+    """A manuscript read and split, the writer's adjustments applied: what an import saves."""
+
+    files: tuple[FileRead, ...]
+    split: splitting.Split
+    episodes: tuple[splitting.Episode, ...]
+
+
+def read(paths: Sequence[Path], adjustments: Sequence[Adjustment] = ()) -> Manuscript:
+    """The manuscript in ``paths`` (files, or folders standing for the manuscript files in
+    them, in natural order) as one serial, split and adjusted.
 
     Raises:
         InvalidInputError: no file, a file aizac cannot read, or an adjustment that names no
@@ -99,13 +108,20 @@ def preview(paths: Sequence[Path], adjustments: Sequence[Adjustment] = ()) -> Ma
         raise InvalidInputError("error.manuscript.no_text")
     sources = [formats.read_file(path) for path in files]
     current = adjust(splitting.split(sources), adjustments)
+    return Manuscript(tuple(FileRead(s.name, s.encoding) for s in sources), current,
+                      tuple(current.episodes()))
+
+
+def preview(paths: Sequence[Path], adjustments: Sequence[Adjustment] = ()) -> ManuscriptPreview:
+    """The preview of the manuscript in ``paths`` (see :func:`read`)."""
+    manuscript = read(paths, adjustments)
     episodes = tuple(
         EpisodePreview(e.number, e.title, e.heading, e.file, e.row, e.length(), len(e.scenes),
                        len(e.paragraphs), e.first_line[:FIRST_LINE])
-        for e in current.episodes())
-    return ManuscriptPreview(tuple(FileRead(s.name, s.encoding) for s in sources), episodes,
-                             current.starts, tuple(splitting.gaps_in_numbers(current)))
+        for e in manuscript.episodes)
+    return ManuscriptPreview(manuscript.files, episodes, manuscript.split.starts,
+                             tuple(splitting.gaps_in_numbers(manuscript.split)))
 
 
-__all__ = ["FIRST_LINE", "Adjustment", "EpisodePreview", "FileRead", "ManuscriptPreview",
-           "Merge", "SplitAt", "adjust", "preview"]
+__all__ = ["FIRST_LINE", "Adjustment", "EpisodePreview", "FileRead", "Manuscript",
+           "ManuscriptPreview", "Merge", "SplitAt", "adjust", "preview", "read"]

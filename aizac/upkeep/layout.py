@@ -153,9 +153,11 @@ def quick_damage(folder: Path) -> list[Damage]:
 def memory_expected(store: ProjectStore) -> bool:
     """Whether the project of ``store`` has written memories (a plot's seeds, an accepted
     beat's): its memory store must then be there, and one that is not is missing, never
-    made anew and empty."""
+    made anew and empty. The scenes of an imported manuscript are accepted before the memory
+    has read them (it then holds nothing of them)."""
     plot = store.plot()
-    return bool(plot is not None and plot.memory_ids) or store.count_beats("accepted") > 0
+    return bool(plot is not None and plot.memory_ids) or store.count_beats(
+        "accepted", imported=False) > 0
 
 
 def damaged_error(folder: Path) -> DamagedError | None:

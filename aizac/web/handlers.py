@@ -12,10 +12,11 @@ import functools
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from aizac.application.exports import ExportResult
-from aizac.application.service import ApplicationService, HistoryView
+from aizac.application.service import ApplicationService, HistoryView, ImportReport
 from aizac.errors import InvalidInputError
 from aizac.export.render import escape_markdown, escape_markdown_cell, escape_markdown_lines
 from aizac.text import Text
@@ -24,6 +25,9 @@ from aizac.web.labels import Labels
 from aizac.writer.project import BeatRecord
 from aizac.writer.prompts import LANGUAGES
 from aizac.writer.schemas import STAGES
+
+if TYPE_CHECKING:
+    from aizac.manuscript.preview import Adjustment, ManuscriptPreview
 
 log = logging.getLogger(__name__)
 
@@ -200,6 +204,88 @@ def create_project(
             raise
         return clean_name  # the same request again (a double click): one project, opened
     return agent.info.name
+
+
+def import_files(files: Any) -> list[Path]:
+    """The manuscript files an upload box holds (Gradio gives paths; nothing uploaded: none)."""
+    if not files:
+        return []
+    items = files if isinstance(files, list) else [files]
+    return [Path(str(getattr(f, "name", f))) for f in items]
+
+
+def import_step(steps: Sequence[Sequence[Any]] | None) -> list[Adjustment]:
+    """The writer's boundary adjustments as kept in the page (``["merge", 3]``,
+    ``["split", 5, 12]``), in the order they were made."""
+    from aizac.manuscript.preview import Merge, SplitAt
+
+    out: list[Adjustment] = []
+    for step in steps or []:
+        out.append(Merge(int(step[1])) if step[0] == "merge" else SplitAt(int(step[1]),
+                                                                          int(step[2])))
+    return out
+
+
+def import_adjusted(steps: Sequence[Sequence[Any]] | None, kind: str, episode: Any,
+                    paragraph: Any = None) -> list[list[Any]]:
+    """``steps`` with one more adjustment; an episode or paragraph that is not a whole number
+    from 1 is refused here (the preview then refuses one the manuscript does not have)."""
+    step: list[Any] = [kind, _from_one("ui.import.episode", episode)]
+    if kind == "split":
+        step.append(_from_one("ui.import.paragraph", paragraph))
+    return [*map(list, steps or []), step]
+
+
+def _from_one(what: str, value: Any) -> int:
+    from aizac.web.episodes import parse_count
+
+    number = parse_count(what, value)
+    if number is None or number < 1:
+        raise InvalidInputError("error.form.whole", field=Text(what), got=str(value or ""))
+    return number
+
+
+def import_preview(service: ApplicationService, files: Any,
+                   steps: Sequence[Sequence[Any]] | None) -> ManuscriptPreview | None:
+    """How the uploaded manuscript splits after the writer's adjustments (nothing saved);
+    None when nothing is uploaded."""
+    paths = import_files(files)
+    if not paths:
+        return None
+    return service.preview_manuscript(paths, import_step(steps))
+
+
+def import_rows(preview: ManuscriptPreview | None) -> list[list[Any]]:
+    """The preview table: episode, heading, characters, scenes, first line."""
+    if preview is None:
+        return []
+    return [[e.number, e.heading or e.file, f"{e.characters:,}", e.scenes, e.first_line]
+            for e in preview.episodes]
+
+
+def import_manuscript(
+    service: ApplicationService, name: str | None, genre: str | None, keywords: str | None,
+    language: str | None, beats: Any, length: Any, files: Any,
+    steps: Sequence[Sequence[Any]] | None,
+) -> ImportReport:
+    """Save the uploaded manuscript, as the preview shows it, as the new project ``name``
+    (the New project form's name, genre, keywords and episode shape; an empty length takes
+    the manuscript's own)."""
+    from aizac.web.episodes import parse
+
+    paths = import_files(files)
+    if not paths:
+        raise InvalidInputError("error.manuscript.no_text")
+    clean_name = forms.check_length("form.project_name", name, 64).strip()
+    if not clean_name:
+        raise InvalidInputError("error.project.no_name")
+    beats_n, length_n = parse(beats, length)
+    genre_text = forms.check_length("form.genre", genre, 40).strip()
+    return service.import_manuscript(
+        clean_name, paths, import_step(steps), genre=genre_text,
+        keywords=forms.split_keywords(keywords) if (keywords or "").strip() else [],
+        language=language if language in LANGUAGES else None,
+        beats_per_episode=beats_n, episode_length=length_n)
 
 
 def _just_made(

@@ -17,7 +17,9 @@ STYLE_BUTTONS = ("style-refresh", "voice-check", "voice-save")
 # Buttons that work without a project (creating one, the Models panel).
 ALWAYS = frozenset({"create", "refresh", "set-model", "save-key", "test-model", "use-all",
                     "open-models", "smtp-save",
-                    "search-servers", "check"})  # Check says what is wrong with a damaged one
+                    "search-servers",
+                    "check",  # Check says what is wrong with a damaged one
+                    "import", "import-merge", "import-split", "import-reset"})  # a new project
 
 
 def mail_ready(settings: Any) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
@@ -13,6 +13,21 @@ from aizac.web import handlers as h
 from aizac.web.forms import STAGE_KEYS
 from aizac.web.labels import UNIT_KEYS, UNIT_NAME_KEYS, headers
 from aizac.web.runner import Ui
+
+if TYPE_CHECKING:
+    from aizac.manuscript.preview import ManuscriptPreview
+
+
+@dataclass
+class ImportPanel:
+    """"Import a manuscript": upload, the preview with the writer's boundary adjustments."""
+
+    files: Any
+    summary: Any
+    table: Any
+    episode: Any
+    paragraph: Any
+    steps: Any  # the adjustments made so far, in order (what the preview and the import replay)
 
 
 @dataclass
@@ -34,6 +49,14 @@ class StartTab:
     cliches: Any
     version: Any
     replace: Any  # the writer's confirmation that a generated plot may replace theirs
+    manuscript: ImportPanel | None = None
+
+    @property
+    def import_inputs(self) -> list[Any]:
+        """What "Import as a new project" reads: the New project form, the files, the
+        adjustments the preview shows."""
+        assert self.manuscript is not None
+        return [*self.create_inputs, self.manuscript.files, self.manuscript.steps]
 
     @property
     def create_inputs(self) -> list[Any]:
@@ -106,6 +129,7 @@ def build(ui: Ui, language: str, data_note: str = "") -> tuple[StartTab, Callabl
     ``data_note``: where the projects are kept (the single-writer app says it here)."""
     L = ui.L
     story = story_language(ui)
+    manuscript = _import_panel(ui)
     with gr.Row():
         with gr.Column(scale=1, min_width=300):
             gr.Markdown(f"#### {L['ui.new_project']}")
@@ -163,8 +187,60 @@ def build(ui: Ui, language: str, data_note: str = "") -> tuple[StartTab, Callabl
     tab = StartTab(new_name, new_genre, new_keywords, new_language, new_beats, new_length,
                    genre, keywords, overview,
                    title, logline, characters, settings, acts, cliches, gr.State(None),
-                   replace)
+                   replace, manuscript)
     return tab, lambda: _wire(ui, tab)
+
+
+IMPORT_TYPES = [".txt", ".md", ".docx", ".epub", ".hwpx"]
+
+
+def _import_panel(ui: Ui) -> ImportPanel:
+    """The panel under New project: the writer uploads a manuscript, sees how it splits into
+    episodes, merges or splits where a boundary is wrong, then imports it under the name,
+    genre and keywords typed above."""
+    L = ui.L
+    with gr.Accordion(L["ui.import.title"], open=False, elem_id="aizac-import-panel"), gr.Row():
+        with gr.Column(scale=1, min_width=300):
+            gr.Markdown(L["ui.import.hint"], elem_classes="aizac-small")
+            files = gr.File(label=L["ui.import.files"], file_count="multiple",
+                            file_types=IMPORT_TYPES, type="filepath",
+                            elem_id="aizac-import-files")
+            with gr.Row():
+                episode = gr.Textbox(label=L["ui.import.episode"], min_width=80,
+                                     elem_id="aizac-import-episode")
+                paragraph = gr.Textbox(label=L["ui.import.paragraph"], min_width=80,
+                                       elem_id="aizac-import-paragraph")
+            ui.button("import-merge", L["ui.import.merge"], size="sm")
+            ui.button("import-split", L["ui.import.split"], size="sm")
+            ui.button("import-reset", L["ui.import.reset"], size="sm")
+            ui.button("import", L["ui.import.save"], variant="primary")
+        with gr.Column(scale=3):
+            summary = gr.Markdown("", elem_id="aizac-import-summary")
+            table = gr.Dataframe(headers=headers(L, "ui.h.import"), interactive=False,
+                                 wrap=True, type="array", max_height=420,
+                                 elem_id="aizac-import-preview",
+                                 column_widths=["6%", "16%", "10%", "8%", "60%"])
+    return ImportPanel(files, summary, table, episode, paragraph, gr.State([]))
+
+
+def import_summary(ui: Ui, preview: ManuscriptPreview | None,
+                   steps: list[list[Any]]) -> str:
+    """What the preview found, in the writer's words (what was read in which encoding,
+    numbers the headings skip, the adjustments made); nothing is saved until Import."""
+    if preview is None:
+        return ""
+    L = ui.L
+    read = ", ".join(f"{f.name} ({f.encoding})" if f.encoding else f.name
+                     for f in preview.files)
+    lines = [L.t("ui.import.found", episodes=len(preview.episodes),
+                 characters=f"{preview.characters:,}", files=h.escape_markdown(read))]
+    if preview.skipped_numbers:
+        lines.append(L.t("ui.import.skipped",
+                         numbers=", ".join(map(str, preview.skipped_numbers))))
+    if steps:
+        lines.append(L.t("ui.import.adjusted", n=len(steps)))
+    lines.append(L["ui.import.nothing_saved"])
+    return "\n\n".join(lines)
 
 
 def _wire(ui: Ui, tab: StartTab) -> None:
@@ -191,6 +267,7 @@ def _wire(ui: Ui, tab: StartTab) -> None:
         beats_box, length_box = length_boxes(ui, lang or "en")
         return [gr.Textbox(**beats_box), gr.Textbox(**length_box)]
 
+    _wire_import(ui, tab)
     tab.new_language.change(on_language, tab.new_language, [tab.new_beats, tab.new_length])
     b["save-project"].click(ui.act(save_project, n, "plot"),
                             [ui.project, tab.genre, tab.keywords], out)
@@ -202,3 +279,37 @@ def _wire(ui: Ui, tab: StartTab) -> None:
         [ui.project, tab.version, tab.title, tab.logline, tab.characters, tab.settings, tab.acts],
         out,
     )
+
+
+def _wire_import(ui: Ui, tab: StartTab) -> None:
+    """The preview follows the upload and each adjustment (Import itself opens the new
+    project, so it is wired with Create in :func:`aizac.web.ui._wire_project`)."""
+    panel, service = tab.manuscript, ui.service
+    assert panel is not None
+    shown = [panel.summary, panel.table, panel.steps]
+
+    def drawn(files: Any, steps: list[list[Any]]) -> list[Any]:
+        preview = h.import_preview(service, files, steps)
+        return [import_summary(ui, preview, steps), h.import_rows(preview), steps]
+
+    def uploaded(_project: str | None, files: Any) -> tuple[list[Any], str]:
+        return drawn(files, []), ui.L["ui.import.previewed"] if files else ""
+
+    def merged(_project: str | None, files: Any, steps: Any, episode: Any
+               ) -> tuple[list[Any], str]:
+        return drawn(files, h.import_adjusted(steps, "merge", episode)), ui.L["ui.import.redrawn"]
+
+    def split(_project: str | None, files: Any, steps: Any, episode: Any, paragraph: Any
+              ) -> tuple[list[Any], str]:
+        return (drawn(files, h.import_adjusted(steps, "split", episode, paragraph)),
+                ui.L["ui.import.redrawn"])
+
+    out = ui.outputs(shown)
+    panel.files.change(ui.act(uploaded, 3), [ui.project, panel.files], out,
+                       show_progress="hidden")
+    ui.buttons["import-reset"].click(ui.act(uploaded, 3), [ui.project, panel.files], out)
+    ui.buttons["import-merge"].click(
+        ui.act(merged, 3), [ui.project, panel.files, panel.steps, panel.episode], out)
+    ui.buttons["import-split"].click(
+        ui.act(split, 3), [ui.project, panel.files, panel.steps, panel.episode,
+                           panel.paragraph], out)

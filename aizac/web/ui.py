@@ -301,6 +301,17 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
         choices = gr.Dropdown(choices=h.project_choices(service, ui.L), value=created)
         return [choices, created, *opened(created, ui.L.t("ui.created", name=created))]
 
+    def on_import(*inputs: Any) -> list[Any]:
+        try:
+            report = h.import_manuscript(service, *inputs)
+        except Exception as e:
+            return [gr.skip(), gr.skip(), *[gr.skip()] * n, ui.message(e), *ui.states(None),
+                    *kept]
+        choices = gr.Dropdown(choices=h.project_choices(service, ui.L), value=report.project)
+        said = ui.L.t("ui.import.saved", project=report.project, episodes=report.episodes,
+                      beats=report.beats, characters=f"{report.characters:,}")
+        return [choices, report.project, *opened(report.project, said)]
+
     seen = gr.State(None)  # the (project, revision, what runs) this page's views show
     look = watch(ui, start, beats)
     gr.Timer(WATCH_SECONDS).tick(
@@ -315,6 +326,8 @@ def _wire_project(ui: Ui, app: gr.Blocks, start: tab_start.StartTab, beats: tab_
     ui.project.input(lambda name: name, ui.project, last_open, show_progress="hidden")
     ui.project.input(on_open, ui.project, opens).then(*refresh)
     ui.buttons["create"].click(on_create, start.create_inputs,
+                               [ui.project, last_open, *opens]).then(*refresh)
+    ui.buttons["import"].click(on_import, start.import_inputs,
                                [ui.project, last_open, *opens]).then(*refresh)
     ui.buttons["refresh"].click(on_open, ui.project, opens).then(*refresh)
 

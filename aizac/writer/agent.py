@@ -28,6 +28,7 @@ from aizac.writer.extraction import newcomers
 from aizac.writer.output import ProseWriter
 from aizac.writer.ports import Cliches, ProjectMemory, Router
 from aizac.writer.project import BeatRecord, PlotRecord, ProjectInfo, ProjectStore
+from aizac.writer.project_rows import UNREAD_CAST
 from aizac.writer.prompt_words import prompt_words
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.rules import (
@@ -140,11 +141,12 @@ class WriterAgent:
         return [b for b in self.store.beats(episode=episode) if b.status != "rejected"]
 
     def next_position(self) -> tuple[int, int]:
-        """(episode, index) of the beat after the last accepted one."""
+        """(episode, index) of the beat after the last accepted one; after an imported
+        episode (whole as the writer wrote it, however many scenes), the next episode's first."""
         last = self.store.last_accepted()
         if last is None:
             return (1, 1)
-        if last.index >= self.episodes.current().beats:
+        if last.imported or last.index >= self.episodes.current().beats:
             return (last.episode + 1, 1)
         return (last.episode, last.index + 1)
 
@@ -579,9 +581,9 @@ class WriterAgent:
 
     def present_cast(self) -> list[str]:
         """Who is on stage when the next beat is designed: the last accepted beat's cast (the
-        plot's first character before any)."""
+        plot's first character before any, or after an imported scene not read yet)."""
         last = self.store.last_accepted()
-        if last is not None:
+        if last is not None and last.beat.characters != [UNREAD_CAST]:
             return list(last.beat.characters)
         plot = self.require_plot().plot
         return [plot.characters[0].name]

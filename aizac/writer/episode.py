@@ -94,10 +94,15 @@ def load(store: ProjectStore) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def dumps(*, beats: int | None, length: int | None) -> str:
+    """The stored form of the project's override (checked)."""
+    check(beats, length)
+    return json.dumps({"beats": beats, "length": length})
+
+
 def save(store: ProjectStore, *, beats: int | None, length: int | None) -> None:
     """Store the project's override (``None`` clears that part: the defaults apply again)."""
-    check(beats, length)
-    store.kv_set(STORE_KEY, json.dumps({"beats": beats, "length": length}))
+    store.kv_set(STORE_KEY, dumps(beats=beats, length=length))
 
 
 class ProjectEpisodes:

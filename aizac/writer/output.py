@@ -31,7 +31,7 @@ from aizac.writer.ports import Memory, Router
 from aizac.writer.project import BeatRecord, ProjectStore
 from aizac.writer.prompt_words import instruction_line, prompt_words
 from aizac.writer.prompts import PromptLibrary
-from aizac.writer.rules import beat_thing, check_accepted, require_plot, story_genre
+from aizac.writer.rules import beat_thing, check_accepted, story_genre
 
 if TYPE_CHECKING:
     from aizac.style import WriterStyle
@@ -430,10 +430,11 @@ class ProseWriter:
 
     # ----------------------------------------------------------------------------- export
     def manuscript(self, first: int | None = None, last: int | None = None) -> Any:
-        """The accepted prose as an export :class:`~aizac.export.manuscript.Manuscript`."""
+        """The accepted prose as an export :class:`~aizac.export.manuscript.Manuscript`, titled
+        by the plot (by the project's name before there is one: an imported manuscript)."""
         from aizac.export.manuscript import EpisodeText, Manuscript
 
-        plot = require_plot(self.store).plot
+        plot = self.store.plot()
         titles = self.store.episode_titles()
         episodes: dict[int, list[str]] = {}
         for b in self.store.beats(status="accepted"):
@@ -444,7 +445,7 @@ class ProseWriter:
         if not episodes:
             raise InvalidInputError("error.prose.none_to_export")
         return Manuscript(
-            title=plot.title,
+            title=plot.plot.title if plot is not None else self.store.info().name,
             identifier=self.store.book_id(),  # two novels of one title are two books
             language=self.store.info().language,  # type: ignore[arg-type]
             episodes=[

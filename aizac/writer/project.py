@@ -22,7 +22,8 @@ import contextlib
 import json
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +53,7 @@ from aizac.writer.project_dirs import (
 )
 from aizac.writer.project_dirs import validate_project_name as validate_project_name
 from aizac.writer.project_rows import (
+    IMPORTED,
     BeatRecord,
     BeatStatus,
     PlotRecord,
@@ -69,7 +71,37 @@ if TYPE_CHECKING:
     from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
 
 __all__ = ["DB_NAME", "BeatRecord", "BeatStatus", "PlotRecord", "ProjectInfo", "ProjectStore",
-           "Step", "validate_project_name"]
+           "Seed", "SeedBeat", "Step", "validate_project_name"]
+
+
+@dataclass(frozen=True)
+class SeedBeat:
+    """An accepted beat a project is created with: its design, its prose, what made it."""
+
+    beat: NovelBeat
+    prose: str
+    instruction: str = ""
+
+
+@dataclass(frozen=True)
+class Seed:
+    """The story a project is created with (an imported manuscript), written in the same unit
+    as the project itself (:meth:`ProjectStore.create`): a create killed or failed anywhere
+    leaves no project, never part of one.
+
+    Attributes:
+        beats: accepted beats with their prose; a new project numbers them 1, 2, ... in this
+            order (what ``kv`` may refer to).
+        titles: episode titles by number.
+        kv: key-value entries (the undo tree, the project's episode length, ...).
+        step: the step logged after the project's ``create``, with ``detail``.
+    """
+
+    beats: Sequence[SeedBeat] = ()
+    titles: Mapping[int, str] = field(default_factory=dict)
+    kv: Mapping[str, str] = field(default_factory=dict)
+    step: str = "seed"
+    detail: Mapping[str, Any] = field(default_factory=dict)
 
 
 class ProjectStore:
@@ -122,7 +154,11 @@ class ProjectStore:
         genre: str = "",
         keywords: list[str] | None = None,
         catalog: Catalog | None = None,
+        seed: Seed | None = None,
     ) -> ProjectStore:
+        """A new project ``name`` (refused when one exists), with ``seed``'s story when given:
+        all of it is stored, in one transaction (embedded: in a staging folder renamed into
+        place afterwards), or none of it."""
         clean = validate_project_name(name)
         directory = root / clean
         meta = {
@@ -139,6 +175,8 @@ class ProjectStore:
                                                for k, v in meta.items()])
                 cls._log(conn, key, "create", {"name": clean})
                 _checkpoint("new:meta-written")
+                if seed is not None:
+                    cls(directory, catalog=catalog, key=key)._write_seed(conn, seed)
 
             if catalog.find(clean) is None and holds_data(directory):
                 # files of no project (its rows lost): a new project never takes them over
@@ -159,6 +197,8 @@ class ProjectStore:
                 with store._tx() as db:
                     store._set_meta(db, meta)
                     store._log(db, "", "create", {"name": clean})
+                    if seed is not None:
+                        store._write_seed(db, seed)
                 _checkpoint("new:meta-written")
             finally:
                 forget_file(store.db_path)  # the folder is renamed next
@@ -359,11 +399,15 @@ class ProjectStore:
             row = db.execute(query).mappings().first()
         return beat_record(row) if row is not None else None
 
-    def count_beats(self, status: BeatStatus) -> int:
-        """How many beats have ``status`` (one COUNT query)."""
+    def count_beats(self, status: BeatStatus, *, imported: bool | None = None) -> int:
+        """How many beats have ``status`` (one COUNT query); ``imported``: only the scenes of
+        an imported manuscript (``True``) or only the others (``False``)."""
+        query = select(func.count()).select_from(t_beats).where(
+            t_beats.c.project == self.key, t_beats.c.status == status)
+        if imported is not None:
+            query = query.where((t_beats.c.instruction == IMPORTED) == imported)
         with self._read() as db:
-            return int(db.execute(select(func.count()).select_from(t_beats).where(
-                t_beats.c.project == self.key, t_beats.c.status == status)).scalar() or 0)
+            return int(db.execute(query).scalar() or 0)
 
     def draft_at(self, episode: int, index: int) -> BeatRecord | None:
         """The draft at position ``(episode, index)``, if there is one."""
@@ -532,6 +576,26 @@ class ProjectStore:
         return [Step(r["id"], r["at"], r["kind"], json.loads(r["detail"])) for r in rows]
 
     # --------------------------------------------------------------------------- helpers
+    def _write_seed(self, db: Connection, seed: Seed) -> None:
+        """``seed``'s rows in the creating transaction ``db`` (a new project: no rows yet)."""
+        now = time.time()
+        if seed.beats:
+            db.execute(t_beats.insert(), [
+                {"project": self.key, "id": number, "episode": s.beat.episode,
+                 "idx": s.beat.index, "status": "accepted", "json": s.beat.model_dump_json(),
+                 "instruction": s.instruction, "prose": s.prose, "created_at": now,
+                 "updated_at": now}
+                for number, s in enumerate(seed.beats, 1)])
+        _checkpoint("import:beats-written")  # a crash trial's point (not in STEPS' trials)
+        if seed.titles:
+            db.execute(t_episodes.insert(), [
+                {"project": self.key, "number": number, "title": title}
+                for number, title in seed.titles.items()])
+        if seed.kv:
+            db.execute(t_kv.insert(), [{"project": self.key, "key": k, "value": v, "version": 1}
+                                       for k, v in seed.kv.items()])
+        self._log(db, self.key, seed.step, dict(seed.detail))
+
     @staticmethod
     def _log(db: Connection, project: str, kind: str, detail: dict[str, Any]) -> None:
         db.execute(t_steps.insert().values(

@@ -17,6 +17,11 @@ if TYPE_CHECKING:  # imported where rows are parsed: listing projects needs no s
     from aizac.writer.schemas import CharacterProfile, NovelBeat, NovelPlot
 
 BeatStatus = Literal["draft", "accepted", "rejected"]
+IMPORTED = "manuscript"
+"""The :attr:`BeatRecord.instruction` of a beat saved from an imported manuscript (the writer's
+own scene, not a design of the planner): its episode is whole as imported."""
+UNREAD_CAST = "?"
+"""Who an imported beat names before the manuscript is read into memory (a design needs one)."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,11 @@ class BeatRecord:
     until the writer unlocks them. Stored and versioned with the draft."""
     summary: str = ""
     prose: str | None = None
+
+    @property
+    def imported(self) -> bool:
+        """Whether the beat is a scene of an imported manuscript (:data:`IMPORTED`)."""
+        return self.instruction == IMPORTED
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import shutil
 import threading
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +43,7 @@ from aizac.writer.agent import WriterAgent
 from aizac.writer.checked import CheckedRouter
 from aizac.writer.context import ContextBuilder
 from aizac.writer.ports import Cliches, ProjectMemory, Router
-from aizac.writer.project import ProjectInfo, ProjectStore, validate_project_name
+from aizac.writer.project import ProjectInfo, ProjectStore, Seed, validate_project_name
 from aizac.writer.project_dirs import claim_project, release_project
 from aizac.writer.prompts import LANGUAGES, PromptLibrary
 
@@ -432,25 +433,33 @@ class Studio:
         language: str | None = None,
         beats_per_episode: int | None = None,
         episode_length: int | None = None,
+        seed: Seed | None = None,
     ) -> WriterAgent:
         """A new project (made current). Nothing is generated yet: call ``plan()``.
 
         ``beats_per_episode`` and ``episode_length`` (characters for ko/zh, words for en) are
-        the project's own episode length; unset, the service's defaults apply."""
+        the project's own episode length; unset, the service's defaults apply. ``seed``: the
+        story it starts with (an imported manuscript), stored with the project in one unit
+        (:meth:`ProjectStore.create`), its episode length too."""
         lang = language or self.settings.language
         if lang not in LANGUAGES:
             raise InvalidInputError("error.project.language", language=str(lang),
                                     choices=", ".join(LANGUAGES))
         if len(genre) > 40:
             raise InvalidInputError("error.project.genre_long", limit=40)
-        words = parse_keywords(keywords)
+        # A project made from a story (an imported manuscript) may start without keywords.
+        words = parse_keywords(keywords) if keywords or seed is None else []
         episode.check(beats_per_episode, episode_length)
+        own = beats_per_episode is not None or episode_length is not None
+        if seed is not None and own:
+            seed = replace(seed, kv={**seed.kv, episode.STORE_KEY: episode.dumps(
+                beats=beats_per_episode, length=episode_length)})
         store = ProjectStore.create(
             self.root, name, language=lang, genre=genre.strip(), keywords=words,
-            catalog=self.catalog,
+            catalog=self.catalog, seed=seed,
         )
         try:
-            if beats_per_episode is not None or episode_length is not None:
+            if own and seed is None:
                 episode.save(store, beats=beats_per_episode, length=episode_length)
             return self.open(store.info().name)
         except BaseException:

@@ -87,18 +87,6 @@ def test_import_preview_prints_the_table_in_the_cli_language(
     assert "파일 3개, 3화, 3,654자." in ko.output and "저장된 것은 없습니다" in ko.output
 
 
-def test_import_without_preview_says_saving_is_not_built_and_saves_nothing(
-        tmp_path: Path) -> None:
-    folder = _folder(tmp_path)
-    app = typer.Typer()
-    register(app, lambda **_: pytest.fail("no Studio is needed to refuse"))
-    app.command("noop")(lambda: None)
-    out = CliRunner().invoke(app, ["import", str(folder)])
-    assert out.exit_code == 1
-    assert "error: Saving an imported manuscript is not built yet" in out.output
-    assert "hint: Run aizac import FILE... --preview" in out.output
-
-
 def test_import_preview_says_what_is_wrong_with_an_adjustment(
         studio: Studio, tmp_path: Path) -> None:
     folder = _folder(tmp_path)
