@@ -237,6 +237,8 @@ def import_summary(ui: Ui, preview: ManuscriptPreview | None,
     if preview.skipped_numbers:
         lines.append(L.t("ui.import.skipped",
                          numbers=", ".join(map(str, preview.skipped_numbers))))
+    lines += [L.t("ui.import.left_out", file=h.escape_markdown(x.file), row=x.row,
+                  text=h.escape_markdown(x.text[:60])) for x in preview.left_out]
     if steps:
         lines.append(L.t("ui.import.adjusted", n=len(steps)))
     lines.append(L["ui.import.nothing_saved"])
