@@ -14,7 +14,7 @@ import contextlib
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path as FilePath
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Path, Request, Response, UploadFile
 from pydantic import StringConstraints
@@ -32,7 +32,6 @@ from aizac.server.models import (
     BeatsOut,
     HistoryOut,
     ImportOut,
-    Language,
     PlanEpisodeIn,
     PlotIn,
     PlotOut,
@@ -110,19 +109,20 @@ SPLIT = r"^[1-9][0-9]{0,5}:[1-9][0-9]{0,5}$"
 def import_manuscript(
     name: Project, request: Request, box: CurrentBox,
     files: Annotated[list[UploadFile], File(
-        description="The manuscript's files (.txt in UTF-8 or CP949, .md, .docx, .epub, "
-                    ".hwpx), read in the order sent as one serial.")],
+        min_length=1, description="The manuscript's files (.txt in UTF-8 or CP949, .md, "
+                                  ".docx, .epub, .hwpx), read in the order sent as one serial.")],
     genre: Annotated[str, Form(max_length=40, pattern=NO_NUL)] = "",
     keywords: Annotated[str, Form(max_length=500, pattern=KEYWORDS_TEXT,
                                   description="Optional, separated by commas.")] = "",
-    language: Annotated[Language | None, Form(
-        description="Default: the manuscript's script.")] = None,
-    merge: Annotated[list[int] | None, Form(
+    language: Annotated[Literal["", "ko", "en", "zh"], Form(
+        description="ko, en or zh; empty: the manuscript's script.")] = "",
+    # Lists and no nulls: a form cannot say null, and FastAPI copies a default per request.
+    merge: Annotated[list[int], Form(
         description="Join episode N to the one before it (in order, before the splits).")
-    ] = None,
-    split: Annotated[list[Annotated[str, StringConstraints(pattern=SPLIT)]] | None, Form(
+    ] = [],  # noqa: B006
+    split: Annotated[list[Annotated[str, StringConstraints(pattern=SPLIT)]], Form(
         description="EPISODE:PARAGRAPH: start a new episode at that paragraph "
-                                   "(in order, after the merges).")] = None,
+                                   "(in order, after the merges).")] = [],  # noqa: B006
 ) -> ImportOut:
     """Save a manuscript as a new project ``name``: each episode found (as ``aizac import
     --preview`` shows it, after ``merge`` and ``split``) an episode, each scene an accepted
@@ -132,8 +132,8 @@ def import_manuscript(
     if name in box.service.list_projects():
         raise ConflictError("error.server.project_exists", name=name)
     state_of(request).sandboxes.check_new_project(box)
-    steps: list[Adjustment] = [Merge(n) for n in merge or []]
-    steps += [SplitAt(*(int(n) for n in value.split(":"))) for value in split or []]
+    steps: list[Adjustment] = [Merge(n) for n in merge]
+    steps += [SplitAt(*(int(n) for n in value.split(":"))) for value in split]
     words = parse_keywords(keywords) if keywords.strip() else []
     with tempfile.TemporaryDirectory(prefix="aizac-import-") as folder:
         paths = []
@@ -146,7 +146,7 @@ def import_manuscript(
             path.write_bytes(upload.file.read())
             paths.append(path)
         report = box.service.import_manuscript(name, paths, steps, genre=genre,
-                                               keywords=words, language=language)
+                                               keywords=words, language=language or None)
     return ImportOut(project=ProjectOut.of(box.service.agent(report.project).info),
                      files=list(report.files), episodes=report.episodes, beats=report.beats,
                      characters=report.characters)
