@@ -868,6 +868,8 @@ class ApplicationService:
         if clean in self.list_projects():  # before reading: a writer's project is never touched
             raise InvalidInputError("error.project.exists", name=clean)
         manuscript = read(paths, adjustments)
+        if not manuscript.episodes:  # a title page and nothing else
+            raise InvalidInputError("error.manuscript.no_text")
         lang = language or language_of(
             "".join(e.text for e in manuscript.episodes[:3]), self.studio.settings.language)
         rows, record = seed(manuscript)

@@ -11,21 +11,27 @@ slot (:class:`~aizac.server.sandbox.UserSlots`).
 from __future__ import annotations
 
 import contextlib
+import tempfile
 from collections.abc import Iterator
-from typing import Annotated
+from pathlib import Path as FilePath
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Path, Request, Response
+from fastapi import APIRouter, Depends, File, Form, Path, Request, Response, UploadFile
+from pydantic import StringConstraints
 
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError
 from aizac.server.auth import CurrentBox, state_of
 from aizac.server.errors import problem_body
 from aizac.server.models import (
     INT4_MAX,
+    KEYWORDS_TEXT,
+    NO_NUL,
     PROJECT_NAME,
     BeatEdit,
     BeatOut,
     BeatsOut,
     HistoryOut,
+    ImportOut,
     PlanEpisodeIn,
     PlotIn,
     PlotOut,
@@ -93,6 +99,57 @@ def create_project(body: ProjectIn, request: Request, box: CurrentBox) -> Projec
         language=body.language or box.studio.settings.language,
     )
     return ProjectOut.of(agent.info)
+
+
+SPLIT = r"^[1-9][0-9]{0,5}:[1-9][0-9]{0,5}$"
+
+
+@router.post("/projects/{name}/import", response_model=ImportOut, status_code=201,
+             responses=responses(401, 409, 413, 422, 429, 503, 507))
+def import_manuscript(
+    name: Project, request: Request, box: CurrentBox,
+    files: Annotated[list[UploadFile], File(
+        min_length=1, description="The manuscript's files (.txt in UTF-8 or CP949, .md, "
+                                  ".docx, .epub, .hwpx), read in the order sent as one serial.")],
+    genre: Annotated[str, Form(max_length=40, pattern=NO_NUL)] = "",
+    keywords: Annotated[str, Form(max_length=500, pattern=KEYWORDS_TEXT,
+                                  description="Optional, separated by commas.")] = "",
+    language: Annotated[Literal["", "ko", "en", "zh"], Form(
+        description="ko, en or zh; empty: the manuscript's script.")] = "",
+    # Lists and no nulls: a form cannot say null, and FastAPI copies a default per request.
+    merge: Annotated[list[int], Form(
+        description="Join episode N to the one before it (in order, before the splits).")
+    ] = [],  # noqa: B006
+    split: Annotated[list[Annotated[str, StringConstraints(pattern=SPLIT)]], Form(
+        description="EPISODE:PARAGRAPH: start a new episode at that paragraph "
+                                   "(in order, after the merges).")] = [],  # noqa: B006
+) -> ImportOut:
+    """Save a manuscript as a new project ``name``: each episode found (as ``aizac import
+    --preview`` shows it, after ``merge`` and ``split``) an episode, each scene an accepted
+    beat with its prose; all of it or nothing. A name in use is 409 (never replaced)."""
+    from aizac.manuscript.preview import Adjustment, Merge, SplitAt
+
+    if name in box.service.list_projects():
+        raise ConflictError("error.server.project_exists", name=name)
+    state_of(request).sandboxes.check_new_project(box)
+    steps: list[Adjustment] = [Merge(n) for n in merge]
+    steps += [SplitAt(*(int(n) for n in value.split(":"))) for value in split]
+    words = parse_keywords(keywords) if keywords.strip() else []
+    with tempfile.TemporaryDirectory(prefix="aizac-import-") as folder:
+        paths = []
+        for n, upload in enumerate(files):
+            # its own folder each: the name the writer gave it, never a path of theirs
+            base = FilePath((upload.filename or "").replace("\x00", "")).name
+            base = base if base.strip(".") else f"{n + 1}.txt"
+            path = FilePath(folder) / str(n) / base
+            path.parent.mkdir()
+            path.write_bytes(upload.file.read())
+            paths.append(path)
+        report = box.service.import_manuscript(name, paths, steps, genre=genre,
+                                               keywords=words, language=language or None)
+    return ImportOut(project=ProjectOut.of(box.service.agent(report.project).info),
+                     files=list(report.files), episodes=report.episodes, beats=report.beats,
+                     characters=report.characters)
 
 
 @router.get("/projects/{name}", response_model=ProjectOut, responses=READ)

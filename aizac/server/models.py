@@ -212,6 +212,17 @@ class ProjectOut(Body):
                    problem=ProblemOut(**problem) if problem is not None else None)
 
 
+class ImportOut(Body):
+    """What an imported manuscript became: the new project, the files read in order, its
+    episodes, beats (one per scene, each with its prose) and length in characters."""
+
+    project: ProjectOut
+    files: list[str]
+    episodes: int
+    beats: int
+    characters: int
+
+
 class ProjectEdit(Body):
     genre: str = Field(default="", max_length=40, pattern=NO_NUL)
     keywords: Keywords

@@ -220,3 +220,13 @@ def test_the_import_record_round_trips() -> None:
     record = ImportRecord(("1화.txt",), 1, 2, 300, read_through=1)
     assert ImportRecord.loads(record.dumps()) == record
     assert json.loads(record.dumps())["read_through"] == 1
+
+
+def test_a_manuscript_of_headings_only_is_refused_and_saves_nothing(
+        service: ApplicationService, tmp_path: Path) -> None:
+    only = tmp_path / "목차.txt"
+    only.write_text("1화\n\n2화\n", encoding="utf-8")
+    with pytest.raises(InvalidInputError) as refused:
+        service.import_manuscript(NAME, [only])
+    assert refused.value.key == "error.manuscript.no_text"
+    assert service.list_projects() == []
