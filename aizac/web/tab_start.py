@@ -49,13 +49,12 @@ class StartTab:
     cliches: Any
     version: Any
     replace: Any  # the writer's confirmation that a generated plot may replace theirs
-    manuscript: ImportPanel | None = None
+    manuscript: ImportPanel
 
     @property
     def import_inputs(self) -> list[Any]:
         """What "Import as a new project" reads: the New project form, the files, the
         adjustments the preview shows."""
-        assert self.manuscript is not None
         return [*self.create_inputs, self.manuscript.files, self.manuscript.steps]
 
     @property
@@ -287,7 +286,6 @@ def _wire_import(ui: Ui, tab: StartTab) -> None:
     """The preview follows the upload and each adjustment (Import itself opens the new
     project, so it is wired with Create in :func:`aizac.web.ui._wire_project`)."""
     panel, service = tab.manuscript, ui.service
-    assert panel is not None
     shown = [panel.summary, panel.table, panel.steps]
 
     def drawn(files: Any, steps: list[list[Any]]) -> list[Any]:

@@ -21,6 +21,7 @@ from aizac.memory.facts import name_key, text_key
 from aizac.tokens import count_tokens
 from aizac.writer.context import UsedContext
 from aizac.writer.extraction import canonical_names
+from aizac.writer.project_rows import UNREAD_CAST
 from aizac.writer.prompt_words import prompt_words
 
 MAX_CAST = 10
@@ -41,7 +42,8 @@ def planning_cast(agent: Any, episode: int, texts: Sequence[str]) -> list[str]:
     earlier = [*agent.beats(episode - 1), *agent.beats(episode)] if episode > 1 else \
         agent.beats(episode)
     for record in reversed(earlier):  # the latest scene's cast first
-        names.extend(record.beat.characters)
+        # an imported scene the memory has not read yet names no one (UNREAD_CAST)
+        names.extend(n for n in record.beat.characters if n != UNREAD_CAST)
     said = text_key(" ".join(texts))
     for name, aliases in known.items():
         keys = [name_key(n) for n in (name, *aliases)]
