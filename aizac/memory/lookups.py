@@ -140,6 +140,27 @@ class Lookups:
         current = [h for h in hits if not h.superseded and fact_slot(h.metadata) == slot]
         return sorted(current, key=recency_key, reverse=True)
 
+    def slots_held(self, metas: Iterable[Mapping[str, Any]]) -> dict[str, list[MemoryHit]]:
+        """:meth:`slot_holders` of many facts at once: slot -> its current versions, newest
+        first, for every slot of ``metas`` (a fact without a slot is left out; a slot without
+        a holder maps to ``[]``). One index read and one Chroma read however many slots are
+        asked (a scene's voice cards, deaths and pairs), not one of each per slot."""
+        wanted = {fact_slot(m): m for m in metas}
+        wanted.pop("", None)
+        if not wanted:
+            return {}
+        if self.rows.index is None:
+            return {slot: self.slot_holders(meta) for slot, meta in wanted.items()}
+        with self.rows.lock:
+            ids = self.rows.index.in_slots(wanted)
+            hits = self.hits(self.rows.by_ids(ids, INCLUDE)) if ids else []
+        out: dict[str, list[MemoryHit]] = {slot: [] for slot in wanted}
+        for hit in sorted(hits, key=recency_key, reverse=True):
+            slot = fact_slot(hit.metadata)
+            if slot in out and not hit.superseded:
+                out[slot].append(hit)
+        return out
+
     def restated(self, meta: Mapping[str, Any], text: str) -> MemoryHit | None:
         """A live memory that already states this fact (same tag, subject and same text, or
         near-same text among the newest :data:`NOTES` about the subject), or ``None``."""
