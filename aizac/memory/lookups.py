@@ -128,7 +128,8 @@ class Lookups:
             return []
         with self.rows.lock:
             if self.rows.index is not None:
-                ids = self.rows.index.ids({"slot": slot}, live_from=None)
+                # superseded versions (as many as the fact's changes) are not read
+                ids = self.rows.index.ids({"slot": slot}, live_from=self.rows.holder_floor())
                 hits = self.hits(self.rows.by_ids(ids, INCLUDE))
             else:
                 fallback: Where = {"tag": str(meta["tag"])}
@@ -152,7 +153,7 @@ class Lookups:
         if self.rows.index is None:
             return {slot: self.slot_holders(meta) for slot, meta in wanted.items()}
         with self.rows.lock:
-            ids = self.rows.index.in_slots(wanted)
+            ids = self.rows.index.in_slots(wanted, live_from=self.rows.holder_floor())
             hits = self.hits(self.rows.by_ids(ids, INCLUDE)) if ids else []
         out: dict[str, list[MemoryHit]] = {slot: [] for slot in wanted}
         for hit in sorted(hits, key=recency_key, reverse=True):
