@@ -197,6 +197,7 @@ def test_the_holder_of_a_slot_is_found_without_reading_its_old_versions(
     assert [h.text for h in held] == ["Jun is in town 7"]
     assert sum(returned) == 1
     returned.clear()
+    mem.rows.version += 1  # as after a write: not the read just made
     assert [h.text for h in mem.lookups.slots_held([meta])[fact_slot(meta)]] == [
         "Jun is in town 7"]
     assert sum(returned) == 1
@@ -228,3 +229,29 @@ def test_a_store_an_older_aizac_hinted_finds_its_forgotten_holders(
     assert [h.id for h in again.lookups.slot_holders(meta)] == [first]
     assert again.rows.hints_current
     again.close()
+
+
+def test_staging_and_committing_a_change_read_its_slot_holder_once(
+        mem: WriterMemory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Staging a changing fact finds its slot's holder (a restatement?) and the commit finds
+    it again to supersede it; with no write between, the second read is the first's (issue
+    41: an accept asked Chroma twice per fact). After a write it is read again."""
+    from aizac.memory.rows import Rows
+
+    old = note(mem, "Jun is in town", "Character", character_name="Jun", aspect="whereabouts")
+    holder_reads: list[int] = []
+    chroma = Rows.chroma
+
+    def counted(self: Rows, call: object, *args: object) -> object:
+        got = chroma(self, call, *args)  # type: ignore[arg-type]
+        if isinstance(got, dict) and old in (got.get("ids") or []):
+            holder_reads.append(1)
+        return got
+
+    monkeypatch.setattr(Rows, "chroma", counted)
+    mem.advance()
+    new = note(mem, "Jun is at sea", "Character", character_name="Jun", aspect="whereabouts")
+    assert len(holder_reads) == 1
+    assert mem.get(str(old)).metadata["superseded_by"] == new
+    meta = {"tag": "Character", "character_name": "Jun", "aspect": "whereabouts"}
+    assert [h.id for h in mem.lookups.slot_holders(meta)] == [new]  # read after the write
