@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from aizac.continuity.canon import Canon
 from aizac.dialogue.cards import PairVoice, VoiceCard, card_of, pair_of
 from aizac.errors import AizacError
-from aizac.memory.facts import ADDRESS, LISTENER_KEY, SPEAKER_KEY, VOICE, name_key
+from aizac.memory.facts import ADDRESS, LISTENER_KEY, SPEAKER_KEY, VOICE, fact_slot, name_key
 
 if TYPE_CHECKING:
     from aizac.memory.records import MemoryHit
@@ -28,6 +28,7 @@ class SlotReads(Protocol):
     """The keyed reads :func:`read_voices` asks (:class:`aizac.memory.lookups.Lookups`)."""
 
     def slot_holders(self, meta: Mapping[str, Any]) -> list[MemoryHit]: ...
+    def slots_held(self, metas: Iterable[Mapping[str, Any]]) -> dict[str, list[MemoryHit]]: ...
 
 
 class VoiceMemory(Protocol):
@@ -92,9 +93,11 @@ def pair_meta(speaker: str, listener: str) -> dict[str, Any]:
             "aspect": ADDRESS, SPEAKER_KEY: speaker, LISTENER_KEY: listener}
 
 
-def _current(memory: VoiceMemory, meta: Mapping[str, Any]) -> MemoryHit | None:
-    held = memory.lookups.slot_holders(meta)
-    return held[0] if held else None
+def _slot(meta: Mapping[str, Any]) -> str:
+    try:
+        return fact_slot(meta)
+    except AizacError:
+        return ""
 
 
 def read_voices(memory: VoiceMemory, names: Iterable[str]) -> VoiceCanon:
@@ -106,25 +109,34 @@ def read_voices(memory: VoiceMemory, names: Iterable[str]) -> VoiceCanon:
     cast = {k: tuple(v) for k, v in memory.characters().items()}
     canon = VoiceCanon(cast=cast)
     people = list(dict.fromkeys(canon.canonical(n) for n in names if name_key(n)))
+    # Every slot the canon needs is read at once: one index read and one Chroma read per
+    # scene, not one of each per card, state and pair (the cast grows with the novel).
+    voiced = {name: voice_meta(name) for name in dict.fromkeys([*people, *cast])}
+    states = {(name, aspect): {"tag": "Character", "character_name": name, "aspect": aspect}
+              for name in people for aspect in ("condition", "status")}
+    spoken = {pair: meta for pair in itertools.permutations(people, 2)
+              if _slot(meta := pair_meta(*pair))}
+    held = memory.lookups.slots_held([*voiced.values(), *states.values(), *spoken.values()])
+
+    def current(meta: Mapping[str, Any]) -> MemoryHit | None:
+        found = held.get(_slot(meta))
+        return found[0] if found else None
+
     cards: dict[str, VoiceCard] = {}
-    for name in dict.fromkeys([*people, *cast]):
-        hit = _current(memory, voice_meta(name))
+    for name, meta in voiced.items():
+        hit = current(meta)
         if hit is not None:
             cards[name_key(name)] = card_of(hit)
     dead: dict[str, Death] = {}
     for name in people:
         for aspect in ("condition", "status"):
-            state = _current(memory, {"tag": "Character", "character_name": name,
-                                      "aspect": aspect})
+            state = current(states[(name, aspect)])
             if state is not None and is_dead(state.text):
                 dead[name_key(name)] = Death(state.id, state.text)
                 break
     pairs: dict[tuple[str, str], PairVoice] = {}
-    for speaker, listener in itertools.permutations(people, 2):
-        try:
-            hit = _current(memory, pair_meta(speaker, listener))
-        except AizacError:
-            continue
+    for (speaker, listener), meta in spoken.items():
+        hit = current(meta)
         if hit is None:
             continue
         chain = memory.history(hit.id)

@@ -27,6 +27,7 @@ from sqlalchemy.exc import DBAPIError
 
 from aizac.errors import StorageError
 from aizac.memory.facts import fact_slot, fact_subject, text_key
+from aizac.memory.records import NEVER
 from aizac.storage.database import EMBEDDED_FILES, Database, Scope
 from aizac.storage.tables import keys
 
@@ -43,6 +44,21 @@ KEY_COLUMNS = {
     "fp": "fp",
 }
 """Metadata keys the index can answer equality questions about (metadata key -> column)."""
+
+IN_CHUNK = 500
+"""Values per ``IN (...)`` clause (below SQLite's and PostgreSQL's bound-parameter limits)."""
+
+
+CURRENT_FLOOR = NEVER / 2
+"""The lowest hint of a current (not superseded) memory: above :data:`NEVER`, so a forgotten or
+struck current version keeps a hint above its superseded ones and a slot's holders are found
+without reading every old version of the fact (``live_from=CURRENT_FLOOR``)."""
+
+
+def live_hint(live: float, superseded: bool) -> float:
+    """The index hint of a memory whose ``live_until`` is ``live``: never below it, and at
+    least :data:`CURRENT_FLOOR` unless the memory is known to be superseded."""
+    return float(live) if superseded else max(float(live), CURRENT_FLOOR)
 
 
 def fingerprint(tag: str, subject: str, text: str) -> str:
@@ -65,7 +81,7 @@ def key_row(memory_id: str, meta: Mapping[str, Any], text: str = "") -> dict[str
         "c1": str(meta.get("character1", "")),
         "c2": str(meta.get("character2", "")),
         "foreshadow": int(bool(meta.get("foreshadow", False))),
-        "live": float(meta.get("live_until", 0.0)),
+        "live": live_hint(float(meta.get("live_until", 0.0)), bool(meta.get("superseded_by"))),
         "slot": fact_slot(meta),
         "subject": subject,
         "fp": fingerprint(tag, subject, text) if text else "",
@@ -178,6 +194,20 @@ class KeyIndex:
         if live_from is not None:
             query = query.where(keys.c.live >= float(live_from))
         return [str(r[0]) for r in self._rows(query)]
+
+    def in_slots(self, slots: Iterable[str], *, live_from: float | None) -> list[str]:
+        """Ids whose slot is one of ``slots`` and whose hint is at least ``live_from``
+        (``None``: any): what :meth:`ids` answers for each ``{"slot": s}``, for many slots in
+        one read per :data:`IN_CHUNK` slots."""
+        chosen = sorted(set(slots))
+        out: list[str] = []
+        for start in range(0, len(chosen), IN_CHUNK):
+            query = select(keys.c.id).where(self._mine,
+                                            keys.c.slot.in_(chosen[start:start + IN_CHUNK]))
+            if live_from is not None:
+                query = query.where(keys.c.live >= float(live_from))
+            out.extend(str(r[0]) for r in self._rows(query))
+        return out
 
     def slot_prefix(self, prefix: str, *, live_from: float) -> list[str]:
         """Ids whose slot starts with ``prefix`` (e.g. ``"rule|"``) and hint >= ``live_from``."""

@@ -9,6 +9,7 @@ Names compare by the one rule of :func:`aizac.memory.facts.name_key`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from aizac.errors import InvalidInputError, NotFoundError
@@ -47,6 +48,15 @@ class Lookups:
         self.rows = rows
         self.turn = turn
         self._cast: tuple[int, int, dict[str, list[str]]] | None = None
+        self._held: tuple[tuple[int, int], dict[str, list[MemoryHit]]] = ((-1, -1), {})
+        """Slot holders read since the last write (rows version, turn): staging a fact and
+        committing it ask the same slot, and an accept reads a scene's voices twice."""
+
+    def _held_now(self) -> dict[str, list[MemoryHit]]:
+        key = (self.rows.version, self.turn())
+        if self._held[0] != key:
+            self._held = (key, {})
+        return self._held[1]
 
     def hits(self, res: Mapping[str, Any]) -> list[MemoryHit]:
         docs = res.get("documents") or [None] * len(res["ids"])
@@ -126,19 +136,48 @@ class Lookups:
         slot = fact_slot(meta)
         if not slot:
             return []
+        return self.slots_held([meta])[slot]
+
+    def slots_held(self, metas: Iterable[Mapping[str, Any]]) -> dict[str, list[MemoryHit]]:
+        """:meth:`slot_holders` of many facts at once: slot -> its current versions, newest
+        first, for every slot of ``metas`` (a fact without a slot is left out; a slot without
+        a holder maps to ``[]``). One index read and one Chroma read however many slots are
+        asked (a scene's voice cards, deaths and pairs), none for a slot read since the last
+        write."""
+        wanted = {fact_slot(m): m for m in metas}
+        wanted.pop("", None)
+        if not wanted:
+            return {}
         with self.rows.lock:
-            if self.rows.index is not None:
-                ids = self.rows.index.ids({"slot": slot}, live_from=None)
-                hits = self.hits(self.rows.by_ids(ids, INCLUDE))
-            else:
+            known = self._held_now()
+            missing = {slot: meta for slot, meta in wanted.items() if slot not in known}
+            if missing:
+                known.update(self._read_holders(missing))
+            return {slot: [replace(h, metadata=dict(h.metadata)) for h in known[slot]]
+                    for slot in wanted}
+
+    def _read_holders(self, wanted: Mapping[str, Mapping[str, Any]]
+                      ) -> dict[str, list[MemoryHit]]:
+        if self.rows.index is not None:
+            # superseded versions (as many as the fact's changes) are not read
+            ids = self.rows.index.in_slots(wanted, live_from=self.rows.holder_floor())
+            hits = self.hits(self.rows.by_ids(ids, INCLUDE)) if ids else []
+        else:
+            hits = []
+            for meta in wanted.values():
                 fallback: Where = {"tag": str(meta["tag"])}
                 if meta["tag"] == CHARACTER:
                     name = str(meta["character_name"])
                     fallback = {"$and": [fallback, {"character_name": name}]}
-                hits = [h for h in self.get_where(fallback, include_forgotten=True)
-                        if fact_slot(h.metadata) == slot]
-        current = [h for h in hits if not h.superseded and fact_slot(h.metadata) == slot]
-        return sorted(current, key=recency_key, reverse=True)
+                hits.extend(self.get_where(fallback, include_forgotten=True))
+        out: dict[str, list[MemoryHit]] = {slot: [] for slot in wanted}
+        seen: set[str] = set()
+        for hit in sorted(hits, key=recency_key, reverse=True):
+            slot = fact_slot(hit.metadata)
+            if slot in out and not hit.superseded and hit.id not in seen:
+                seen.add(hit.id)
+                out[slot].append(hit)
+        return out
 
     def restated(self, meta: Mapping[str, Any], text: str) -> MemoryHit | None:
         """A live memory that already states this fact (same tag, subject and same text, or

@@ -23,7 +23,7 @@ from aizac.errors import EmbeddingError, InvalidInputError, NotFoundError, Stora
 from aizac.llm.embeddings import embedding_fingerprint as embedding_fingerprint
 from aizac.memory.chroma_client import SERVER_DOWN_HINT, is_transport_failure
 from aizac.memory.chroma_health import chroma_damage, diagnosed, forget_system, safe_cause
-from aizac.memory.key_index import KeyIndex
+from aizac.memory.key_index import CURRENT_FLOOR, KeyIndex, live_hint
 from aizac.memory.records import NEVER, Where
 from aizac.text import Text
 
@@ -175,6 +175,10 @@ class Rows:
         self.scan_limit = SCAN_LIMIT  # filtered recalls matching at most this many: exact scan
         self.version = 0
         """Bumped on every write; read caches compare it (see ``Lookups.characters``)."""
+        self.hints_current = False
+        """Whether every current row's index hint is at least :data:`CURRENT_FLOOR` (the
+        store's state says so once its rows were written or upgraded that way): then a
+        slot's holders are asked without its superseded versions."""
         self.folder: Path | None = None
         """The embedded store's folder (``None``: in memory, or a server's): a failure there
         is looked into, so a damaged file is named (:mod:`aizac.memory.chroma_health`)."""
@@ -268,6 +272,19 @@ class Rows:
         ]
         return {key: [values[n] for n in keep] for key, values in got.items()}
 
+    def holder_floor(self) -> float | None:
+        """``live_from`` that finds every current holder of a slot through the index."""
+        return CURRENT_FLOOR if self.hints_current else None
+
+    def raise_current_hints(self) -> None:
+        """Raise the hints of current rows below :data:`CURRENT_FLOOR` (forgotten or struck
+        ones an older aizac hinted as superseded): one filtered read, once per store."""
+        if self.index is None:
+            return
+        low = self.get_paged({"$and": [{"superseded_by": ""},
+                                       {"live_until": {"$lt": CURRENT_FLOOR}}]})
+        self.raise_hints(dict.fromkeys(low["ids"], CURRENT_FLOOR))
+
     def sync_index(self) -> None:
         """Rebuild the key index if it lacks rows (new file, or written without an index)."""
         if self.index is None or self.index.count() >= self.count():
@@ -332,8 +349,8 @@ class Rows:
         self.version += 1
         ids = list(changes)
         metas = [dict(changes[i]) for i in ids]
-        lives = {i: float(m["live_until"]) for i, m in zip(ids, metas, strict=True)
-                 if "live_until" in m}
+        lives = {i: live_hint(float(m["live_until"]), bool(m.get("superseded_by")))
+                 for i, m in zip(ids, metas, strict=True) if "live_until" in m}
         if rises is not False:
             self.raise_hints(lives)
         self.chroma(lambda: self.collection.update(ids=ids, metadatas=metas),

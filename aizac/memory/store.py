@@ -187,6 +187,9 @@ class WriterMemory:
         self._held = bool(state.get("held"))
         if tables is None and not self._held:
             self._hold_current()
+        self.rows.hints_current = bool(state.get("hints"))
+        if tables is None and not self.rows.hints_current:
+            self._raise_current_hints()
 
     @property
     def _lock(self) -> Any:
@@ -244,6 +247,7 @@ class WriterMemory:
             state = {
                 "version": 1, "turn": self._turn, "short": self.short_term.items(),
                 "short_turn": self.short_term.last_key, "held": self._held,
+                "hints": self.rows.hints_current,
             }
             payload = json.dumps(state, ensure_ascii=False)
             try:
@@ -274,6 +278,16 @@ class WriterMemory:
                 self.rows.update(changed)
             self._save_state()
 
+    def _raise_current_hints(self) -> None:
+        """Give the index hints of current rows the floor slot lookups rely on (an index an
+        older aizac wrote hinted forgotten ones like superseded ones): once per store,
+        recorded in its state."""
+        with self._lock:
+            self.rows.raise_current_hints()
+            self.rows.hints_current = True
+            if self.rows.count():
+                self._save_state()
+
     def reload(self) -> None:
         """Read the turn and the short-term summaries again from the store, and drop what was
         cached from its rows: another process wrote the project since."""
@@ -284,6 +298,7 @@ class WriterMemory:
             self.rows.collection = self.collection
             state = self._load_state()
             self._turn = int(state.get("turn", 0))
+            self.rows.hints_current = self.rows.hints_current or bool(state.get("hints"))
             self.short_term.restore(list(state.get("short", [])), state.get("short_turn"))
             self.rows.version += 1  # read caches (the cast) are stale
 

@@ -133,3 +133,33 @@ def test_a_combined_reply_carries_the_voices_through_the_autopilots_checkpoint()
     # the per-tag schemas a small model answers stay as they were (no voice fields)
     assert "voices" not in CharacterExtraction.model_fields
     assert "speech" not in RelationExtraction.model_fields
+
+
+def test_the_voices_of_a_scene_are_read_at_once_however_large_the_cast(
+        memory: WriterMemory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An accept reads the voice canon twice; one keyed read per card, state and pair made
+    it grow with the cast (issue 41): the reads must not depend on how many characters
+    the novel has."""
+    from aizac.memory.key_index import KeyIndex
+    from aizac.memory.rows import Rows
+
+    reads: list[str] = []
+    index_rows, chroma = KeyIndex._rows, Rows.chroma
+    monkeypatch.setattr(KeyIndex, "_rows", lambda self, q: (reads.append("index"),
+                                                            index_rows(self, q))[1])
+    monkeypatch.setattr(Rows, "chroma", lambda self, call, *a: (reads.append("chroma"),
+                                                                chroma(self, call, *a))[1])
+    set_card(memory, "강민호", catchphrases=["그러니까요"], language="ko")
+
+    def counted() -> int:
+        memory.characters()  # the cast (cached until the next write) is not what is counted
+        reads.clear()
+        voices = read_voices(memory, ["강민호", "윤수아"])
+        assert voices.card("강민호") is not None
+        return len(reads)
+
+    few = counted()
+    with memory.stage() as batch:
+        for n in range(12):
+            batch.remember(f"인물 {n}", "Character", character_name=f"조연{n}")
+    assert counted() == few

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,6 +118,9 @@ class Lookups:
         found = [i for i in self.memory.live()
                  if fact_slot({"tag": i.tag, **_flat(i.fields)}) == slot]
         return [self.memory.hit(i) for i in reversed(found)]
+
+    def slots_held(self, metas: Iterable[dict[str, Any]]) -> dict[str, list[Any]]:
+        return {slot: self.slot_holders(meta) for meta in metas if (slot := fact_slot(meta))}
 
 
 class DictMemory:

@@ -3,11 +3,14 @@ per pair; restatements reinforce; foreshadowing closes when paid off (issue 16).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from aizac.errors import InvalidInputError
 from aizac.memory import WriterMemory
 from aizac.memory.facts import fact_slot, name_key, same_text
+from aizac.settings import Settings
 
 
 def note(mem: WriterMemory, text: str, tag: str, **fields: object) -> str | None:
@@ -161,3 +164,94 @@ def test_restating_a_decayed_fact_brings_it_back(mem: WriterMemory) -> None:
     assert note(mem, "Kai is in Seoul", "Character", character_name="Kai",
                 aspect="whereabouts") is None
     assert [h.id for h in mem.character_state("Kai")] == [old]
+
+
+def _rows_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many rows each Chroma read returns, from now on."""
+    from aizac.memory.rows import Rows
+
+    returned: list[int] = []
+    chroma = Rows.chroma
+
+    def counted(self: Rows, call: object, *args: object) -> object:
+        got = chroma(self, call, *args)  # type: ignore[arg-type]
+        if isinstance(got, dict) and "ids" in got:
+            returned.append(len(got["ids"]))
+        return got
+
+    monkeypatch.setattr(Rows, "chroma", counted)
+    return returned
+
+
+def test_the_holder_of_a_slot_is_found_without_reading_its_old_versions(
+        mem: WriterMemory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fact that changes every beat keeps every old version; finding its holder (each accept
+    does, to supersede it) read them all from Chroma, so an accept grew with the novel (issue
+    41). It must read the holder only, and still find a forgotten one."""
+    for n in range(8):
+        mem.advance()
+        note(mem, f"Jun is in town {n}", "Character", character_name="Jun", aspect="whereabouts")
+    returned = _rows_read(monkeypatch)
+    meta = {"tag": "Character", "character_name": "Jun", "aspect": "whereabouts"}
+    held = mem.lookups.slot_holders(meta)
+    assert [h.text for h in held] == ["Jun is in town 7"]
+    assert sum(returned) == 1
+    returned.clear()
+    mem.rows.version += 1  # as after a write: not the read just made
+    assert [h.text for h in mem.lookups.slots_held([meta])[fact_slot(meta)]] == [
+        "Jun is in town 7"]
+    assert sum(returned) == 1
+    mem.forget(held[0].id)
+    assert [h.id for h in mem.lookups.slot_holders(meta)] == [held[0].id]
+    assert note(mem, "Jun is in town 8", "Character", character_name="Jun",
+                aspect="whereabouts") is not None
+    assert mem.get(held[0].id).superseded  # the forgotten holder was found and replaced
+
+
+def test_a_store_an_older_aizac_hinted_finds_its_forgotten_holders(
+        tmp_path: Path, settings: Settings) -> None:
+    """An index written before current rows had a hint floor says NEVER for a forgotten
+    holder, like a superseded version; the store raises those hints once when it opens."""
+    from aizac.llm.embeddings import HashingEmbeddings
+    from aizac.memory.records import NEVER
+
+    mem = WriterMemory(tmp_path / "m", embeddings=HashingEmbeddings(), settings=settings)
+    first = note(mem, "Jun is in town", "Character", character_name="Jun", aspect="whereabouts")
+    assert first is not None
+    mem.forget(first)
+    assert mem.rows.index is not None
+    mem.rows.index.set_live({first: NEVER})  # what an older aizac left
+    mem.rows.hints_current = False
+    mem._save_state()
+    mem.close()
+    again = WriterMemory(tmp_path / "m", embeddings=HashingEmbeddings(), settings=settings)
+    meta = {"tag": "Character", "character_name": "Jun", "aspect": "whereabouts"}
+    assert [h.id for h in again.lookups.slot_holders(meta)] == [first]
+    assert again.rows.hints_current
+    again.close()
+
+
+def test_staging_and_committing_a_change_read_its_slot_holder_once(
+        mem: WriterMemory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Staging a changing fact finds its slot's holder (a restatement?) and the commit finds
+    it again to supersede it; with no write between, the second read is the first's (issue
+    41: an accept asked Chroma twice per fact). After a write it is read again."""
+    from aizac.memory.rows import Rows
+
+    old = note(mem, "Jun is in town", "Character", character_name="Jun", aspect="whereabouts")
+    holder_reads: list[int] = []
+    chroma = Rows.chroma
+
+    def counted(self: Rows, call: object, *args: object) -> object:
+        got = chroma(self, call, *args)  # type: ignore[arg-type]
+        if isinstance(got, dict) and old in (got.get("ids") or []):
+            holder_reads.append(1)
+        return got
+
+    monkeypatch.setattr(Rows, "chroma", counted)
+    mem.advance()
+    new = note(mem, "Jun is at sea", "Character", character_name="Jun", aspect="whereabouts")
+    assert len(holder_reads) == 1
+    assert mem.get(str(old)).metadata["superseded_by"] == new
+    meta = {"tag": "Character", "character_name": "Jun", "aspect": "whereabouts"}
+    assert [h.id for h in mem.lookups.slot_holders(meta)] == [new]  # read after the write
