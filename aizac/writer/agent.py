@@ -441,7 +441,7 @@ class WriterAgent:
         say(Text("progress.new_characters", names=", ".join(missing)))
         created = dyn.create_profiles(
             self.router, beat, known, story_so_far=self._short_term(),
-            genre=self._genre(), language=self.info.language, prompts=self.prompts,
+            genre=self._genre(), language=self.info.language, prompts=self.prompts, say=say,
         )
         return [*pending, *created]
 

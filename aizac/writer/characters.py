@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
@@ -15,6 +16,8 @@ from aizac.writer.ports import Router
 from aizac.writer.prompt_words import prompt_words
 from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import BeatDesign, CharacterProfile, NovelBeat
+
+log = logging.getLogger(__name__)
 
 _SENTENCE_MARKS = frozenset(",!?;:\n")
 _MAX_NAME_WORDS = 5
@@ -140,9 +143,16 @@ def create_profiles(
     genre: str,
     language: str,
     prompts: PromptLibrary,
+    say: Callable[[Text], None] | None = None,
 ) -> list[CharacterProfile]:
     """A profile for every character of ``beat`` that ``known`` does not contain; a name the
-    model says is a known character's (``same_as``) comes back as that (an alias to learn)."""
+    model says is a known character's (``same_as``) comes back as that (an alias to learn).
+
+    A newcomer the model gives no usable profile of (it keeps profiling someone else, after
+    the repair loop's retries) gets no profile: nothing of the wrong reply is kept, ``say``
+    reports it, and the beat goes on (a small model, the embedded one, must not stop the story
+    over one profile); the name is asked about again when a later design or the accept meets
+    it."""
     cast = {k: list(v) for k, v in known.items()}
     profiles: list[CharacterProfile] = []
     for name in unknown_names(beat.characters, cast):
@@ -155,7 +165,13 @@ def create_profiles(
             beat=beat.render(labels=prompt_words(language).labels),
             genre=genre,
         )
-        raw = _profile_of(router, name, messages, language)
+        try:
+            raw = _profile_of(router, name, messages, language)
+        except UnusableReplyError as e:  # the profile call's own failure, after its retries
+            log.warning("no usable profile of %s: %s", name, e)
+            if say is not None:
+                say(Text("progress.profile_refused", name=name))
+            continue
         profile = resolved(raw, name, cast)
         if profile.same_as:
             cast[profile.same_as].append(profile.name)

@@ -10,11 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from langchain_core.messages import BaseMessage
 from pydantic import Field, PrivateAttr
 
-from aizac.errors import UnusableReplyError
 from aizac.writer.schemas import NovelBeat
 from tests.autopilot.fakes import JudgingModel, make_studio
 from tests.fakes.scripted import _schema_title, beat_design
@@ -82,10 +80,16 @@ def test_a_reply_that_keeps_profiling_another_name_is_reported_and_nothing_store
 ) -> None:
     model = ProfileModel(names=["配角"])
     agent = _agent(tmp_path, model)
-    with pytest.raises(UnusableReplyError):
-        agent.next_beat()
+    said: list[Any] = []
+    draft = agent.next_beat(progress=said.append)
     assert len(model.asked) >= 2
-    assert agent.store.beats() == [] and ANTAGONIST not in agent.memory.characters()
+    # the beat goes on without a profile (the embedded model must not stop the story), says
+    # so, and keeps nothing of the bystander's reply
+    assert draft.new_characters == []
+    assert any(getattr(x, "key", "") == "progress.profile_refused" for x in said), said
+    assert ANTAGONIST not in agent.memory.characters()
+    assert "配角" not in agent.memory.characters()
+    assert agent.store.beats() == [draft]
 
 
 def _accepted(agent: Any, episodes: int) -> None:
