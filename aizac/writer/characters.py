@@ -8,7 +8,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel
 
-from aizac.errors import UnusableReplyError
+from aizac.errors import StructuredOutputError, UnusableReplyError
 from aizac.memory.references import build_offer, parse_ref, render_cast
 from aizac.text import Text, Verbatim
 from aizac.writer.extraction import canonical_names, name_key
@@ -167,7 +167,7 @@ def create_profiles(
         )
         try:
             raw = _profile_of(router, name, messages, language)
-        except UnusableReplyError as e:  # the profile call's own failure, after its retries
+        except StructuredOutputError as e:  # the profile call's failure, after its retries
             log.warning("no usable profile of %s: %s", name, e)
             if say is not None:
                 say(Text("progress.profile_refused", name=name))

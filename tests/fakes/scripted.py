@@ -269,6 +269,11 @@ class ScriptedChatModel(BaseChatModel):
         if scenes:  # an episode's scenes in one call: each under its own heading, as asked
             one = _reply_ko if korean else _reply
             return "\n\n".join(f"### {s}\n{one('', n * 10 + k)}" for k, s in enumerate(scenes))
+        if title == "CharacterProfile":  # a model that follows the prompt: the asked name
+            reply = json.loads(_reply_ko(title, n) if korean else _reply(title, n))
+            asked = re.search(r'name \(exactly "(.+?)"\)', prompt)
+            return json.dumps({**reply, "name": asked[1] if asked else reply["name"]},
+                              ensure_ascii=False)
         if title != "BeatDesign":
             return _reply_ko(title, n) if korean else _reply(title, n)
         design = beat_design_ko(n) if korean else beat_design(n)
