@@ -146,6 +146,19 @@ def browser_page(url: str, *, locale: str = "en-US") -> Iterator[Any]:
             browser.close()
 
 
+def reload(page: Any) -> None:
+    """Reload ``page``; a reload that another navigation of the same moment aborted (a
+    websocket reconnect or a pending load under a loaded machine: ``net::ERR_ABORTED``) is
+    tried once more, since what a test checks is the page a reload opens."""
+    try:
+        page.reload()
+    except Exception as e:
+        if "ERR_ABORTED" not in str(e) and "aborted" not in str(e).lower():
+            raise
+        page.wait_for_timeout(500)
+        page.reload()
+
+
 def shot(page: Any, name: str) -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"

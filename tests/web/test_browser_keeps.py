@@ -21,6 +21,7 @@ from tests.web.browser_kit import (
     browser_page,
     click,
     field,
+    reload,
     served,
     shot,
     status_says,
@@ -114,12 +115,12 @@ def test_a_reload_reopens_the_project_this_browser_had_open(page: Any) -> None:
     wait_enabled(page, "aizac-generate-plot")
     assert "exists" not in page.locator("#aizac-status").inner_text()
     _wait_kept(page, lambda: _create(page, "second"))
-    page.reload()  # right after Create: the created project, not the one opened before it
+    reload(page)  # right after Create: the created project, not the one opened before it
     page.wait_for_function("() => document.querySelector('#aizac-project input')?.value"
                            " === 'second'")
     page.locator("#aizac-project input").click()
     _wait_kept(page, lambda: page.get_by_role("option", name="first").click())
-    page.reload()
+    reload(page)
     page.wait_for_function("() => document.querySelector('#aizac-project input')?.value"
                            " === 'first'")
     shot(page, "23-reopened-first")
