@@ -11,10 +11,13 @@ import threading
 from pathlib import Path
 
 import pytest
+import typer
+from typer.testing import CliRunner
 
 from aizac.application.importing import RECORD_KEY, ImportRecord
 from aizac.application.reading import ReadBudget, unread_scenes
 from aizac.application.service import ApplicationService
+from aizac.cli.importing import register
 from aizac.errors import CancelledError, InvalidInputError
 from aizac.llm.embeddings import HashingEmbeddings
 from aizac.settings import Settings
@@ -330,3 +333,30 @@ def test_reading_runs_in_a_thread_while_another_cancels(
     model.think(0)
     report = service.read_manuscript(NAME)
     assert report.done and report.read_now == left
+
+
+# ------------------------------------------------------------------------------- the CLI
+def _cli(studio: Studio) -> typer.Typer:
+    app = typer.Typer()
+    register(app, lambda **_: studio)
+    return app
+
+
+def test_import_with_read_then_read_again_on_the_command_line(
+        studio: Studio, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AIZAC_UI_LANGUAGE", "en")
+    runner = CliRunner()
+    folder = write_story(tmp_path)
+    out = runner.invoke(_cli(studio), ["import", str(folder), "--project", NAME, "--read",
+                                       "--budget", "1"])
+    assert out.exit_code == 0, out.output
+    assert "Saved project" in out.output and "has not read" not in out.output
+    assert "Stopped before scene 1-1" in out.output
+    assert f"aizac read --project {NAME}" in out.output
+    done = runner.invoke(_cli(studio), ["read", "--project", NAME])
+    assert done.exit_code == 0, done.output
+    assert "» Reading episode 1 of 3 into memory" in done.output
+    assert "Read 6 scene(s) into memory: 6 of 6 scenes read, 3 of 3 episodes whole" in done.output
+    assert "The memory has read the whole manuscript." in done.output
+    bad = runner.invoke(_cli(studio), ["read", "--project", NAME, "--budget", "lots"])
+    assert bad.exit_code == 1 and "'lots' is not a budget" in bad.output
