@@ -64,7 +64,7 @@ def saved(report: ImportReport) -> list[str]:
     return [text("cli.import.saved", project=report.project, files=len(report.files),
                  episodes=report.episodes, beats=report.beats,
                  characters=f"{report.characters:,}"),
-            text("cli.import.unread")]
+            text("cli.import.unread", project=report.project)]
 
 
 def _progress(message: Text) -> None:
