@@ -45,6 +45,7 @@ PLOT_KEYWORDS: int = next(m.max_length for m in NovelPlot.model_fields["keywords
 if TYPE_CHECKING:
     from langchain_core.documents import Document
 
+    from aizac.application.reading import ReadBudget, ReadingReport
     from aizac.application.tree import Node, UndoTree
     from aizac.illustration.service import Illustrator, SlotPrompt
     from aizac.illustration.store import ImageRecord
@@ -882,6 +883,30 @@ class ApplicationService:
             self._agents[agent.info.name] = agent
         return ImportReport(agent.info.name, record.files, record.episodes, record.beats,
                             record.characters)
+
+    def read_manuscript(
+        self, name: str | None, progress: Progress | None = None, *,
+        budget: ReadBudget | None = None,
+    ) -> ReadingReport:
+        """Build the memory from the imported manuscript of project ``name``: each scene not
+        read yet, in story order, read and committed as an accept commits a beat
+        (:mod:`aizac.application.reading`): characters with their aliases, states, relations,
+        rules, threads; the scene's design replaced by the one read from its text.
+
+        Resumable: a reading cancelled (:meth:`cancel`, between scenes), stopped by ``budget``
+        or killed continues at the first unread scene when called again, nothing read twice.
+        ``progress`` hears of each episode and scene.
+
+        Raises:
+            InvalidInputError: the project holds no imported manuscript, or beats were
+                accepted after it while scenes are unread.
+            CancelledError: cancelled (the scenes read so far stay read).
+        """
+        from aizac.application.reading import read_manuscript
+
+        with self.slots.generation(), self.operation(name) as token, \
+                self._locked(name) as agent:
+            return read_manuscript(agent, token, token.progress(progress), budget)
 
     # --------------------------------------------------------------------------- export
     def export(

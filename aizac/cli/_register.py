@@ -32,6 +32,7 @@ COMMAND_HOMES: dict[str, str] = {
     "style": "aizac.cli.style", "voices": "aizac.cli.style",
     "check": "aizac.cli.upkeep", "backup": "aizac.cli.upkeep", "restore": "aizac.cli.upkeep",
     "pictures": "aizac.cli.pictures", "import": "aizac.cli.importing",
+    "read": "aizac.cli.importing",
 }
 """The module that registers each top-level command (or command group)."""
 

@@ -1,7 +1,9 @@
 """``aizac import FILE... --preview``: how a manuscript splits into episodes, adjusted by the
 writer, before anything is saved (through :meth:`ApplicationService.preview_manuscript`);
 ``aizac import FILE... --project NAME``: the same split saved as a new project's story
-(through :meth:`ApplicationService.import_manuscript`).
+(through :meth:`ApplicationService.import_manuscript`), with ``--read`` read into memory right
+after; ``aizac read --project NAME``: the memory built from an imported manuscript's scenes not
+read yet (through :meth:`ApplicationService.read_manuscript`; run it again to resume).
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from aizac.cli.errors import friendly
-from aizac.cli.say import text
+from aizac.cli.say import cli_language, text
 from aizac.cli.studio import StudioFactory, make_studio
 from aizac.errors import InvalidInputError
+from aizac.text import Text, render
 
 if TYPE_CHECKING:
-    from aizac.application.service import ImportReport
+    from aizac.application.reading import ReadBudget, ReadingReport
+    from aizac.application.service import ApplicationService, ImportReport
     from aizac.manuscript.preview import Adjustment, ManuscriptPreview
 
 FIRST_LINE = 40
@@ -60,7 +64,50 @@ def saved(report: ImportReport) -> list[str]:
     return [text("cli.import.saved", project=report.project, files=len(report.files),
                  episodes=report.episodes, beats=report.beats,
                  characters=f"{report.characters:,}"),
-            text("cli.import.unread")]
+            text("cli.import.unread", project=report.project)]
+
+
+def _progress(message: Text) -> None:
+    typer.echo(f"» {render(message, cli_language())}", err=True)
+
+
+def read_lines(report: ReadingReport) -> list[str]:
+    """What a reading did, as lines for the terminal."""
+    return [render(line, cli_language()) for line in report.lines()]
+
+
+def _budget(budget: str | None) -> ReadBudget | None:
+    from aizac.application.reading import ReadBudget
+
+    return ReadBudget.parse(budget) if budget else None
+
+
+def _read(service: ApplicationService, project: str, budget: ReadBudget | None) -> list[str]:
+    return read_lines(service.read_manuscript(project, _progress, budget=budget))
+
+
+BudgetOpt = Annotated[str | None, typer.Option(
+    "--budget", help="Stop before a scene that would pass this spend: tokens (200000, 200k) or "
+                     "US dollars where the models are priced ($2, 2usd).")]
+
+
+@friendly
+def read_command(
+    ctx: typer.Context,
+    project: Annotated[str, typer.Option(
+        "--project", "-p", help="The project whose imported manuscript the memory reads.")],
+    budget: BudgetOpt = None,
+) -> None:
+    """Build the memory from an imported manuscript: its scenes not read yet, in order (run
+    again to go on after a stop, a budget or a kill; nothing is read twice)."""
+    from aizac.application.exports import export_dir_for
+    from aizac.application.service import ApplicationService
+
+    studio = make_studio(ctx)
+    service = ApplicationService(studio, export_dir=export_dir_for(studio.settings))
+    limit = _budget(budget)
+    for line in _read(service, project, limit):
+        typer.echo(line)
 
 
 @friendly
@@ -85,11 +132,16 @@ def import_command(
     split: Annotated[list[str] | None, typer.Option(
         "--split", metavar="EPISODE:PARAGRAPH",
         help="Start a new episode at PARAGRAPH of EPISODE (repeatable).")] = None,
+    read: Annotated[bool, typer.Option(
+        "--read", help="Read the saved manuscript into memory right away (aizac read).")
+    ] = False,
+    budget: BudgetOpt = None,
 ) -> None:
     """Preview how a manuscript splits into episodes, or save it as a new project's story."""
     if not preview and not project:
         raise InvalidInputError("error.manuscript.import_project")
     steps = adjustments(merge or [], split or [])
+    limit = _budget(budget)  # refused before anything is saved
     from aizac.application.exports import export_dir_for
     from aizac.application.service import ApplicationService
     from aizac.keywords import split_keywords
@@ -100,13 +152,20 @@ def import_command(
         lines = table(service.preview_manuscript(files, steps))
     else:
         words = split_keywords(keywords) if keywords.strip() else []
-        lines = saved(service.import_manuscript(str(project), files, steps, genre=genre,
-                                                keywords=words, language=lang))
+        report = service.import_manuscript(str(project), files, steps, genre=genre,
+                                           keywords=words, language=lang)
+        lines = saved(report)
+        if read:
+            for line in lines[:1]:  # said before the reading starts; "not read yet" is not
+                typer.echo(line)
+            lines = _read(service, report.project, limit)
     for line in lines:
         typer.echo(line)
 
 
 def register(app: typer.Typer, studio_factory: StudioFactory | None = None) -> None:
-    """Add ``aizac import``; tests pass a factory that injects fake models."""
+    """Add ``aizac import`` and ``aizac read``; tests pass a factory that injects fake
+    models."""
     settings = {"obj": studio_factory} if studio_factory is not None else {}
     app.command("import", context_settings=settings)(import_command)
+    app.command("read", context_settings=settings)(read_command)

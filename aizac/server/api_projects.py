@@ -38,6 +38,8 @@ from aizac.server.models import (
     ProjectEdit,
     ProjectIn,
     ProjectOut,
+    ReadIn,
+    ReadOut,
     RegenerateIn,
     SwitchIn,
     VersionIn,
@@ -150,6 +152,31 @@ def import_manuscript(
     return ImportOut(project=ProjectOut.of(box.service.agent(report.project).info),
                      files=list(report.files), episodes=report.episodes, beats=report.beats,
                      characters=report.characters)
+
+
+@router.post("/projects/{name}/read", response_model=ReadOut, responses=MODEL)
+def read_manuscript(name: Project, box: CurrentBox, body: ReadIn | None = None) -> ReadOut:
+    """Build the memory from the project's imported manuscript: each scene not read yet, in
+    story order (as ``aizac read`` does). Resumable: after a cancel
+    (``POST /api/v1/projects/{name}/cancel``), a budget stop or a crash, post again and it goes
+    on at the first unread scene, nothing read twice. A project without an imported
+    manuscript, or with beats accepted after it while scenes are unread, is 409."""
+    from aizac.application.reading import ReadBudget
+    from aizac.text import render
+
+    box.service.agent(name)  # an unknown project is 404 before a slot is taken
+    wanted = body or ReadIn()
+    budget = (ReadBudget(wanted.budget_tokens, wanted.budget_usd)
+              if wanted.budget_tokens or wanted.budget_usd else None)
+    report = box.service.read_manuscript(name, budget=budget)
+    language = box.service.agent(name).info.language
+    return ReadOut(
+        project=report.project, episodes=report.episodes, scenes=report.scenes,
+        read_through=report.read_through, scenes_read=report.scenes_read,
+        read_now=report.read_now, calls=report.spent.calls, tokens=report.spent.tokens,
+        dollars=report.spent.dollars, stopped="budget" if report.stopped else "",
+        next_scene=report.next_scene, memories=report.memories,
+        said=[render(line, language) for line in report.lines()])
 
 
 @router.get("/projects/{name}", response_model=ProjectOut, responses=READ)

@@ -223,6 +223,34 @@ class ImportOut(Body):
     characters: int
 
 
+class ReadIn(Body):
+    """How much reading an imported manuscript into memory may spend (none: no limit)."""
+
+    budget_tokens: int | None = Field(default=None, ge=1, le=10**12)
+    budget_usd: float | None = Field(default=None, gt=0, le=1_000_000)
+
+
+class ReadOut(Body):
+    """What reading an imported manuscript into memory did (resumable: post again to go on).
+
+    ``stopped``: ``""`` when every scene is read, ``"budget"`` when the next scene
+    (``next_scene``) would pass the budget; ``dollars`` is null when a model has no price."""
+
+    project: str
+    episodes: int
+    scenes: int
+    read_through: int
+    scenes_read: int
+    read_now: int
+    calls: int
+    tokens: int
+    dollars: float | None
+    stopped: Literal["", "budget"]
+    next_scene: str
+    memories: int
+    said: list[str]
+
+
 class ProjectEdit(Body):
     genre: str = Field(default="", max_length=40, pattern=NO_NUL)
     keywords: Keywords

@@ -24,6 +24,14 @@ STEPS: dict[str, tuple[str, ...]] = {
         "accept:summarised",  # summary and turn: one write (WriterMemory.finish_beat)
     ),
     "write": ("write:streaming", "write:streamed"),
+    "import": ("import:beats-written",),  # inside the creating transaction: no project
+    "read": (  # reading an imported scene into memory (aizac.writer.accepting.commit_read)
+        "read:extracted",
+        "read:logged",
+        "read:committed",
+        "read:summarised",
+        "read:marked",  # inside the transaction that marks the scene read
+    ),
 }
 """Every named step, by command (what the kill trials iterate over)."""
 

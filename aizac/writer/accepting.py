@@ -15,6 +15,12 @@ design replaces them, so discarded, failed or aborted generations never change a
 
 Summary and turn are written together by ``WriterMemory.finish_beat`` (one state write), so a
 kill can never leave the summary added but the turn not advanced.
+
+Reading an imported scene into memory (:func:`commit_read`) is the same unit for a beat that is
+already accepted: its memories, summary and turn, then its design, memory ids, summary and the
+import record's progress in one project transaction (:meth:`ProjectStore.read_scene`). The
+turn counts the beats the memory has read: an imported scene not read yet is no turn, so scene
+``k`` of a manuscript is read at turn ``k - 1`` and leaves it at ``k``.
 """
 
 from __future__ import annotations
@@ -22,16 +28,21 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from aizac.errors import AizacError, StorageError
 from aizac.storage.killpoints import checkpoint
 from aizac.writer.ports import Batch, Memory
 from aizac.writer.project import BeatRecord, ProjectStore, Step
 
+if TYPE_CHECKING:
+    from aizac.writer.schemas import CharacterProfile, NovelBeat
+
 RECENT_STEPS = 20
 """Steps read by :func:`recover` (a pending step is always among the last few)."""
 ACCEPT_STEPS = ("accepting", "accept-undone", "accept-failed")
+READ_STEPS = ("reading", "read-undone", "read-failed")
 PLAN_STEPS = ("planning", "plot", "plot-edit", "plan-undone")
 
 
@@ -84,6 +95,59 @@ def commit_accept(
         raise error from e
 
 
+def commit_read(
+    store: ProjectStore, memory: Memory, record: BeatRecord, beat: NovelBeat, batch: Batch,
+    future: list[str], summary: str, *, profiles: Sequence[CharacterProfile] = (),
+    kv: Mapping[str, str] | None = None,
+) -> BeatRecord:
+    """Commit what reading the imported scene ``record`` found as one unit of work: its
+    memories, its summary and turn, then (one project transaction) its design ``beat``, memory
+    ids, summary, the profiles it introduced and the ``kv`` entries. A failure after the memory
+    commit is undone before the error is raised; a kill is finished by :func:`recover`."""
+    turn = int(memory.turn)
+    before = list(memory.short_term.items())
+    what = f"{record.episode}-{record.index}"
+    detail = {"id": record.id, "ids": future, "summary": summary, "turn": turn,
+              "beat": beat.model_dump(), "profiles": [p.model_dump() for p in profiles],
+              "kv": dict(kv or {})}
+    try:
+        store.log_step("reading", detail)  # recover() finishes from here after a kill
+        checkpoint("read:logged")
+        ids = list(batch.commit())
+    except BaseException as e:
+        with contextlib.suppress(Exception):
+            batch.discard()
+        with contextlib.suppress(Exception):
+            store.log_step("read-failed", {"id": record.id, "ids": future})
+        error = storage_error(what, e)
+        if error is None:
+            raise
+        raise error from e
+    checkpoint("read:committed")
+    try:
+        return finish_read(store, memory, record, beat, ids, summary, turn,
+                           profiles=profiles, kv=kv)
+    except BaseException as e:
+        _undo(store, memory, record, ids, turn, before, what, e, step="read-undone")
+        error = storage_error(what, e)
+        if error is None:
+            raise
+        raise error from e
+
+
+def finish_read(
+    store: ProjectStore, memory: Memory, record: BeatRecord, beat: NovelBeat, ids: list[str],
+    summary: str, turn: int, *, profiles: Sequence[CharacterProfile] = (),
+    kv: Mapping[str, str] | None = None,
+) -> BeatRecord:
+    """The writes of a read after its memory commit (idempotent: recovery replays them)."""
+    if int(memory.turn) <= turn:
+        memory.finish_beat(summary, turns=1, ids=ids)
+    checkpoint("read:summarised")
+    return store.read_scene(record.id, beat, memory_ids=ids, summary=summary,
+                            new_characters=list(profiles), kv=kv)
+
+
 def finish_accept(
     store: ProjectStore, memory: Memory, record: BeatRecord, ids: list[str], summary: str,
     turn: int,
@@ -101,7 +165,7 @@ def finish_accept(
 
 def _undo(
     store: ProjectStore, memory: Memory, record: BeatRecord, ids: list[str], turn: int,
-    before: list[str], what: str, cause: BaseException,
+    before: list[str], what: str, cause: BaseException, *, step: str = "accept-undone",
 ) -> None:
     """Take back a half-done accept; if that fails too, say that the next command finishes it."""
     try:
@@ -110,7 +174,7 @@ def _undo(
             memory.short_term.pop()
         if int(memory.turn) != turn:
             memory.set_turn(turn)
-        store.log_step("accept-undone", {"id": record.id})
+        store.log_step(step, {"id": record.id})
     except BaseException as e:
         raise StorageError("error.accept.not_undone", where=what, cause=str(cause),
                            undo=str(e)) from cause
@@ -121,6 +185,7 @@ def recover(store: ProjectStore, memory: Memory) -> None:
     """Repair what a killed or failed write left half done (call under ``store.lock()``)."""
     steps = store.steps(limit=RECENT_STEPS)
     _finish_pending_accept(store, memory, steps)
+    _finish_pending_read(store, memory, steps)
     _drop_unsaved_plot_memories(store, memory, steps)
     _realign_turn(store, memory)
 
@@ -148,13 +213,43 @@ def _finish_pending_accept(store: ProjectStore, memory: Memory, steps: Sequence[
         finish_accept(store, memory, record, ids, str(step.detail.get("summary", "")), turn)
 
 
-def _take_back_late_memories(store: ProjectStore, memory: Memory, step: Step) -> None:
+def _finish_pending_read(store: ProjectStore, memory: Memory, steps: Sequence[Step]) -> None:
+    """A read of an imported scene killed after its memory commit: finish it (its design,
+    summary and the import record's progress are in the logged step); a failed one's late
+    memories are taken back. A read killed before its commit left nothing: the scene is unread
+    and is read again."""
+    from aizac.writer.schemas import CharacterProfile, NovelBeat
+
+    step = _latest(steps, READ_STEPS)
+    if step is not None and step.kind == "read-failed":
+        _take_back_late_memories(store, memory, step, undone="read-undone")
+        return
+    if step is None or step.kind != "reading":
+        return
+    try:
+        record = store.beat(int(step.detail["id"]))
+        beat = NovelBeat.model_validate(step.detail["beat"])
+        profiles = [CharacterProfile.model_validate(p) for p in step.detail.get("profiles", [])]
+    except (AizacError, KeyError, ValueError):
+        return
+    if record.status != "accepted" or record.summary:
+        return
+    ids = [str(i) for i in step.detail.get("ids", [])]
+    turn = int(step.detail.get("turn", memory.turn))
+    if (ids and _committed(memory, ids[0])) or int(memory.turn) > turn:
+        finish_read(store, memory, record, beat, ids, str(step.detail.get("summary", "")), turn,
+                    profiles=profiles, kv={str(k): str(v) for k, v in
+                                           dict(step.detail.get("kv", {})).items()})
+
+
+def _take_back_late_memories(store: ProjectStore, memory: Memory, step: Step, *,
+                             undone: str = "accept-undone") -> None:
     """A failed accept's memories that reached the memory server after all (a write that timed
     out there and was applied later): delete them, so the accept stays undone."""
     late = [str(i) for i in step.detail.get("ids", []) if _present(memory, str(i))]
     if late:
         memory.undo_commit(late)
-    store.log_step("accept-undone", {"id": step.detail.get("id"), "late": late})
+    store.log_step(undone, {"id": step.detail.get("id"), "late": late})
 
 
 def _drop_unsaved_plot_memories(
@@ -173,7 +268,8 @@ def _drop_unsaved_plot_memories(
 
 
 def _realign_turn(store: ProjectStore, memory: Memory) -> None:
-    accepted = store.count_beats("accepted")
+    # the turn counts the beats the memory has read: an imported scene not read yet is none
+    accepted = store.count_beats("accepted") - store.count_unread()
     turn = int(memory.turn)
     if turn < accepted:
         memory.advance(accepted - turn)

@@ -426,6 +426,13 @@ class WriterAgent:
         )
         return DesignPrompt(messages, context)
 
+    def cast_profiles(self, beat: NovelBeat, pending: list[Any],
+                      progress: Progress | None = None) -> list[Any]:
+        """``pending`` (profiles a reply already gave) and a profile for every other name of
+        ``beat``'s cast the memory does not know (one profile call each); what an accept and
+        the reading of an imported scene commit with the beat."""
+        return self._new_characters(beat, pending, progress or _quiet)
+
     def _new_characters(self, beat: NovelBeat, pending: list[Any], say: Progress) -> list[Any]:
         known = {k: list(v) for k, v in self.memory.characters().items()}
         for p in pending:

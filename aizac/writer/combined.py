@@ -27,6 +27,7 @@ from aizac.writer.extraction import (
     extract,
     extracted_of,
     offer_block,
+    prose_block,
 )
 from aizac.writer.ports import Router
 from aizac.writer.prompt_words import prompt_words
@@ -103,12 +104,14 @@ async def extract_combined(
     language: str,
     prompts: PromptLibrary,
     referred: bool = True,
+    prose: str = "",
 ) -> Extracted:
-    """Ask the extractor role for the four tags and the summary in one structured call."""
+    """Ask the extractor role for the four tags and the summary in one structured call
+    (``prose``: the beat's text when it is the writer's own, an imported scene)."""
     words = prompt_words(language)  # the prompt's own language, not English
     messages = prompts.render("extract_combined", language, beat=beat.render(labels=words.labels),
                               characters=", ".join(m.name for m in offer.cast) or "-",
-                              offer=offer_block(offer, words))
+                              offer=offer_block(offer, words), prose=prose_block(prose, words))
     check = ReferenceCheck(offer, language)
     reply, resolution = await ask_checked(router, "extractor", BeatExtraction, messages, check)
     value = reply if reply is not None else check.value
@@ -163,18 +166,20 @@ async def extract_beat(
     prompts: PromptLibrary,
     concurrent_calls: bool = True,
     combined: bool | None = None,
+    prose: str = "",
 ) -> Extracted:
     """The beat's candidate memory, referring to ``offer``: one combined call when the
     extractor declares it can (``combined=None``), else the per-tag calls; ``combined``
-    True/False forces one way."""
+    True/False forces one way. ``prose``: the scene's own text, shown with the beat (an
+    imported scene: details only the writer's text holds, appearance, numbers, rules)."""
     if combined is None:
         combined = combined_extraction_ok(router)
     referred = refers(router)
     if combined:
         return await extract_combined(router, beat, offer=offer, language=language,
-                                      prompts=prompts, referred=referred)
+                                      prompts=prompts, referred=referred, prose=prose)
     return await extract(router, beat, offer=offer, language=language, prompts=prompts,
-                         concurrent_calls=concurrent_calls, referred=referred)
+                         concurrent_calls=concurrent_calls, referred=referred, prose=prose)
 
 
 def design_beat(

@@ -182,6 +182,14 @@ def offer_block(offer: Offer, words: PromptWords, parts: Sequence[str] = PARTS["
     return "\n\n".join(blocks)
 
 
+def prose_block(prose: str, words: PromptWords) -> str:
+    """The ``$prose`` block of an extraction prompt: the scene's own text under its label, or
+    nothing (a designed beat has no text of the writer's yet) (pure)."""
+    if not prose.strip():
+        return ""
+    return "\n" + words.labels["prose"] + "\n" + prose.strip()
+
+
 def problem_text(problems: Sequence[Problem], language: str, *, limit: int = 6) -> str:
     """What the model is told of its references, in the prompt's language (pure)."""
     table = prompt_words(language).reference
@@ -329,17 +337,19 @@ async def extract(
     prompts: PromptLibrary,
     concurrent_calls: bool = True,
     referred: bool = True,
+    prose: str = "",
 ) -> Extracted:
     """Ask the extractor role for the four tags and the summary (concurrently by default),
-    each prompt showing its part of ``offer``."""
+    each prompt showing its part of ``offer`` (and ``prose``, the scene's own text, if any)."""
     words = prompt_words(language)
     text = beat.render(labels=words.labels)
     names = ", ".join(m.name for m in offer.cast) or "-"
     checks: list[ReferenceCheck] = []
+    scene = prose_block(prose, words)
 
     def ask(tag: str, schema: type[Any]) -> Coroutine[Any, Any, Any]:
         messages = prompts.render(f"extract_{tag}", language, beat=text, characters=names,
-                                  offer=offer_block(offer, words, PARTS[tag]))
+                                  offer=offer_block(offer, words, PARTS[tag]), prose=scene)
         check = ReferenceCheck(offer, language)
         checks.append(check)
         return ask_checked(router, "extractor", schema, messages, check)

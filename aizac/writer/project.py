@@ -409,6 +409,52 @@ class ProjectStore:
         with self._read() as db:
             return int(db.execute(query).scalar() or 0)
 
+    def count_unread(self) -> int:
+        """How many scenes of an imported manuscript the memory has not read yet (accepted,
+        imported and without a summary: reading a scene writes its summary, never empty, in
+        the same transaction as its design, :meth:`read_scene`)."""
+        query = select(func.count()).select_from(t_beats).where(
+            t_beats.c.project == self.key, t_beats.c.status == "accepted",
+            t_beats.c.instruction == IMPORTED, t_beats.c.summary == "")
+        with self._read() as db:
+            return int(db.execute(query).scalar() or 0)
+
+    def read_scene(
+        self, beat_id: int, beat: NovelBeat, *, memory_ids: list[str], summary: str,
+        new_characters: list[CharacterProfile] | None = None,
+        kv: Mapping[str, str] | None = None,
+    ) -> BeatRecord:
+        """Mark an imported scene read, in ONE transaction: its design replaced by the one
+        read from its prose, its memory ids and summary set, and the ``kv`` entries written
+        (the import record's progress). Idempotent for a scene already read (recovery may
+        replay it): nothing is written again."""
+        if not summary.strip():
+            raise InvalidInputError("error.read.empty_summary", id=beat_id)
+        with self._tx() as db:
+            row = self._row_for_update(db, beat_id, None)
+            if row["instruction"] != IMPORTED or row["status"] != "accepted":
+                raise InvalidInputError("error.read.not_imported",
+                                        where=f"{row['episode']}-{row['idx']}")
+            if row["summary"]:
+                return beat_record(row)
+            if (beat.episode, beat.index) != (row["episode"], row["idx"]):
+                raise InvalidInputError("error.beat.moved")
+            db.execute(self._update_beat(beat_id).values(
+                json=beat.model_dump_json(), memory_ids=json.dumps(list(memory_ids)),
+                summary=summary, new_characters=dump_profiles(new_characters),
+                version=t_beats.c.version + 1, updated_at=time.time(),
+            ))
+            for key, value in (kv or {}).items():
+                stmt = self.db.insert(t_kv).values(project=self.key, key=key, value=value,
+                                                   version=1)
+                db.execute(stmt.on_conflict_do_update(
+                    index_elements=["project", "key"],
+                    set_={"value": stmt.excluded.value, "version": t_kv.c.version + 1},
+                ))
+            _checkpoint("read:marked")
+            self._log(db, self.key, "read", {"id": beat_id, "version": row["version"] + 1})
+        return self.beat(beat_id)
+
     def draft_at(self, episode: int, index: int) -> BeatRecord | None:
         """The draft at position ``(episode, index)``, if there is one."""
         with self._read() as db:
@@ -586,7 +632,7 @@ class ProjectStore:
                  "instruction": s.instruction, "prose": s.prose, "created_at": now,
                  "updated_at": now}
                 for number, s in enumerate(seed.beats, 1)])
-        _checkpoint("import:beats-written")  # a crash trial's point (not in STEPS' trials)
+        _checkpoint("import:beats-written")  # a crash point inside the creating transaction
         if seed.titles:
             db.execute(t_episodes.insert(), [
                 {"project": self.key, "number": number, "title": title}

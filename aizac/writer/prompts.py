@@ -35,6 +35,7 @@ KINDS: tuple[str, ...] = (
     "episode_beats",  # the autopilot: every beat of an episode in one call (capable models)
     "extract_episode",  # the autopilot: the extraction of an episode's beats in one call
     "dialogue_plan",  # a beat with three or more speakers: its exchange, before the prose
+    "read_scene",  # an imported scene read into a beat design (aizac.writer.reading)
 )
 
 
@@ -51,6 +52,7 @@ class PromptTemplate:
         """Messages with every ``$placeholder`` filled (pure)."""
         text = {name: str(value) for name, value in values.items()}
         text.setdefault("language_name", prompt_words(self.language).language_name)
+        text.setdefault("prose", "")  # the extraction's optional block: an imported scene's text
         try:
             system = Template(self.system).substitute(text).strip()
             user = Template(self.user).substitute(text).strip()

@@ -179,7 +179,7 @@ def make_templates(server: OpenAIServer, root: Path) -> dict[str, Path]:
 
 
 def run_all(server: OpenAIServer, root: Path, trials: int = 1,
-            commands: Sequence[str] = tuple(STEPS)) -> list[Trial]:
+            commands: Sequence[str] = tuple(COMMAND)) -> list[Trial]:
     templates = make_templates(server, root)
     results: list[Trial] = []
     for command in commands:
