@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -292,6 +293,15 @@ def report_rows(L: Labels, report: SerialReport) -> list[list[Any]]:
     return [[f.key, L[CATEGORY_KEYS[f.category]], L[SUBTYPE_KEYS[f.subtype]], where(f.at),
              f.at.quote, where(f.source), f.source.quote if f.source else ""]
             for f in report.findings]
+
+
+def report_jump(row: Sequence[Any], column: int) -> str | None:
+    """The beat id (as the prose picker holds it) a click on a report row opens: the
+    contradicted words' beat when the click is on them (columns 5 and 6), else the finding's;
+    ``None`` when the row names no beat."""
+    cell = str(row[5] if column >= 5 else row[3]) if len(row) > 5 else ""
+    found = re.search(r"\(#(\d+)\)", cell)
+    return found.group(1) if found else None
 
 
 def import_rows(preview: ManuscriptPreview | None) -> list[list[Any]]:

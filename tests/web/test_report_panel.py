@@ -34,3 +34,10 @@ def test_the_panel_lists_findings_and_dismisses_one(service: ApplicationService,
     with pytest.raises(InvalidInputError) as bad:
         h.continuity_report(service, NAME, "셋", "", reviewer=False)
     assert bad.value.key == "error.report.episode"
+
+
+def test_a_click_on_a_row_opens_the_beat_of_the_words_clicked() -> None:
+    row = ["k", "분류", "종류", "3-2 (#17)", "백무신은 ...", "1-1 (#2)", "백무진은 ..."]
+    assert h.report_jump(row, 4) == "17" and h.report_jump(row, 0) == "17"
+    assert h.report_jump(row, 6) == "2"
+    assert h.report_jump(["k", "c", "s", "3-2", "q", "", ""], 3) is None
