@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
     from aizac.application.reading import ReadBudget, ReadingReport
     from aizac.application.tree import Node, UndoTree
+    from aizac.continuity.serial_report import SerialReport
     from aizac.illustration.service import Illustrator, SlotPrompt
     from aizac.illustration.store import ImageRecord
     from aizac.manuscript.preview import Adjustment, ManuscriptPreview
@@ -907,6 +908,56 @@ class ApplicationService:
         with self.slots.generation(), self.operation(name) as token, \
                 self._locked(name) as agent:
             return read_manuscript(agent, token, token.progress(progress), budget)
+
+    # ----------------------------------------------------------------- continuity report
+    def continuity_report(self, name: str | None, first: int | None = None,
+                          last: int | None = None, *, reviewer: bool = True) -> SerialReport:
+        """The continuity report of episodes ``first``..``last`` (default: every accepted
+        episode): the deterministic checks over the memory and, with ``reviewer``, the
+        ``reviewer`` role per episode (:mod:`aizac.application.continuity_report`). Dismissed
+        findings are listed apart. Nothing is written."""
+        from aizac.application.continuity_report import (
+            build_report,
+            dismissed_keys,
+            serial_input,
+        )
+
+        agent = self.agent(name)
+        data = serial_input(agent, agent.info.language)
+        episodes = [s.episode for s in data.scenes]
+        top = max(episodes, default=0)
+        low, high = first or 1, min(last or top, top)
+        if high < low:
+            raise InvalidInputError("error.report.range", first=low, last=high)
+        keys, _ = dismissed_keys(agent)
+        if not reviewer:
+            return build_report(data, low, high, dismissed=keys)
+        model = agent.router.model("reviewer")
+        with self.slots.generation(), self.operation(name) as token:
+            return build_report(data, low, high, reviewer=model, dismissed=keys,
+                                check=token.check)
+
+    def dismiss_finding(self, name: str | None, key: str, *, dismissed: bool = True
+                        ) -> list[str]:
+        """Dismiss the report's finding ``key`` for good (``dismissed=False`` brings it back);
+        the keys now dismissed."""
+        from aizac.application.continuity_report import set_dismissed
+
+        if not re.fullmatch(r"[0-9a-f]{16}", key or ""):
+            raise InvalidInputError("error.report.key", key=Verbatim(key or ""))
+        with self._locked(name) as agent:
+            return set_dismissed(agent, key, dismissed)
+
+    def report_markdown(self, name: str | None, first: int | None = None,
+                        last: int | None = None, *, reviewer: bool = True,
+                        report: SerialReport | None = None) -> str:
+        """The continuity report (``report``, or a new one) as Markdown in the project's
+        language."""
+        from aizac.continuity.serial_report import report_markdown
+
+        agent = self.agent(name)
+        found = report or self.continuity_report(name, first, last, reviewer=reviewer)
+        return report_markdown(found, agent.info.language, title=agent.info.name)
 
     # --------------------------------------------------------------------------- export
     def export(

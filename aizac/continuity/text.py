@@ -33,6 +33,7 @@ ALIVE: tuple[str, ...] = tuple(_WORDS["alive"])
 ABSENT: tuple[str, ...] = tuple(_WORDS["absent"])
 FLASHBACK: tuple[str, ...] = tuple(_WORDS["flashback"])
 MOURNING: tuple[str, ...] = tuple(_WORDS["mourning"])
+CONDITIONAL: tuple[str, ...] = tuple(_WORDS["conditional"])
 NEGATION: tuple[str, ...] = tuple(_WORDS["negation"])
 FALSITY: tuple[str, ...] = tuple(_WORDS["falsity"])
 """Words that call a whole statement false ("...was a lie")."""
@@ -180,6 +181,7 @@ def mentions(text: str, name: str) -> bool:
 
 
 __all__ = [
+    "CONDITIONAL",
     "FALSITY",
     "acts_as_subject",
     "bigrams",

@@ -19,7 +19,7 @@ from aizac.dialogue.speech import lexicon, quoted
 from aizac.memory.facts import name_key
 from aizac.text.particles import SUBJECT_PARTICLES
 
-__all__ = ["SpokenLine", "attributed", "beat_speakers", "spoken_lines"]
+__all__ = ["SpokenLine", "attributed", "beat_speakers", "speech_subjects", "spoken_lines"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,12 @@ def _subjects(narration: str, language: str, cast: Mapping[str, Sequence[str]]) 
             found.add(canonical)
             taken = re.sub(re.escape(form), " ", taken)  # "강민호" is not also "민호"
     return found
+
+
+def speech_subjects(narration: str, language: str,
+                    cast: Mapping[str, Sequence[str]]) -> set[str]:
+    """The characters (canonical) ``narration`` makes the subject of a speech verb."""
+    return _subjects(narration, language, cast)
 
 
 def attributed(prose: str, language: str,

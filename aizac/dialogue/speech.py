@@ -59,6 +59,8 @@ class Lexicon:
     interjections: tuple[str, ...] = ()
     not_calls: tuple[str, ...] = ()
     same_form: tuple[tuple[str, ...], ...] = ()
+    addressee: tuple[str, ...] = ()
+    """How narration names the listener of a line (``{name}`` stands for the name)."""
 
     def form(self, title: str) -> str:
         """The form a title belongs to (the first title of its :attr:`same_form` group)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from aizac.application.exports import ExportResult
 from aizac.application.service import ApplicationService, HistoryView, ImportReport
 from aizac.errors import InvalidInputError
 from aizac.export.render import escape_markdown, escape_markdown_cell, escape_markdown_lines
-from aizac.text import Text
+from aizac.text import Text, Verbatim
 from aizac.web import forms
 from aizac.web.labels import Labels
 from aizac.writer.project import BeatRecord
@@ -27,6 +28,7 @@ from aizac.writer.prompts import LANGUAGES
 from aizac.writer.schemas import STAGES
 
 if TYPE_CHECKING:
+    from aizac.continuity.serial_report import SerialReport, Spot
     from aizac.manuscript.preview import Adjustment, ManuscriptPreview
 
 log = logging.getLogger(__name__)
@@ -253,6 +255,53 @@ def import_preview(service: ApplicationService, files: Any,
     if not paths:
         return None
     return service.preview_manuscript(paths, import_step(steps))
+
+
+def _episode_number(value: Any) -> int | None:
+    text = str(value or "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise InvalidInputError("error.report.episode", value=Verbatim(text))
+    return int(text)
+
+
+def continuity_report(service: ApplicationService, project: str | None, first: Any, last: Any,
+                      *, reviewer: bool) -> SerialReport:
+    """The continuity report of the typed episode range (empty boxes: every episode)."""
+    return service.continuity_report(project, _episode_number(first), _episode_number(last),
+                                     reviewer=reviewer)
+
+
+def report_summary(L: Labels, report: SerialReport) -> str:
+    """The line above the findings: the range, how many, how many dismissed."""
+    return L.t("ui.report.summary", first=report.first, last=report.last,
+               count=len(report.findings), dismissed=len(report.dismissed))
+
+
+def report_rows(L: Labels, report: SerialReport) -> list[list[Any]]:
+    """A row per finding: its key, category, subtype, where (episode-paragraph, beat), the
+    quote, where it contradicts and that quote."""
+    from aizac.continuity.serial_report import CATEGORY_KEYS, SUBTYPE_KEYS
+
+    def where(spot: Spot | None) -> str:
+        if spot is None:
+            return ""
+        beat = f" (#{spot.beat})" if spot.beat is not None else ""
+        return f"{spot.episode}-{spot.paragraph}{beat}"
+
+    return [[f.key, L[CATEGORY_KEYS[f.category]], L[SUBTYPE_KEYS[f.subtype]], where(f.at),
+             f.at.quote, where(f.source), f.source.quote if f.source else ""]
+            for f in report.findings]
+
+
+def report_jump(row: Sequence[Any], column: int) -> str | None:
+    """The beat id (as the prose picker holds it) a click on a report row opens: the
+    contradicted words' beat when the click is on them (columns 5 and 6), else the finding's;
+    ``None`` when the row names no beat."""
+    cell = str(row[5] if column >= 5 else row[3]) if len(row) > 5 else ""
+    found = re.search(r"\(#(\d+)\)", cell)
+    return found.group(1) if found else None
 
 
 def import_rows(preview: ManuscriptPreview | None) -> list[list[Any]]:

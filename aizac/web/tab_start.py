@@ -31,6 +31,18 @@ class ImportPanel:
 
 
 @dataclass
+class ReportPanel:
+    """"Continuity report": the serial's findings, each with where it is; a dismiss button."""
+
+    first: Any
+    last: Any
+    reviewer: Any
+    summary: Any
+    table: Any
+    key: Any
+
+
+@dataclass
 class StartTab:
     new_name: Any
     new_genre: Any
@@ -50,6 +62,7 @@ class StartTab:
     version: Any
     replace: Any  # the writer's confirmation that a generated plot may replace theirs
     manuscript: ImportPanel
+    report: ReportPanel
 
     @property
     def import_inputs(self) -> list[Any]:
@@ -129,6 +142,7 @@ def build(ui: Ui, language: str, data_note: str = "") -> tuple[StartTab, Callabl
     L = ui.L
     story = story_language(ui)
     manuscript = _import_panel(ui)
+    report = _report_panel(ui)
     with gr.Row():
         with gr.Column(scale=1, min_width=300):
             gr.Markdown(f"#### {L['ui.new_project']}")
@@ -186,7 +200,7 @@ def build(ui: Ui, language: str, data_note: str = "") -> tuple[StartTab, Callabl
     tab = StartTab(new_name, new_genre, new_keywords, new_language, new_beats, new_length,
                    genre, keywords, overview,
                    title, logline, characters, settings, acts, cliches, gr.State(None),
-                   replace, manuscript)
+                   replace, manuscript, report)
     return tab, lambda: _wire(ui, tab)
 
 
@@ -220,6 +234,31 @@ def _import_panel(ui: Ui) -> ImportPanel:
                                  elem_id="aizac-import-preview",
                                  column_widths=["6%", "16%", "10%", "8%", "60%"])
     return ImportPanel(files, summary, table, episode, paragraph, gr.State([]))
+
+
+def _report_panel(ui: Ui) -> ReportPanel:
+    """The panel under the import: the continuity report of the open project's episodes
+    (deterministic checks, and the reviewer model when ticked), a finding per row with its
+    episode, paragraph and beat, and a key to dismiss it with."""
+    L = ui.L
+    with gr.Accordion(L["ui.report.title"], open=False, elem_id="aizac-report-panel"), gr.Row():
+        with gr.Column(scale=1, min_width=300):
+            with gr.Row():
+                first = gr.Textbox(label=L["ui.report.first"], min_width=80,
+                                   elem_id="aizac-report-first")
+                last = gr.Textbox(label=L["ui.report.last"], min_width=80,
+                                  elem_id="aizac-report-last")
+            reviewer = gr.Checkbox(label=L["ui.report.reviewer"], value=False,
+                                   elem_id="aizac-report-reviewer")
+            ui.button("report", L["ui.report.run"], variant="primary")
+            key = gr.Textbox(label=L["ui.report.key"], elem_id="aizac-report-key")
+            ui.button("report-dismiss", L["ui.report.dismiss"], size="sm")
+        with gr.Column(scale=3):
+            summary = gr.Markdown("", elem_id="aizac-report-summary")
+            table = gr.Dataframe(headers=headers(L, "ui.h.report"), interactive=False,
+                                 wrap=True, type="array", max_height=520,
+                                 elem_id="aizac-report-table")
+    return ReportPanel(first, last, reviewer, summary, table, key)
 
 
 def import_summary(ui: Ui, preview: ManuscriptPreview | None,
@@ -269,6 +308,7 @@ def _wire(ui: Ui, tab: StartTab) -> None:
         return [gr.Textbox(**beats_box), gr.Textbox(**length_box)]
 
     _wire_import(ui, tab)
+    _wire_report(ui, tab.report)
     tab.new_language.change(on_language, tab.new_language, [tab.new_beats, tab.new_length])
     b["save-project"].click(ui.act(save_project, n, "plot"),
                             [ui.project, tab.genre, tab.keywords], out)
@@ -313,3 +353,28 @@ def _wire_import(ui: Ui, tab: StartTab) -> None:
     ui.buttons["import-split"].click(
         ui.act(split, 3), [ui.project, panel.files, panel.steps, panel.episode,
                            panel.paragraph], out)
+
+
+def _wire_report(ui: Ui, panel: ReportPanel) -> None:
+    """Report runs the checks (the reviewer when ticked) and shows the findings; Dismiss
+    dismisses the finding whose key is typed, and shows the report again without it."""
+    service = ui.service
+
+    def shown(project: str | None, first: Any, last: Any, reviewer: bool) -> list[Any]:
+        report = h.continuity_report(service, project, first, last, reviewer=bool(reviewer))
+        return [h.report_summary(ui.L, report), h.report_rows(ui.L, report)]
+
+    def run(project: str | None, first: Any, last: Any, reviewer: bool
+            ) -> tuple[list[Any], str]:
+        return shown(project, first, last, reviewer), ui.L["ui.report.done"]
+
+    def dismiss(project: str | None, first: Any, last: Any, key: str
+                ) -> tuple[list[Any], str]:
+        service.dismiss_finding(project, (key or "").strip())
+        return shown(project, first, last, False), ui.L["ui.report.dismissed"]
+
+    out = ui.outputs([panel.summary, panel.table])
+    ui.buttons["report"].click(ui.act(run, 2),
+                               [ui.project, panel.first, panel.last, panel.reviewer], out)
+    ui.buttons["report-dismiss"].click(ui.act(dismiss, 2),
+                                       [ui.project, panel.first, panel.last, panel.key], out)

@@ -132,6 +132,7 @@ def build_app(
             app.load(lambda: gr.Row(visible=embedded_writes(ui)), None, first_note,
                      show_progress="hidden")
         _wire_project(ui, app, start, beats, memory)
+        _wire_report_jump(start, beats, tabs)
         _wire_keeping(ui, backup_file)
         if interface is not None and on_language is not None:
             _wire_interface(ui, interface, on_language)
@@ -551,3 +552,18 @@ def launch(
                 raise
             app.close()
     raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def _wire_report_jump(start: Any, beats: Any, tabs: Any) -> None:
+    """A click on a continuity report row opens its beat's prose on the Beat tab (the
+    contradicted words' beat when the click is on them)."""
+
+    def jump(table: Any, event: gr.SelectData) -> list[Any]:
+        rows = table.values.tolist() if hasattr(table, "values") else list(table or [])
+        row, column = event.index if isinstance(event.index, list) else (event.index, 0)
+        beat = h.report_jump(rows[row], column) if 0 <= row < len(rows) else None
+        if beat is None:
+            return [gr.skip(), gr.skip()]
+        return [gr.Tabs(selected="beats"), gr.Dropdown(value=beat)]
+
+    start.report.table.select(jump, start.report.table, [tabs, beats.prose_beat])
