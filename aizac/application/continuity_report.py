@@ -196,9 +196,24 @@ def paragraphs(scenes: Iterable[SceneText]) -> Paragraphs:
     return out
 
 
-def memory_context(data: SerialInput, episode: int) -> list[Fact]:
+NOTE_TAGS = ("Character", "CharacterRelation", "NovelSetting")
+"""The memories the reviewer is shown: states, relations, settings and rules."""
+
+
+def memory_notes(agent: WriterAgent, data: SerialInput) -> list[Fact]:
+    """The project's current characters, relations and settings with where each was read
+    (what the reviewer holds an episode against)."""
+    spots = _by_episode(data.scenes)
+    out = []
+    for h in agent.memory.all(include_forgotten=True, include_superseded=False):
+        if h.tag in NOTE_TAGS:
+            out.append(Fact(h.text, locate(spots, h.chapter, h.text)))
+    return out
+
+
+def memory_context(data: SerialInput, episode: int, notes: Sequence[Fact] = ()) -> list[Fact]:
     """The memory shown to the reviewer for ``episode``: what was read before it."""
-    facts = [Fact(f"{d.name}: †", d.at) for d in data.deaths]
+    facts = list(notes)
     facts += [Fact(f"{q.subject}: {q.value:g}", q.at) for q in data.quantities]
     facts += [Fact(t.text, t.planted) for t in data.threads]
     return sorted((f for f in facts if f.at.episode < episode),
@@ -209,10 +224,12 @@ def build_report(
     data: SerialInput, first: int, last: int, *,
     reviewer: BaseChatModel | None = None, dismissed: Iterable[str] = (),
     gap: int = THREAD_GAP, check: Callable[[], None] = lambda: None,
+    notes: Sequence[Fact] = (),
 ) -> SerialReport:
     """The report of episodes ``first``..``last`` (the checks read the story from its start,
     so a contradiction cites what came before ``first``); ``check`` runs before each
-    reviewer call (a cancelled operation raises there)."""
+    reviewer call (a cancelled operation raises there); ``notes`` are the memories the
+    reviewer is shown (:func:`memory_notes`) besides the counts and threads."""
     window = SerialInput(data.language, tuple(s for s in data.scenes if s.episode <= last),
                          data.cast, data.deaths, data.quantities, data.relations, data.threads,
                          data.sightings)
@@ -227,7 +244,7 @@ def build_report(
                 continue
             try:
                 got, bad = review_episode(reviewer, episode, text,
-                                          memory_context(window, episode),
+                                          memory_context(window, episode, notes),
                                           language=data.language)
             except ModelError:  # a provider failure or no schema after the retries
                 failed.append(episode)
@@ -263,6 +280,7 @@ __all__ = [
     "dismissed_keys",
     "locate",
     "memory_context",
+    "memory_notes",
     "numbers",
     "paragraphs",
     "scenes_of",

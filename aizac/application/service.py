@@ -919,6 +919,7 @@ class ApplicationService:
         from aizac.application.continuity_report import (
             build_report,
             dismissed_keys,
+            memory_notes,
             serial_input,
         )
 
@@ -935,7 +936,7 @@ class ApplicationService:
         model = agent.router.model("reviewer")
         with self.slots.generation(), self.operation(name) as token:
             return build_report(data, low, high, reviewer=model, dismissed=keys,
-                                check=token.check)
+                                check=token.check, notes=memory_notes(agent, data))
 
     def dismiss_finding(self, name: str | None, key: str, *, dismissed: bool = True
                         ) -> list[str]:

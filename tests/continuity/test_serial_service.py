@@ -11,7 +11,12 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from aizac.application.continuity_report import numbers
+from aizac.application.continuity_report import (
+    memory_context,
+    memory_notes,
+    numbers,
+    serial_input,
+)
 from aizac.application.service import ApplicationService
 from aizac.cli.report import register
 from aizac.writer.service import Studio
@@ -112,3 +117,14 @@ def test_with_the_reviewer_the_checks_still_report(imported: ApplicationService)
     report = imported.continuity_report(NAME, reviewer=True)
     assert report.reviewed and report.refused == 0 and report.failed == ()
     assert {f.subtype for f in report.findings} == {"nomenclature", "dead_character"}
+
+
+def test_the_reviewer_is_shown_the_memory_read_before_the_episode(
+        imported: ApplicationService) -> None:
+    agent = imported.agent(NAME)
+    data = serial_input(agent, "ko")
+    notes = memory_notes(agent, data)
+    death = next(n for n in notes if "죽었다" in n.text)
+    assert (death.at.episode, death.at.paragraph) == (2, 2)
+    assert death in memory_context(data, 3, notes)
+    assert death not in memory_context(data, 2, notes)  # not read yet in episode 2
