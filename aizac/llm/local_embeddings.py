@@ -20,9 +20,11 @@ Calls into the e5 engine run side by side, as many at once as the cores hold
 state between calls and ``ctypes`` lets go of the GIL, so in ``aizac serve`` one writer's
 accept no longer waits behind every other's. Batching the calls that arrive together into one
 engine call was measured too (``bench/embedding_engine.py``): it saves little CPU per text
-and makes every caller of a batch wait for all of it. A text embedded again is answered from
-the process's memo of recent vectors (:class:`VectorMemo`). USE's calls stay one at a time
-(its tokenizer is Python, and it sets itself up on first use).
+and makes every caller of a batch wait for all of it. It is an option, off by default
+(``E5Embeddings(batch=N)``: :class:`aizac.llm.encode_batcher.EncodeBatcher`), which
+``bench/server_load.py --modes e5 --e5 batch`` measures in ``aizac serve``. A text embedded
+again is answered from the process's memo of recent vectors (:class:`VectorMemo`). USE's
+calls stay one at a time (its tokenizer is Python, and it sets itself up on first use).
 """
 
 from __future__ import annotations
