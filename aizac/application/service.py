@@ -45,6 +45,8 @@ PLOT_KEYWORDS: int = next(m.max_length for m in NovelPlot.model_fields["keywords
 if TYPE_CHECKING:
     from langchain_core.documents import Document
 
+    from aizac.application.importing import ImportRecord
+    from aizac.application.reading_estimate import ReadingEstimate
     from aizac.application.tree import Node, UndoTree
     from aizac.illustration.service import Illustrator, SlotPrompt
     from aizac.illustration.store import ImageRecord
@@ -882,6 +884,41 @@ class ApplicationService:
             self._agents[agent.info.name] = agent
         return ImportReport(agent.info.name, record.files, record.episodes, record.beats,
                             record.characters)
+
+    def import_record(self, name: str | None) -> ImportRecord:
+        """The project's import record (:mod:`aizac.application.importing`).
+
+        Raises:
+            InvalidInputError: the project was not made from a manuscript.
+        """
+        from aizac.application.importing import RECORD_KEY, ImportRecord
+
+        agent = self.agent(name)
+        stored = agent.store.kv_get(RECORD_KEY)
+        if stored is None:
+            raise InvalidInputError("error.read.not_imported", project=agent.info.name)
+        return ImportRecord.loads(stored[0])
+
+    def estimate_reading(self, name: str | None) -> ReadingEstimate:
+        """What reading the project's unread manuscript into memory will cost (calls, tokens,
+        money, time) with the configured models (:mod:`aizac.application.reading_estimate`);
+        no model call, nothing written."""
+        from aizac.application.reading_estimate import EXTRACT_ROLE, READ_ROLE, estimate
+        from aizac.application.reading_inputs import prompt_sizes, role_model, unread_scenes
+
+        record = self.import_record(name)
+        agent = self.agent(name)
+        beats = agent.store.beats(status="accepted")
+        unread = unread_scenes(beats, record.read_through)
+        done = sum(1 for b in beats if b.imported) - len(unread)
+        return estimate(
+            [b.prose or "" for b in unread], episodes=len({b.episode for b in unread}),
+            read=role_model(agent.router, READ_ROLE),
+            extract=role_model(agent.router, EXTRACT_ROLE),
+            prompts=prompt_sizes(agent.prompts, agent.info.language),
+            max_reply_tokens=agent.settings.structured_max_tokens, read_before=done,
+            combined=agent.combined_extraction,
+        )
 
     # --------------------------------------------------------------------------- export
     def export(

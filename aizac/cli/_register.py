@@ -18,7 +18,7 @@ COMMAND_MODULES: list[str] = [
     "aizac.cli.models", "aizac.cli.story", "aizac.cli.episode", "aizac.cli.ui",
     "aizac.cli.autopilot", "aizac.cli.serve", "aizac.cli.db", "aizac.cli.style",
     "aizac.cli.upkeep",
-    "aizac.cli.pictures", "aizac.cli.importing",
+    "aizac.cli.pictures", "aizac.cli.importing", "aizac.cli.estimate",
 ]
 
 COMMAND_HOMES: dict[str, str] = {
@@ -32,6 +32,7 @@ COMMAND_HOMES: dict[str, str] = {
     "style": "aizac.cli.style", "voices": "aizac.cli.style",
     "check": "aizac.cli.upkeep", "backup": "aizac.cli.upkeep", "restore": "aizac.cli.upkeep",
     "pictures": "aizac.cli.pictures", "import": "aizac.cli.importing",
+    "estimate-read": "aizac.cli.estimate",
 }
 """The module that registers each top-level command (or command group)."""
 
