@@ -346,6 +346,26 @@ class ApplicationService:
                 raise ConflictError(PLOT_EXISTS)
             return agent.plan(force=force, progress=token.progress(progress))
 
+    def draft_plot_from_story(self, name: str | None, progress: Progress | None = None, *,
+                              force: bool = False) -> PlotRecord:
+        """The planner's draft of the plot of the story so far (an imported manuscript read
+        into memory: :mod:`aizac.writer.story_plot`), saved as the project's plot for the
+        writer to edit (:meth:`save_plot`). A plot already there is replaced only with
+        ``force`` (the writer's confirmation); the memories the reading made are never
+        replaced, only what the memory does not know of the plot is seeded.
+
+        Raises:
+            ConflictError: the project has a plot and ``force`` is not given.
+            InvalidInputError: the project has no accepted beat to draft from.
+        """
+        from aizac.writer.story_plot import draft_from_story
+
+        with self.slots.generation(), self.operation(name) as token, \
+                self._locked(name) as agent:
+            if agent.plot() is not None and not force:
+                raise ConflictError(PLOT_EXISTS)
+            return draft_from_story(agent, say=token.progress(progress))
+
     def save_plot(self, name: str | None, plot: NovelPlot, version: int | None) -> PlotRecord:
         """Store the writer's plot: an edit, or a plot written by hand with no generation."""
         with self._locked(name) as agent:

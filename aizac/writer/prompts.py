@@ -35,6 +35,7 @@ KINDS: tuple[str, ...] = (
     "episode_beats",  # the autopilot: every beat of an episode in one call (capable models)
     "extract_episode",  # the autopilot: the extraction of an episode's beats in one call
     "dialogue_plan",  # a beat with three or more speakers: its exchange, before the prose
+    "plot_from_story",  # the plot of a story already written (an imported manuscript, read)
 )
 
 
