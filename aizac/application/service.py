@@ -45,7 +45,9 @@ PLOT_KEYWORDS: int = next(m.max_length for m in NovelPlot.model_fields["keywords
 if TYPE_CHECKING:
     from langchain_core.documents import Document
 
+    from aizac.application.importing import ImportRecord
     from aizac.application.reading import ReadBudget, ReadingReport
+    from aizac.application.reading_estimate import ReadingEstimate
     from aizac.application.tree import Node, UndoTree
     from aizac.continuity.serial_report import SerialReport
     from aizac.illustration.service import Illustrator, SlotPrompt
@@ -345,6 +347,26 @@ class ApplicationService:
             if force and not replace:
                 raise ConflictError(PLOT_EXISTS)
             return agent.plan(force=force, progress=token.progress(progress))
+
+    def draft_plot_from_story(self, name: str | None, progress: Progress | None = None, *,
+                              force: bool = False) -> PlotRecord:
+        """The planner's draft of the plot of the story so far (an imported manuscript read
+        into memory: :mod:`aizac.writer.story_plot`), saved as the project's plot for the
+        writer to edit (:meth:`save_plot`). A plot already there is replaced only with
+        ``force`` (the writer's confirmation); the memories the reading made are never
+        replaced, only what the memory does not know of the plot is seeded.
+
+        Raises:
+            ConflictError: the project has a plot and ``force`` is not given.
+            InvalidInputError: the project has no accepted beat to draft from.
+        """
+        from aizac.writer.story_plot import draft_from_story
+
+        with self.slots.generation(), self.operation(name) as token, \
+                self._locked(name) as agent:
+            if agent.plot() is not None and not force:
+                raise ConflictError(PLOT_EXISTS)
+            return draft_from_story(agent, say=token.progress(progress))
 
     def save_plot(self, name: str | None, plot: NovelPlot, version: int | None) -> PlotRecord:
         """Store the writer's plot: an edit, or a plot written by hand with no generation."""
@@ -959,6 +981,41 @@ class ApplicationService:
         agent = self.agent(name)
         found = report or self.continuity_report(name, first, last, reviewer=reviewer)
         return report_markdown(found, agent.info.language, title=agent.info.name)
+
+    def import_record(self, name: str | None) -> ImportRecord:
+        """The project's import record (:mod:`aizac.application.importing`).
+
+        Raises:
+            InvalidInputError: the project was not made from a manuscript.
+        """
+        from aizac.application.importing import RECORD_KEY, ImportRecord
+
+        agent = self.agent(name)
+        stored = agent.store.kv_get(RECORD_KEY)
+        if stored is None:
+            raise InvalidInputError("error.read.not_imported", project=agent.info.name)
+        return ImportRecord.loads(stored[0])
+
+    def estimate_reading(self, name: str | None) -> ReadingEstimate:
+        """What reading the project's unread manuscript into memory will cost (calls, tokens,
+        money, time) with the configured models (:mod:`aizac.application.reading_estimate`);
+        no model call, nothing written."""
+        from aizac.application.reading_estimate import EXTRACT_ROLE, READ_ROLE, estimate
+        from aizac.application.reading_inputs import prompt_sizes, role_model, unread_scenes
+
+        record = self.import_record(name)
+        agent = self.agent(name)
+        beats = agent.store.beats(status="accepted")
+        unread = unread_scenes(beats, record.read_through)
+        done = sum(1 for b in beats if b.imported) - len(unread)
+        return estimate(
+            [b.prose or "" for b in unread], episodes=len({b.episode for b in unread}),
+            read=role_model(agent.router, READ_ROLE),
+            extract=role_model(agent.router, EXTRACT_ROLE),
+            prompts=prompt_sizes(agent.prompts, agent.info.language),
+            max_reply_tokens=agent.settings.structured_max_tokens, read_before=done,
+            combined=agent.combined_extraction,
+        )
 
     # --------------------------------------------------------------------------- export
     def export(

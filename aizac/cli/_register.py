@@ -19,6 +19,7 @@ COMMAND_MODULES: list[str] = [
     "aizac.cli.autopilot", "aizac.cli.serve", "aizac.cli.db", "aizac.cli.style",
     "aizac.cli.upkeep",
     "aizac.cli.pictures", "aizac.cli.importing", "aizac.cli.report",
+    "aizac.cli.pictures", "aizac.cli.importing", "aizac.cli.estimate",
 ]
 
 COMMAND_HOMES: dict[str, str] = {
@@ -34,6 +35,7 @@ COMMAND_HOMES: dict[str, str] = {
     "pictures": "aizac.cli.pictures", "import": "aizac.cli.importing",
     "read": "aizac.cli.importing",
     "report": "aizac.cli.report",
+    "estimate-read": "aizac.cli.estimate",
 }
 """The module that registers each top-level command (or command group)."""
 

@@ -99,12 +99,17 @@ def plot_command(
     ctx: typer.Context,
     project: ProjectOpt = None,
     force: Annotated[bool, typer.Option(help="Replace the existing plot.")] = False,
+    from_story: Annotated[bool, typer.Option(
+        "--from-story", help="Draft the plot of the story so far (an imported manuscript read "
+                             "into memory) instead of a new one from the keywords.")] = False,
 ) -> None:
     """Generate the plot from the project's keywords (or show it)."""
     service, name = story_service(ctx, project)
     _notices(service.agent(name))
     record = service.plot(name)
-    if record is None or force:
+    if from_story:
+        record = service.draft_plot_from_story(name, _progress, force=force)
+    elif record is None or force:
         record = service.generate_plot(name, _progress, replace=True)
     p = record.plot
     say("cli.story.plot_head", title=p.title, logline=p.logline, genre=p.genre,

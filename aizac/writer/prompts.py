@@ -36,6 +36,7 @@ KINDS: tuple[str, ...] = (
     "extract_episode",  # the autopilot: the extraction of an episode's beats in one call
     "dialogue_plan",  # a beat with three or more speakers: its exchange, before the prose
     "read_scene",  # an imported scene read into a beat design (aizac.writer.reading)
+    "plot_from_story",  # the plot of a story already written (an imported manuscript, read)
 )
 
 
