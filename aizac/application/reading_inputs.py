@@ -29,9 +29,7 @@ from aizac.llm.profiles import GENERIC, ModelProfile, profile_of
 from aizac.llm.specs import parse_spec
 from aizac.tokens import count_tokens
 from aizac.writer.combined import BeatDesignWithCast, BeatExtraction
-from aizac.writer.project import BeatRecord
-from aizac.writer.project_rows import UNREAD_CAST
-from aizac.writer.prompts import KINDS, PromptLibrary
+from aizac.writer.prompts import PromptLibrary
 from aizac.writer.schemas import (
     BeatSummary,
     CharacterExtraction,
@@ -41,13 +39,13 @@ from aizac.writer.schemas import (
 )
 
 READ_PROMPT = "read_scene"
-"""The read call's template; until the reading adds it, the combined extraction's template (an
-offer, a text and the fields to fill: the nearest in size) stands in."""
+"""The read call's template (:mod:`aizac.writer.reading`)."""
 _TAG_SCHEMAS: dict[str, type[BaseModel]] = {
     "Story": StoryExtraction, "Character": CharacterExtraction,
     "CharacterRelation": RelationExtraction, "NovelSetting": SettingExtraction,
 }
-_PLACEHOLDER = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+# ASCII names, as string.Template reads them: "$episode화" is $episode, then a Korean word.
+_PLACEHOLDER = re.compile(r"\$(?:\{(\w+)\}|(\w+))", re.ASCII)
 
 
 def _fixed(prompts: PromptLibrary, kind: str, language: str, schema: type[BaseModel]) -> int:
@@ -62,9 +60,8 @@ def _fixed(prompts: PromptLibrary, kind: str, language: str, schema: type[BaseMo
 
 def prompt_sizes(prompts: PromptLibrary, language: str) -> PromptSizes:
     """Tokens of each reading prompt's fixed part in ``language``."""
-    read = READ_PROMPT if READ_PROMPT in KINDS else "extract_combined"
     return PromptSizes(
-        read=_fixed(prompts, read, language, BeatDesignWithCast),
+        read=_fixed(prompts, READ_PROMPT, language, BeatDesignWithCast),
         combined=_fixed(prompts, "extract_combined", language, BeatExtraction),
         tags={tag: _fixed(prompts, f"extract_{tag}", language, _TAG_SCHEMAS[tag])
               for tag in TAGS},
@@ -114,11 +111,4 @@ def _price(provider: str, model: str) -> Price | None:
         return None
 
 
-def unread_scenes(beats: list[BeatRecord], read_through: int) -> list[BeatRecord]:
-    """The imported beats the memory has not read: past ``read_through`` and still with the
-    unread cast, in story order."""
-    return [b for b in beats if b.episode > read_through and b.imported
-            and b.beat.characters == [UNREAD_CAST]]
-
-
-__all__ = ["READ_PROMPT", "prompt_sizes", "role_model", "unread_scenes"]
+__all__ = ["READ_PROMPT", "prompt_sizes", "role_model"]

@@ -1000,13 +1000,14 @@ class ApplicationService:
         """What reading the project's unread manuscript into memory will cost (calls, tokens,
         money, time) with the configured models (:mod:`aizac.application.reading_estimate`);
         no model call, nothing written."""
+        from aizac.application.reading import unread_scenes
         from aizac.application.reading_estimate import EXTRACT_ROLE, READ_ROLE, estimate
-        from aizac.application.reading_inputs import prompt_sizes, role_model, unread_scenes
+        from aizac.application.reading_inputs import prompt_sizes, role_model
 
-        record = self.import_record(name)
+        self.import_record(name)  # a project made from a manuscript, or the error saying not
         agent = self.agent(name)
         beats = agent.store.beats(status="accepted")
-        unread = unread_scenes(beats, record.read_through)
+        unread = unread_scenes(agent)  # the reading's own test of what is left to read
         done = sum(1 for b in beats if b.imported) - len(unread)
         return estimate(
             [b.prose or "" for b in unread], episodes=len({b.episode for b in unread}),

@@ -18,8 +18,7 @@ COMMAND_MODULES: list[str] = [
     "aizac.cli.models", "aizac.cli.story", "aizac.cli.episode", "aizac.cli.ui",
     "aizac.cli.autopilot", "aizac.cli.serve", "aizac.cli.db", "aizac.cli.style",
     "aizac.cli.upkeep",
-    "aizac.cli.pictures", "aizac.cli.importing", "aizac.cli.report",
-    "aizac.cli.pictures", "aizac.cli.importing", "aizac.cli.estimate",
+    "aizac.cli.pictures", "aizac.cli.importing", "aizac.cli.report", "aizac.cli.estimate",
 ]
 
 COMMAND_HOMES: dict[str, str] = {

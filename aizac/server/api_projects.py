@@ -21,7 +21,7 @@ from pydantic import StringConstraints
 
 from aizac.errors import ConflictError, InvalidInputError, NotFoundError
 from aizac.server.auth import CurrentBox, state_of
-from aizac.server.errors import problem_body
+from aizac.server.errors import language_of, problem_body
 from aizac.server.models import (
     INT4_MAX,
     KEYWORDS_TEXT,
@@ -39,6 +39,7 @@ from aizac.server.models import (
     ProjectIn,
     ProjectOut,
     ReadIn,
+    ReadingEstimateOut,
     ReadOut,
     RegenerateIn,
     SwitchIn,
@@ -215,6 +216,24 @@ def generate_plot(name: Project, box: CurrentBox) -> PlotOut:
     box.service.agent(name)  # an unknown project is 404 before a slot is taken
     record = box.service.generate_plot(name)
     return PlotOut(version=record.version, plot=record.plot, tropes=record.tropes)
+
+
+@router.post("/projects/{name}/plot/from-story", response_model=PlotOut, responses=MODEL)
+def draft_plot_from_story(name: Project, box: CurrentBox, force: bool = False) -> PlotOut:
+    """The planner's draft of the plot of the story so far (an imported manuscript read into
+    memory), saved for the writer to edit (``PUT .../plot``); 409 when the project has a plot,
+    unless ``force``."""
+    box.service.agent(name)  # an unknown project is 404 before a slot is taken
+    record = box.service.draft_plot_from_story(name, force=force)
+    return PlotOut(version=record.version, plot=record.plot, tropes=record.tropes)
+
+
+@router.get("/projects/{name}/reading/estimate", response_model=ReadingEstimateOut,
+            responses=READ)
+def reading_estimate(name: Project, box: CurrentBox, request: Request) -> ReadingEstimateOut:
+    """What reading the imported manuscript into memory will cost with the configured models
+    (calls, tokens, money, time); no model call."""
+    return ReadingEstimateOut.of(box.service.estimate_reading(name), language_of(request))
 
 
 @router.put("/projects/{name}/plot", response_model=PlotOut, responses=WRITE)

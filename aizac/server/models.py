@@ -262,6 +262,56 @@ class PlotOut(Body):
     tropes: str = ""
 
 
+class RoleCostOut(Body):
+    """One role's share of reading a manuscript into memory (an estimate)."""
+
+    role: str
+    model: str
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    dollars: float | None = Field(description="US$ (no cache); 0 on the embedded model, null "
+                                              "for a model the price table does not list")
+    seconds: float
+    price_as_of: str | None = None
+    speed_measured: bool
+    speed_source: str
+
+
+class ReadingEstimateOut(Body):
+    """What reading the project's unread imported scenes into memory will cost, said before it
+    starts (:mod:`aizac.application.reading_estimate`); ``lines``: the same in words, in the
+    user's language."""
+
+    episodes: int
+    scenes: int
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    dollars: float | None
+    seconds: float
+    combined: bool
+    embedded: bool
+    roles: list[RoleCostOut]
+    lines: list[str]
+
+    @classmethod
+    def of(cls, found: Any, language: str) -> ReadingEstimateOut:
+        from aizac.application.reading_estimate import estimate_lines
+
+        roles = [RoleCostOut(role=r.role, model=r.model, calls=r.calls,
+                             input_tokens=r.input_tokens, output_tokens=r.output_tokens,
+                             dollars=r.dollars, seconds=r.seconds,
+                             price_as_of=r.price.as_of if r.price else None,
+                             speed_measured=r.speed.measured, speed_source=r.speed.source)
+                 for r in found.roles]
+        return cls(episodes=found.episodes, scenes=found.scenes, calls=found.calls,
+                   input_tokens=found.input_tokens, output_tokens=found.output_tokens,
+                   dollars=found.dollars, seconds=found.seconds, combined=found.combined,
+                   embedded=found.embedded, roles=roles,
+                   lines=[render(t, language) for t in estimate_lines(found)])
+
+
 class PlotIn(Body):
     plot: Annotated[NovelPlot, BeforeValidator(refuse_nul)]
     version: Version = None

@@ -11,7 +11,6 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from aizac.application.importing import RECORD_KEY, ImportRecord
 from aizac.application.reading_estimate import (
     API_SPEED,
     EMBEDDED_SPEED,
@@ -78,10 +77,10 @@ def test_what_the_memory_read_already_is_not_estimated_again(
         service: ApplicationService, tmp_path: Path) -> None:
     service.import_manuscript(NAME, [write_serial(tmp_path)])
     store = service.agent(NAME).store
-    stored = store.kv_get(RECORD_KEY)
-    assert stored is not None
-    record = dataclasses.replace(ImportRecord.loads(stored[0]), read_through=2)
-    store.kv_set(RECORD_KEY, record.dumps(), expected_version=stored[1])
+    # the first two episodes read, as the reading marks a scene (its design and summary)
+    for record in [b for b in service.accepted(NAME) if b.episode <= 2]:
+        read = record.beat.model_copy(update={"characters": ["민재"]})
+        store.read_scene(record.id, read, memory_ids=[], summary=f"{record.episode}화 요약")
     assert (service.estimate_reading(NAME).scenes, service.estimate_reading(NAME).episodes) == (
         2, 1)
 
