@@ -241,9 +241,11 @@ class WriterAgent:
 
         A planner that declares larger structured replies designs them in one call
         (:mod:`aizac.writer.episode_design`); the small local model gets one call per beat. The
-        writer still sees, edits and accepts each draft (extraction stays once per accepted
-        beat). A draft already at one of these positions is designed again, keeping the
-        fields the writer wrote (its :attr:`~BeatRecord.written` ones), as :meth:`regenerate`
+        writer still sees, edits and accepts each draft. The one call also says what each
+        beat adds to memory (kept with the draft): a draft accepted as designed commits that,
+        with no extraction call; one the writer changed is extracted at its accept. A draft
+        already at one of these positions is designed again, keeping the fields the writer
+        wrote (its :attr:`~BeatRecord.written` ones), as :meth:`regenerate`
         does. Returns the drafts in story order.
         """
         from aizac.writer import episode_design

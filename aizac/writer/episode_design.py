@@ -8,10 +8,13 @@ one call loses nothing and lets the beats follow on from each other. The small e
 keeps one call per beat (:meth:`~aizac.writer.agent.WriterAgent.design`).
 
 In co-writing (:meth:`~aizac.writer.agent.WriterAgent.plan_episode`) the writer still sees,
-edits and accepts each beat, and each accepted beat is still extracted on its own (canon); only
-the design is batched. The fields a writer wrote in a draft (its ``written`` fields) are told to
-the model as fixed, beat by beat, and put back over its answer
-(:func:`~aizac.writer.locks.apply_locks`).
+edits and accepts each beat. The design says what each beat adds to memory (as the autopilot's
+does), kept with the draft: a beat accepted as designed commits it with no extraction call, a
+beat the writer changed is extracted at its accept (issue 43). That memory does not restate
+the design: its story facts are the beat's events and the threads it sets up
+(:func:`designed_story`), the model writes only the rest. The fields a writer wrote in a
+draft (its ``written`` fields) are told to the model as fixed, beat by beat, and put back
+over its answer (:func:`~aizac.writer.locks.apply_locks`).
 
 The reply has one field per beat (``beat_1`` .. ``beat_N``, all required), not a list: the
 schema itself asks for exactly the episode's beats, and the quality check of the reply looks at
