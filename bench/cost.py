@@ -34,7 +34,8 @@ a field a version stops asking for is neither written nor counted.
 
 Co-writing runs "plan this episode" at each episode's first beat (one design call for the
 episode) and "write this episode" after its last accept (one prose call, where the code has it);
-each beat is still accepted (extracted) on its own. ``--modes cowrite-beats``: one design and one
+each beat is still accepted on its own (a beat accepted as designed commits the memory the
+episode design gave it: no extraction call). ``--modes cowrite-beats``: one design and one
 prose call per beat. A ``json_object`` request carries the schema as an outline at the end of
 its system message: that note is counted as the schema, not as the messages.
 ``AIZAC_BENCH_DUMP=DIR`` writes each request's text there, to read what a prompt carries.

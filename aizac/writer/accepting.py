@@ -33,8 +33,10 @@ from typing import TYPE_CHECKING
 
 from aizac.errors import AizacError, StorageError
 from aizac.storage.killpoints import checkpoint
+from aizac.writer import extraction
 from aizac.writer.ports import Batch, Memory
 from aizac.writer.project import BeatRecord, ProjectStore, Step
+from aizac.writer.schemas import NovelBeat
 
 if TYPE_CHECKING:
     from aizac.writer.schemas import CharacterProfile, NovelBeat
@@ -317,6 +319,26 @@ def kept_context(store: ProjectStore, beat_id: int) -> list[str]:
     """The ids of the memories the stored design of ``beat_id`` was written from."""
     kept = store.kv_get(f"context:{beat_id}")
     return [str(i) for i in json.loads(kept[0])] if kept else []
+
+
+def keep_planned_memory(store: ProjectStore, beat_id: int, beat: NovelBeat,
+                        found: extraction.Extracted | None) -> None:
+    """Remember what the episode design said draft ``beat_id`` adds to memory, with the beat
+    it was said of ("plan this episode": the design carries each beat's memory, issue 43);
+    ``None`` forgets an earlier one (the draft was designed again without it)."""
+    data = {"beat": beat.model_dump(mode="json"), "found": found.dump()} if found else {}
+    store.kv_set(f"planned:{beat_id}", json.dumps(data, ensure_ascii=False))
+
+
+def planned_memory(store: ProjectStore, beat_id: int,
+                   beat: NovelBeat) -> extraction.Extracted | None:
+    """The memory the episode design gave draft ``beat_id``, when the draft still holds the
+    beat it was given for (a beat the writer changed is extracted from what it now says)."""
+    kept = store.kv_get(f"planned:{beat_id}")
+    data = json.loads(kept[0]) if kept else {}
+    if not data or NovelBeat.model_validate(data["beat"]) != beat:
+        return None
+    return extraction.Extracted.load(data["found"])
 
 
 def reinforce_with_commit(store: ProjectStore, batch: Batch, beat_id: int) -> None:

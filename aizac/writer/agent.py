@@ -241,9 +241,11 @@ class WriterAgent:
 
         A planner that declares larger structured replies designs them in one call
         (:mod:`aizac.writer.episode_design`); the small local model gets one call per beat. The
-        writer still sees, edits and accepts each draft (extraction stays once per accepted
-        beat). A draft already at one of these positions is designed again, keeping the
-        fields the writer wrote (its :attr:`~BeatRecord.written` ones), as :meth:`regenerate`
+        writer still sees, edits and accepts each draft. The one call also says what each
+        beat adds to memory (kept with the draft): a draft accepted as designed commits that,
+        with no extraction call; one the writer changed is extracted at its accept. A draft
+        already at one of these positions is designed again, keeping the fields the writer
+        wrote (its :attr:`~BeatRecord.written` ones), as :meth:`regenerate`
         does. Returns the drafts in story order.
         """
         from aizac.writer import episode_design
@@ -259,10 +261,14 @@ class WriterAgent:
         span = {"first": f"{episode}-{first}", "last": f"{episode}-{indices[-1]}"}
         together = len(indices) > 1 and episode_design.designs_episodes(self)
         designed: dict[int, Designed] = {}
+        # the design says what each beat adds to memory too: a beat accepted as designed
+        # needs no extraction call (issue 43); one the writer changes is extracted
+        memories: dict[int, extraction.Extracted] = {}
         if together:
             say(Text("progress.plan_episode", **span))
             designed = episode_design.design_episode(self, episode, indices, instruction,
-                                                     locked=locked).designs()
+                                                     locked=locked,
+                                                     memories=memories).designs()
         for index in indices:  # every design first: a cancel stores none of them
             if index not in designed:
                 designed[index] = self._design(episode, index, instruction, say,
@@ -281,6 +287,8 @@ class WriterAgent:
                     written=list(locked.get(index, {})),
                 )
             accepting.keep_context(self.store, stored.id, context)
+            accepting.keep_planned_memory(self.store, stored.id, stored.beat,
+                                          memories.get(index))
             self._drafted_beat(stored)
             out.append(stored)
         if first == 1:
@@ -537,15 +545,17 @@ class WriterAgent:
         if findings:  # shown to the writer before the acceptance; they decide, not a rule
             cited = [[f.kind, f.memory_id, f.quote] for f in findings]
             self.store.log_step("dialogue-check", {"id": record.id, "findings": cited})
-        say(Text("progress.extract", where=f"{record.episode}-{record.index}"))
-        found = run_sync(  # one model loop per process
-            combined.extract_beat(
-                self.router, record.beat, offer=self.offer_for(record.beat, profiles),
-                language=self.info.language, prompts=self.prompts,
-                concurrent_calls=self.concurrent_extraction,
-                combined=self.combined_extraction,
+        found = accepting.planned_memory(self.store, record.id, record.beat)
+        if found is None:  # not designed with its memory, or changed since
+            say(Text("progress.extract", where=f"{record.episode}-{record.index}"))
+            found = run_sync(  # one model loop per process
+                combined.extract_beat(
+                    self.router, record.beat, offer=self.offer_for(record.beat, profiles),
+                    language=self.info.language, prompts=self.prompts,
+                    concurrent_calls=self.concurrent_extraction,
+                    combined=self.combined_extraction,
+                )
             )
-        )
         checkpoint("accept:extracted")
         return self.commit_extracted(record, found, profiles)
 

@@ -38,6 +38,7 @@ from aizac.writer.schemas import (
     CharacterExtraction,
     CharacterProfile,
     NovelBeat,
+    PaidThread,
     RelationExtraction,
     SettingExtraction,
     StoryExtraction,
@@ -54,6 +55,32 @@ class BeatMemory(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     story: StoryExtraction = Field(default_factory=StoryExtraction)
+    characters: CharacterExtraction = Field(default_factory=CharacterExtraction)
+    relations: RelationExtraction = Field(default_factory=RelationExtraction)
+    voices: list[VoiceFact] = Field(default_factory=list, max_length=2)
+    speech: list[AddressFact] = Field(default_factory=list, max_length=4)
+    settings: SettingExtraction = Field(default_factory=SettingExtraction)
+
+
+class DesignedStory(BaseModel):
+    """The story part of a designed beat's memory: only the listed threads it pays off. Its
+    events and the threads it plants are the design's own ``events`` and ``sets_up``, made
+    into story facts by code (:func:`aizac.writer.episode_design.designed_story`): the model
+    is not asked to write them twice (issue 43)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pays_off: list[PaidThread] = Field(default_factory=list, max_length=3)
+
+
+class DesignedMemory(BaseModel):
+    """What a beat designed with its memory adds to memory beyond its design: the changes of
+    characters, relations, voices, speech and settings, and the threads it pays off (by the
+    ids the prompt lists)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    story: DesignedStory = Field(default_factory=DesignedStory)
     characters: CharacterExtraction = Field(default_factory=CharacterExtraction)
     relations: RelationExtraction = Field(default_factory=RelationExtraction)
     voices: list[VoiceFact] = Field(default_factory=list, max_length=2)

@@ -8,10 +8,13 @@ one call loses nothing and lets the beats follow on from each other. The small e
 keeps one call per beat (:meth:`~aizac.writer.agent.WriterAgent.design`).
 
 In co-writing (:meth:`~aizac.writer.agent.WriterAgent.plan_episode`) the writer still sees,
-edits and accepts each beat, and each accepted beat is still extracted on its own (canon); only
-the design is batched. The fields a writer wrote in a draft (its ``written`` fields) are told to
-the model as fixed, beat by beat, and put back over its answer
-(:func:`~aizac.writer.locks.apply_locks`).
+edits and accepts each beat. The design says what each beat adds to memory (as the autopilot's
+does), kept with the draft: a beat accepted as designed commits it with no extraction call, a
+beat the writer changed is extracted at its accept (issue 43). That memory does not restate
+the design: its story facts are the beat's events and the threads it sets up
+(:func:`designed_story`), the model writes only the rest. The fields a writer wrote in a
+draft (its ``written`` fields) are told to the model as fixed, beat by beat, and put back
+over its answer (:func:`~aizac.writer.locks.apply_locks`).
 
 The reply has one field per beat (``beat_1`` .. ``beat_N``, all required), not a list: the
 schema itself asks for exactly the episode's beats, and the quality check of the reply looks at
@@ -29,7 +32,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, create_model
 
 from aizac.errors import StructuredOutputError
-from aizac.memory.references import Offer, Reply
+from aizac.memory.references import Offer, PlacedStory, Reply
 from aizac.writer import combined
 from aizac.writer.characters import keep_plausible_names
 from aizac.writer.checked import accepts_keyword
@@ -47,7 +50,7 @@ class BeatDesignWithMemory(combined.BeatDesignWithCast):
     of an episode in one planner call (``memory`` may be left out: that beat is then extracted
     on its own)."""
 
-    memory: combined.BeatMemory | None = None
+    memory: combined.DesignedMemory | None = None
 
     def design(self) -> BeatDesign:
         """The design without the profiles and the memory."""
@@ -68,6 +71,15 @@ def summary_of(beat: NovelBeat) -> str:
     return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip()
 
 
+def designed_story(beat: NovelBeat) -> list[PlacedStory]:
+    """The story facts of a beat designed with its memory (pure): each of its events, and each
+    thread it sets up as open foreshadowing. The design already says them, so the memory asks
+    the model for neither (issue 43: an extraction restated the design)."""
+    events = [PlacedStory(e.strip()) for e in beat.events if e.strip()]
+    threads = [PlacedStory(t.strip(), foreshadow=True) for t in beat.sets_up if t.strip()]
+    return events + threads
+
+
 @lru_cache(maxsize=2 * MAX_BEATS)
 def episode_schema(count: int, memory: bool = False) -> type[BaseModel]:
     """``EpisodeDesign`` with the fields ``beat_1`` .. ``beat_<count>`` (all required);
@@ -85,11 +97,19 @@ def memory_request(prompts: Any, language: str, offer: Offer | None = None) -> s
 
     words = prompt_words(language)
     template = prompts.get("extract_combined", language)
-    # every field line but the summary's: the design's events are the beat's summary
-    lines = [line for line in template.user.splitlines()
+    # every field line but the summary's (the design's events are the beat's summary); the
+    # story's only from its pays_off on (its events and threads are the design's own)
+    lines = [_payoffs_only(line) for line in template.user.splitlines()
              if line.startswith("- ") and not line.startswith("- summary")]
     shown = ["", offer_block(offer, words)] if offer is not None else []
     return "\n" + "\n".join([words.labels["memory"], *lines, *shown])
+
+
+def _payoffs_only(line: str) -> str:
+    """The story line of the extraction prompt from its ``pays_off`` on; any other as it is."""
+    if line.startswith("- story") and "pays_off" in line:
+        return "- story: " + line[line.index("pays_off"):]
+    return line
 
 
 def _memory_notes(count: int) -> Callable[[BaseModel], Reply]:
@@ -220,6 +240,7 @@ def design_episode(
         if memories is not None and memory is not None and check is not None:
             prefix = f"beat_{n}.memory."
             part = check.resolution_of(notes_of(memory, prefix), salvage=salvaged)
+            part.story.extend(designed_story(beat))
             memories[index] = extracted_of(memory, part, summary_of(beat), prefix=prefix,
                                            referred=refers(agent.router, "planner"))
     return EpisodeDesign(out, prompt.context)
@@ -234,6 +255,7 @@ __all__ = [
     "BeatDesignWithMemory",
     "EpisodeDesign",
     "design_episode",
+    "designed_story",
     "designs_episodes",
     "episode_schema",
     "items_of",

@@ -239,7 +239,7 @@ def notes_of(value: BaseModel, prefix: str = "") -> Reply:
             for n, s in enumerate(sets.facts if sets is not None else [])),
         story=tuple(
             StoryNote(f"{at('story', story)}facts[{n}]", s.text, s.keyword, s.foreshadow)
-            for n, s in enumerate(story.facts if story is not None else [])),
+            for n, s in enumerate(getattr(story, "facts", None) or [])),
         payoffs=tuple(Reference(f"{at('story', story)}pays_off[{n}]", paid.thread,
                                 paid.keyword)
                       for n, paid in enumerate(story.pays_off if story is not None else [])),

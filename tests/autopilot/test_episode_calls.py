@@ -168,6 +168,7 @@ class _Remembers(JudgingModel):
             if k not in self._forgets:  # the memory asks for no summary (issue 43)
                 memory = _extraction(False, 100 + k)
                 memory.pop("summary")
+                memory["story"].pop("facts")  # the design's events are its story (issue 43)
                 items[key]["memory"] = memory
         return json.dumps(items)
 
@@ -184,8 +185,9 @@ def test_the_design_carries_the_memory_and_a_rewrite_keeps_it(tmp_path: Path) ->
     assert "EpisodeExtraction" not in calls and not [c for c in calls if c in PER_BEAT]
     assert calls.count("") == 4  # the episode's prose in one call, then each beat rewritten
     stories = {h.text for h in agent.memory.get_where({"tag": "Story"}, limit=50)}
-    assert stories == {"Aren made choice 101.", "Aren made choice 102.",
-                       "Aren made choice 103."}
+    # issue 43: the story facts are the design's events (the memory does not restate them)
+    assert stories == {"Aren makes choice number 1.", "Aren makes choice number 2.",
+                       "Aren makes choice number 3."}
 
 
 def test_the_designed_memory_asks_for_no_summary_its_events_are_it(tmp_path: Path) -> None:
@@ -196,11 +198,13 @@ def test_the_designed_memory_asks_for_no_summary_its_events_are_it(tmp_path: Pat
 
     shown = json.dumps(episode_schema(3, memory=True).model_json_schema())
     assert '"memory"' in shown and '"summary"' not in shown
+    assert '"foreshadow"' not in shown and '"pays_off"' in shown  # story facts: the events
     model = _Remembers()
     agent = _run(model, tmp_path, episodes=1)
     design = next(p for p, c in zip(model.prompts, model.calls, strict=True)
                   if c == "EpisodeDesign")
     assert "- relations:" in design and "- summary" not in design
+    assert "foreshadow" not in design and "pays_off" in design
     beats = agent.store.beats(status="accepted")
     assert [b.summary for b in beats] == [" ".join(b.beat.events) for b in beats]
     assert all(b.summary for b in beats)
@@ -216,3 +220,17 @@ def test_a_beat_the_design_left_without_memory_is_extracted_alone(tmp_path: Path
                       if c == "BeatExtraction")
     assert "[1-2]" in extraction or "1-2" in extraction
     assert len({h.text for h in agent.memory.get_where({"tag": "Story"}, limit=50)}) == 3
+
+
+def test_a_designed_beats_story_is_its_events_and_the_threads_it_sets_up() -> None:
+    """Issue 43: the memory of a beat designed with it does not restate the design; its story
+    facts are the events, and each thread it sets up is open foreshadowing."""
+    from aizac.writer.episode_design import designed_story
+    from aizac.writer.schemas import BeatDesign, NovelBeat
+    from tests.fakes.scripted import beat_design
+
+    beat = NovelBeat.place(BeatDesign.model_validate(
+        {**beat_design(4), "sets_up": ["The locked door in the cellar"]}), 1, 2)
+    story = designed_story(beat)
+    assert [(s.text, s.foreshadow) for s in story] == [
+        ("Aren makes choice number 5.", False), ("The locked door in the cellar", True)]
