@@ -81,3 +81,11 @@ class StateFile:
         with contextlib.suppress(OSError):
             self.path.unlink(missing_ok=True)
         return not self.path.exists()
+
+
+def current_state(folder: Path, name: str, mirror: str) -> str:
+    """The state text of the memory ``name`` in the embedded store at ``folder`` whose
+    Chroma metadata holds ``mirror``: the state file's when it counts, else ``mirror`` (what
+    a copy of the memory elsewhere, e.g. to a Chroma server, must carry)."""
+    kept = StateFile(folder, name).read(mirror)
+    return mirror if kept is None else json.dumps(kept, ensure_ascii=False)

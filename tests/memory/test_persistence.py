@@ -166,3 +166,21 @@ def test_chroma_state_wins_over_a_stale_or_damaged_state_file(
     assert WriterMemory(path=path, embeddings=emb, settings=settings).turn == 20
     assert WriterMemory(path=path, collection="other-novel", embeddings=emb,
                         settings=settings).turn == 0
+
+
+def test_a_copy_of_the_memory_carries_the_turn_of_the_state_file(
+    tmp_path: Path, settings: Settings
+) -> None:
+    """What copies an embedded memory elsewhere (``aizac db import`` to a Chroma server)
+    reads the state through :func:`~aizac.memory.state_file.current_state`: the turn moved
+    since Chroma's state was written comes along."""
+    from aizac.memory.state_file import current_state
+    from aizac.memory.store import STATE_KEY
+
+    path = tmp_path / "store"
+    mem = WriterMemory(path=path, embeddings=HashingEmbeddings(), settings=settings)
+    mem.advance(2)
+    mem.advance(5)  # the state file only
+    mirror = str((mem.collection.metadata or {})[STATE_KEY])
+    assert json.loads(current_state(path, "novel", mirror))["turn"] == 7
+    assert current_state(path, "other-novel", mirror) == mirror
