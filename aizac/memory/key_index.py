@@ -22,7 +22,16 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, case, delete, func, select, union_all, update
+from sqlalchemy import (
+    Connection,
+    bindparam,
+    case,
+    delete,
+    func,
+    select,
+    union_all,
+    update,
+)
 from sqlalchemy.exc import DBAPIError
 
 from aizac.errors import StorageError
@@ -154,16 +163,15 @@ class KeyIndex:
         self._tx(lambda conn: conn.execute(stmt.on_conflict_do_update(
             index_elements=["project", "coll", "id"], set_=update_all), values))
 
-    def _set(self, lives: Mapping[str, float], value: Callable[[float], Any]) -> None:
+    def _set(self, lives: Mapping[str, float], value: Callable[[Any], Any]) -> None:
         if not lives:
             return
 
-        def work(conn: Connection) -> None:
-            for mid, live in lives.items():
-                conn.execute(update(keys).where(self._mine, keys.c.id == mid)
-                             .values(live=value(float(live))))
-
-        self._tx(work)
+        # One statement run for all rows (executemany), not one UPDATE per row.
+        stmt = update(keys).where(self._mine, keys.c.id == bindparam("mid")).values(
+            live=value(bindparam("value")))
+        rows = [{"mid": mid, "value": float(live)} for mid, live in lives.items()]
+        self._tx(lambda conn: conn.execute(stmt, rows))
 
     def set_live(self, lives: Mapping[str, float]) -> None:
         """Set the ``live`` hint of existing rows."""

@@ -30,7 +30,10 @@ from aizac.text import Text
 log = logging.getLogger(__name__)
 
 FINGERPRINT_KEY = "aizac_embedding"
-GET_PAGE = 5000
+GET_PAGE = 500
+"""Rows per Chroma ``get`` when reading many memories. Chroma 1.5 holds on to what one get
+allocated: reading 20k memories in pages of 5,000 left a process ~550 MB larger, in pages of
+500 ~30 MB (and no slower), so a read of every memory costs about what raw Chroma's rows do."""
 SCAN_LIMIT = 256
 INCLUDE = ["documents", "metadatas"]
 WITH_VECTORS = ["embeddings", "documents", "metadatas"]

@@ -59,6 +59,7 @@ from aizac.memory.rows import (
 )
 from aizac.memory.short_term import ShortTermMemory
 from aizac.memory.staging import CandidateBatch
+from aizac.memory.state_file import StateFile
 from aizac.settings import Settings, get_settings
 from aizac.storage.database import Scope
 from aizac.storage.health import sqlite_damage
@@ -174,6 +175,12 @@ class WriterMemory:
             self.rows, self.lookups, embed_query=lambda q: self.embed(q, query=True),
             turn=lambda: self._turn, threshold=self.threshold,
         )
+        # Beside an embedded store the state is also kept in a file, so that moving the turn
+        # does not write Chroma (aizac.memory.state_file).
+        self._mirror = ""
+        self._state_file = (StateFile(Path(path), collection)
+                            if path is not None and not client_given and tables is None
+                            else None)
         state = self._load_state()
         self._turn = int(state.get("turn", 0))
         if tables is None:  # one process writes this store: repair what a crash left now
@@ -234,6 +241,10 @@ class WriterMemory:
 
     def _load_state(self) -> dict[str, Any]:
         raw = (self.collection.metadata or {}).get(STATE_KEY)
+        self._mirror = str(raw) if raw else ""
+        kept = self._state_file.read(self._mirror) if self._state_file is not None else None
+        if kept is not None:
+            return kept
         if not raw:
             return {}
         try:
@@ -242,20 +253,35 @@ class WriterMemory:
             raise StorageError("error.memory.state_corrupt", cause=str(e)) from e
         return state if isinstance(state, dict) else {}
 
-    def _save_state(self) -> None:
+    def _save_state(self, *, mirror: bool = True) -> None:
+        """Persist the state: in Chroma's collection metadata, then the state file (an
+        embedded store). ``mirror=False`` (a move of the turn alone) writes only the file,
+        once Chroma holds a state (see :mod:`aizac.memory.state_file`)."""
         with self._lock:
             state = {
                 "version": 1, "turn": self._turn, "short": self.short_term.items(),
                 "short_turn": self.short_term.last_key, "held": self._held,
                 "hints": self.rows.hints_current,
             }
-            payload = json.dumps(state, ensure_ascii=False)
+            file = self._state_file
+            mirror = mirror or file is None or not self._mirror
+            if mirror:
+                payload = json.dumps(state, ensure_ascii=False)
+                try:
+                    self.collection.modify(
+                        metadata={STATE_KEY: payload, FINGERPRINT_KEY: self._fingerprint}
+                    )
+                except Exception as e:
+                    raise StorageError("error.memory.save_state", cause=str(e)) from e
+                self._mirror = payload
+            if file is None:
+                return
             try:
-                self.collection.modify(
-                    metadata={STATE_KEY: payload, FINGERPRINT_KEY: self._fingerprint}
-                )
-            except Exception as e:
-                raise StorageError("error.memory.save_state", cause=str(e)) from e
+                file.write(state, self._mirror)
+            except StorageError:
+                if mirror and file.drop():
+                    return  # Chroma holds this state: without the file it is what is read
+                raise
 
     def _hold_current(self) -> None:
         """Give every current fact the liveness it has now (a store written before current
@@ -328,7 +354,7 @@ class WriterMemory:
         with self._lock:
             previous, self._turn = self._turn, turn
             try:
-                self._save_state()
+                self._save_state(mirror=False)  # the turn alone: the state file, not Chroma
             except StorageError:
                 self._turn = previous
                 raise

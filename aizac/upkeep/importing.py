@@ -331,6 +331,8 @@ def _copy_memory(source: ProjectStore, owner: str, settings: Settings, name: str
         return 0
     from aizac.memory.chroma_client import ChromaClients, project_collection
     from aizac.memory.rows import HNSW
+    from aizac.memory.state_file import current_state
+    from aizac.memory.store import STATE_KEY
 
     embedded = settings.model_copy(update={"chroma_host": None})
     old = ChromaClients(embedded).client(path=source.memory_dir)
@@ -354,6 +356,8 @@ def _copy_memory(source: ProjectStore, owner: str, settings: Settings, name: str
             break
         offset += page
     state = {k: v for k, v in (origin.metadata or {}).items() if k.startswith("aizac_")}
+    if state.get(STATE_KEY):  # the turn moved since Chroma's state was written: the file's
+        state[STATE_KEY] = current_state(source.memory_dir, "novel", str(state[STATE_KEY]))
     if state:
         target.modify(metadata={**(target.metadata or {}), **state})
     return copied

@@ -65,6 +65,33 @@ def test_index_rows_and_hints(tables: Scope | None) -> None:
         assert other.count() == 0 and other.ids({"tag": "Story"}, live_from=None) == []
 
 
+def test_hints_of_many_rows_are_one_statement(tables: Scope | None) -> None:
+    """Setting or raising the hints of many rows runs one UPDATE for all of them (an
+    executemany), not one per row: a recall or commit at scale touches many rows."""
+    from sqlalchemy import event
+
+    index = KeyIndex(tables, "novel")
+    index.add([(f"m{i}", {"tag": "Story", "live_until": 10.0}, f"text {i}") for i in range(5)])
+    updates: list[int] = []
+
+    def seen(conn: object, cursor: object, statement: str, params: object, context: object,
+             executemany: bool) -> None:
+        if statement.lstrip().upper().startswith("UPDATE"):
+            updates.append(len(params) if executemany else 1)  # type: ignore[arg-type]
+
+    engine = index.scope.db.engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        index.raise_live({f"m{i}": 20.0 + i for i in range(5)} | {"m0": 5.0})
+        index.set_live({"m1": 3.0, "m2": 4.0})
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert updates == [5, 2]
+    assert sorted(index.ids({"tag": "Story"}, live_from=20)) == ["m1", "m2", "m3", "m4"][2:]
+    assert sorted(index.ids({"tag": "Story"}, live_from=10)) == ["m0", "m3", "m4"]  # m0 kept
+    assert sorted(index.ids({"tag": "Story"}, live_from=3.5)) == ["m0", "m2", "m3", "m4"]
+
+
 def test_stale_index_rows_never_change_answers(mem: WriterMemory) -> None:
     assert mem.rows.index is not None
     real = mem.remember("Mira owes Kai.", tag="CharacterRelation", character1="Mira",

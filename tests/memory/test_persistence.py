@@ -111,3 +111,76 @@ def test_an_old_store_that_refuses_once_gets_the_short_log_on_the_next_try(
         keep_log_short(never, tries=2)  # the open goes on; the log says why
     assert never.configuration["hnsw"]["sync_threshold"] == 1000
     assert "database is locked" in caplog.text
+
+
+def test_advance_writes_the_state_file_not_chroma(tmp_path: Path, settings: Settings) -> None:
+    """Moving the turn of an embedded store writes its state file only (Chroma's metadata
+    write costs 5-20 ms whatever the size); a reopen, or another process, reads the turn."""
+    path = tmp_path / "store"
+    mem = WriterMemory(path=path, embeddings=HashingEmbeddings(), settings=settings)
+    mem.remember("Mira keeps the harbour key.", tag="Story")
+    mem.advance(2)  # the first state: Chroma holds it too
+    writes: list[object] = []
+    real_modify = mem.collection.modify
+
+    def modify(*args: Any, **kwargs: Any) -> Any:
+        writes.append(kwargs)
+        return real_modify(*args, **kwargs)
+
+    mem.collection.modify = modify  # type: ignore[method-assign]
+    for _ in range(5):
+        mem.advance(1)
+    mem.set_turn(9)
+    assert writes == []
+    assert WriterMemory(path=path, embeddings=HashingEmbeddings(), settings=settings).turn == 9
+    mem.short_term.add("Beat 1: Mira hides the key.")  # any other change writes Chroma too
+    assert len(writes) == 1
+    code = ("import sys; from aizac.llm.embeddings import HashingEmbeddings;"
+            "from aizac.memory import WriterMemory;"
+            "print(WriterMemory(path=sys.argv[1], embeddings=HashingEmbeddings()).turn)")
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == "9"
+
+
+def test_chroma_state_wins_over_a_stale_or_damaged_state_file(
+    tmp_path: Path, settings: Settings
+) -> None:
+    """The state file counts only over the Chroma state it was written on: an older aizac
+    that wrote Chroma's state since, a damaged file or another collection's file is not read."""
+    from aizac.memory.state_file import StateFile
+    from aizac.memory.store import STATE_KEY
+
+    path = tmp_path / "store"
+    emb = HashingEmbeddings()
+    mem = WriterMemory(path=path, embeddings=emb, settings=settings)
+    mem.advance(3)  # Chroma and the file: 3
+    mem.advance(4)  # the file: 7
+    assert WriterMemory(path=path, embeddings=emb, settings=settings).turn == 7
+    file = StateFile(path, "novel")
+    file.path.write_text("{not json", encoding="utf-8")
+    assert WriterMemory(path=path, embeddings=emb, settings=settings).turn == 3
+    mem.advance(1)  # the file again: 8
+    older = {**(mem.collection.metadata or {}), STATE_KEY: json.dumps({"version": 1, "turn": 20})}
+    mem.collection.modify(metadata=older)  # an aizac without the file moved the story on
+    assert WriterMemory(path=path, embeddings=emb, settings=settings).turn == 20
+    assert WriterMemory(path=path, collection="other-novel", embeddings=emb,
+                        settings=settings).turn == 0
+
+
+def test_a_copy_of_the_memory_carries_the_turn_of_the_state_file(
+    tmp_path: Path, settings: Settings
+) -> None:
+    """What copies an embedded memory elsewhere (``aizac db import`` to a Chroma server)
+    reads the state through :func:`~aizac.memory.state_file.current_state`: the turn moved
+    since Chroma's state was written comes along."""
+    from aizac.memory.state_file import current_state
+    from aizac.memory.store import STATE_KEY
+
+    path = tmp_path / "store"
+    mem = WriterMemory(path=path, embeddings=HashingEmbeddings(), settings=settings)
+    mem.advance(2)
+    mem.advance(5)  # the state file only
+    mirror = str((mem.collection.metadata or {})[STATE_KEY])
+    assert json.loads(current_state(path, "novel", mirror))["turn"] == 7
+    assert current_state(path, "other-novel", mirror) == mirror

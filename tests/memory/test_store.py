@@ -262,6 +262,25 @@ def test_large_reads_are_paged(mem: WriterMemory) -> None:
     assert len(mem.get_where({"tag": "Story"}, limit=4)) == 4
 
 
+def test_large_reads_ask_chroma_for_small_pages(mem: WriterMemory) -> None:
+    """Reading every memory asks Chroma for at most 1,000 rows at a time: Chroma keeps what
+    one get allocated, and pages of 5,000 left a 20k-memory process ~550 MB larger."""
+    for i in range(3):
+        mem.remember(f"Small page fact {i}.", tag="Story")
+    asked: list[int] = []
+    real_get = mem.collection.get
+
+    def get(*args: object, **kwargs: object) -> object:
+        asked.append(int(kwargs["limit"]) if kwargs.get("limit") is not None  # type: ignore[call-overload]
+                     else len(kwargs.get("ids") or []))  # type: ignore[arg-type]
+        return real_get(*args, **kwargs)
+
+    mem.collection.get = get  # type: ignore[method-assign]
+    assert len(mem.all()) == 3
+    mem.rows.by_ids([h.id for h in mem.all()], ["metadatas"])
+    assert asked and max(asked) <= 1000
+
+
 def test_exact_scan_and_chroma_query_agree(mem: WriterMemory) -> None:
     names = ["Mira", "Kai", "Doyun"]
     for i in range(30):
