@@ -83,7 +83,8 @@ def test_every_template_exists_and_renders(language: str, kind: str) -> None:
         ["genre", "keywords", "tropes", "stage", "act_goal", "episode", "index",
          "episode_plan", "context", "suggestions", "instruction", "beat", "scene", "previous",
          "length", "characters", "name", "known", "first", "last", "count", "beats", "style",
-         "dialogue", "speakers", "voices", "turns", "memory", "scenes", "offer"], "VALUE",
+         "dialogue", "speakers", "voices", "turns", "memory", "scenes", "offer", "story",
+         "prose"], "VALUE",
     )
     messages = PromptLibrary().render(kind, language, **values)
     assert messages[-1].type == "human"
