@@ -42,8 +42,11 @@ def button_states(service: ApplicationService, project: str | None) -> dict[str,
     has_plot = agent.plot() is not None
     draft = agent.current_draft() is not None
     history = service.history(project)
-    accepted = bool(service.accepted(project))
+    story = service.accepted(project)
+    accepted = bool(story)
     running = service.running(project)
+    # a project made from a manuscript (its first beats are the imported scenes)
+    imported = accepted and story[0].imported
     enabled = {
         **dict.fromkeys(ALWAYS, True), "save-project": True,
         "generate-plot": True, "save-plot": True,
@@ -55,12 +58,14 @@ def button_states(service: ApplicationService, project: str | None) -> dict[str,
         "write-prose": accepted, "write-episode": accepted, "save-prose": accepted,
         "download": accepted, "send": accepted and mail_ready(agent.settings),
         "backup": True,
+        "read-estimate": imported, "read": imported, "plot-from-story": imported,
+        "report": accepted, "report-dismiss": accepted,
         "save-episode": True,
         "pin": True, "unpin": True, "curves": True, "ask": True, "mem-refresh": True,
         "keep-newer": True, "keep-older": True, "keep-both": True, "reindex": True,
         **dict.fromkeys(ILLUSTRATION_BUTTONS, has_plot),
         **dict.fromkeys(STYLE_BUTTONS, True),
     }
-    for name in ("cancel-plot", "cancel-beat", "cancel-prose"):
+    for name in ("cancel-plot", "cancel-beat", "cancel-prose", "read-cancel"):
         enabled[name] = running
     return enabled

@@ -31,6 +31,14 @@ class ImportPanel:
 
 
 @dataclass
+class ReadPanel:
+    """"Read the manuscript into memory": the estimate, the reading (progress, cancel), the
+    plot of the story so far."""
+
+    said: Any
+
+
+@dataclass
 class ReportPanel:
     """"Continuity report": the serial's findings, each with where it is; a dismiss button."""
 
@@ -63,6 +71,7 @@ class StartTab:
     replace: Any  # the writer's confirmation that a generated plot may replace theirs
     manuscript: ImportPanel
     report: ReportPanel
+    reading: ReadPanel
 
     @property
     def import_inputs(self) -> list[Any]:
@@ -142,6 +151,7 @@ def build(ui: Ui, language: str, data_note: str = "") -> tuple[StartTab, Callabl
     L = ui.L
     story = story_language(ui)
     manuscript = _import_panel(ui)
+    reading = _read_panel(ui)
     report = _report_panel(ui)
     with gr.Row():
         with gr.Column(scale=1, min_width=300):
@@ -200,7 +210,7 @@ def build(ui: Ui, language: str, data_note: str = "") -> tuple[StartTab, Callabl
     tab = StartTab(new_name, new_genre, new_keywords, new_language, new_beats, new_length,
                    genre, keywords, overview,
                    title, logline, characters, settings, acts, cliches, gr.State(None),
-                   replace, manuscript, report)
+                   replace, manuscript, report, reading)
     return tab, lambda: _wire(ui, tab)
 
 
@@ -234,6 +244,23 @@ def _import_panel(ui: Ui) -> ImportPanel:
                                  elem_id="aizac-import-preview",
                                  column_widths=["6%", "16%", "10%", "8%", "60%"])
     return ImportPanel(files, summary, table, episode, paragraph, gr.State([]))
+
+
+def _read_panel(ui: Ui) -> ReadPanel:
+    """The panel under the import: what reading the open project's manuscript into memory
+    will cost, the reading itself (progress in the status; cancel keeps what was read, and
+    Read again goes on from there), and the planner's plot of the story so far."""
+    L = ui.L
+    with gr.Accordion(L["ui.read.title"], open=False, elem_id="aizac-read-panel"), gr.Row():
+        with gr.Column(scale=1, min_width=300):
+            gr.Markdown(L["ui.read.hint"], elem_classes="aizac-small")
+            ui.button("read-estimate", L["ui.read.estimate"], size="sm")
+            ui.button("read", L["ui.read.run"], variant="primary")
+            ui.button("read-cancel", L["ui.read.cancel"], size="sm")
+            ui.button("plot-from-story", L["ui.read.plot"], size="sm")
+        with gr.Column(scale=3):
+            said = gr.Markdown("", elem_id="aizac-read-said")
+    return ReadPanel(said)
 
 
 def _report_panel(ui: Ui) -> ReportPanel:
@@ -308,6 +335,7 @@ def _wire(ui: Ui, tab: StartTab) -> None:
         return [gr.Textbox(**beats_box), gr.Textbox(**length_box)]
 
     _wire_import(ui, tab)
+    _wire_read(ui, tab, out, n)
     _wire_report(ui, tab.report)
     tab.new_language.change(on_language, tab.new_language, [tab.new_beats, tab.new_length])
     b["save-project"].click(ui.act(save_project, n, "plot"),
@@ -353,6 +381,40 @@ def _wire_import(ui: Ui, tab: StartTab) -> None:
     ui.buttons["import-split"].click(
         ui.act(split, 3), [ui.project, panel.files, panel.steps, panel.episode,
                            panel.paragraph], out)
+
+
+def _wire_read(ui: Ui, tab: StartTab, plot_out: list[Any], n: int) -> None:
+    """Estimate says the cost before anything runs; Read reads the unread scenes with its
+    progress in the status (cancellable); Plot of the story fills the tab's plot tables."""
+    service, L = ui.service, ui.L
+    said = ui.outputs([tab.reading.said])
+
+    def lines(texts: list[Any]) -> str:
+        return "\n\n".join(h.escape_markdown(L.say(t)) for t in texts)
+
+    def estimate(project: str | None) -> tuple[list[Any], str]:
+        from aizac.application.reading_estimate import estimate_lines
+
+        return [lines(estimate_lines(service.estimate_reading(project)))], L["ui.read.estimated"]
+
+    def read(project: str | None, progress: Any) -> tuple[list[Any], str]:
+        report = service.read_manuscript(project, progress)
+        text = lines(report.lines())
+        return [text], text
+
+    def story_plot(project: str | None, progress: Any) -> tuple[list[Any], str]:
+        service.draft_plot_from_story(project, progress)
+        return values(ui, h.start_view(service, project)), L["ui.plot_generated"]
+
+    def cancel(project: str | None) -> str:
+        return L["ui.cancel_sent"] if service.cancel(project) else L["ui.nothing_running"]
+
+    ui.buttons["read-estimate"].click(ui.act(estimate, 1), [ui.project], said)
+    ui.buttons["read"].click(ui.long(read, 1, "ui.busy.read"), [ui.project], said,
+                             show_progress="hidden")
+    ui.buttons["read-cancel"].click(cancel, ui.project, ui.status, show_progress="hidden")
+    ui.buttons["plot-from-story"].click(ui.long(story_plot, n, "ui.busy.plot", "plot"),
+                                        [ui.project], plot_out, show_progress="hidden")
 
 
 def _wire_report(ui: Ui, panel: ReportPanel) -> None:

@@ -1,6 +1,8 @@
 """A Korean writer brings a serial already under way (issue 42), in chromium: uploads the folder
 of txt files (one in CP949), reads the preview, moves one boundary, imports it as a new project,
-finds the imported episodes in the editor, and writes the next beat after the last of them.
+reads what reading it into memory will cost, reads it (progress in the status), has the planner
+draft the plot of the story so far, runs the continuity report, and writes the next beat after
+the last imported episode.
 ``DOC_SCREENS=1`` keeps the screens in ``docs/screens/import/``."""
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import pytest
 
 from aizac.cliches import ClicheDB
 from aizac.text import t
-from tests.fakes import ScriptedChatModel
+from tests.fakes.reading import ReadingModel
 from tests.manuscript.conftest import write_serial
 from tests.web.browser_kit import (
     CHROMIUM,
@@ -64,7 +66,7 @@ def test_a_korean_writer_imports_a_serial_and_writes_on(tmp_path: Path,
                                                         cliche_db: ClicheDB) -> None:
     folder = write_serial(tmp_path, episodes=3, cp949=2)
     files = sorted(folder.iterdir())
-    model = ScriptedChatModel()
+    model = ReadingModel()
     model.speak_korean()
     with served(tmp_path, cliche_db, model, language="ko") as url, \
             browser_page(url, locale="ko-KR") as page:
@@ -102,14 +104,39 @@ def test_a_korean_writer_imports_a_serial_and_writes_on(tmp_path: Path,
         assert field(page, "aizac-project").input_value() == "이어쓰기"
         keep(page, "3-imported")
 
-        # the story continues: a plot, then the next beat after the last imported episode
-        wait_enabled(page, "aizac-generate-plot")
-        click(page, "aizac-generate-plot")
+        # what reading it will cost, said before anything runs
+        page.get_by_text(say("ui.read.title")).first.click()
+        wait_enabled(page, "aizac-read-estimate")
+        click(page, "aizac-read-estimate")
+        status_says(page, say("ui.read.estimated"))
+        said = page.locator("#aizac-read-said")
+        said.get_by_text("장면 6개", exact=False).first.wait_for()
+        keep(page, "4-estimate")
+
+        # the reading: each scene in the status as it goes, then what the memory holds
+        click(page, "aizac-read")
+        status_says(page, say("ui.busy.read"))
+        said.get_by_text(say("read.all_read")).first.wait_for(timeout=120_000)
+        keep(page, "5-read")
+
+        # the plot of the story so far, drafted from what was read (names the read cast)
+        wait_enabled(page, "aizac-plot-from-story")
+        click(page, "aizac-plot-from-story")
         status_says(page, say("ui.plot_generated"))
+
+        # the continuity report of the imported episodes
+        page.get_by_text(say("ui.report.title")).first.click()
+        wait_enabled(page, "aizac-report")
+        click(page, "aizac-report")
+        status_says(page, say("ui.report.done"))
+        page.locator("#aizac-report-summary").get_by_text("1", exact=False).first.wait_for()
+        keep(page, "6-report")
+
+        # the story continues: the next beat after the last imported episode
         tab(page, say("ui.tab.beats"))
         click(page, "aizac-next-beat")
         status_says(page, say("ui.designed"))
         table_shows(page, "aizac-beats", say("beat.status.draft"))
         table_shows(page, "aizac-beats", "5-1")  # after the four imported episodes
-        keep(page, "4-next-beat")
+        keep(page, "7-next-beat")
         assert page.outside_requests == []
