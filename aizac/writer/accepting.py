@@ -28,8 +28,8 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from aizac.errors import AizacError, StorageError
 from aizac.storage.killpoints import checkpoint
@@ -66,35 +66,10 @@ def commit_accept(
 ) -> BeatRecord:
     """Commit an accept's memories, summary, turn and beat status as one unit of work."""
     turn = int(memory.turn)
-    before = list(memory.short_term.items())
-    what = f"{record.episode}-{record.index}"
-    try:
-        # Logged before the commit: after a kill past the commit, recover() finishes from here.
-        store.log_step(
-            "accepting", {"id": record.id, "ids": future, "summary": summary, "turn": turn}
-        )
-        checkpoint("accept:logged")
-        ids = list(batch.commit())
-    except BaseException as e:
-        with contextlib.suppress(Exception):
-            batch.discard()
-        # A memory server that timed out may still apply the write later: recover() takes any
-        # of these memories back on the next write, so "nothing was accepted" stays true.
-        with contextlib.suppress(Exception):
-            store.log_step("accept-failed", {"id": record.id, "ids": future})
-        error = storage_error(what, e)
-        if error is None:
-            raise
-        raise error from e
-    checkpoint("accept:committed")
-    try:
-        return finish_accept(store, memory, record, ids, summary, turn)
-    except BaseException as e:
-        _undo(store, memory, record, ids, turn, before, what, e)
-        error = storage_error(what, e)
-        if error is None:
-            raise
-        raise error from e
+    return _commit_unit(
+        store, memory, record, batch, "accept",
+        {"id": record.id, "ids": future, "summary": summary, "turn": turn},
+        lambda ids: finish_accept(store, memory, record, ids, summary, turn))
 
 
 def commit_read(
@@ -107,30 +82,52 @@ def commit_read(
     ids, summary, the profiles it introduced and the ``kv`` entries. A failure after the memory
     commit is undone before the error is raised; a kill is finished by :func:`recover`."""
     turn = int(memory.turn)
-    before = list(memory.short_term.items())
-    what = f"{record.episode}-{record.index}"
     detail = {"id": record.id, "ids": future, "summary": summary, "turn": turn,
               "beat": beat.model_dump(), "profiles": [p.model_dump() for p in profiles],
               "kv": dict(kv or {})}
+    return _commit_unit(
+        store, memory, record, batch, "read", detail,
+        lambda ids: finish_read(store, memory, record, beat, ids, summary, turn,
+                                profiles=profiles, kv=kv))
+
+
+# The journal's step names of each unit: logged before, failed, undone.
+_STEPS = {"accept": ("accepting", "accept-failed", "accept-undone"),
+          "read": ("reading", "read-failed", "read-undone")}
+
+
+def _commit_unit(
+    store: ProjectStore, memory: Memory, record: BeatRecord, batch: Batch, kind: str,
+    detail: dict[str, Any], finish: Callable[[list[str]], BeatRecord],
+) -> BeatRecord:
+    """The one unit of work of an accept and of a read: the step logged, the memory batch
+    committed, then ``finish`` (summary, turn, the project's rows; idempotent, so
+    :func:`recover` replays it after a kill); a failure after the commit is undone."""
+    logged, failed, undone = _STEPS[kind]
+    turn = int(detail["turn"])
+    before = list(memory.short_term.items())
+    what = f"{record.episode}-{record.index}"
     try:
-        store.log_step("reading", detail)  # recover() finishes from here after a kill
-        checkpoint("read:logged")
+        # Logged before the commit: after a kill past the commit, recover() finishes from here.
+        store.log_step(logged, detail)
+        checkpoint(f"{kind}:logged")
         ids = list(batch.commit())
     except BaseException as e:
         with contextlib.suppress(Exception):
             batch.discard()
+        # A memory server that timed out may still apply the write later: recover() takes any
+        # of these memories back on the next write, so "nothing was written" stays true.
         with contextlib.suppress(Exception):
-            store.log_step("read-failed", {"id": record.id, "ids": future})
+            store.log_step(failed, {"id": record.id, "ids": detail["ids"]})
         error = storage_error(what, e)
         if error is None:
             raise
         raise error from e
-    checkpoint("read:committed")
+    checkpoint(f"{kind}:committed")
     try:
-        return finish_read(store, memory, record, beat, ids, summary, turn,
-                           profiles=profiles, kv=kv)
+        return finish(ids)
     except BaseException as e:
-        _undo(store, memory, record, ids, turn, before, what, e, step="read-undone")
+        _undo(store, memory, record, ids, turn, before, what, e, step=undone)
         error = storage_error(what, e)
         if error is None:
             raise
