@@ -226,7 +226,8 @@ class ImportOut(Body):
 class ReadIn(Body):
     """How much reading an imported manuscript into memory may spend (none: no limit)."""
 
-    budget_tokens: int | None = Field(default=None, ge=1, le=10**12)
+    # The bounds before the whole-number validator (a JSON 2.0 is the integer 2), as ExportIn's.
+    budget_tokens: Annotated[int, Field(ge=1, le=10**12), BeforeValidator(_whole)] | None = None
     budget_usd: float | None = Field(default=None, gt=0, le=1_000_000)
 
 
